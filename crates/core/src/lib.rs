@@ -1,0 +1,20 @@
+//! Upstate's domain: the vocabulary every other crate speaks.
+//!
+//! Pure by design (no IO, no async, no SQL) so the rules for states, transitions
+//! and validation can be read and tested in one place, and both databases and
+//! every route family share them.
+
+pub mod model;
+pub mod patch;
+pub mod status;
+pub mod timestamp;
+pub mod validate;
+
+pub use model::*;
+pub use status::*;
+pub use timestamp::Timestamp;
+pub use validate::{FieldError, FieldErrors};
+
+/// Database identifier of any resource. The management API shows it as a JSON
+/// integer; the public API (later) as a string.
+pub type Id = i64;

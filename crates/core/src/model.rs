@@ -1,0 +1,666 @@
+//! Resources as the management API (v1) shows them, and the inputs that create
+//! or change them. Field names follow the seed document exactly (camelCase).
+
+use crate::patch::Patch;
+use crate::status::{ComponentStatus, Impact, IncidentStatus, MaintenanceStatus};
+use crate::timestamp::Timestamp;
+use crate::validate::{self, FieldErrors};
+use crate::Id;
+use serde::{Deserialize, Serialize};
+
+pub const DEFAULT_ACCENT_COLOR: &str = "#2563eb";
+pub const DEFAULT_TIME_ZONE: &str = "UTC";
+pub const DEFAULT_UPTIME_DAYS: i32 = 90;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusPage {
+    pub id: Id,
+    pub name: String,
+    pub slug: String,
+    pub description: String,
+    pub logo_url: Option<String>,
+    pub is_public: bool,
+    pub created_at: Timestamp,
+    pub favicon_url: Option<String>,
+    pub custom_domain: Option<String>,
+    pub accent_color: String,
+    pub show_subscribe: bool,
+    pub show_uptime: bool,
+    pub uptime_days: i32,
+    pub time_zone: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Component {
+    pub id: Id,
+    pub name: String,
+    pub description: String,
+    pub status: ComponentStatus,
+    pub order: i32,
+    pub status_page_id: Id,
+    pub group_id: Option<Id>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ComponentGroup {
+    pub id: Id,
+    pub name: String,
+    pub status_page_id: Id,
+    pub order: i32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IncidentUpdate {
+    pub id: Id,
+    pub message: String,
+    pub status: IncidentStatus,
+    pub created_at: Timestamp,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Incident {
+    pub id: Id,
+    pub title: String,
+    pub status: IncidentStatus,
+    pub impact: Impact,
+    pub status_page_id: Id,
+    pub created_at: Timestamp,
+    pub resolved_at: Option<Timestamp>,
+    /// Newest first, as status pages show a timeline.
+    pub updates: Vec<IncidentUpdate>,
+    /// Ids of the affected components.
+    pub affected_components: Vec<Id>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MaintenanceUpdate {
+    pub id: Id,
+    pub message: String,
+    pub status: MaintenanceStatus,
+    pub created_at: Timestamp,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Maintenance {
+    pub id: Id,
+    pub title: String,
+    pub description: String,
+    pub status: MaintenanceStatus,
+    pub status_page_id: Id,
+    pub scheduled_start_time: Timestamp,
+    pub scheduled_end_time: Timestamp,
+    pub auto_start: bool,
+    /// Ids of the affected components.
+    pub affected_components: Vec<Id>,
+    /// The messages given to start/complete/cancel, newest first.
+    pub updates: Vec<MaintenanceUpdate>,
+}
+
+// ---------------------------------------------------------------- inputs
+
+/// Optional page settings shared by create and patch.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageSettings {
+    #[serde(default)]
+    pub logo_url: Patch<String>,
+    #[serde(default)]
+    pub favicon_url: Patch<String>,
+    #[serde(default)]
+    pub custom_domain: Patch<String>,
+    pub accent_color: Option<String>,
+    pub show_subscribe: Option<bool>,
+    pub show_uptime: Option<bool>,
+    pub uptime_days: Option<i64>,
+    pub time_zone: Option<String>,
+}
+
+impl PageSettings {
+    fn validate(self, errors: &mut FieldErrors) -> ValidPageSettings {
+        let nullable = |errors: &mut FieldErrors, field: &str, p: Patch<String>, rule: fn(&str) -> Result<String, String>| {
+            errors.check(field, p.try_map(|v| rule(&v))).unwrap_or_default()
+        };
+        ValidPageSettings {
+            logo_url: nullable(errors, "logoUrl", self.logo_url, validate::url),
+            favicon_url: nullable(errors, "faviconUrl", self.favicon_url, validate::url),
+            custom_domain: nullable(errors, "customDomain", self.custom_domain, validate::domain),
+            accent_color: self.accent_color.and_then(|c| errors.check("accentColor", validate::hex_color(&c))),
+            show_subscribe: self.show_subscribe,
+            show_uptime: self.show_uptime,
+            uptime_days: self.uptime_days.and_then(|d| errors.check("uptimeDays", validate::uptime_days(d))),
+            time_zone: self.time_zone.and_then(|z| errors.check("timeZone", validate::time_zone(&z))),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ValidPageSettings {
+    pub logo_url: Patch<String>,
+    pub favicon_url: Patch<String>,
+    pub custom_domain: Patch<String>,
+    pub accent_color: Option<String>,
+    pub show_subscribe: Option<bool>,
+    pub show_uptime: Option<bool>,
+    pub uptime_days: Option<i32>,
+    pub time_zone: Option<String>,
+}
+
+/// Records "required" for a missing field and runs the rule on a present one.
+fn required<T>(errors: &mut FieldErrors, field: &str, value: Option<String>, rule: impl FnOnce(&str) -> Result<T, String>) -> Option<T> {
+    match value {
+        None => {
+            errors.push(field, "is required");
+            None
+        }
+        Some(v) => errors.check(field, rule(&v)),
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewPageInput {
+    pub name: Option<String>,
+    pub slug: Option<String>,
+    pub description: Option<String>,
+    pub is_public: Option<bool>,
+    #[serde(flatten)]
+    pub settings: PageSettings,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewPage {
+    pub name: String,
+    pub slug: String,
+    pub description: String,
+    pub is_public: bool,
+    pub settings: ValidPageSettings,
+}
+
+impl NewPageInput {
+    pub fn validate(self) -> Result<NewPage, FieldErrors> {
+        let mut e = FieldErrors::new();
+        let name = required(&mut e, "name", self.name, validate::name);
+        let slug = required(&mut e, "slug", self.slug, validate::slug);
+        let description = e.check("description", validate::text(self.description.as_deref().unwrap_or(""), validate::DESCRIPTION_MAX));
+        let settings = self.settings.validate(&mut e);
+        match (name, slug, description) {
+            (Some(name), Some(slug), Some(description)) if e.is_empty() => {
+                Ok(NewPage { name, slug, description, is_public: self.is_public.unwrap_or(true), settings })
+            }
+            _ => Err(e),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PagePatchInput {
+    pub name: Option<String>,
+    pub slug: Option<String>,
+    pub description: Option<String>,
+    pub is_public: Option<bool>,
+    #[serde(flatten)]
+    pub settings: PageSettings,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PagePatch {
+    pub name: Option<String>,
+    pub slug: Option<String>,
+    pub description: Option<String>,
+    pub is_public: Option<bool>,
+    pub settings: ValidPageSettings,
+}
+
+impl PagePatchInput {
+    pub fn validate(self) -> Result<PagePatch, FieldErrors> {
+        let mut e = FieldErrors::new();
+        let patch = PagePatch {
+            name: self.name.and_then(|v| e.check("name", validate::name(&v))),
+            slug: self.slug.and_then(|v| e.check("slug", validate::slug(&v))),
+            description: self.description.and_then(|v| e.check("description", validate::text(&v, validate::DESCRIPTION_MAX))),
+            is_public: self.is_public,
+            settings: self.settings.validate(&mut e),
+        };
+        if e.is_empty() && patch == PagePatch::default() {
+            e.push("body", "names no field to change");
+        }
+        e.into_result().map(|()| patch)
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewComponentInput {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub status_page_id: Option<Id>,
+    pub status: Option<ComponentStatus>,
+    pub group_id: Option<Id>,
+    pub order: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewComponent {
+    pub name: String,
+    pub description: String,
+    pub status_page_id: Id,
+    pub status: ComponentStatus,
+    pub group_id: Option<Id>,
+    pub order: Option<i32>,
+}
+
+impl NewComponentInput {
+    pub fn validate(self) -> Result<NewComponent, FieldErrors> {
+        let mut e = FieldErrors::new();
+        let name = required(&mut e, "name", self.name, validate::name);
+        let description = e.check("description", validate::text(self.description.as_deref().unwrap_or(""), validate::DESCRIPTION_MAX));
+        if self.status_page_id.is_none() {
+            e.push("statusPageId", "is required");
+        }
+        let order = self.order.and_then(|o| e.check("order", validate::order(o)));
+        match (name, description, self.status_page_id) {
+            (Some(name), Some(description), Some(status_page_id)) if e.is_empty() => Ok(NewComponent {
+                name,
+                description,
+                status_page_id,
+                status: self.status.unwrap_or(ComponentStatus::Operational),
+                group_id: self.group_id,
+                order,
+            }),
+            _ => Err(e),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ComponentPatchInput {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub status: Option<ComponentStatus>,
+    #[serde(default)]
+    pub group_id: Patch<Id>,
+    pub order: Option<i64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ComponentPatch {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub status: Option<ComponentStatus>,
+    pub group_id: Patch<Id>,
+    pub order: Option<i32>,
+}
+
+impl ComponentPatchInput {
+    pub fn validate(self) -> Result<ComponentPatch, FieldErrors> {
+        let mut e = FieldErrors::new();
+        let patch = ComponentPatch {
+            name: self.name.and_then(|v| e.check("name", validate::name(&v))),
+            description: self.description.and_then(|v| e.check("description", validate::text(&v, validate::DESCRIPTION_MAX))),
+            status: self.status,
+            group_id: self.group_id,
+            order: self.order.and_then(|o| e.check("order", validate::order(o))),
+        };
+        if e.is_empty() && patch == ComponentPatch::default() {
+            e.push("body", "names no field to change");
+        }
+        e.into_result().map(|()| patch)
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ComponentStatusInput {
+    pub status: Option<ComponentStatus>,
+}
+
+impl ComponentStatusInput {
+    pub fn validate(self) -> Result<ComponentStatus, FieldErrors> {
+        self.status.ok_or_else(|| FieldErrors::single("status", format!("is required; one of: {}", ComponentStatus::expected())))
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewGroupInput {
+    pub name: Option<String>,
+    pub status_page_id: Option<Id>,
+    pub order: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewGroup {
+    pub name: String,
+    pub status_page_id: Id,
+    pub order: Option<i32>,
+}
+
+impl NewGroupInput {
+    pub fn validate(self) -> Result<NewGroup, FieldErrors> {
+        let mut e = FieldErrors::new();
+        let name = required(&mut e, "name", self.name, validate::name);
+        if self.status_page_id.is_none() {
+            e.push("statusPageId", "is required");
+        }
+        let order = self.order.and_then(|o| e.check("order", validate::order(o)));
+        match (name, self.status_page_id) {
+            (Some(name), Some(status_page_id)) if e.is_empty() => Ok(NewGroup { name, status_page_id, order }),
+            _ => Err(e),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct GroupPatchInput {
+    pub name: Option<String>,
+    pub order: Option<i64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GroupPatch {
+    pub name: Option<String>,
+    pub order: Option<i32>,
+}
+
+impl GroupPatchInput {
+    pub fn validate(self) -> Result<GroupPatch, FieldErrors> {
+        let mut e = FieldErrors::new();
+        let patch = GroupPatch {
+            name: self.name.and_then(|v| e.check("name", validate::name(&v))),
+            order: self.order.and_then(|o| e.check("order", validate::order(o))),
+        };
+        if e.is_empty() && patch == GroupPatch::default() {
+            e.push("body", "names no field to change");
+        }
+        e.into_result().map(|()| patch)
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewIncidentInput {
+    pub title: Option<String>,
+    pub status: Option<IncidentStatus>,
+    pub impact: Option<Impact>,
+    pub status_page_id: Option<Id>,
+    pub message: Option<String>,
+    pub component_ids: Option<Vec<Id>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewIncident {
+    pub title: String,
+    pub status: IncidentStatus,
+    pub impact: Impact,
+    pub status_page_id: Id,
+    pub message: String,
+    pub component_ids: Vec<Id>,
+}
+
+/// Sorted and deduplicated, so `[3, 3, 1]` means the same as `[1, 3]`.
+fn id_set(mut ids: Vec<Id>) -> Vec<Id> {
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+impl NewIncidentInput {
+    pub fn validate(self) -> Result<NewIncident, FieldErrors> {
+        let mut e = FieldErrors::new();
+        let title = required(&mut e, "title", self.title, validate::name);
+        if self.status_page_id.is_none() {
+            e.push("statusPageId", "is required");
+        }
+        let message = e.check("message", validate::text(self.message.as_deref().unwrap_or(""), validate::MESSAGE_MAX));
+        match (title, message, self.status_page_id) {
+            (Some(title), Some(message), Some(status_page_id)) if e.is_empty() => Ok(NewIncident {
+                title,
+                status: self.status.unwrap_or(IncidentStatus::Investigating),
+                impact: self.impact.unwrap_or(Impact::None),
+                status_page_id,
+                message,
+                component_ids: id_set(self.component_ids.unwrap_or_default()),
+            }),
+            _ => Err(e),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IncidentPatchInput {
+    pub title: Option<String>,
+    pub status: Option<IncidentStatus>,
+    pub impact: Option<Impact>,
+    pub message: Option<String>,
+    pub component_ids: Option<Vec<Id>>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IncidentPatch {
+    pub title: Option<String>,
+    pub status: Option<IncidentStatus>,
+    pub impact: Option<Impact>,
+    /// Text of the timeline entry recorded when the status changes.
+    pub message: Option<String>,
+    pub component_ids: Option<Vec<Id>>,
+}
+
+impl IncidentPatchInput {
+    pub fn validate(self) -> Result<IncidentPatch, FieldErrors> {
+        let mut e = FieldErrors::new();
+        let patch = IncidentPatch {
+            title: self.title.and_then(|v| e.check("title", validate::name(&v))),
+            status: self.status,
+            impact: self.impact,
+            message: self.message.and_then(|v| e.check("message", validate::text(&v, validate::MESSAGE_MAX))),
+            component_ids: self.component_ids.map(id_set),
+        };
+        if e.is_empty() && patch == IncidentPatch::default() {
+            e.push("body", "names no field to change");
+        }
+        e.into_result().map(|()| patch)
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct NewIncidentUpdateInput {
+    pub message: Option<String>,
+    pub status: Option<IncidentStatus>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewIncidentUpdate {
+    pub message: String,
+    /// None keeps the incident's current status.
+    pub status: Option<IncidentStatus>,
+}
+
+impl NewIncidentUpdateInput {
+    pub fn validate(self) -> Result<NewIncidentUpdate, FieldErrors> {
+        let mut e = FieldErrors::new();
+        let message = required(&mut e, "message", self.message, validate::message);
+        match message {
+            Some(message) if e.is_empty() => Ok(NewIncidentUpdate { message, status: self.status }),
+            _ => Err(e),
+        }
+    }
+}
+
+/// Body of resolve, complete and cancel: an optional closing message.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ClosingMessageInput {
+    pub message: Option<String>,
+}
+
+impl ClosingMessageInput {
+    pub fn validate(self) -> Result<String, FieldErrors> {
+        let mut e = FieldErrors::new();
+        let m = e.check("message", validate::text(self.message.as_deref().unwrap_or(""), validate::MESSAGE_MAX));
+        e.into_result().map(|()| m.unwrap_or_default())
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewMaintenanceInput {
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub status_page_id: Option<Id>,
+    pub scheduled_start_time: Option<String>,
+    pub scheduled_end_time: Option<String>,
+    pub auto_start: Option<bool>,
+    pub component_ids: Option<Vec<Id>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewMaintenance {
+    pub title: String,
+    pub description: String,
+    pub status_page_id: Id,
+    pub scheduled_start_time: Timestamp,
+    pub scheduled_end_time: Timestamp,
+    pub auto_start: bool,
+    pub component_ids: Vec<Id>,
+}
+
+fn window_order(e: &mut FieldErrors, start: Option<Timestamp>, end: Option<Timestamp>) {
+    if let (Some(s), Some(en)) = (start, end) {
+        if en <= s {
+            e.push("scheduledEndTime", "must be after scheduledStartTime");
+        }
+    }
+}
+
+impl NewMaintenanceInput {
+    pub fn validate(self) -> Result<NewMaintenance, FieldErrors> {
+        let mut e = FieldErrors::new();
+        let title = required(&mut e, "title", self.title, validate::name);
+        let description = e.check("description", validate::text(self.description.as_deref().unwrap_or(""), validate::DESCRIPTION_MAX));
+        if self.status_page_id.is_none() {
+            e.push("statusPageId", "is required");
+        }
+        let start = required(&mut e, "scheduledStartTime", self.scheduled_start_time, Timestamp::parse);
+        let end = required(&mut e, "scheduledEndTime", self.scheduled_end_time, Timestamp::parse);
+        window_order(&mut e, start, end);
+        match (title, description, self.status_page_id, start, end) {
+            (Some(title), Some(description), Some(status_page_id), Some(start), Some(end)) if e.is_empty() => Ok(NewMaintenance {
+                title,
+                description,
+                status_page_id,
+                scheduled_start_time: start,
+                scheduled_end_time: end,
+                auto_start: self.auto_start.unwrap_or(false),
+                component_ids: id_set(self.component_ids.unwrap_or_default()),
+            }),
+            _ => Err(e),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MaintenancePatchInput {
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub scheduled_start_time: Option<String>,
+    pub scheduled_end_time: Option<String>,
+    pub auto_start: Option<bool>,
+    pub component_ids: Option<Vec<Id>>,
+    /// Refused: status moves only through start/complete/cancel.
+    pub status: Option<serde_json::Value>,
+    /// Refused: a window stays on the page it was created on.
+    pub status_page_id: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MaintenancePatch {
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub scheduled_start_time: Option<Timestamp>,
+    pub scheduled_end_time: Option<Timestamp>,
+    pub auto_start: Option<bool>,
+    pub component_ids: Option<Vec<Id>>,
+}
+
+impl MaintenancePatchInput {
+    pub fn validate(self) -> Result<MaintenancePatch, FieldErrors> {
+        let mut e = FieldErrors::new();
+        if self.status.is_some() {
+            e.push("status", "cannot be set directly; use the start, complete and cancel routes");
+        }
+        if self.status_page_id.is_some() {
+            e.push("statusPageId", "cannot be changed");
+        }
+        let patch = MaintenancePatch {
+            title: self.title.and_then(|v| e.check("title", validate::name(&v))),
+            description: self.description.and_then(|v| e.check("description", validate::text(&v, validate::DESCRIPTION_MAX))),
+            scheduled_start_time: self.scheduled_start_time.and_then(|v| e.check("scheduledStartTime", Timestamp::parse(&v))),
+            scheduled_end_time: self.scheduled_end_time.and_then(|v| e.check("scheduledEndTime", Timestamp::parse(&v))),
+            auto_start: self.auto_start,
+            component_ids: self.component_ids.map(id_set),
+        };
+        window_order(&mut e, patch.scheduled_start_time, patch.scheduled_end_time);
+        if e.is_empty() && patch == MaintenancePatch::default() {
+            e.push("body", "names no field to change");
+        }
+        e.into_result().map(|()| patch)
+    }
+}
+
+impl MaintenancePatch {
+    /// The window after this patch, checked against the fields it leaves alone.
+    pub fn check_window(&self, current: &Maintenance) -> Result<(), FieldErrors> {
+        let start = self.scheduled_start_time.unwrap_or(current.scheduled_start_time);
+        let end = self.scheduled_end_time.unwrap_or(current.scheduled_end_time);
+        let mut e = FieldErrors::new();
+        window_order(&mut e, Some(start), Some(end));
+        e.into_result()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page_input(json: serde_json::Value) -> Result<NewPage, FieldErrors> {
+        serde_json::from_value::<NewPageInput>(json).map_err(|_| FieldErrors::single("json", "bad")).and_then(NewPageInput::validate)
+    }
+
+    #[test]
+    fn page_reports_every_bad_field_at_once() {
+        let err = page_input(serde_json::json!({"name": "", "slug": "Bad Slug", "accentColor": "red"})).err();
+        let fields: Vec<String> = err.map(|e| e.0.into_iter().map(|f| f.field).collect()).unwrap_or_default();
+        assert_eq!(fields, ["name", "slug", "accentColor"]);
+    }
+
+    #[test]
+    fn page_defaults() {
+        let p = page_input(serde_json::json!({"name": "Acme", "slug": "acme"}));
+        assert!(matches!(p, Ok(NewPage { is_public: true, ref description, .. }) if description.is_empty()));
+    }
+
+    #[test]
+    fn maintenance_end_must_follow_start() {
+        let input: Result<NewMaintenanceInput, _> = serde_json::from_value(serde_json::json!({
+            "title": "DB", "statusPageId": 1,
+            "scheduledStartTime": "2026-01-01T02:00:00Z", "scheduledEndTime": "2026-01-01T01:00:00Z"
+        }));
+        let err = input.ok().map(NewMaintenanceInput::validate).and_then(Result::err);
+        assert_eq!(err.map(|e| e.0[0].field.clone()).as_deref(), Some("scheduledEndTime"));
+    }
+
+    #[test]
+    fn empty_patch_is_refused() {
+        let input: Option<ComponentPatchInput> = serde_json::from_value(serde_json::json!({})).ok();
+        assert!(input.map(ComponentPatchInput::validate).is_some_and(|r| r.is_err()));
+    }
+}
