@@ -1,11 +1,11 @@
 //! Resources as the management API (v1) shows them, and the inputs that create
 //! or change them. Field names follow the seed document exactly (camelCase).
 
+use crate::Id;
 use crate::patch::Patch;
 use crate::status::{ComponentStatus, Impact, IncidentStatus, MaintenanceStatus};
 use crate::timestamp::Timestamp;
 use crate::validate::{self, FieldErrors};
-use crate::Id;
 use serde::{Deserialize, Serialize};
 
 pub const DEFAULT_ACCENT_COLOR: &str = "#2563eb";
@@ -124,9 +124,10 @@ pub struct PageSettings {
 
 impl PageSettings {
     fn validate(self, errors: &mut FieldErrors) -> ValidPageSettings {
-        let nullable = |errors: &mut FieldErrors, field: &str, p: Patch<String>, rule: fn(&str) -> Result<String, String>| {
-            errors.check(field, p.try_map(|v| rule(&v))).unwrap_or_default()
-        };
+        let nullable =
+            |errors: &mut FieldErrors, field: &str, p: Patch<String>, rule: fn(&str) -> Result<String, String>| {
+                errors.check(field, p.try_map(|v| rule(&v))).unwrap_or_default()
+            };
         ValidPageSettings {
             logo_url: nullable(errors, "logoUrl", self.logo_url, validate::url),
             favicon_url: nullable(errors, "faviconUrl", self.favicon_url, validate::url),
@@ -153,7 +154,12 @@ pub struct ValidPageSettings {
 }
 
 /// Records "required" for a missing field and runs the rule on a present one.
-fn required<T>(errors: &mut FieldErrors, field: &str, value: Option<String>, rule: impl FnOnce(&str) -> Result<T, String>) -> Option<T> {
+fn required<T>(
+    errors: &mut FieldErrors,
+    field: &str,
+    value: Option<String>,
+    rule: impl FnOnce(&str) -> Result<T, String>,
+) -> Option<T> {
     match value {
         None => {
             errors.push(field, "is required");
@@ -188,7 +194,8 @@ impl NewPageInput {
         let mut e = FieldErrors::new();
         let name = required(&mut e, "name", self.name, validate::name);
         let slug = required(&mut e, "slug", self.slug, validate::slug);
-        let description = e.check("description", validate::text(self.description.as_deref().unwrap_or(""), validate::DESCRIPTION_MAX));
+        let description = e
+            .check("description", validate::text(self.description.as_deref().unwrap_or(""), validate::DESCRIPTION_MAX));
         let settings = self.settings.validate(&mut e);
         match (name, slug, description) {
             (Some(name), Some(slug), Some(description)) if e.is_empty() => {
@@ -225,7 +232,9 @@ impl PagePatchInput {
         let patch = PagePatch {
             name: self.name.and_then(|v| e.check("name", validate::name(&v))),
             slug: self.slug.and_then(|v| e.check("slug", validate::slug(&v))),
-            description: self.description.and_then(|v| e.check("description", validate::text(&v, validate::DESCRIPTION_MAX))),
+            description: self
+                .description
+                .and_then(|v| e.check("description", validate::text(&v, validate::DESCRIPTION_MAX))),
             is_public: self.is_public,
             settings: self.settings.validate(&mut e),
         };
@@ -261,7 +270,8 @@ impl NewComponentInput {
     pub fn validate(self) -> Result<NewComponent, FieldErrors> {
         let mut e = FieldErrors::new();
         let name = required(&mut e, "name", self.name, validate::name);
-        let description = e.check("description", validate::text(self.description.as_deref().unwrap_or(""), validate::DESCRIPTION_MAX));
+        let description = e
+            .check("description", validate::text(self.description.as_deref().unwrap_or(""), validate::DESCRIPTION_MAX));
         if self.status_page_id.is_none() {
             e.push("statusPageId", "is required");
         }
@@ -305,7 +315,9 @@ impl ComponentPatchInput {
         let mut e = FieldErrors::new();
         let patch = ComponentPatch {
             name: self.name.and_then(|v| e.check("name", validate::name(&v))),
-            description: self.description.and_then(|v| e.check("description", validate::text(&v, validate::DESCRIPTION_MAX))),
+            description: self
+                .description
+                .and_then(|v| e.check("description", validate::text(&v, validate::DESCRIPTION_MAX))),
             status: self.status,
             group_id: self.group_id,
             order: self.order.and_then(|o| e.check("order", validate::order(o))),
@@ -324,7 +336,9 @@ pub struct ComponentStatusInput {
 
 impl ComponentStatusInput {
     pub fn validate(self) -> Result<ComponentStatus, FieldErrors> {
-        self.status.ok_or_else(|| FieldErrors::single("status", format!("is required; one of: {}", ComponentStatus::expected())))
+        self.status.ok_or_else(|| {
+            FieldErrors::single("status", format!("is required; one of: {}", ComponentStatus::expected()))
+        })
     }
 }
 
@@ -544,7 +558,8 @@ impl NewMaintenanceInput {
     pub fn validate(self) -> Result<NewMaintenance, FieldErrors> {
         let mut e = FieldErrors::new();
         let title = required(&mut e, "title", self.title, validate::name);
-        let description = e.check("description", validate::text(self.description.as_deref().unwrap_or(""), validate::DESCRIPTION_MAX));
+        let description = e
+            .check("description", validate::text(self.description.as_deref().unwrap_or(""), validate::DESCRIPTION_MAX));
         if self.status_page_id.is_none() {
             e.push("statusPageId", "is required");
         }
@@ -552,15 +567,17 @@ impl NewMaintenanceInput {
         let end = required(&mut e, "scheduledEndTime", self.scheduled_end_time, Timestamp::parse);
         window_order(&mut e, start, end);
         match (title, description, self.status_page_id, start, end) {
-            (Some(title), Some(description), Some(status_page_id), Some(start), Some(end)) if e.is_empty() => Ok(NewMaintenance {
-                title,
-                description,
-                status_page_id,
-                scheduled_start_time: start,
-                scheduled_end_time: end,
-                auto_start: self.auto_start.unwrap_or(false),
-                component_ids: id_set(self.component_ids.unwrap_or_default()),
-            }),
+            (Some(title), Some(description), Some(status_page_id), Some(start), Some(end)) if e.is_empty() => {
+                Ok(NewMaintenance {
+                    title,
+                    description,
+                    status_page_id,
+                    scheduled_start_time: start,
+                    scheduled_end_time: end,
+                    auto_start: self.auto_start.unwrap_or(false),
+                    component_ids: id_set(self.component_ids.unwrap_or_default()),
+                })
+            }
             _ => Err(e),
         }
     }
@@ -602,8 +619,12 @@ impl MaintenancePatchInput {
         }
         let patch = MaintenancePatch {
             title: self.title.and_then(|v| e.check("title", validate::name(&v))),
-            description: self.description.and_then(|v| e.check("description", validate::text(&v, validate::DESCRIPTION_MAX))),
-            scheduled_start_time: self.scheduled_start_time.and_then(|v| e.check("scheduledStartTime", Timestamp::parse(&v))),
+            description: self
+                .description
+                .and_then(|v| e.check("description", validate::text(&v, validate::DESCRIPTION_MAX))),
+            scheduled_start_time: self
+                .scheduled_start_time
+                .and_then(|v| e.check("scheduledStartTime", Timestamp::parse(&v))),
             scheduled_end_time: self.scheduled_end_time.and_then(|v| e.check("scheduledEndTime", Timestamp::parse(&v))),
             auto_start: self.auto_start,
             component_ids: self.component_ids.map(id_set),
@@ -632,7 +653,9 @@ mod tests {
     use super::*;
 
     fn page_input(json: serde_json::Value) -> Result<NewPage, FieldErrors> {
-        serde_json::from_value::<NewPageInput>(json).map_err(|_| FieldErrors::single("json", "bad")).and_then(NewPageInput::validate)
+        serde_json::from_value::<NewPageInput>(json)
+            .map_err(|_| FieldErrors::single("json", "bad"))
+            .and_then(NewPageInput::validate)
     }
 
     #[test]

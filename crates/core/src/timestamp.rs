@@ -28,8 +28,7 @@ impl Timestamp {
     }
 
     pub fn to_datetime(self) -> OffsetDateTime {
-        OffsetDateTime::from_unix_timestamp_nanos(i128::from(self.0) * 1_000_000)
-            .unwrap_or(OffsetDateTime::UNIX_EPOCH)
+        OffsetDateTime::from_unix_timestamp_nanos(i128::from(self.0) * 1_000_000).unwrap_or(OffsetDateTime::UNIX_EPOCH)
     }
 
     /// Parses RFC 3339 with any offset; the instant is kept, the offset is not.
@@ -40,10 +39,7 @@ impl Timestamp {
     }
 
     pub fn to_rfc3339(self) -> String {
-        self.to_datetime()
-            .to_offset(UtcOffset::UTC)
-            .format(&Rfc3339)
-            .unwrap_or_default()
+        self.to_datetime().to_offset(UtcOffset::UTC).format(&Rfc3339).unwrap_or_default()
     }
 
     pub fn plus_millis(self, ms: i64) -> Self {

@@ -127,7 +127,12 @@ pub fn url(raw: &str) -> Result<String, String> {
     let s = raw.trim();
     let rest = s.strip_prefix("https://").or_else(|| s.strip_prefix("http://"));
     match rest {
-        Some(rest) if !rest.is_empty() && !rest.starts_with('/') && s.len() <= URL_MAX && !s.chars().any(char::is_whitespace) => {
+        Some(rest)
+            if !rest.is_empty()
+                && !rest.starts_with('/')
+                && s.len() <= URL_MAX
+                && !s.chars().any(char::is_whitespace) =>
+        {
             Ok(s.to_string())
         }
         _ => Err(format!("must be an absolute http:// or https:// URL of at most {URL_MAX} characters")),

@@ -1,1 +1,73 @@
+//! Upstate's HTTP server: the axum application and its lifecycle.
 
+pub mod auth;
+pub mod error;
+pub mod extract;
+pub mod rate_limit;
+mod respond;
+mod routes;
+pub mod state;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::http::{HeaderValue, header};
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::set_header::SetResponseHeaderLayer;
+use tower_http::trace::TraceLayer;
+
+pub use state::AppState;
+
+/// What the HTTP layer needs from configuration.
+#[derive(Debug, Clone)]
+pub struct ServerSettings {
+    pub api_rate_per_minute: u32,
+    pub api_rate_per_hour: u32,
+    pub max_body_bytes: usize,
+}
+
+impl Default for ServerSettings {
+    fn default() -> Self {
+        ServerSettings { api_rate_per_minute: 100, api_rate_per_hour: 1000, max_body_bytes: 1024 * 1024 }
+    }
+}
+
+pub fn app(db: upstate_store::Db, settings: &ServerSettings) -> Router {
+    let state = AppState {
+        db,
+        limits: Arc::new(rate_limit::Limits::new(settings.api_rate_per_minute, settings.api_rate_per_hour)),
+    };
+    let limits = state.limits.clone();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(60));
+        loop {
+            tick.tick().await;
+            limits.forget_idle();
+        }
+    });
+    routes::router(&state)
+        .with_state(state)
+        .layer(DefaultBodyLimit::max(settings.max_body_bytes))
+        .layer(CatchPanicLayer::custom(|_| {
+            axum::response::IntoResponse::into_response(error::ApiError::Internal("handler panicked".into()))
+        }))
+        .layer(SetResponseHeaderLayer::if_not_present(header::CACHE_CONTROL, HeaderValue::from_static("no-store")))
+        .layer(SetResponseHeaderLayer::overriding(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))
+        .layer(TraceLayer::new_for_http())
+}
+
+/// Serves until `shutdown` resolves, then stops accepting and lets requests
+/// in flight finish before returning.
+pub async fn serve(
+    listener: TcpListener,
+    app: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(shutdown)
+        .await
+}

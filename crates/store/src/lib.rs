@@ -1,1 +1,20 @@
+//! Upstate's persistence: one set of queries over SQLite (embedded default) and
+//! PostgreSQL (several instances), picked once from the database URL.
+//!
+//! Every write is one transaction that also records what later features read
+//! (component status history for uptime), so an acknowledged write is whole.
 
+#[macro_use]
+mod db;
+#[macro_use]
+mod rows;
+pub mod api_keys;
+pub mod components;
+mod error;
+pub mod groups;
+pub mod incidents;
+pub mod maintenance;
+pub mod pages;
+
+pub use db::{Backend, Db, Tx, redact};
+pub use error::{StoreError, StoreResult};

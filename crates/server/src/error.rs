@@ -1,0 +1,147 @@
+//! The one error type of the HTTP layer and its policy.
+//!
+//! Every error leaves as RFC 9457 `application/problem+json` with `type`,
+//! `title`, `status` and `detail`; validation failures add `errors`, a list of
+//! `{field, message}` naming every bad field. Status codes: malformed JSON 400,
+//! missing/invalid key 401, missing scope 403, unknown resource or route 404,
+//! wrong method 405, duplicate or refused state change 409, body too large 413,
+//! not JSON 415, invalid content 422, rate limited 429. Internal failures are
+//! logged with their cause and shown as a bare 500, never with internals.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use upstate_core::{FieldError, FieldErrors};
+use upstate_store::StoreError;
+
+#[derive(Debug)]
+pub enum ApiError {
+    BadRequest(String),
+    Unauthorized(String),
+    Forbidden(String),
+    NotFound(String),
+    MethodNotAllowed,
+    Conflict(String),
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    Validation(FieldErrors),
+    RateLimited { retry_after_secs: u64 },
+    Internal(String),
+}
+
+#[derive(Serialize)]
+struct Problem<'a> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+    title: &'a str,
+    status: u16,
+    detail: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    errors: Option<&'a [FieldError]>,
+}
+
+impl ApiError {
+    pub fn validation(field: &str, message: impl Into<String>) -> Self {
+        ApiError::Validation(FieldErrors::single(field, message))
+    }
+
+    /// (status, problem type, title) of each kind; types are documented in docs/api.md.
+    fn parts(&self) -> (StatusCode, &'static str, &'static str) {
+        match self {
+            ApiError::BadRequest(_) => (StatusCode::BAD_REQUEST, "urn:upstate:problem:bad-request", "Bad request"),
+            ApiError::Unauthorized(_) => (StatusCode::UNAUTHORIZED, "urn:upstate:problem:unauthorized", "Unauthorized"),
+            ApiError::Forbidden(_) => (StatusCode::FORBIDDEN, "urn:upstate:problem:forbidden", "Forbidden"),
+            ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "urn:upstate:problem:not-found", "Not found"),
+            ApiError::MethodNotAllowed => {
+                (StatusCode::METHOD_NOT_ALLOWED, "urn:upstate:problem:method-not-allowed", "Method not allowed")
+            }
+            ApiError::Conflict(_) => (StatusCode::CONFLICT, "urn:upstate:problem:conflict", "Conflict"),
+            ApiError::PayloadTooLarge => {
+                (StatusCode::PAYLOAD_TOO_LARGE, "urn:upstate:problem:payload-too-large", "Payload too large")
+            }
+            ApiError::UnsupportedMediaType => (
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "urn:upstate:problem:unsupported-media-type",
+                "Unsupported media type",
+            ),
+            ApiError::Validation(_) => {
+                (StatusCode::UNPROCESSABLE_ENTITY, "urn:upstate:problem:validation", "Validation failed")
+            }
+            ApiError::RateLimited { .. } => {
+                (StatusCode::TOO_MANY_REQUESTS, "urn:upstate:problem:rate-limited", "Too many requests")
+            }
+            ApiError::Internal(_) => {
+                (StatusCode::INTERNAL_SERVER_ERROR, "urn:upstate:problem:internal", "Internal server error")
+            }
+        }
+    }
+
+    fn detail(&self) -> String {
+        match self {
+            ApiError::BadRequest(d)
+            | ApiError::Unauthorized(d)
+            | ApiError::Forbidden(d)
+            | ApiError::NotFound(d)
+            | ApiError::Conflict(d) => d.clone(),
+            ApiError::MethodNotAllowed => "this route does not accept this method".into(),
+            ApiError::PayloadTooLarge => "the request body exceeds the size limit".into(),
+            ApiError::UnsupportedMediaType => "send the body as JSON with Content-Type: application/json".into(),
+            ApiError::Validation(e) => {
+                let fields: Vec<&str> = e.0.iter().map(|f| f.field.as_str()).collect();
+                format!("invalid field(s): {}", fields.join(", "))
+            }
+            ApiError::RateLimited { retry_after_secs } => {
+                format!("rate limit exceeded; retry in {retry_after_secs} s")
+            }
+            ApiError::Internal(_) => "something went wrong on our side; the request was not applied".into(),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        if let ApiError::Internal(cause) = &self {
+            tracing::error!(%cause, "internal error");
+        }
+        let (status, kind, title) = self.parts();
+        let errors = match &self {
+            ApiError::Validation(e) => Some(e.0.as_slice()),
+            _ => None,
+        };
+        let body = Problem { kind, title, status: status.as_u16(), detail: self.detail(), errors };
+        let bytes = serde_json::to_vec(&body).unwrap_or_default();
+        let mut res = (status, bytes).into_response();
+        let h = res.headers_mut();
+        h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json"));
+        match self {
+            ApiError::Unauthorized(_) => {
+                h.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            }
+            ApiError::RateLimited { retry_after_secs } => {
+                h.insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+            }
+            _ => {}
+        }
+        res
+    }
+}
+
+impl From<FieldErrors> for ApiError {
+    fn from(e: FieldErrors) -> Self {
+        ApiError::Validation(e)
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::NotFound(what) => ApiError::NotFound(format!("{what} not found")),
+            StoreError::Conflict(msg) => ApiError::Conflict(msg),
+            StoreError::Transition(t) => ApiError::Conflict(t.to_string()),
+            StoreError::InvalidReference { field, message } => ApiError::validation(field, message),
+            other => ApiError::Internal(other.to_string()),
+        }
+    }
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;

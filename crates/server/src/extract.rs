@@ -1,0 +1,163 @@
+//! Request parsing at the edge: bodies become core inputs, ids become numbers,
+//! and every way a request can be malformed becomes a precise ApiError.
+
+use crate::error::ApiError;
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Path, Request};
+use axum::http::{StatusCode, header, request::Parts};
+use serde::de::DeserializeOwned;
+use upstate_core::{FieldErrors, Id};
+
+/// A JSON body that must be present.
+pub struct Body<T>(pub T);
+
+/// A JSON body that may be left out (resolve, start, complete, cancel).
+pub struct OptionalBody<T>(pub T);
+
+async fn read_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<(bool, Bytes), ApiError> {
+    let is_json = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(|ct| {
+        let mime = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
+    });
+    let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::PayloadTooLarge
+        } else {
+            ApiError::BadRequest(rejection.body_text())
+        }
+    })?;
+    if !bytes.iter().all(u8::is_ascii_whitespace) && is_json != Some(true) {
+        return Err(ApiError::UnsupportedMediaType);
+    }
+    Ok((bytes.iter().all(u8::is_ascii_whitespace), bytes))
+}
+
+/// Syntax errors are 400; well-formed JSON of the wrong shape is 422 naming
+/// the field that did not fit.
+fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let de = &mut serde_json::Deserializer::from_slice(bytes);
+    serde_path_to_error::deserialize(de).map_err(|err| {
+        let path = err.path().to_string();
+        let inner = err.into_inner();
+        match inner.classify() {
+            serde_json::error::Category::Data => {
+                let field = if path == "." || path.is_empty() { "body".to_string() } else { path };
+                let message = if field == "body" {
+                    "must be a JSON object".to_string()
+                } else {
+                    clean_message(&inner.to_string())
+                };
+                ApiError::validation(&field, message)
+            }
+            _ => ApiError::BadRequest(format!("malformed JSON: {inner}")),
+        }
+    })
+}
+
+/// serde's messages end with " at line L column C", noise next to a field name.
+fn clean_message(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
+    type Rejection = ApiError;
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let (empty, bytes) = read_bytes(req, state).await?;
+        if empty {
+            return Err(ApiError::BadRequest("a JSON body is required".into()));
+        }
+        parse(&bytes).map(Body)
+    }
+}
+
+impl<S: Send + Sync, T: DeserializeOwned + Default> FromRequest<S> for OptionalBody<T> {
+    type Rejection = ApiError;
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let (empty, bytes) = read_bytes(req, state).await?;
+        if empty { Ok(OptionalBody(T::default())) } else { parse(&bytes).map(OptionalBody) }
+    }
+}
+
+/// A numeric id from the path. Anything else names no resource: 404.
+pub struct PathId(pub Id);
+
+impl<S: Send + Sync> FromRequestParts<S> for PathId {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let Path(raw) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|_| ApiError::NotFound("no such resource".into()))?;
+        raw.parse::<Id>()
+            .ok()
+            .filter(|id| *id > 0)
+            .map(PathId)
+            .ok_or_else(|| ApiError::NotFound(format!("no resource with id {raw:?}")))
+    }
+}
+
+/// Query parameters, parsed leniently into strings so each bad value can be
+/// reported by name (instead of one opaque deserializer message).
+pub struct QueryParams(pub Vec<(String, String)>);
+
+impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        let q = parts.uri.query().unwrap_or("");
+        Ok(QueryParams(form_pairs(q)))
+    }
+}
+
+fn form_pairs(q: &str) -> Vec<(String, String)> {
+    form_urlencoded::parse(q.as_bytes()).into_owned().collect()
+}
+
+impl QueryParams {
+    /// The first value given for a parameter; an empty value counts as absent.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).filter(|v| !v.is_empty())
+    }
+
+    /// Parses a parameter with `FromStr`, recording a bad value under its name.
+    pub fn parsed<T: std::str::FromStr>(&self, name: &str, what: &str, errors: &mut FieldErrors) -> Option<T> {
+        let raw = self.get(name)?;
+        errors.check(name, raw.parse::<T>().map_err(|_| format!("must be {what}")))
+    }
+
+    pub fn id(&self, name: &str, errors: &mut FieldErrors) -> Option<Id> {
+        let id: Option<Id> = self.parsed(name, "a positive integer id", errors);
+        match id {
+            Some(i) if i <= 0 => {
+                errors.push(name, "must be a positive integer id");
+                None
+            }
+            other => other,
+        }
+    }
+
+    pub fn bool(&self, name: &str, errors: &mut FieldErrors) -> Option<bool> {
+        match self.get(name)? {
+            "true" | "1" => Some(true),
+            "false" | "0" => Some(false),
+            _ => {
+                errors.push(name, "must be true or false");
+                None
+            }
+        }
+    }
+
+    /// A page size: `default` when absent, refused outside 1..=max.
+    pub fn limit(&self, name: &str, default: i64, max: i64, errors: &mut FieldErrors) -> i64 {
+        let value: Option<i64> = self.parsed(name, &format!("an integer from 1 to {max}"), errors);
+        match value {
+            None => default,
+            Some(v) if (1..=max).contains(&v) => v,
+            Some(_) => {
+                errors.push(name, format!("must be an integer from 1 to {max}"));
+                default
+            }
+        }
+    }
+}

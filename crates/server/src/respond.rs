@@ -1,0 +1,30 @@
+//! Response shapes of the management API: `{"data": ...}` for resources,
+//! 201 + `Location` for creations, `{"message": ...}` for deletions.
+
+use axum::Json;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde_json::json;
+
+/// Serialized directly (not through `json!`) so fields keep their declared order.
+#[derive(Serialize)]
+struct Data<T> {
+    data: T,
+}
+
+pub fn data<T: Serialize>(value: T) -> Response {
+    Json(Data { data: value }).into_response()
+}
+
+pub fn created<T: Serialize>(location: String, value: T) -> Response {
+    let mut res = (StatusCode::CREATED, Json(Data { data: value })).into_response();
+    if let Ok(v) = HeaderValue::from_str(&location) {
+        res.headers_mut().insert(header::LOCATION, v);
+    }
+    res
+}
+
+pub fn deleted(what: &str) -> Response {
+    Json(json!({ "message": format!("{what} deleted") })).into_response()
+}

@@ -1,0 +1,20 @@
+//! The keyed management API, `/api/v1`.
+
+mod components;
+mod incidents;
+mod maintenance;
+mod pages;
+
+use crate::auth;
+use crate::state::AppState;
+use axum::Router;
+use axum::middleware::from_fn_with_state;
+
+pub fn router(state: &AppState) -> Router<AppState> {
+    Router::new()
+        .merge(pages::routes())
+        .merge(components::routes())
+        .merge(incidents::routes())
+        .merge(maintenance::routes())
+        .route_layer(from_fn_with_state(state.clone(), auth::require_key))
+}

@@ -1,0 +1,25 @@
+//! Route families, one module each, and the fallbacks that keep unknown routes
+//! and wrong methods inside the problem+json contract.
+
+pub mod api_v1;
+mod health;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+use axum::Router;
+
+pub fn router(state: &AppState) -> Router<AppState> {
+    Router::new()
+        .nest("/api/v1", api_v1::router(state))
+        .merge(health::routes())
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+}
+
+async fn not_found() -> ApiError {
+    ApiError::NotFound("no route matches this path".into())
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::MethodNotAllowed
+}

@@ -1,0 +1,146 @@
+//! API keys. The secret (`upk_` + 64 hex digits, 256 random bits) is shown
+//! once; only its SHA-256 is stored. A plain hash suffices for secrets of that
+//! entropy (no dictionary to guess from) and lets a lookup be one indexed read.
+
+use crate::db::Db;
+use crate::error::{StoreError, StoreResult};
+use rand::RngCore;
+use sha2::{Digest, Sha256};
+use upstate_core::scope::{Scope, parse_scopes};
+use upstate_core::{Id, Timestamp};
+
+pub const SECRET_PREFIX: &str = "upk_";
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiKey {
+    pub id: Id,
+    pub name: String,
+    /// The first characters of the secret, to tell keys apart in listings.
+    pub prefix: String,
+    pub scopes: Vec<Scope>,
+    pub created_at: Timestamp,
+    pub expires_at: Option<Timestamp>,
+    pub revoked_at: Option<Timestamp>,
+    pub last_used_at: Option<Timestamp>,
+}
+
+impl ApiKey {
+    pub fn is_active(&self, now: Timestamp) -> bool {
+        self.revoked_at.is_none() && self.expires_at.is_none_or(|e| e > now)
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct KeyRow {
+    id: i64,
+    name: String,
+    prefix: String,
+    scopes: String,
+    created_at: i64,
+    expires_at: Option<i64>,
+    revoked_at: Option<i64>,
+    last_used_at: Option<i64>,
+}
+
+impl TryFrom<KeyRow> for ApiKey {
+    type Error = StoreError;
+    fn try_from(r: KeyRow) -> StoreResult<Self> {
+        Ok(ApiKey {
+            id: r.id,
+            name: r.name,
+            prefix: r.prefix,
+            scopes: parse_scopes(&r.scopes)
+                .map_err(|e| StoreError::Database(sqlx::Error::Decode(e.to_string().into())))?,
+            created_at: Timestamp::from_millis(r.created_at),
+            expires_at: r.expires_at.map(Timestamp::from_millis),
+            revoked_at: r.revoked_at.map(Timestamp::from_millis),
+            last_used_at: r.last_used_at.map(Timestamp::from_millis),
+        })
+    }
+}
+
+macro_rules! key_cols {
+    () => {
+        "id, name, prefix, scopes, created_at, expires_at, revoked_at, last_used_at"
+    };
+}
+
+fn hash(secret: &str) -> String {
+    hex::encode(Sha256::digest(secret.as_bytes()))
+}
+
+/// Creates a key and returns it with its secret, which is not stored.
+pub async fn create(
+    db: &Db,
+    name: &str,
+    scopes: &[Scope],
+    expires_at: Option<Timestamp>,
+) -> StoreResult<(ApiKey, String)> {
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    let secret = format!("{SECRET_PREFIX}{}", hex::encode(bytes));
+    let prefix = secret[..SECRET_PREFIX.len() + 8].to_string();
+    let scope_list = scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(",");
+    let mut tx = db.begin().await?;
+    let row: KeyRow = on_tx!(&mut tx, |c| {
+        sqlx::query_as(concat!(
+        "INSERT INTO api_keys (name, prefix, secret_hash, scopes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ",
+        key_cols!()
+    ))
+    .bind(name)
+    .bind(&prefix)
+    .bind(hash(&secret))
+    .bind(&scope_list)
+    .bind(Timestamp::now().millis())
+    .bind(expires_at.map(Timestamp::millis))
+    .fetch_one(c)
+    .await?
+    });
+    tx.commit().await?;
+    Ok((row.try_into()?, secret))
+}
+
+pub async fn list(db: &Db) -> StoreResult<Vec<ApiKey>> {
+    let rows: Vec<KeyRow> =
+        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", key_cols!(), " FROM api_keys ORDER BY id"))
+            .fetch_all(c)
+            .await?);
+    rows.into_iter().map(ApiKey::try_from).collect()
+}
+
+/// The key a presented secret belongs to, active or not (callers decide).
+pub async fn find_by_secret(db: &Db, secret: &str) -> StoreResult<Option<ApiKey>> {
+    let row: Option<KeyRow> =
+        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", key_cols!(), " FROM api_keys WHERE secret_hash = $1"))
+            .bind(hash(secret))
+            .fetch_optional(c)
+            .await?);
+    row.map(ApiKey::try_from).transpose()
+}
+
+pub async fn revoke(db: &Db, id: Id) -> StoreResult<ApiKey> {
+    let mut tx = db.begin().await?;
+    let row: Option<KeyRow> = on_tx!(&mut tx, |c| sqlx::query_as(concat!(
+        "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2 RETURNING ",
+        key_cols!()
+    ))
+    .bind(Timestamp::now().millis())
+    .bind(id)
+    .fetch_optional(c)
+    .await?);
+    tx.commit().await?;
+    row.ok_or(StoreError::NotFound("API key"))?.try_into()
+}
+
+/// Records use. Callers throttle it (once a minute per key is plenty) so reads
+/// do not turn into writes.
+pub async fn touch(db: &Db, id: Id, at: Timestamp) -> StoreResult<()> {
+    let mut tx = db.begin().await?;
+    on_tx!(&mut tx, |c| sqlx::query("UPDATE api_keys SET last_used_at = $1 WHERE id = $2")
+        .bind(at.millis())
+        .bind(id)
+        .execute(c)
+        .await?
+        .rows_affected());
+    tx.commit().await
+}

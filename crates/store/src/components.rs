@@ -1,0 +1,182 @@
+//! Components and their status history. Every status a component takes is
+//! written to `component_status_history` in the same transaction, which is
+//! what uptime is computed from.
+
+use crate::db::{Db, Tx};
+use crate::error::{StoreError, StoreResult};
+use crate::rows::ComponentRow;
+use crate::{groups, pages};
+use upstate_core::*;
+
+pub async fn list(db: &Db, page_id: Option<Id>, group_id: Option<Id>) -> StoreResult<Vec<Component>> {
+    let rows: Vec<ComponentRow> = on_db!(db, |c| {
+        sqlx::query_as(concat!(
+        "SELECT ",
+        component_cols!(),
+        " FROM components WHERE ($1 IS NULL OR page_id = $1) AND ($2 IS NULL OR group_id = $2) ORDER BY page_id, position, id"
+    ))
+    .bind(page_id)
+    .bind(group_id)
+    .fetch_all(c)
+    .await?
+    });
+    rows.into_iter().map(Component::try_from).collect()
+}
+
+pub async fn get(db: &Db, id: Id) -> StoreResult<Component> {
+    let row: Option<ComponentRow> =
+        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", component_cols!(), " FROM components WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(c)
+            .await?);
+    row.ok_or(StoreError::NotFound("component"))?.try_into()
+}
+
+pub(crate) async fn get_locked(tx: &mut Tx, id: Id) -> StoreResult<Component> {
+    let row: Option<ComponentRow> =
+        locked!(tx, concat!("SELECT ", component_cols!(), " FROM components WHERE id = $1"), |c, q| sqlx::query_as(q)
+            .bind(id)
+            .fetch_optional(c)
+            .await?);
+    row.ok_or(StoreError::NotFound("component"))?.try_into()
+}
+
+/// Checks that every id names a component of the given page.
+pub(crate) async fn require_all_on_page(tx: &mut Tx, ids: &[Id], page_id: Id) -> StoreResult<()> {
+    for &id in ids {
+        let found: Option<i64> =
+            on_tx!(&mut *tx, |c| sqlx::query_scalar("SELECT page_id FROM components WHERE id = $1")
+                .bind(id)
+                .fetch_optional(c)
+                .await?);
+        match found {
+            None => {
+                return Err(StoreError::invalid_ref("componentIds", format!("no component with id {id}")));
+            }
+            Some(p) if p != page_id => {
+                return Err(StoreError::invalid_ref(
+                    "componentIds",
+                    format!("component {id} belongs to another status page"),
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Sets a component's status and records the change in its history; a no-op
+/// when the status is unchanged, so history holds only real transitions.
+pub(crate) async fn set_status(
+    tx: &mut Tx,
+    id: Id,
+    from: ComponentStatus,
+    to: ComponentStatus,
+    at: Timestamp,
+) -> StoreResult<()> {
+    if from == to {
+        return Ok(());
+    }
+    on_tx!(&mut *tx, |c| sqlx::query("UPDATE components SET status = $1, updated_at = $2 WHERE id = $3")
+        .bind(to.as_str())
+        .bind(at.millis())
+        .bind(id)
+        .execute(c)
+        .await?
+        .rows_affected());
+    record_history(tx, id, to, at).await
+}
+
+async fn record_history(tx: &mut Tx, id: Id, status: ComponentStatus, at: Timestamp) -> StoreResult<()> {
+    on_tx!(tx, |c| {
+        sqlx::query("INSERT INTO component_status_history (component_id, status, changed_at) VALUES ($1, $2, $3)")
+            .bind(id)
+            .bind(status.as_str())
+            .bind(at.millis())
+            .execute(c)
+            .await?
+            .rows_affected()
+    });
+    Ok(())
+}
+
+pub async fn create(db: &Db, new: NewComponent) -> StoreResult<Component> {
+    let now = Timestamp::now();
+    let mut tx = db.begin().await?;
+    pages::require_in(&mut tx, new.status_page_id, "statusPageId").await?;
+    if let Some(g) = new.group_id {
+        groups::require_on_page(&mut tx, g, new.status_page_id).await?;
+    }
+    let position = match new.order {
+        Some(o) => o,
+        None => on_tx!(&mut tx, |c| {
+            sqlx::query_scalar::<_, i32>(
+                "SELECT CAST(COALESCE(MAX(position), -1) + 1 AS INTEGER) FROM components WHERE page_id = $1",
+            )
+            .bind(new.status_page_id)
+            .fetch_one(c)
+            .await?
+        }),
+    };
+    let row: ComponentRow = on_tx!(&mut tx, |c| {
+        sqlx::query_as(concat!(
+            "INSERT INTO components (page_id, group_id, name, description, status, position, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING ",
+            component_cols!()
+        ))
+        .bind(new.status_page_id)
+        .bind(new.group_id)
+        .bind(&new.name)
+        .bind(&new.description)
+        .bind(new.status.as_str())
+        .bind(position)
+        .bind(now.millis())
+        .fetch_one(c)
+        .await?
+    });
+    let component = Component::try_from(row)?;
+    record_history(&mut tx, component.id, component.status, now).await?;
+    tx.commit().await?;
+    Ok(component)
+}
+
+pub async fn update(db: &Db, id: Id, patch: ComponentPatch) -> StoreResult<Component> {
+    let now = Timestamp::now();
+    let mut tx = db.begin().await?;
+    let current = get_locked(&mut tx, id).await?;
+    let group_id = patch.group_id.apply(current.group_id);
+    if let Some(g) = group_id.filter(|g| Some(*g) != current.group_id) {
+        groups::require_on_page(&mut tx, g, current.status_page_id).await?;
+    }
+    on_tx!(&mut tx, |c| {
+        sqlx::query("UPDATE components SET name = $1, description = $2, group_id = $3, position = $4, updated_at = $5 WHERE id = $6")
+        .bind(patch.name.as_deref().unwrap_or(&current.name))
+        .bind(patch.description.as_deref().unwrap_or(&current.description))
+        .bind(group_id)
+        .bind(patch.order.unwrap_or(current.order))
+        .bind(now.millis())
+        .bind(id)
+        .execute(c)
+        .await?
+        .rows_affected()
+    });
+    if let Some(status) = patch.status {
+        set_status(&mut tx, id, current.status, status, now).await?;
+    }
+    let updated = get_locked(&mut tx, id).await?;
+    tx.commit().await?;
+    Ok(updated)
+}
+
+pub async fn delete(db: &Db, id: Id) -> StoreResult<()> {
+    let mut tx = db.begin().await?;
+    let done = on_tx!(&mut tx, |c| sqlx::query("DELETE FROM components WHERE id = $1")
+        .bind(id)
+        .execute(c)
+        .await?
+        .rows_affected());
+    if done == 0 {
+        return Err(StoreError::NotFound("component"));
+    }
+    tx.commit().await
+}

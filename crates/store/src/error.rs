@@ -1,0 +1,39 @@
+//! The store's one error type. Callers map it onto HTTP: NotFound → 404,
+//! Conflict → 409, InvalidReference → 422 naming the field, Database → 500.
+
+use upstate_core::status::InvalidTransition;
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    #[error("{0}")]
+    Conflict(String),
+    /// A body named something that does not exist or belongs elsewhere.
+    #[error("{field}: {message}")]
+    InvalidReference { field: &'static str, message: String },
+    #[error(transparent)]
+    Transition(#[from] InvalidTransition),
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    #[error("migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("{0}")]
+    Config(String),
+}
+
+impl StoreError {
+    pub(crate) fn invalid_ref(field: &'static str, message: impl Into<String>) -> Self {
+        StoreError::InvalidReference { field, message: message.into() }
+    }
+
+    /// Maps a unique-constraint violation onto a Conflict with a useful text.
+    pub(crate) fn unique(err: sqlx::Error, message: &str) -> Self {
+        match &err {
+            sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict(message.to_string()),
+            _ => StoreError::Database(err),
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! Component groups. A new group goes last on its page; deleting a group
+//! leaves its components on the page, ungrouped (`ON DELETE SET NULL`).
+
+use crate::db::{Db, Tx};
+use crate::error::{StoreError, StoreResult};
+use crate::pages;
+use crate::rows::GroupRow;
+use upstate_core::*;
+
+pub async fn list(db: &Db, page_id: Option<Id>) -> StoreResult<Vec<ComponentGroup>> {
+    let rows: Vec<GroupRow> = on_db!(db, |c| {
+        sqlx::query_as(concat!(
+            "SELECT ",
+            group_cols!(),
+            " FROM component_groups WHERE ($1 IS NULL OR page_id = $1) ORDER BY page_id, position, id"
+        ))
+        .bind(page_id)
+        .fetch_all(c)
+        .await?
+    });
+    Ok(rows.into_iter().map(ComponentGroup::from).collect())
+}
+
+pub async fn get(db: &Db, id: Id) -> StoreResult<ComponentGroup> {
+    let row: Option<GroupRow> =
+        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", group_cols!(), " FROM component_groups WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(c)
+            .await?);
+    row.map(ComponentGroup::from).ok_or(StoreError::NotFound("component group"))
+}
+
+/// Checks that a group exists and is on the given page.
+pub(crate) async fn require_on_page(tx: &mut Tx, group_id: Id, page_id: Id) -> StoreResult<()> {
+    let found: Option<i64> = on_tx!(tx, |c| sqlx::query_scalar("SELECT page_id FROM component_groups WHERE id = $1")
+        .bind(group_id)
+        .fetch_optional(c)
+        .await?);
+    match found {
+        None => Err(StoreError::invalid_ref("groupId", format!("no component group with id {group_id}"))),
+        Some(p) if p != page_id => Err(StoreError::invalid_ref(
+            "groupId",
+            format!("component group {group_id} belongs to another status page"),
+        )),
+        Some(_) => Ok(()),
+    }
+}
+
+pub async fn create(db: &Db, new: NewGroup) -> StoreResult<ComponentGroup> {
+    let mut tx = db.begin().await?;
+    pages::require_in(&mut tx, new.status_page_id, "statusPageId").await?;
+    let position = match new.order {
+        Some(o) => o,
+        None => on_tx!(&mut tx, |c| {
+            sqlx::query_scalar::<_, i32>(
+                "SELECT CAST(COALESCE(MAX(position), -1) + 1 AS INTEGER) FROM component_groups WHERE page_id = $1",
+            )
+            .bind(new.status_page_id)
+            .fetch_one(c)
+            .await?
+        }),
+    };
+    let row: GroupRow = on_tx!(&mut tx, |c| {
+        sqlx::query_as(concat!(
+            "INSERT INTO component_groups (page_id, name, position, created_at) VALUES ($1, $2, $3, $4) RETURNING ",
+            group_cols!()
+        ))
+        .bind(new.status_page_id)
+        .bind(&new.name)
+        .bind(position)
+        .bind(Timestamp::now().millis())
+        .fetch_one(c)
+        .await?
+    });
+    tx.commit().await?;
+    Ok(row.into())
+}
+
+pub async fn update(db: &Db, id: Id, patch: GroupPatch) -> StoreResult<ComponentGroup> {
+    let mut tx = db.begin().await?;
+    let current: ComponentGroup =
+        locked!(&mut tx, concat!("SELECT ", group_cols!(), " FROM component_groups WHERE id = $1"), |c, q| {
+            sqlx::query_as::<_, GroupRow>(q).bind(id).fetch_optional(c).await?
+        })
+        .ok_or(StoreError::NotFound("component group"))?
+        .into();
+    let row: GroupRow = on_tx!(&mut tx, |c| sqlx::query_as(concat!(
+        "UPDATE component_groups SET name = $1, position = $2 WHERE id = $3 RETURNING ",
+        group_cols!()
+    ))
+    .bind(patch.name.unwrap_or(current.name))
+    .bind(patch.order.unwrap_or(current.order))
+    .bind(id)
+    .fetch_one(c)
+    .await?);
+    tx.commit().await?;
+    Ok(row.into())
+}
+
+pub async fn delete(db: &Db, id: Id) -> StoreResult<()> {
+    let mut tx = db.begin().await?;
+    let done = on_tx!(&mut tx, |c| sqlx::query("DELETE FROM component_groups WHERE id = $1")
+        .bind(id)
+        .execute(c)
+        .await?
+        .rows_affected());
+    if done == 0 {
+        return Err(StoreError::NotFound("component group"));
+    }
+    tx.commit().await
+}

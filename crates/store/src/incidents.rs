@@ -1,0 +1,264 @@
+//! Incidents and their timelines. Every status change is a timeline entry;
+//! `resolved_at` is set on entering `resolved` and cleared on leaving it.
+
+use crate::db::{Db, Tx};
+use crate::error::{StoreError, StoreResult};
+use crate::rows::{IncidentRow, LinkRow, UpdateRow, by_owner};
+use crate::{components, pages};
+use upstate_core::*;
+
+/// What `GET /incidents` filters on. `unresolved` is accepted as a status
+/// meaning every state but `resolved`.
+#[derive(Debug, Clone, Default)]
+pub struct IncidentFilter {
+    pub page_id: Option<Id>,
+    pub status: Option<String>,
+    pub limit: i64,
+}
+
+// The same WHERE clause selects the incidents and their children, so a list
+// costs three queries whatever its length.
+macro_rules! incident_filter {
+    () => {
+        " FROM incidents WHERE ($1 IS NULL OR page_id = $1) \
+          AND ($2 IS NULL OR status = $2 OR ($2 = 'unresolved' AND status <> 'resolved')) \
+          ORDER BY created_at DESC, id DESC LIMIT $3"
+    };
+}
+
+pub async fn list(db: &Db, f: &IncidentFilter) -> StoreResult<Vec<Incident>> {
+    let rows: Vec<IncidentRow> =
+        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", incident_cols!(), incident_filter!()))
+            .bind(f.page_id)
+            .bind(f.status.as_deref())
+            .bind(f.limit)
+            .fetch_all(c)
+            .await?);
+    let updates: Vec<UpdateRow> = on_db!(db, |c| sqlx::query_as(concat!(
+        "SELECT incident_id AS owner_id, id, status, message, created_at FROM incident_updates \
+         WHERE incident_id IN (SELECT id",
+        incident_filter!(),
+        ") ORDER BY created_at DESC, id DESC"
+    ))
+    .bind(f.page_id)
+    .bind(f.status.as_deref())
+    .bind(f.limit)
+    .fetch_all(c)
+    .await?);
+    let links: Vec<LinkRow> = on_db!(db, |c| {
+        sqlx::query_as(concat!(
+            "SELECT incident_id AS owner_id, component_id FROM incident_components WHERE incident_id IN (SELECT id",
+            incident_filter!(),
+            ") ORDER BY component_id"
+        ))
+        .bind(f.page_id)
+        .bind(f.status.as_deref())
+        .bind(f.limit)
+        .fetch_all(c)
+        .await?
+    });
+    assemble(rows, updates, links)
+}
+
+fn assemble(rows: Vec<IncidentRow>, updates: Vec<UpdateRow>, links: Vec<LinkRow>) -> StoreResult<Vec<Incident>> {
+    let mut updates = by_owner(updates, |u| u.owner_id, UpdateRow::into_incident_update)?;
+    let mut links = by_owner(links, |l| l.owner_id, |l| Ok(l.component_id))?;
+    rows.into_iter()
+        .map(|r| {
+            let id = r.id;
+            r.into_incident(updates.remove(&id).unwrap_or_default(), links.remove(&id).unwrap_or_default())
+        })
+        .collect()
+}
+
+pub async fn get(db: &Db, id: Id) -> StoreResult<Incident> {
+    let row: Option<IncidentRow> =
+        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", incident_cols!(), " FROM incidents WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(c)
+            .await?);
+    let row = row.ok_or(StoreError::NotFound("incident"))?;
+    let updates: Vec<UpdateRow> = on_db!(db, |c| {
+        sqlx::query_as(
+        "SELECT incident_id AS owner_id, id, status, message, created_at FROM incident_updates WHERE incident_id = $1 ORDER BY created_at DESC, id DESC"
+    )
+    .bind(id)
+    .fetch_all(c)
+    .await?
+    });
+    let links: Vec<LinkRow> = on_db!(db, |c| {
+        sqlx::query_as(
+        "SELECT incident_id AS owner_id, component_id FROM incident_components WHERE incident_id = $1 ORDER BY component_id"
+    )
+    .bind(id)
+    .fetch_all(c)
+    .await?
+    });
+    assemble(vec![row], updates, links)?.pop().ok_or(StoreError::NotFound("incident"))
+}
+
+async fn lock(tx: &mut Tx, id: Id) -> StoreResult<IncidentRow> {
+    let row: Option<IncidentRow> =
+        locked!(tx, concat!("SELECT ", incident_cols!(), " FROM incidents WHERE id = $1"), |c, q| sqlx::query_as(q)
+            .bind(id)
+            .fetch_optional(c)
+            .await?);
+    row.ok_or(StoreError::NotFound("incident"))
+}
+
+async fn add_update(
+    tx: &mut Tx,
+    incident_id: Id,
+    status: IncidentStatus,
+    message: &str,
+    at: Timestamp,
+) -> StoreResult<IncidentUpdate> {
+    let id: i64 = on_tx!(tx, |c| {
+        sqlx::query_scalar("INSERT INTO incident_updates (incident_id, status, message, created_at) VALUES ($1, $2, $3, $4) RETURNING id")
+        .bind(incident_id)
+        .bind(status.as_str())
+        .bind(message)
+        .bind(at.millis())
+        .fetch_one(c)
+        .await?
+    });
+    Ok(IncidentUpdate { id, message: message.to_string(), status, created_at: at })
+}
+
+async fn set_components(tx: &mut Tx, incident_id: Id, ids: &[Id]) -> StoreResult<()> {
+    on_tx!(&mut *tx, |c| sqlx::query("DELETE FROM incident_components WHERE incident_id = $1")
+        .bind(incident_id)
+        .execute(c)
+        .await?
+        .rows_affected());
+    for id in ids {
+        on_tx!(&mut *tx, |c| sqlx::query(
+            "INSERT INTO incident_components (incident_id, component_id) VALUES ($1, $2)"
+        )
+        .bind(incident_id)
+        .bind(id)
+        .execute(c)
+        .await?
+        .rows_affected());
+    }
+    Ok(())
+}
+
+/// Writes status, impact, title and `resolved_at` as a status change implies.
+async fn write_state(
+    tx: &mut Tx,
+    id: Id,
+    title: &str,
+    status: IncidentStatus,
+    impact: Impact,
+    resolved_at: Option<i64>,
+    at: Timestamp,
+) -> StoreResult<()> {
+    on_tx!(tx, |c| {
+        sqlx::query("UPDATE incidents SET title = $1, status = $2, impact = $3, resolved_at = $4, updated_at = $5 WHERE id = $6")
+        .bind(title)
+        .bind(status.as_str())
+        .bind(impact.as_str())
+        .bind(resolved_at)
+        .bind(at.millis())
+        .bind(id)
+        .execute(c)
+        .await?
+        .rows_affected()
+    });
+    Ok(())
+}
+
+/// `resolved_at` after moving from `from` to `to`: set on entering resolved,
+/// kept while resolved, cleared on leaving.
+fn resolved_at_after(from: IncidentStatus, to: IncidentStatus, current: Option<i64>, now: Timestamp) -> Option<i64> {
+    match (from, to) {
+        (IncidentStatus::Resolved, IncidentStatus::Resolved) => current.or(Some(now.millis())),
+        (_, IncidentStatus::Resolved) => Some(now.millis()),
+        _ => None,
+    }
+}
+
+pub async fn create(db: &Db, new: NewIncident) -> StoreResult<Incident> {
+    let now = Timestamp::now();
+    let mut tx = db.begin().await?;
+    pages::require_in(&mut tx, new.status_page_id, "statusPageId").await?;
+    components::require_all_on_page(&mut tx, &new.component_ids, new.status_page_id).await?;
+    let resolved_at = (new.status == IncidentStatus::Resolved).then_some(now.millis());
+    let id: i64 = on_tx!(&mut tx, |c| {
+        sqlx::query_scalar(
+        "INSERT INTO incidents (page_id, title, status, impact, created_at, updated_at, resolved_at) VALUES ($1, $2, $3, $4, $5, $5, $6) RETURNING id"
+    )
+    .bind(new.status_page_id)
+    .bind(&new.title)
+    .bind(new.status.as_str())
+    .bind(new.impact.as_str())
+    .bind(now.millis())
+    .bind(resolved_at)
+    .fetch_one(c)
+    .await?
+    });
+    add_update(&mut tx, id, new.status, &new.message, now).await?;
+    set_components(&mut tx, id, &new.component_ids).await?;
+    tx.commit().await?;
+    get(db, id).await
+}
+
+pub async fn update(db: &Db, id: Id, patch: IncidentPatch) -> StoreResult<Incident> {
+    let now = Timestamp::now();
+    let mut tx = db.begin().await?;
+    let row = lock(&mut tx, id).await?;
+    let current = row.into_incident(vec![], vec![])?;
+    if let Some(ids) = &patch.component_ids {
+        components::require_all_on_page(&mut tx, ids, current.status_page_id).await?;
+        set_components(&mut tx, id, ids).await?;
+    }
+    let status = patch.status.unwrap_or(current.status);
+    let resolved_at = resolved_at_after(current.status, status, current.resolved_at.map(Timestamp::millis), now);
+    let title = patch.title.unwrap_or(current.title);
+    write_state(&mut tx, id, &title, status, patch.impact.unwrap_or(current.impact), resolved_at, now).await?;
+    // A status change or an explicit message is a timeline entry.
+    if status != current.status || patch.message.is_some() {
+        add_update(&mut tx, id, status, patch.message.as_deref().unwrap_or(""), now).await?;
+    }
+    tx.commit().await?;
+    get(db, id).await
+}
+
+pub async fn post_update(db: &Db, id: Id, new: NewIncidentUpdate) -> StoreResult<IncidentUpdate> {
+    let now = Timestamp::now();
+    let mut tx = db.begin().await?;
+    let current = lock(&mut tx, id).await?.into_incident(vec![], vec![])?;
+    let status = new.status.unwrap_or(current.status);
+    let resolved_at = resolved_at_after(current.status, status, current.resolved_at.map(Timestamp::millis), now);
+    write_state(&mut tx, id, &current.title, status, current.impact, resolved_at, now).await?;
+    let update = add_update(&mut tx, id, status, &new.message, now).await?;
+    tx.commit().await?;
+    Ok(update)
+}
+
+pub async fn resolve(db: &Db, id: Id, message: String) -> StoreResult<Incident> {
+    let now = Timestamp::now();
+    let mut tx = db.begin().await?;
+    let current = lock(&mut tx, id).await?.into_incident(vec![], vec![])?;
+    if current.status == IncidentStatus::Resolved {
+        return Err(StoreError::Conflict("the incident is already resolved".into()));
+    }
+    write_state(&mut tx, id, &current.title, IncidentStatus::Resolved, current.impact, Some(now.millis()), now).await?;
+    add_update(&mut tx, id, IncidentStatus::Resolved, &message, now).await?;
+    tx.commit().await?;
+    get(db, id).await
+}
+
+pub async fn delete(db: &Db, id: Id) -> StoreResult<()> {
+    let mut tx = db.begin().await?;
+    let done = on_tx!(&mut tx, |c| sqlx::query("DELETE FROM incidents WHERE id = $1")
+        .bind(id)
+        .execute(c)
+        .await?
+        .rows_affected());
+    if done == 0 {
+        return Err(StoreError::NotFound("incident"));
+    }
+    tx.commit().await
+}

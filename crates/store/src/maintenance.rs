@@ -1,0 +1,372 @@
+//! Maintenance windows. Transitions are compare-and-set on the status column,
+//! so two instances (or the scheduler and an operator) racing on the same
+//! window apply it once and the loser gets a 409.
+//!
+//! While a window is in progress its components show `maintenance`; when it
+//! ends each goes back to what it showed before, unless someone changed it in
+//! the meantime or another in-progress window still covers it.
+
+use crate::db::{Db, Tx};
+use crate::error::{StoreError, StoreResult};
+use crate::rows::{LinkRow, MaintenanceRow, UpdateRow, by_owner, parse_enum};
+use crate::{components, pages};
+use upstate_core::*;
+
+#[derive(Debug, Clone, Default)]
+pub struct MaintenanceFilter {
+    pub page_id: Option<Id>,
+    pub status: Option<MaintenanceStatus>,
+    /// Only windows still to start (scheduled, start in the future).
+    pub upcoming_after: Option<Timestamp>,
+}
+
+macro_rules! maintenance_filter {
+    () => {
+        " FROM maintenance WHERE ($1 IS NULL OR page_id = $1) AND ($2 IS NULL OR status = $2) \
+          AND ($3 IS NULL OR (status = 'scheduled' AND scheduled_start > $3))"
+    };
+}
+
+pub async fn list(db: &Db, f: &MaintenanceFilter) -> StoreResult<Vec<Maintenance>> {
+    let status = f.status.map(MaintenanceStatus::as_str);
+    let after = f.upcoming_after.map(Timestamp::millis);
+    let rows: Vec<MaintenanceRow> = on_db!(db, |c| sqlx::query_as(concat!(
+        "SELECT ",
+        maintenance_cols!(),
+        maintenance_filter!(),
+        " ORDER BY scheduled_start, id"
+    ))
+    .bind(f.page_id)
+    .bind(status)
+    .bind(after)
+    .fetch_all(c)
+    .await?);
+    let updates: Vec<UpdateRow> = on_db!(db, |c| {
+        sqlx::query_as(concat!(
+        "SELECT maintenance_id AS owner_id, id, status, message, created_at FROM maintenance_updates WHERE maintenance_id IN (SELECT id",
+        maintenance_filter!(),
+        ") ORDER BY created_at DESC, id DESC"
+    ))
+    .bind(f.page_id)
+    .bind(status)
+    .bind(after)
+    .fetch_all(c)
+    .await?
+    });
+    let links: Vec<LinkRow> = on_db!(db, |c| {
+        sqlx::query_as(concat!(
+        "SELECT maintenance_id AS owner_id, component_id FROM maintenance_components WHERE maintenance_id IN (SELECT id",
+        maintenance_filter!(),
+        ") ORDER BY component_id"
+    ))
+    .bind(f.page_id)
+    .bind(status)
+    .bind(after)
+    .fetch_all(c)
+    .await?
+    });
+    assemble(rows, updates, links)
+}
+
+fn assemble(rows: Vec<MaintenanceRow>, updates: Vec<UpdateRow>, links: Vec<LinkRow>) -> StoreResult<Vec<Maintenance>> {
+    let mut updates = by_owner(updates, |u| u.owner_id, UpdateRow::into_maintenance_update)?;
+    let mut links = by_owner(links, |l| l.owner_id, |l| Ok(l.component_id))?;
+    rows.into_iter()
+        .map(|r| {
+            let id = r.id;
+            r.into_maintenance(updates.remove(&id).unwrap_or_default(), links.remove(&id).unwrap_or_default())
+        })
+        .collect()
+}
+
+pub async fn get(db: &Db, id: Id) -> StoreResult<Maintenance> {
+    let row: Option<MaintenanceRow> =
+        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", maintenance_cols!(), " FROM maintenance WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(c)
+            .await?);
+    let row = row.ok_or(StoreError::NotFound("maintenance"))?;
+    let updates: Vec<UpdateRow> = on_db!(db, |c| {
+        sqlx::query_as(
+        "SELECT maintenance_id AS owner_id, id, status, message, created_at FROM maintenance_updates WHERE maintenance_id = $1 ORDER BY created_at DESC, id DESC"
+    )
+    .bind(id)
+    .fetch_all(c)
+    .await?
+    });
+    let links: Vec<LinkRow> = on_db!(db, |c| {
+        sqlx::query_as(
+        "SELECT maintenance_id AS owner_id, component_id FROM maintenance_components WHERE maintenance_id = $1 ORDER BY component_id"
+    )
+    .bind(id)
+    .fetch_all(c)
+    .await?
+    });
+    assemble(vec![row], updates, links)?.pop().ok_or(StoreError::NotFound("maintenance"))
+}
+
+async fn lock(tx: &mut Tx, id: Id) -> StoreResult<Maintenance> {
+    let row: Option<MaintenanceRow> = locked!(
+        tx,
+        concat!("SELECT ", maintenance_cols!(), " FROM maintenance WHERE id = $1"),
+        |c, q| sqlx::query_as(q).bind(id).fetch_optional(c).await?
+    );
+    let row = row.ok_or(StoreError::NotFound("maintenance"))?;
+    let links: Vec<i64> = on_tx!(tx, |c| {
+        sqlx::query_scalar(
+            "SELECT component_id FROM maintenance_components WHERE maintenance_id = $1 ORDER BY component_id",
+        )
+        .bind(id)
+        .fetch_all(c)
+        .await?
+    });
+    row.into_maintenance(vec![], links)
+}
+
+pub async fn create(db: &Db, new: NewMaintenance) -> StoreResult<Maintenance> {
+    let now = Timestamp::now();
+    let mut tx = db.begin().await?;
+    pages::require_in(&mut tx, new.status_page_id, "statusPageId").await?;
+    components::require_all_on_page(&mut tx, &new.component_ids, new.status_page_id).await?;
+    let id: i64 = on_tx!(&mut tx, |c| {
+        sqlx::query_scalar(
+        "INSERT INTO maintenance (page_id, title, description, status, scheduled_start, scheduled_end, auto_start, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING id"
+    )
+    .bind(new.status_page_id)
+    .bind(&new.title)
+    .bind(&new.description)
+    .bind(MaintenanceStatus::Scheduled.as_str())
+    .bind(new.scheduled_start_time.millis())
+    .bind(new.scheduled_end_time.millis())
+    .bind(new.auto_start)
+    .bind(now.millis())
+    .fetch_one(c)
+    .await?
+    });
+    for cid in &new.component_ids {
+        link(&mut tx, id, *cid).await?;
+    }
+    tx.commit().await?;
+    get(db, id).await
+}
+
+async fn link(tx: &mut Tx, maintenance_id: Id, component_id: Id) -> StoreResult<()> {
+    on_tx!(tx, |c| sqlx::query("INSERT INTO maintenance_components (maintenance_id, component_id) VALUES ($1, $2)")
+        .bind(maintenance_id)
+        .bind(component_id)
+        .execute(c)
+        .await?
+        .rows_affected());
+    Ok(())
+}
+
+/// The `prev_status` of another in-progress window that already holds this
+/// component in maintenance, if any.
+async fn held_by_other(tx: &mut Tx, maintenance_id: Id, component_id: Id) -> StoreResult<Option<Option<String>>> {
+    let row: Option<(Option<String>,)> = on_tx!(tx, |c| {
+        sqlx::query_as(
+            "SELECT mc.prev_status FROM maintenance_components mc JOIN maintenance m ON m.id = mc.maintenance_id \
+         WHERE mc.component_id = $1 AND m.status = 'in_progress' AND m.id <> $2 ORDER BY m.id LIMIT 1",
+        )
+        .bind(component_id)
+        .bind(maintenance_id)
+        .fetch_optional(c)
+        .await?
+    });
+    Ok(row.map(|r| r.0))
+}
+
+/// Puts one component into maintenance for this window, remembering what it
+/// showed before (inherited from an overlapping window that got there first).
+async fn enter(tx: &mut Tx, maintenance_id: Id, component_id: Id, at: Timestamp) -> StoreResult<()> {
+    let component = components::get_locked(tx, component_id).await?;
+    let prev = match held_by_other(tx, maintenance_id, component_id).await? {
+        Some(inherited) if component.status == ComponentStatus::Maintenance => inherited,
+        _ => Some(component.status.as_str().to_string()),
+    };
+    on_tx!(&mut *tx, |c| {
+        sqlx::query(
+            "UPDATE maintenance_components SET prev_status = $1 WHERE maintenance_id = $2 AND component_id = $3",
+        )
+        .bind(prev)
+        .bind(maintenance_id)
+        .bind(component_id)
+        .execute(c)
+        .await?
+        .rows_affected()
+    });
+    components::set_status(tx, component_id, component.status, ComponentStatus::Maintenance, at).await
+}
+
+/// Gives one component back after this window, when nobody changed it meanwhile
+/// and no other in-progress window still covers it.
+async fn leave(tx: &mut Tx, maintenance_id: Id, component_id: Id, at: Timestamp) -> StoreResult<()> {
+    let component = components::get_locked(tx, component_id).await?;
+    if component.status != ComponentStatus::Maintenance
+        || held_by_other(tx, maintenance_id, component_id).await?.is_some()
+    {
+        return Ok(());
+    }
+    let prev: Option<String> = on_tx!(&mut *tx, |c| sqlx::query_scalar(
+        "SELECT prev_status FROM maintenance_components WHERE maintenance_id = $1 AND component_id = $2"
+    )
+    .bind(maintenance_id)
+    .bind(component_id)
+    .fetch_optional(c)
+    .await?)
+    .flatten();
+    let back = match prev {
+        Some(p) => parse_enum("component status", &p)?,
+        None => ComponentStatus::Operational,
+    };
+    let back = if back == ComponentStatus::Maintenance { ComponentStatus::Operational } else { back };
+    components::set_status(tx, component_id, ComponentStatus::Maintenance, back, at).await
+}
+
+async fn add_update(
+    tx: &mut Tx,
+    maintenance_id: Id,
+    status: MaintenanceStatus,
+    message: &str,
+    at: Timestamp,
+) -> StoreResult<()> {
+    on_tx!(tx, |c| {
+        sqlx::query(
+            "INSERT INTO maintenance_updates (maintenance_id, status, message, created_at) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(maintenance_id)
+        .bind(status.as_str())
+        .bind(message)
+        .bind(at.millis())
+        .execute(c)
+        .await?
+        .rows_affected()
+    });
+    Ok(())
+}
+
+/// Applies start, complete or cancel. Refused moves are `StoreError::Transition`.
+pub async fn transition(db: &Db, id: Id, action: MaintenanceAction, message: &str) -> StoreResult<Maintenance> {
+    let now = Timestamp::now();
+    let mut tx = db.begin().await?;
+    let current = lock(&mut tx, id).await?;
+    let next = current.status.apply(action)?;
+    let changed = on_tx!(&mut tx, |c| sqlx::query(
+        "UPDATE maintenance SET status = $1, updated_at = $2 WHERE id = $3 AND status = $4"
+    )
+    .bind(next.as_str())
+    .bind(now.millis())
+    .bind(id)
+    .bind(current.status.as_str())
+    .execute(c)
+    .await?
+    .rows_affected());
+    if changed != 1 {
+        return Err(StoreError::Conflict("the maintenance changed state meanwhile; reload and retry".into()));
+    }
+    for &cid in &current.affected_components {
+        match (current.status, next) {
+            (_, MaintenanceStatus::InProgress) => enter(&mut tx, id, cid, now).await?,
+            (MaintenanceStatus::InProgress, _) => leave(&mut tx, id, cid, now).await?,
+            _ => {}
+        }
+    }
+    add_update(&mut tx, id, next, message, now).await?;
+    tx.commit().await?;
+    get(db, id).await
+}
+
+pub async fn update(db: &Db, id: Id, patch: MaintenancePatch) -> StoreResult<Maintenance> {
+    let now = Timestamp::now();
+    let mut tx = db.begin().await?;
+    let current = lock(&mut tx, id).await?;
+    patch.check_window(&current).map_err(|e| {
+        let first = e.0.into_iter().next();
+        StoreError::invalid_ref("scheduledEndTime", first.map(|f| f.message).unwrap_or_default())
+    })?;
+    if let Some(ids) = &patch.component_ids {
+        components::require_all_on_page(&mut tx, ids, current.status_page_id).await?;
+        let in_progress = current.status == MaintenanceStatus::InProgress;
+        for &gone in current.affected_components.iter().filter(|c| !ids.contains(c)) {
+            if in_progress {
+                leave(&mut tx, id, gone, now).await?;
+            }
+            on_tx!(&mut tx, |c| sqlx::query(
+                "DELETE FROM maintenance_components WHERE maintenance_id = $1 AND component_id = $2"
+            )
+            .bind(id)
+            .bind(gone)
+            .execute(c)
+            .await?
+            .rows_affected());
+        }
+        for &added in ids.iter().filter(|c| !current.affected_components.contains(c)) {
+            link(&mut tx, id, added).await?;
+            if in_progress {
+                enter(&mut tx, id, added, now).await?;
+            }
+        }
+    }
+    on_tx!(&mut tx, |c| {
+        sqlx::query(
+        "UPDATE maintenance SET title = $1, description = $2, scheduled_start = $3, scheduled_end = $4, auto_start = $5, updated_at = $6 WHERE id = $7"
+    )
+    .bind(patch.title.unwrap_or(current.title))
+    .bind(patch.description.unwrap_or(current.description))
+    .bind(patch.scheduled_start_time.unwrap_or(current.scheduled_start_time).millis())
+    .bind(patch.scheduled_end_time.unwrap_or(current.scheduled_end_time).millis())
+    .bind(patch.auto_start.unwrap_or(current.auto_start))
+    .bind(now.millis())
+    .bind(id)
+    .execute(c)
+    .await?
+        .rows_affected()
+    });
+    tx.commit().await?;
+    get(db, id).await
+}
+
+/// Deleting an in-progress window first gives its components back.
+pub async fn delete(db: &Db, id: Id) -> StoreResult<()> {
+    let now = Timestamp::now();
+    let mut tx = db.begin().await?;
+    let current = lock(&mut tx, id).await?;
+    if current.status == MaintenanceStatus::InProgress {
+        on_tx!(&mut tx, |c| sqlx::query("UPDATE maintenance SET status = 'cancelled' WHERE id = $1")
+            .bind(id)
+            .execute(c)
+            .await?
+            .rows_affected());
+        for &cid in &current.affected_components {
+            leave(&mut tx, id, cid, now).await?;
+        }
+    }
+    on_tx!(&mut tx, |c| sqlx::query("DELETE FROM maintenance WHERE id = $1")
+        .bind(id)
+        .execute(c)
+        .await?
+        .rows_affected());
+    tx.commit().await
+}
+
+/// Windows the scheduler must move now: auto-start windows whose start has
+/// come (start) and in-progress auto-start windows whose end has come (complete).
+pub async fn due(db: &Db, now: Timestamp) -> StoreResult<Vec<(Id, MaintenanceAction)>> {
+    let rows: Vec<(i64, String)> = on_db!(db, |c| {
+        sqlx::query_as(
+            "SELECT id, status FROM maintenance WHERE auto_start AND \
+         ((status = 'scheduled' AND scheduled_start <= $1) OR (status = 'in_progress' AND scheduled_end <= $1)) \
+         ORDER BY scheduled_start, id LIMIT 100",
+        )
+        .bind(now.millis())
+        .fetch_all(c)
+        .await?
+    });
+    Ok(rows
+        .into_iter()
+        .map(|(id, status)| {
+            (id, if status == "scheduled" { MaintenanceAction::Start } else { MaintenanceAction::Complete })
+        })
+        .collect())
+}

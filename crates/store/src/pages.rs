@@ -1,0 +1,132 @@
+//! Status pages: the root aggregate. Deleting one deletes everything it owns
+//! (foreign keys cascade in both backends).
+
+use crate::db::{Db, Tx};
+use crate::error::{StoreError, StoreResult};
+use crate::rows::PageRow;
+use upstate_core::*;
+
+const SLUG_TAKEN: &str = "a status page with this slug already exists";
+const DOMAIN_TAKEN: &str = "another status page already uses this customDomain";
+
+pub async fn list(db: &Db) -> StoreResult<Vec<StatusPage>> {
+    let rows: Vec<PageRow> =
+        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", page_cols!(), " FROM status_pages ORDER BY id"))
+            .fetch_all(c)
+            .await?);
+    Ok(rows.into_iter().map(StatusPage::from).collect())
+}
+
+pub async fn get(db: &Db, id: Id) -> StoreResult<StatusPage> {
+    let row: Option<PageRow> =
+        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", page_cols!(), " FROM status_pages WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(c)
+            .await?);
+    row.map(StatusPage::from).ok_or(StoreError::NotFound("status page"))
+}
+
+/// Checks inside a transaction that a page exists; `field` names the body
+/// field that referenced it, for the 422.
+pub(crate) async fn require_in(tx: &mut Tx, id: Id, field: &'static str) -> StoreResult<()> {
+    let found: Option<i64> = on_tx!(tx, |c| sqlx::query_scalar("SELECT id FROM status_pages WHERE id = $1")
+        .bind(id)
+        .fetch_optional(c)
+        .await?);
+    found.map(|_| ()).ok_or_else(|| StoreError::invalid_ref(field, format!("no status page with id {id}")))
+}
+
+pub async fn create(db: &Db, new: NewPage) -> StoreResult<StatusPage> {
+    let now = Timestamp::now().millis();
+    let s = new.settings;
+    let mut tx = db.begin().await?;
+    let row: PageRow = on_tx!(&mut tx, |c| {
+        sqlx::query_as(concat!(
+            "INSERT INTO status_pages (name, slug, description, logo_url, favicon_url, custom_domain, accent_color, \
+         is_public, show_subscribe, show_uptime, uptime_days, time_zone, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13) RETURNING ",
+            page_cols!()
+        ))
+        .bind(&new.name)
+        .bind(&new.slug)
+        .bind(&new.description)
+        .bind(s.logo_url.apply(None))
+        .bind(s.favicon_url.apply(None))
+        .bind(s.custom_domain.apply(None))
+        .bind(s.accent_color.unwrap_or_else(|| DEFAULT_ACCENT_COLOR.to_string()))
+        .bind(new.is_public)
+        .bind(s.show_subscribe.unwrap_or(true))
+        .bind(s.show_uptime.unwrap_or(true))
+        .bind(s.uptime_days.unwrap_or(DEFAULT_UPTIME_DAYS))
+        .bind(s.time_zone.unwrap_or_else(|| DEFAULT_TIME_ZONE.to_string()))
+        .bind(now)
+        .fetch_one(c)
+        .await
+        .map_err(|e| conflict(e, &new.slug))?
+    });
+    tx.commit().await?;
+    Ok(row.into())
+}
+
+fn conflict(e: sqlx::Error, _slug: &str) -> StoreError {
+    let msg = e.as_database_error().map(|d| d.message().to_string()).unwrap_or_default();
+    if msg.contains("custom_domain") { StoreError::unique(e, DOMAIN_TAKEN) } else { StoreError::unique(e, SLUG_TAKEN) }
+}
+
+pub async fn update(db: &Db, id: Id, patch: PagePatch) -> StoreResult<StatusPage> {
+    let mut tx = db.begin().await?;
+    let current: PageRow = locked!(
+        &mut tx,
+        concat!("SELECT ", page_cols!(), " FROM status_pages WHERE id = $1"),
+        |c, q| sqlx::query_as(q).bind(id).fetch_optional(c).await?
+    )
+    .ok_or(StoreError::NotFound("status page"))?;
+    let p: StatusPage = current.into();
+    let s = patch.settings;
+    let slug = patch.slug.unwrap_or(p.slug);
+    let row: PageRow = on_tx!(&mut tx, |c| {
+        sqlx::query_as(concat!(
+            "UPDATE status_pages SET name = $1, slug = $2, description = $3, logo_url = $4, favicon_url = $5, \
+         custom_domain = $6, accent_color = $7, is_public = $8, show_subscribe = $9, show_uptime = $10, \
+         uptime_days = $11, time_zone = $12, updated_at = $13 WHERE id = $14 RETURNING ",
+            page_cols!()
+        ))
+        .bind(patch.name.unwrap_or(p.name))
+        .bind(&slug)
+        .bind(patch.description.unwrap_or(p.description))
+        .bind(s.logo_url.apply(p.logo_url))
+        .bind(s.favicon_url.apply(p.favicon_url))
+        .bind(s.custom_domain.apply(p.custom_domain))
+        .bind(s.accent_color.unwrap_or(p.accent_color))
+        .bind(patch.is_public.unwrap_or(p.is_public))
+        .bind(s.show_subscribe.unwrap_or(p.show_subscribe))
+        .bind(s.show_uptime.unwrap_or(p.show_uptime))
+        .bind(s.uptime_days.unwrap_or(p.uptime_days))
+        .bind(s.time_zone.unwrap_or(p.time_zone))
+        .bind(Timestamp::now().millis())
+        .bind(id)
+        .fetch_one(c)
+        .await
+        .map_err(|e| conflict(e, &slug))?
+    });
+    tx.commit().await?;
+    Ok(row.into())
+}
+
+pub async fn delete(db: &Db, id: Id) -> StoreResult<()> {
+    let mut tx = db.begin().await?;
+    let done = on_tx!(&mut tx, |c| sqlx::query("DELETE FROM status_pages WHERE id = $1")
+        .bind(id)
+        .execute(c)
+        .await?
+        .rows_affected());
+    if done == 0 {
+        return Err(StoreError::NotFound("status page"));
+    }
+    tx.commit().await
+}
+
+/// How many pages exist; also the cheapest real query, used by health checks.
+pub async fn count(db: &Db) -> StoreResult<i64> {
+    Ok(on_db!(db, |c| sqlx::query_scalar("SELECT COUNT(*) FROM status_pages").fetch_one(c).await?))
+}

@@ -1,0 +1,85 @@
+//! `upstate api-key create|list|revoke`. `create` prints the secret alone on
+//! its last line so scripts can take it with `tail -n 1`.
+
+use anyhow::{Context, bail};
+use upstate_core::scope::parse_scopes;
+use upstate_core::{Id, Timestamp, validate};
+use upstate_store::{Db, StoreError, api_keys};
+
+#[derive(clap::Subcommand)]
+pub enum KeyCommand {
+    /// Create a key; prints it once, on the last line.
+    Create {
+        #[arg(long)]
+        name: String,
+        /// Comma-separated: read, write, admin (read:* and write:* also work).
+        #[arg(long)]
+        scopes: String,
+        #[arg(long)]
+        expires_in_days: Option<u32>,
+    },
+    /// List keys (never their secrets).
+    List,
+    /// Revoke a key by id.
+    Revoke { id: Id },
+}
+
+const DAY_MS: i64 = 86_400_000;
+
+pub async fn run(db: &Db, cmd: KeyCommand) -> anyhow::Result<()> {
+    match cmd {
+        KeyCommand::Create { name, scopes, expires_in_days } => {
+            let name = validate::name(&name).map_err(|m| anyhow::anyhow!("--name {m}"))?;
+            let scopes = parse_scopes(&scopes).map_err(|e| anyhow::anyhow!("--scopes {e}"))?;
+            let expires_at = match expires_in_days {
+                Some(0) => bail!("--expires-in-days must be at least 1"),
+                Some(d) => Some(Timestamp::now().plus_millis(i64::from(d) * DAY_MS)),
+                None => None,
+            };
+            let (key, secret) = api_keys::create(db, &name, &scopes, expires_at).await.context("cannot create key")?;
+            let scope_list: Vec<&str> = key.scopes.iter().map(|s| s.as_str()).collect();
+            println!("Created API key {} \"{}\" with scopes {}.", key.id, key.name, scope_list.join(","));
+            match key.expires_at {
+                Some(t) => println!("It expires at {}.", t.to_rfc3339()),
+                None => println!("It does not expire."),
+            }
+            println!("Copy it now; it is not stored and will not be shown again:");
+            println!("{secret}");
+        }
+        KeyCommand::List => {
+            let keys = api_keys::list(db).await?;
+            println!(
+                "{:<6} {:<24} {:<14} {:<18} {:<10} {:<26} {:<26}",
+                "ID", "NAME", "PREFIX", "SCOPES", "STATE", "EXPIRES", "LAST USED"
+            );
+            let now = Timestamp::now();
+            for k in keys {
+                let scopes: Vec<&str> = k.scopes.iter().map(|s| s.as_str()).collect();
+                let state = if k.revoked_at.is_some() {
+                    "revoked"
+                } else if !k.is_active(now) {
+                    "expired"
+                } else {
+                    "active"
+                };
+                let show = |t: Option<Timestamp>| t.map(|t| t.to_rfc3339()).unwrap_or_else(|| "-".into());
+                println!(
+                    "{:<6} {:<24} {:<14} {:<18} {:<10} {:<26} {:<26}",
+                    k.id,
+                    k.name,
+                    format!("{}…", k.prefix),
+                    scopes.join(","),
+                    state,
+                    show(k.expires_at),
+                    show(k.last_used_at)
+                );
+            }
+        }
+        KeyCommand::Revoke { id } => match api_keys::revoke(db, id).await {
+            Ok(k) => println!("Revoked API key {} \"{}\".", k.id, k.name),
+            Err(StoreError::NotFound(_)) => bail!("no API key with id {id}"),
+            Err(e) => return Err(e.into()),
+        },
+    }
+    Ok(())
+}

@@ -1,0 +1,121 @@
+//! Configuration, layered: built-in defaults, then `upstate.toml`, then
+//! `UPSTATE_*` environment variables and command-line flags (clap reads both;
+//! a flag beats its variable).
+
+use anyhow::{Context, bail};
+use serde::Deserialize;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
+pub const DEFAULT_DATA_DIR: &str = "./data";
+
+/// The options every subcommand shares; each `None` falls through to the file.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Overrides {
+    /// Address to listen on.
+    #[arg(long, env = "UPSTATE_ADDR", global = true)]
+    pub addr: Option<String>,
+    /// sqlite://PATH or postgres://USER@HOST/DB (default: sqlite in the data dir).
+    #[arg(long, env = "UPSTATE_DATABASE_URL", global = true, hide_env_values = true)]
+    pub database_url: Option<String>,
+    /// Where the embedded SQLite database lives.
+    #[arg(long, env = "UPSTATE_DATA_DIR", global = true)]
+    pub data_dir: Option<PathBuf>,
+    /// Configuration file (default: ./upstate.toml when it exists).
+    #[arg(long, env = "UPSTATE_CONFIG", global = true)]
+    pub config: Option<PathBuf>,
+    /// Management API requests per key per minute (0 turns the limit off).
+    #[arg(long, env = "UPSTATE_API_RATE_PER_MINUTE", global = true)]
+    pub api_rate_per_minute: Option<u32>,
+    /// Management API requests per key per hour (0 turns the limit off).
+    #[arg(long, env = "UPSTATE_API_RATE_PER_HOUR", global = true)]
+    pub api_rate_per_hour: Option<u32>,
+}
+
+/// `upstate.toml`: the same keys as the flags, in snake_case.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    addr: Option<String>,
+    database_url: Option<String>,
+    data_dir: Option<PathBuf>,
+    api_rate_per_minute: Option<u32>,
+    api_rate_per_hour: Option<u32>,
+    max_body_bytes: Option<usize>,
+}
+
+pub struct Config {
+    pub addr: String,
+    pub database_url: String,
+    pub data_dir: PathBuf,
+    pub server: upstate_server::ServerSettings,
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("addr", &self.addr)
+            .field("database_url", &upstate_store::redact(&self.database_url))
+            .field("data_dir", &self.data_dir)
+            .field("server", &self.server)
+            .finish()
+    }
+}
+
+fn read_file(explicit: Option<&Path>) -> anyhow::Result<FileConfig> {
+    let path = match explicit {
+        Some(p) => p.to_path_buf(),
+        None if Path::new("upstate.toml").exists() => PathBuf::from("upstate.toml"),
+        None => return Ok(FileConfig::default()),
+    };
+    let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    toml::from_str(&text).with_context(|| format!("invalid configuration in {}", path.display()))
+}
+
+impl Config {
+    pub fn resolve(o: &Overrides) -> anyhow::Result<Config> {
+        let file = read_file(o.config.as_deref())?;
+        let data_dir = o.data_dir.clone().or(file.data_dir).unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
+        let database_url = match o.database_url.clone().or(file.database_url) {
+            Some(url) => url,
+            None => format!("sqlite://{}", data_dir.join("upstate.db").display()),
+        };
+        if !(database_url.starts_with("sqlite:")
+            || database_url.starts_with("postgres://")
+            || database_url.starts_with("postgresql://"))
+        {
+            bail!(
+                "UPSTATE_DATABASE_URL {:?} is not supported: use sqlite://PATH or postgres://USER@HOST/DB",
+                upstate_store::redact(&database_url)
+            );
+        }
+        let defaults = upstate_server::ServerSettings::default();
+        Ok(Config {
+            addr: o.addr.clone().or(file.addr).unwrap_or_else(|| DEFAULT_ADDR.to_string()),
+            database_url,
+            data_dir,
+            server: upstate_server::ServerSettings {
+                api_rate_per_minute: o
+                    .api_rate_per_minute
+                    .or(file.api_rate_per_minute)
+                    .unwrap_or(defaults.api_rate_per_minute),
+                api_rate_per_hour: o.api_rate_per_hour.or(file.api_rate_per_hour).unwrap_or(defaults.api_rate_per_hour),
+                max_body_bytes: file.max_body_bytes.unwrap_or(defaults.max_body_bytes),
+            },
+        })
+    }
+
+    /// Creates the directory an SQLite file will live in.
+    pub fn prepare_storage(&self) -> anyhow::Result<()> {
+        if let Some(path) =
+            self.database_url.strip_prefix("sqlite://").or_else(|| self.database_url.strip_prefix("sqlite:"))
+        {
+            let path = path.split('?').next().unwrap_or(path);
+            if let Some(dir) = Path::new(path).parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            }
+        }
+        Ok(())
+    }
+}
