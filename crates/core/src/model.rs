@@ -547,10 +547,10 @@ pub struct NewMaintenance {
 }
 
 fn window_order(e: &mut FieldErrors, start: Option<Timestamp>, end: Option<Timestamp>) {
-    if let (Some(s), Some(en)) = (start, end) {
-        if en <= s {
-            e.push("scheduledEndTime", "must be after scheduledStartTime");
-        }
+    if let (Some(s), Some(en)) = (start, end)
+        && en <= s
+    {
+        e.push("scheduledEndTime", "must be after scheduledStartTime");
     }
 }
 

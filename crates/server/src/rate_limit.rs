@@ -1,17 +1,21 @@
-//! Per-subject request quotas (GCRA via governor): one per minute and one per
-//! hour, each subject (an API key, or a client address for requests without a
-//! valid key) with its own buckets, so one key's traffic never limits another.
+//! Per-subject request quotas: N requests per minute and M per hour, each
+//! subject (an API key, or a client address for requests without a valid key)
+//! counted on its own, so one key's traffic never limits another.
 //!
-//! Quotas are per instance: several instances behind a balancer each grant the
-//! full quota (documented in the README's scale-out section).
+//! Each window opens at the subject's first request and closes a window
+//! length later; within it at most `limit` requests pass. This is what the
+//! contract promises ("the 101st request in a minute gets 429", and
+//! `X-RateLimit-Reset` says when the count starts over). governor's GCRA was
+//! the first choice, but it refills continuously (one request every 0.6 s at
+//! 100/min), so a slow run of 100 requests leaves room for a 101st: not the
+//! behaviour operators read in the documentation.
+//!
+//! Quotas are per instance: behind a balancer, each instance grants the full
+//! quota (documented in the README's scale-out section).
 
-use governor::clock::{Clock, DefaultClock};
-use governor::middleware::StateInformationMiddleware;
-use governor::state::keyed::DefaultKeyedStateStore;
-use governor::{Quota, RateLimiter};
+use dashmap::DashMap;
 use std::net::IpAddr;
-use std::num::NonZeroU32;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use upstate_core::Id;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -20,93 +24,125 @@ pub enum Subject {
     Addr(IpAddr),
 }
 
-type Keyed = RateLimiter<Subject, DefaultKeyedStateStore<Subject>, DefaultClock, StateInformationMiddleware>;
-
-struct Window {
-    limiter: Keyed,
-    limit: u32,
-    period: Duration,
-}
-
 /// What a check decided, with what the `X-RateLimit-*` headers report.
 #[derive(Debug, Clone, Copy)]
 pub struct Decision {
     pub limit: u32,
     pub remaining: u32,
-    /// Seconds until the window's full quota is available again.
+    /// Seconds until the window closes and the count starts over.
     pub reset_secs: u64,
-    /// Set when refused: seconds until one more request is allowed.
+    /// Set when refused: seconds until a request will be accepted again.
     pub retry_after_secs: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Count {
+    opened: Instant,
+    used: u32,
+}
+
+struct Window {
+    limit: u32,
+    length: Duration,
+    counts: DashMap<Subject, Count>,
+}
+
+impl Window {
+    /// Counts one request if the window has room; either way reports the state.
+    fn take(&self, subject: Subject, now: Instant) -> Decision {
+        let mut entry = self.counts.entry(subject).or_insert(Count { opened: now, used: 0 });
+        if now.duration_since(entry.opened) >= self.length {
+            *entry = Count { opened: now, used: 0 };
+        }
+        let left = self.length.saturating_sub(now.duration_since(entry.opened));
+        let reset_secs = left.as_secs() + u64::from(left.subsec_nanos() > 0);
+        if entry.used >= self.limit {
+            return Decision { limit: self.limit, remaining: 0, reset_secs, retry_after_secs: Some(reset_secs.max(1)) };
+        }
+        entry.used += 1;
+        Decision { limit: self.limit, remaining: self.limit - entry.used, reset_secs, retry_after_secs: None }
+    }
+
+    /// Gives back a request counted here when a later window refused it.
+    fn untake(&self, subject: Subject) {
+        if let Some(mut c) = self.counts.get_mut(&subject) {
+            c.used = c.used.saturating_sub(1);
+        }
+    }
 }
 
 pub struct Limits {
     windows: Vec<Window>,
 }
 
-impl Window {
-    fn new(limit: u32, period: Duration) -> Option<Window> {
-        let n = NonZeroU32::new(limit)?;
-        let quota = Quota::with_period(period / limit)?.allow_burst(n);
-        Some(Window {
-            limiter: RateLimiter::keyed(quota).with_middleware::<StateInformationMiddleware>(),
-            limit,
-            period,
-        })
-    }
-
-    fn reset_secs(&self, remaining: u32) -> u64 {
-        let per_cell = self.period.as_secs_f64() / f64::from(self.limit);
-        (f64::from(self.limit - remaining) * per_cell).ceil() as u64
-    }
-}
-
 impl Limits {
     /// A limit of 0 turns that window off.
     pub fn new(per_minute: u32, per_hour: u32) -> Limits {
-        let windows =
-            [Window::new(per_minute, Duration::from_secs(60)), Window::new(per_hour, Duration::from_secs(3600))]
-                .into_iter()
-                .flatten()
-                .collect();
+        let windows = [(per_minute, 60), (per_hour, 3600)]
+            .into_iter()
+            .filter(|(limit, _)| *limit > 0)
+            .map(|(limit, secs)| Window { limit, length: Duration::from_secs(secs), counts: DashMap::new() })
+            .collect();
         Limits { windows }
     }
 
-    /// Takes one request from every window of the subject. The reported window
-    /// is the one closest to running out.
+    /// Counts one request against every window of the subject. A refused
+    /// request is counted nowhere; the reported window is the one closest to
+    /// running out (or the one that refused).
     pub fn check(&self, subject: Subject) -> Option<Decision> {
+        let now = Instant::now();
         let mut tightest: Option<Decision> = None;
-        for w in &self.windows {
-            let decision = match w.limiter.check_key(&subject) {
-                Ok(snapshot) => {
-                    let remaining = snapshot.remaining_burst_capacity();
-                    Decision { limit: w.limit, remaining, reset_secs: w.reset_secs(remaining), retry_after_secs: None }
+        for (i, w) in self.windows.iter().enumerate() {
+            let d = w.take(subject, now);
+            if d.retry_after_secs.is_some() {
+                for earlier in &self.windows[..i] {
+                    earlier.untake(subject);
                 }
-                Err(not_until) => {
-                    let wait = not_until.wait_time_from(DefaultClock::default().now());
-                    let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-                    Decision {
-                        limit: w.limit,
-                        remaining: 0,
-                        reset_secs: w.reset_secs(0),
-                        retry_after_secs: Some(secs.max(1)),
-                    }
-                }
-            };
-            if decision.retry_after_secs.is_some() {
-                return Some(decision);
+                return Some(d);
             }
-            if tightest.is_none_or(|t| decision.remaining < t.remaining) {
-                tightest = Some(decision);
+            if tightest.is_none_or(|t| d.remaining < t.remaining) {
+                tightest = Some(d);
             }
         }
         tightest
     }
 
-    /// Drops buckets that are full again, so idle subjects cost no memory.
+    /// Forgets subjects whose windows have closed, so idle ones cost no memory.
     pub fn forget_idle(&self) {
+        let now = Instant::now();
         for w in &self.windows {
-            w.limiter.retain_recent();
-            w.limiter.shrink_to_fit();
+            w.counts.retain(|_, c| now.duration_since(c.opened) < w.length);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_request_after_the_limit_is_refused_until_the_window_closes() {
+        let w = Window { limit: 3, length: Duration::from_secs(60), counts: DashMap::new() };
+        let s = Subject::Key(1);
+        let t0 = Instant::now();
+        let remaining: Vec<u32> = (0..3).map(|_| w.take(s, t0).remaining).collect();
+        assert_eq!(remaining, [2, 1, 0]);
+        let refused = w.take(s, t0 + Duration::from_secs(59));
+        assert_eq!(refused.retry_after_secs, Some(1));
+        assert!(w.take(Subject::Key(2), t0).retry_after_secs.is_none(), "other subjects are unaffected");
+        let reopened = w.take(s, t0 + Duration::from_secs(60));
+        assert_eq!((reopened.remaining, reopened.retry_after_secs), (2, None));
+    }
+
+    #[test]
+    fn an_hourly_refusal_does_not_use_up_the_minute() {
+        let limits = Limits::new(10, 2);
+        let s = Subject::Key(7);
+        assert!(limits.check(s).and_then(|d| d.retry_after_secs).is_none());
+        assert!(limits.check(s).and_then(|d| d.retry_after_secs).is_none());
+        let refused = limits.check(s);
+        assert_eq!(refused.map(|d| d.limit), Some(2));
+        assert!(refused.and_then(|d| d.retry_after_secs).is_some());
+        assert_eq!(limits.windows[0].counts.get(&s).map(|c| c.used), Some(2));
     }
 }

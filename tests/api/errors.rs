@@ -1,0 +1,58 @@
+use crate::on_both_backends;
+use crate::support::{Backend, Server};
+use reqwest::Method;
+use serde_json::json;
+
+on_both_backends!(malformed_bodies, unknown_routes_and_methods);
+
+async fn malformed_bodies(b: Backend) {
+    let s = Server::start(b).await;
+    let p = s.page("p").await;
+    let before = s.snapshot().await;
+    let json_ct = Some("application/json");
+    for body in [&b"{\"name\": "[..], b"{name: 'x'}", b"not json at all", b"{\"name\": \"x\",}"] {
+        let r = s.send_raw(Method::POST, "/api/v1/statuspages", json_ct, body.to_vec()).await;
+        assert!(r.problem(400)["detail"].as_str().unwrap().contains("JSON"), "{r:?}", r = r.body);
+    }
+    s.send_raw(Method::POST, "/api/v1/statuspages", json_ct, vec![]).await.problem(400);
+    s.send_raw(Method::POST, "/api/v1/statuspages", json_ct, b"[1, 2]".to_vec()).await.invalid_fields(&["body"]);
+    s.send_raw(Method::POST, "/api/v1/statuspages", json_ct, b"\"a string\"".to_vec()).await.invalid_fields(&["body"]);
+    s.send_raw(Method::POST, "/api/v1/statuspages", Some("text/plain"), br#"{"name":"x","slug":"x"}"#.to_vec())
+        .await
+        .problem(415);
+    s.send_raw(Method::POST, "/api/v1/statuspages", None, br#"{"name":"x","slug":"x"}"#.to_vec()).await.problem(415);
+    // A structured-syntax JSON type is JSON too.
+    s.send_raw(
+        Method::POST,
+        "/api/v1/components",
+        Some("application/merge-patch+json; charset=utf-8"),
+        serde_json::to_vec(&json!({"name": "ok", "statusPageId": p})).unwrap(),
+    )
+    .await
+    .data(201);
+    let huge =
+        serde_json::to_vec(&json!({"name": "big", "slug": "big", "description": "x".repeat(1_100_000)})).unwrap();
+    s.send_raw(Method::POST, "/api/v1/statuspages", json_ct, huge).await.problem(413);
+    let mut after = s.snapshot().await;
+    // Only the one valid component was added.
+    let comps = after["components"].as_array_mut().unwrap();
+    assert_eq!(comps.len(), 1);
+    comps.clear();
+    after["pages"][0]["components"] = json!([]);
+    assert_eq!(after, before);
+}
+
+async fn unknown_routes_and_methods(b: Backend) {
+    let s = Server::start(b).await;
+    s.get("/api/v1/nothing-here").await.problem(404);
+    s.get("/nope").await.problem(404);
+    s.send(Method::GET, "/api/v1/nothing-here", None, None).await.problem(404);
+    s.send(Method::PUT, "/api/v1/statuspages", Some(&s.key), Some(json!({}))).await.problem(405);
+    s.send(Method::DELETE, "/api/v1/incidents", Some(&s.key), None).await.problem(405);
+    s.send(Method::GET, "/api/v1/incidents/1/resolve", Some(&s.key), None).await.problem(405);
+    s.get("/api/v1/statuspages/not-a-number").await.problem(404);
+    s.get("/api/v1/statuspages/0").await.problem(404);
+    let health = s.send(Method::GET, "/api/health", None, None).await;
+    assert_eq!(health.status, 200);
+    assert_eq!(health.body["database"], "ok");
+}

@@ -1,0 +1,15 @@
+//! Black-box tests of the `upstate` binary over HTTP, each run on SQLite and
+//! on PostgreSQL. Panicking on a broken expectation is what tests are for.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+mod auth;
+mod cli;
+mod components;
+mod errors;
+mod incidents;
+mod lifecycle;
+mod maintenance;
+mod pages;
+mod rate_limits;

@@ -1,0 +1,412 @@
+//! Test support: a fresh database per test (a temp SQLite file, or a new
+//! PostgreSQL database created from UPSTATE_TEST_POSTGRES_URL), the real
+//! `upstate` binary serving it on a free port, and a small HTTP client.
+
+use reqwest::Method;
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_upstate");
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// The PostgreSQL server tests may create databases on, if configured.
+pub fn postgres_admin_url() -> Option<String> {
+    std::env::var("UPSTATE_TEST_POSTGRES_URL").ok().filter(|s| !s.is_empty())
+}
+
+/// Runs a test body once per backend; the PostgreSQL run says so and skips
+/// when UPSTATE_TEST_POSTGRES_URL is unset (CI always sets it).
+#[macro_export]
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                super::$name($crate::support::Backend::Sqlite).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                if $crate::support::postgres_admin_url().is_none() {
+                    eprintln!("UPSTATE_TEST_POSTGRES_URL is not set: skipping the PostgreSQL run of {}", stringify!($name));
+                    return;
+                }
+                super::$name($crate::support::Backend::Postgres).await
+            }
+        }
+    )*};
+}
+
+/// A database that exists for one test and is dropped after it.
+pub struct TestDb {
+    pub backend: Backend,
+    pub url: String,
+    pub dir: tempfile::TempDir,
+    pg: Option<(String, String)>,
+}
+
+fn with_database(admin_url: &str, db: &str) -> String {
+    let (base, query) =
+        admin_url.split_once('?').map(|(b, q)| (b, format!("?{q}"))).unwrap_or((admin_url, String::new()));
+    let root = match base.rfind('/') {
+        Some(i) if i > base.find("://").map(|j| j + 2).unwrap_or(0) => &base[..i],
+        _ => base,
+    };
+    format!("{root}/{db}{query}")
+}
+
+impl TestDb {
+    pub async fn new(backend: Backend) -> TestDb {
+        let dir = tempfile::tempdir().expect("temp dir");
+        match backend {
+            Backend::Sqlite => {
+                let url = format!("sqlite://{}", dir.path().join("upstate.db").display());
+                TestDb { backend, url, dir, pg: None }
+            }
+            Backend::Postgres => {
+                let admin = postgres_admin_url().expect("UPSTATE_TEST_POSTGRES_URL");
+                let name = format!(
+                    "upstate_test_{}_{}_{}",
+                    std::process::id(),
+                    COUNTER.fetch_add(1, Ordering::SeqCst),
+                    std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map(|d| d.subsec_nanos())
+                        .unwrap_or(0)
+                );
+                let mut conn =
+                    <sqlx::PgConnection as sqlx::Connection>::connect(&admin).await.expect("connect to PostgreSQL");
+                sqlx::Executor::execute(&mut conn, sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+                    .await
+                    .expect("create test database");
+                let url = with_database(&admin, &name);
+                TestDb { backend, url, dir, pg: Some((admin, name)) }
+            }
+        }
+    }
+
+    /// Runs SQL directly against the test database (to age a key, say).
+    pub async fn execute(&self, sql: &str) {
+        match self.backend {
+            Backend::Sqlite => {
+                let mut c = <sqlx::SqliteConnection as sqlx::Connection>::connect(&self.url).await.expect("sqlite");
+                sqlx::Executor::execute(&mut c, sqlx::AssertSqlSafe(sql.to_string())).await.expect("execute");
+            }
+            Backend::Postgres => {
+                let mut c = <sqlx::PgConnection as sqlx::Connection>::connect(&self.url).await.expect("postgres");
+                sqlx::Executor::execute(&mut c, sqlx::AssertSqlSafe(sql.to_string())).await.expect("execute");
+            }
+        }
+    }
+
+    /// Runs the CLI against this database; returns (success, stdout, stderr).
+    pub fn cli(&self, args: &[&str]) -> (bool, String, String) {
+        let out = Command::new(BIN)
+            .args(args)
+            .env("UPSTATE_DATABASE_URL", &self.url)
+            .env("RUST_LOG", "warn")
+            .current_dir(self.dir.path())
+            .output()
+            .expect("run upstate");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// Creates a key with the CLI and returns its secret (the last stdout line).
+    pub fn create_key(&self, scopes: &str) -> String {
+        let (ok, out, err) = self.cli(&["api-key", "create", "--name", "test", "--scopes", scopes]);
+        assert!(ok, "api-key create failed: {err}");
+        out.lines().last().expect("a key line").trim().to_string()
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        if let Some((admin, name)) = self.pg.take() {
+            let _ = std::thread::spawn(move || {
+                let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
+                rt.block_on(async move {
+                    if let Ok(mut c) = <sqlx::PgConnection as sqlx::Connection>::connect(&admin).await {
+                        let _ = sqlx::Executor::execute(
+                            &mut c,
+                            sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")),
+                        )
+                        .await;
+                    }
+                });
+            })
+            .join();
+        }
+    }
+}
+
+/// A running `upstate serve`.
+pub struct Server {
+    pub base: String,
+    pub key: String,
+    pub db: TestDb,
+    child: Option<Child>,
+    client: reqwest::Client,
+}
+
+pub struct Resp {
+    pub status: u16,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+}
+
+impl Resp {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// `body.data`, asserting the status first.
+    #[track_caller]
+    pub fn data(&self, status: u16) -> Value {
+        assert_eq!(self.status, status, "unexpected status; body: {}", self.body);
+        self.body["data"].clone()
+    }
+
+    /// Asserts an RFC 9457 problem with this status; returns the body.
+    #[track_caller]
+    pub fn problem(&self, status: u16) -> &Value {
+        assert_eq!(self.status, status, "unexpected status; body: {}", self.body);
+        assert_eq!(self.header("content-type"), Some("application/problem+json"), "not problem+json");
+        assert_eq!(self.body["status"], json!(status));
+        for field in ["type", "title", "detail"] {
+            assert!(self.body[field].as_str().is_some_and(|s| !s.is_empty()), "problem lacks {field}: {}", self.body);
+        }
+        &self.body
+    }
+
+    /// Asserts a 422 whose `errors` name exactly these fields.
+    #[track_caller]
+    pub fn invalid_fields(&self, fields: &[&str]) {
+        let body = self.problem(422);
+        let mut got: Vec<&str> =
+            body["errors"].as_array().expect("errors list").iter().filter_map(|e| e["field"].as_str()).collect();
+        got.sort_unstable();
+        let mut want = fields.to_vec();
+        want.sort_unstable();
+        assert_eq!(got, want, "body: {body}");
+    }
+}
+
+pub fn spawn(db: &TestDb, env: &[(&str, &str)]) -> (Child, String) {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["serve", "--addr", "127.0.0.1:0"])
+        .env("UPSTATE_DATABASE_URL", &db.url)
+        .env("RUST_LOG", "warn")
+        .current_dir(db.dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(std::fs::File::create(db.dir.path().join("server.log")).expect("log file")));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("start upstate");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut lines = BufReader::new(stdout).lines();
+        while let Some(Ok(line)) = lines.next() {
+            if let Some(addr) = line.strip_prefix("upstate listening on ") {
+                let _ = tx.send(addr.to_string());
+            }
+        }
+    });
+    let base = match rx.recv_timeout(Duration::from_secs(30)) {
+        Ok(base) => base,
+        Err(_) => {
+            let _ = child.kill();
+            let log = std::fs::read_to_string(db.dir.path().join("server.log")).unwrap_or_default();
+            panic!("server did not start; log:\n{log}");
+        }
+    };
+    (child, base)
+}
+
+impl Server {
+    pub async fn start(backend: Backend) -> Server {
+        Self::start_with(backend, &[]).await
+    }
+
+    /// Starts a server with extra environment (limits, say), and an admin key.
+    pub async fn start_with(backend: Backend, env: &[(&str, &str)]) -> Server {
+        let db = TestDb::new(backend).await;
+        let key = db.create_key("admin");
+        let (child, base) = spawn(&db, env);
+        Server { base, key, db, child: Some(child), client: reqwest::Client::new() }
+    }
+
+    /// Sends SIGTERM and waits for the process to exit; returns whether it exited cleanly.
+    pub fn stop(&mut self) -> bool {
+        self.signal_term();
+        self.wait_exit()
+    }
+
+    pub fn signal_term(&self) {
+        if let Some(child) = &self.child {
+            let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+            let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
+        }
+    }
+
+    /// Waits up to 15 s for the process to exit; returns whether it exited with success.
+    pub fn wait_exit(&mut self) -> bool {
+        let Some(mut child) = self.child.take() else { return false };
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            if let Ok(Some(status)) = child.try_wait() {
+                return status.success();
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Starts the server again on the same database (after `stop`).
+    pub fn restart(&mut self, env: &[(&str, &str)]) {
+        let (child, base) = spawn(&self.db, env);
+        self.child = Some(child);
+        self.base = base;
+    }
+
+    pub async fn send(&self, method: Method, path: &str, key: Option<&str>, body: Option<Value>) -> Resp {
+        let mut req = self.client.request(method, format!("{}{}", self.base, path));
+        if let Some(k) = key {
+            req = req.bearer_auth(k);
+        }
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let res = req.send().await.expect("request");
+        let status = res.status().as_u16();
+        let headers = res.headers().clone();
+        let text = res.text().await.expect("body");
+        let body =
+            if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::String(text)) };
+        Resp { status, headers, body }
+    }
+
+    /// Sends a raw body with a chosen content type.
+    pub async fn send_raw(&self, method: Method, path: &str, content_type: Option<&str>, body: Vec<u8>) -> Resp {
+        let mut req = self.client.request(method, format!("{}{}", self.base, path)).bearer_auth(&self.key).body(body);
+        if let Some(ct) = content_type {
+            req = req.header("content-type", ct);
+        }
+        let res = req.send().await.expect("request");
+        let status = res.status().as_u16();
+        let headers = res.headers().clone();
+        let text = res.text().await.expect("body");
+        Resp { status, headers, body: serde_json::from_str(&text).unwrap_or(Value::String(text)) }
+    }
+
+    pub async fn get(&self, path: &str) -> Resp {
+        self.send(Method::GET, path, Some(&self.key), None).await
+    }
+    pub async fn post(&self, path: &str, body: Value) -> Resp {
+        self.send(Method::POST, path, Some(&self.key), Some(body)).await
+    }
+    pub async fn post_empty(&self, path: &str) -> Resp {
+        self.send(Method::POST, path, Some(&self.key), None).await
+    }
+    pub async fn patch(&self, path: &str, body: Value) -> Resp {
+        self.send(Method::PATCH, path, Some(&self.key), Some(body)).await
+    }
+    pub async fn delete(&self, path: &str) -> Resp {
+        self.send(Method::DELETE, path, Some(&self.key), None).await
+    }
+
+    // ---- fixtures
+
+    pub async fn page(&self, slug: &str) -> i64 {
+        let r = self.post("/api/v1/statuspages", json!({"name": format!("Page {slug}"), "slug": slug})).await;
+        r.data(201)["id"].as_i64().expect("page id")
+    }
+
+    pub async fn component(&self, page: i64, name: &str) -> i64 {
+        let r = self.post("/api/v1/components", json!({"name": name, "statusPageId": page})).await;
+        r.data(201)["id"].as_i64().expect("component id")
+    }
+
+    pub async fn group(&self, page: i64, name: &str) -> i64 {
+        let r = self.post("/api/v1/component-groups", json!({"name": name, "statusPageId": page})).await;
+        r.data(201)["id"].as_i64().expect("group id")
+    }
+
+    pub async fn incident(&self, page: i64, title: &str) -> Value {
+        let r = self
+            .post("/api/v1/incidents", json!({"title": title, "statusPageId": page, "message": "Looking into it"}))
+            .await;
+        r.data(201)
+    }
+
+    pub async fn component_status(&self, id: i64) -> String {
+        self.get(&format!("/api/v1/components/{id}")).await.data(200)["status"].as_str().expect("status").to_string()
+    }
+
+    /// Everything the management API can list, to show a refused request
+    /// changed nothing.
+    pub async fn snapshot(&self) -> Value {
+        let mut pages = vec![];
+        for p in self.get("/api/v1/statuspages").await.data(200).as_array().expect("pages") {
+            pages.push(self.get(&format!("/api/v1/statuspages/{}", p["id"])).await.data(200));
+        }
+        json!({
+            "pages": pages,
+            "components": self.get("/api/v1/components").await.data(200),
+            "groups": self.get("/api/v1/component-groups").await.data(200),
+            "incidents": self.get("/api/v1/incidents?limit=100").await.data(200),
+            "maintenance": self.get("/api/v1/maintenance").await.data(200),
+        })
+    }
+
+    /// Polls until `check` passes or `timeout` runs out; returns whether it passed.
+    pub async fn eventually<F, Fut>(&self, timeout: Duration, mut check: F) -> bool
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = bool>,
+    {
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if check().await {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        false
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.db.dir.path().join("server.log")).unwrap_or_default()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// RFC 3339 for now plus an offset in milliseconds.
+pub fn at_offset_ms(ms: i64) -> String {
+    let t = time::OffsetDateTime::now_utc() + time::Duration::milliseconds(ms);
+    t.format(&time::format_description::well_known::Rfc3339).expect("format")
+}
