@@ -97,7 +97,7 @@ impl Db {
                 .foreign_keys(true)
                 .busy_timeout(Duration::from_secs(10));
             let write = SqlitePoolOptions::new().max_connections(1).connect_with(opts.clone()).await?;
-            let read = SqlitePoolOptions::new().max_connections(8).connect_with(opts.read_only(false)).await?;
+            let read = SqlitePoolOptions::new().max_connections(8).connect_with(opts).await?;
             Ok(Db::Sqlite { read, write })
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let opts = PgConnectOptions::from_str(url)?;
