@@ -169,14 +169,5 @@ pub async fn update(db: &Db, id: Id, patch: ComponentPatch) -> StoreResult<Compo
 }
 
 pub async fn delete(db: &Db, id: Id) -> StoreResult<()> {
-    let mut tx = db.begin().await?;
-    let done = on_tx!(&mut tx, |c| sqlx::query("DELETE FROM components WHERE id = $1")
-        .bind(id)
-        .execute(c)
-        .await?
-        .rows_affected());
-    if done == 0 {
-        return Err(StoreError::NotFound("component"));
-    }
-    tx.commit().await
+    db.delete_by_id("DELETE FROM components WHERE id = $1", id, "component").await
 }

@@ -140,6 +140,17 @@ impl Db {
         })
     }
 
+    /// Runs a one-row `DELETE ... WHERE id = $1`; `NotFound(what)` when no
+    /// row matched. Rows the deleted one owns go with it by foreign key.
+    pub(crate) async fn delete_by_id(&self, sql: &'static str, id: i64, what: &'static str) -> StoreResult<()> {
+        let mut tx = self.begin().await?;
+        let done = on_tx!(&mut tx, |c| sqlx::query(sql).bind(id).execute(c).await?.rows_affected());
+        if done == 0 {
+            return Err(StoreError::NotFound(what));
+        }
+        tx.commit().await
+    }
+
     /// Waits for in-flight queries and closes every connection.
     pub async fn close(&self) {
         match self {

@@ -251,14 +251,5 @@ pub async fn resolve(db: &Db, id: Id, message: String) -> StoreResult<Incident> 
 }
 
 pub async fn delete(db: &Db, id: Id) -> StoreResult<()> {
-    let mut tx = db.begin().await?;
-    let done = on_tx!(&mut tx, |c| sqlx::query("DELETE FROM incidents WHERE id = $1")
-        .bind(id)
-        .execute(c)
-        .await?
-        .rows_affected());
-    if done == 0 {
-        return Err(StoreError::NotFound("incident"));
-    }
-    tx.commit().await
+    db.delete_by_id("DELETE FROM incidents WHERE id = $1", id, "incident").await
 }

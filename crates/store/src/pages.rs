@@ -114,16 +114,7 @@ pub async fn update(db: &Db, id: Id, patch: PagePatch) -> StoreResult<StatusPage
 }
 
 pub async fn delete(db: &Db, id: Id) -> StoreResult<()> {
-    let mut tx = db.begin().await?;
-    let done = on_tx!(&mut tx, |c| sqlx::query("DELETE FROM status_pages WHERE id = $1")
-        .bind(id)
-        .execute(c)
-        .await?
-        .rows_affected());
-    if done == 0 {
-        return Err(StoreError::NotFound("status page"));
-    }
-    tx.commit().await
+    db.delete_by_id("DELETE FROM status_pages WHERE id = $1", id, "status page").await
 }
 
 /// How many pages exist; also the cheapest real query, used by health checks.

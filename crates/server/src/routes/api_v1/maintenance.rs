@@ -16,9 +16,9 @@ pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/maintenance", get(list).post(create))
         .route("/maintenance/{id}", MethodRouter::new().get(show).patch(update).delete(remove))
-        .route("/maintenance/{id}/start", post(start))
-        .route("/maintenance/{id}/complete", post(complete))
-        .route("/maintenance/{id}/cancel", post(cancel))
+        .route("/maintenance/{id}/start", transition(MaintenanceAction::Start))
+        .route("/maintenance/{id}/complete", transition(MaintenanceAction::Complete))
+        .route("/maintenance/{id}/cancel", transition(MaintenanceAction::Cancel))
 }
 
 async fn list(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
@@ -49,38 +49,16 @@ async fn update(
     Ok(data(maintenance::update(&state.db, id, input.validate()?).await?))
 }
 
-async fn transition(
-    state: &AppState,
-    id: Id,
-    action: MaintenanceAction,
-    input: ClosingMessageInput,
-) -> ApiResult<Response> {
-    let message = input.validate()?;
-    Ok(data(maintenance::transition(&state.db, id, action, &message).await?))
-}
-
-async fn start(
-    State(state): State<AppState>,
-    PathId(id): PathId,
-    OptionalBody(input): OptionalBody<ClosingMessageInput>,
-) -> ApiResult<Response> {
-    transition(&state, id, MaintenanceAction::Start, input).await
-}
-
-async fn complete(
-    State(state): State<AppState>,
-    PathId(id): PathId,
-    OptionalBody(input): OptionalBody<ClosingMessageInput>,
-) -> ApiResult<Response> {
-    transition(&state, id, MaintenanceAction::Complete, input).await
-}
-
-async fn cancel(
-    State(state): State<AppState>,
-    PathId(id): PathId,
-    OptionalBody(input): OptionalBody<ClosingMessageInput>,
-) -> ApiResult<Response> {
-    transition(&state, id, MaintenanceAction::Cancel, input).await
+/// One handler per move, all the same shape: an optional closing message.
+fn transition(action: MaintenanceAction) -> MethodRouter<AppState> {
+    post(
+        move |State(state): State<AppState>,
+              PathId(id): PathId,
+              OptionalBody(input): OptionalBody<ClosingMessageInput>| async move {
+            let message = input.validate()?;
+            ApiResult::Ok(data(maintenance::transition(&state.db, id, action, &message).await?))
+        },
+    )
 }
 
 async fn remove(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Response> {
