@@ -6,6 +6,7 @@
 
 pub mod model;
 pub mod patch;
+pub mod public;
 pub mod scope;
 pub mod status;
 pub mod timestamp;

@@ -136,6 +136,7 @@ pub async fn create(db: &Db, new: NewComponent) -> StoreResult<Component> {
     });
     let component = Component::try_from(row)?;
     record_history(&mut tx, component.id, component.status, now).await?;
+    tx.touch(component.status_page_id).await?;
     tx.commit().await?;
     Ok(component)
 }
@@ -164,10 +165,11 @@ pub async fn update(db: &Db, id: Id, patch: ComponentPatch) -> StoreResult<Compo
         set_status(&mut tx, id, current.status, status, now).await?;
     }
     let updated = get_locked(&mut tx, id).await?;
+    tx.touch(updated.status_page_id).await?;
     tx.commit().await?;
     Ok(updated)
 }
 
 pub async fn delete(db: &Db, id: Id) -> StoreResult<()> {
-    db.delete_by_id("DELETE FROM components WHERE id = $1", id, "component").await
+    db.delete_by_id("DELETE FROM components WHERE id = $1 RETURNING page_id", id, "component").await
 }

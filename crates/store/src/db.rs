@@ -3,12 +3,15 @@
 //! (`$n` placeholders, `RETURNING`, integers for time); only migrations and
 //! transaction start differ, and those live here.
 
+use crate::changes::{CHANNEL, Changes};
 use crate::error::{StoreError, StoreResult};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{PgPool, Postgres, Sqlite, SqlitePool, Transaction};
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
+use upstate_core::Id;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
@@ -16,31 +19,44 @@ pub enum Backend {
     Postgres,
 }
 
-/// A pool on the live backend. SQLite gets a separate single-connection writer
+/// Pools on the live backend. SQLite gets a separate single-connection writer
 /// pool: SQLite admits one writer at a time anyway, and queueing writers in
 /// the pool (instead of in SQLite's busy handler) keeps write latency fair.
 #[derive(Clone, Debug)]
-pub enum Db {
+pub enum Pools {
     Sqlite { read: SqlitePool, write: SqlitePool },
     Postgres(PgPool),
 }
 
-/// One open transaction on the live backend.
-pub enum Tx {
+/// The database, and the record of which pages changed.
+#[derive(Clone, Debug)]
+pub struct Db {
+    pub(crate) pools: Pools,
+    pub changes: Arc<Changes>,
+}
+
+pub(crate) enum TxInner {
     Sqlite(Transaction<'static, Sqlite>),
     Postgres(Transaction<'static, Postgres>),
+}
+
+/// One open write transaction, and the pages it changed.
+pub struct Tx {
+    pub(crate) inner: TxInner,
+    touched: Vec<Id>,
+    changes: Arc<Changes>,
 }
 
 /// Runs `$body` with `$c` bound to an executor of the live backend's read pool.
 /// The body is written once and type-checked once per backend.
 macro_rules! on_db {
     ($db:expr, |$c:ident| $body:expr) => {
-        match $db {
-            $crate::db::Db::Sqlite { read, .. } => {
+        match &$db.pools {
+            $crate::db::Pools::Sqlite { read, .. } => {
                 let $c = read;
                 $body
             }
-            $crate::db::Db::Postgres(pool) => {
+            $crate::db::Pools::Postgres(pool) => {
                 let $c = pool;
                 $body
             }
@@ -51,12 +67,12 @@ macro_rules! on_db {
 /// Runs `$body` with `$c` bound to the connection of an open transaction.
 macro_rules! on_tx {
     ($tx:expr, |$c:ident| $body:expr) => {
-        match $tx {
-            $crate::db::Tx::Sqlite(t) => {
+        match &mut $tx.inner {
+            $crate::db::TxInner::Sqlite(t) => {
                 let $c = &mut **t;
                 $body
             }
-            $crate::db::Tx::Postgres(t) => {
+            $crate::db::TxInner::Postgres(t) => {
                 let $c = &mut **t;
                 $body
             }
@@ -69,13 +85,13 @@ macro_rules! on_tx {
 /// holds the database's write lock.
 macro_rules! locked {
     ($tx:expr, $sql:expr, |$c:ident, $q:ident| $body:expr) => {
-        match $tx {
-            $crate::db::Tx::Sqlite(t) => {
+        match &mut $tx.inner {
+            $crate::db::TxInner::Sqlite(t) => {
                 let $c = &mut **t;
                 let $q = $sql;
                 $body
             }
-            $crate::db::Tx::Postgres(t) => {
+            $crate::db::TxInner::Postgres(t) => {
                 let $c = &mut **t;
                 let $q = concat!($sql, " FOR UPDATE");
                 $body
@@ -98,7 +114,7 @@ impl Db {
                 .busy_timeout(Duration::from_secs(10));
             let write = SqlitePoolOptions::new().max_connections(1).connect_with(opts.clone()).await?;
             let read = SqlitePoolOptions::new().max_connections(8).connect_with(opts).await?;
-            Ok(Db::Sqlite { read, write })
+            Ok(Db { pools: Pools::Sqlite { read, write }, changes: Arc::default() })
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let opts = PgConnectOptions::from_str(url)?;
             let pool = PgPoolOptions::new()
@@ -106,7 +122,7 @@ impl Db {
                 .acquire_timeout(Duration::from_secs(10))
                 .connect_with(opts)
                 .await?;
-            Ok(Db::Postgres(pool))
+            Ok(Db { pools: Pools::Postgres(pool), changes: Arc::default() })
         } else {
             Err(StoreError::Config(format!(
                 "unsupported database URL {:?}: use sqlite://PATH or postgres://USER@HOST/DB",
@@ -116,17 +132,17 @@ impl Db {
     }
 
     pub fn backend(&self) -> Backend {
-        match self {
-            Db::Sqlite { .. } => Backend::Sqlite,
-            Db::Postgres(_) => Backend::Postgres,
+        match self.pools {
+            Pools::Sqlite { .. } => Backend::Sqlite,
+            Pools::Postgres(_) => Backend::Postgres,
         }
     }
 
     /// Applies pending migrations of the live backend.
     pub async fn migrate(&self) -> StoreResult<()> {
-        match self {
-            Db::Sqlite { write, .. } => sqlx::migrate!("./migrations/sqlite").run(write).await?,
-            Db::Postgres(pool) => sqlx::migrate!("./migrations/postgres").run(pool).await?,
+        match &self.pools {
+            Pools::Sqlite { write, .. } => sqlx::migrate!("./migrations/sqlite").run(write).await?,
+            Pools::Postgres(pool) => sqlx::migrate!("./migrations/postgres").run(pool).await?,
         }
         Ok(())
     }
@@ -134,40 +150,92 @@ impl Db {
     /// Starts a write transaction. SQLite's is `BEGIN IMMEDIATE` so a
     /// read-then-write transaction never fails to upgrade its lock.
     pub async fn begin(&self) -> StoreResult<Tx> {
-        Ok(match self {
-            Db::Sqlite { write, .. } => Tx::Sqlite(write.begin_with("BEGIN IMMEDIATE").await?),
-            Db::Postgres(pool) => Tx::Postgres(pool.begin().await?),
-        })
+        let inner = match &self.pools {
+            Pools::Sqlite { write, .. } => TxInner::Sqlite(write.begin_with("BEGIN IMMEDIATE").await?),
+            Pools::Postgres(pool) => TxInner::Postgres(pool.begin().await?),
+        };
+        Ok(Tx { inner, touched: Vec::new(), changes: self.changes.clone() })
     }
 
-    /// Runs a one-row `DELETE ... WHERE id = $1`; `NotFound(what)` when no
-    /// row matched. Rows the deleted one owns go with it by foreign key.
+    /// Runs a one-row `DELETE ... WHERE id = $1 RETURNING <page id>`;
+    /// `NotFound(what)` when no row matched. Rows the deleted one owns go with
+    /// it by foreign key.
     pub(crate) async fn delete_by_id(&self, sql: &'static str, id: i64, what: &'static str) -> StoreResult<()> {
         let mut tx = self.begin().await?;
-        let done = on_tx!(&mut tx, |c| sqlx::query(sql).bind(id).execute(c).await?.rows_affected());
-        if done == 0 {
-            return Err(StoreError::NotFound(what));
-        }
+        let page: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(sql).bind(id).fetch_optional(c).await?);
+        let page = page.ok_or(StoreError::NotFound(what))?;
+        tx.touch(page).await?;
         tx.commit().await
+    }
+
+    /// Follows PostgreSQL change notifications from every instance until the
+    /// process ends, bumping page versions; a no-op on SQLite, where this
+    /// process is the only writer of pages.
+    pub async fn follow_changes(&self) {
+        let Pools::Postgres(pool) = &self.pools else { return };
+        loop {
+            match sqlx::postgres::PgListener::connect_with(pool).await {
+                Ok(mut listener) => {
+                    if listener.listen(CHANNEL).await.is_ok() {
+                        // Whatever happened while we were not listening is unknown.
+                        self.changes.bump_all();
+                        while let Ok(n) = listener.recv().await {
+                            match n.payload().parse::<Id>() {
+                                Ok(page) => self.changes.bump(page),
+                                Err(_) => self.changes.bump_all(),
+                            }
+                        }
+                    }
+                    tracing::warn!("lost the change notification connection; reconnecting");
+                }
+                Err(e) => tracing::warn!(error = %e, "cannot listen for changes; retrying"),
+            }
+            self.changes.bump_all();
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
     }
 
     /// Waits for in-flight queries and closes every connection.
     pub async fn close(&self) {
-        match self {
-            Db::Sqlite { read, write } => {
+        match &self.pools {
+            Pools::Sqlite { read, write } => {
                 read.close().await;
                 write.close().await;
             }
-            Db::Postgres(pool) => pool.close().await,
+            Pools::Postgres(pool) => pool.close().await,
         }
     }
 }
 
 impl Tx {
+    /// Records that this transaction changes what a page shows: stamps the
+    /// page's `updated_at` (its public `lastUpdated`) and, on PostgreSQL,
+    /// queues a notification that is delivered only if the transaction commits.
+    pub(crate) async fn touch(&mut self, page: Id) -> StoreResult<()> {
+        if self.touched.contains(&page) {
+            return Ok(());
+        }
+        let now = upstate_core::Timestamp::now().millis();
+        on_tx!(self, |c| sqlx::query("UPDATE status_pages SET updated_at = $1 WHERE id = $2")
+            .bind(now)
+            .bind(page)
+            .execute(c)
+            .await?
+            .rows_affected());
+        if let TxInner::Postgres(t) = &mut self.inner {
+            sqlx::query("SELECT pg_notify($1, $2)").bind(CHANNEL).bind(page.to_string()).execute(&mut **t).await?;
+        }
+        self.touched.push(page);
+        Ok(())
+    }
+
     pub async fn commit(self) -> StoreResult<()> {
-        match self {
-            Tx::Sqlite(t) => t.commit().await?,
-            Tx::Postgres(t) => t.commit().await?,
+        match self.inner {
+            TxInner::Sqlite(t) => t.commit().await?,
+            TxInner::Postgres(t) => t.commit().await?,
+        }
+        for page in self.touched {
+            self.changes.bump(page);
         }
         Ok(())
     }

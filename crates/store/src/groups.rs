@@ -72,6 +72,7 @@ pub async fn create(db: &Db, new: NewGroup) -> StoreResult<ComponentGroup> {
         .fetch_one(c)
         .await?
     });
+    tx.touch(new.status_page_id).await?;
     tx.commit().await?;
     Ok(row.into())
 }
@@ -93,10 +94,11 @@ pub async fn update(db: &Db, id: Id, patch: GroupPatch) -> StoreResult<Component
     .bind(id)
     .fetch_one(c)
     .await?);
+    tx.touch(current.status_page_id).await?;
     tx.commit().await?;
     Ok(row.into())
 }
 
 pub async fn delete(db: &Db, id: Id) -> StoreResult<()> {
-    db.delete_by_id("DELETE FROM component_groups WHERE id = $1", id, "component group").await
+    db.delete_by_id("DELETE FROM component_groups WHERE id = $1 RETURNING page_id", id, "component group").await
 }

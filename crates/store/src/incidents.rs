@@ -200,6 +200,7 @@ pub async fn create(db: &Db, new: NewIncident) -> StoreResult<Incident> {
     });
     add_update(&mut tx, id, new.status, &new.message, now).await?;
     set_components(&mut tx, id, &new.component_ids).await?;
+    tx.touch(new.status_page_id).await?;
     tx.commit().await?;
     get(db, id).await
 }
@@ -221,6 +222,7 @@ pub async fn update(db: &Db, id: Id, patch: IncidentPatch) -> StoreResult<Incide
     if status != current.status || patch.message.is_some() {
         add_update(&mut tx, id, status, patch.message.as_deref().unwrap_or(""), now).await?;
     }
+    tx.touch(current.status_page_id).await?;
     tx.commit().await?;
     get(db, id).await
 }
@@ -233,6 +235,7 @@ pub async fn post_update(db: &Db, id: Id, new: NewIncidentUpdate) -> StoreResult
     let resolved_at = resolved_at_after(current.status, status, current.resolved_at.map(Timestamp::millis), now);
     write_state(&mut tx, id, &current.title, status, current.impact, resolved_at, now).await?;
     let update = add_update(&mut tx, id, status, &new.message, now).await?;
+    tx.touch(current.status_page_id).await?;
     tx.commit().await?;
     Ok(update)
 }
@@ -246,10 +249,11 @@ pub async fn resolve(db: &Db, id: Id, message: String) -> StoreResult<Incident> 
     }
     write_state(&mut tx, id, &current.title, IncidentStatus::Resolved, current.impact, Some(now.millis()), now).await?;
     add_update(&mut tx, id, IncidentStatus::Resolved, &message, now).await?;
+    tx.touch(current.status_page_id).await?;
     tx.commit().await?;
     get(db, id).await
 }
 
 pub async fn delete(db: &Db, id: Id) -> StoreResult<()> {
-    db.delete_by_id("DELETE FROM incidents WHERE id = $1", id, "incident").await
+    db.delete_by_id("DELETE FROM incidents WHERE id = $1 RETURNING page_id", id, "incident").await
 }

@@ -9,6 +9,7 @@ mod db;
 #[macro_use]
 mod rows;
 pub mod api_keys;
+pub mod changes;
 pub mod components;
 mod error;
 pub mod groups;
@@ -16,5 +17,6 @@ pub mod incidents;
 pub mod maintenance;
 pub mod pages;
 
+pub use changes::Changes;
 pub use db::{Backend, Db, Tx, redact};
 pub use error::{StoreError, StoreResult};

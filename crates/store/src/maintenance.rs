@@ -147,6 +147,7 @@ pub async fn create(db: &Db, new: NewMaintenance) -> StoreResult<Maintenance> {
     for cid in &new.component_ids {
         link(&mut tx, id, *cid).await?;
     }
+    tx.touch(new.status_page_id).await?;
     tx.commit().await?;
     get(db, id).await
 }
@@ -273,6 +274,7 @@ pub async fn transition(db: &Db, id: Id, action: MaintenanceAction, message: &st
         }
     }
     add_update(&mut tx, id, next, message, now).await?;
+    tx.touch(current.status_page_id).await?;
     tx.commit().await?;
     get(db, id).await
 }
@@ -323,6 +325,7 @@ pub async fn update(db: &Db, id: Id, patch: MaintenancePatch) -> StoreResult<Mai
     .await?
         .rows_affected()
     });
+    tx.touch(current.status_page_id).await?;
     tx.commit().await?;
     get(db, id).await
 }
@@ -347,6 +350,7 @@ pub async fn delete(db: &Db, id: Id) -> StoreResult<()> {
         .execute(c)
         .await?
         .rows_affected());
+    tx.touch(current.status_page_id).await?;
     tx.commit().await
 }
 

@@ -64,6 +64,7 @@ pub async fn create(db: &Db, new: NewPage) -> StoreResult<StatusPage> {
         .await
         .map_err(|e| conflict(e, &new.slug))?
     });
+    tx.touch(row.id).await?;
     tx.commit().await?;
     Ok(row.into())
 }
@@ -109,12 +110,13 @@ pub async fn update(db: &Db, id: Id, patch: PagePatch) -> StoreResult<StatusPage
         .await
         .map_err(|e| conflict(e, &slug))?
     });
+    tx.touch(id).await?;
     tx.commit().await?;
     Ok(row.into())
 }
 
 pub async fn delete(db: &Db, id: Id) -> StoreResult<()> {
-    db.delete_by_id("DELETE FROM status_pages WHERE id = $1", id, "status page").await
+    db.delete_by_id("DELETE FROM status_pages WHERE id = $1 RETURNING id", id, "status page").await
 }
 
 /// How many pages exist; also the cheapest real query, used by health checks.

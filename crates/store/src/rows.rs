@@ -41,7 +41,7 @@ pub(crate) fn parse_enum<T: FromStr>(column: &'static str, value: &str) -> Store
 
 #[derive(sqlx::FromRow)]
 pub(crate) struct PageRow {
-    id: i64,
+    pub(crate) id: i64,
     name: String,
     slug: String,
     description: String,

@@ -1,0 +1,45 @@
+//! Which pages changed, so public snapshots know when to rebuild.
+//!
+//! Each page has a version number in memory. A write transaction names the
+//! pages it touched; after it commits, their versions go up (before the
+//! handler answers, so a write acknowledged to an operator is never followed
+//! by a stale public read). On PostgreSQL the transaction also sends
+//! `pg_notify('upstate_changes', page_id)`, delivered only on commit, and every
+//! instance's listener bumps the same versions for writes made elsewhere.
+
+use dashmap::DashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use upstate_core::Id;
+
+pub const CHANNEL: &str = "upstate_changes";
+
+#[derive(Debug, Default)]
+pub struct Changes {
+    pages: DashMap<Id, u64>,
+    /// Bumped by every change: guards caches of "which page has this slug"
+    /// (including "none"), which any page's change may alter.
+    all: AtomicU64,
+}
+
+impl Changes {
+    pub fn page_version(&self, page: Id) -> u64 {
+        self.pages.get(&page).map(|v| *v).unwrap_or(0)
+    }
+
+    pub fn global_version(&self) -> u64 {
+        self.all.load(Ordering::Acquire)
+    }
+
+    pub fn bump(&self, page: Id) {
+        *self.pages.entry(page).or_insert(0) += 1;
+        self.all.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// After a lost notification connection nothing can be trusted.
+    pub fn bump_all(&self) {
+        for mut v in self.pages.iter_mut() {
+            *v += 1;
+        }
+        self.all.fetch_add(1, Ordering::AcqRel);
+    }
+}
