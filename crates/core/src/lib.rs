@@ -10,6 +10,7 @@ pub mod public;
 pub mod scope;
 pub mod status;
 pub mod timestamp;
+pub mod uptime;
 pub mod validate;
 
 pub use model::*;

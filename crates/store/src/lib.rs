@@ -16,6 +16,7 @@ pub mod groups;
 pub mod incidents;
 pub mod maintenance;
 pub mod pages;
+pub mod public;
 
 pub use changes::Changes;
 pub use db::{Backend, Db, Tx, redact};

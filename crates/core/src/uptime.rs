@@ -1,0 +1,246 @@
+//! Uptime from status history.
+//!
+//! Rule (documented in docs/api.md): time in `major_outage` counts as down;
+//! time in `partial_outage` counts as 30% down (Atlassian's rule); `degraded`
+//! and `maintenance` count as up. Only time the component existed counts:
+//! days before its first recorded status have no data (never 100%), and today
+//! counts up to now. Days are calendar days in the page's time zone, so a day
+//! may last 23 or 25 hours around a DST change.
+
+use crate::Id;
+use crate::status::ComponentStatus;
+use crate::timestamp::Timestamp;
+use jiff::civil::Date;
+use jiff::tz::TimeZone;
+use serde::Serialize;
+
+/// A component's status from a moment on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StatusChange {
+    pub component_id: Id,
+    pub status: ComponentStatus,
+    pub at: Timestamp,
+}
+
+/// The share of a period in a status that counts as down.
+pub fn down_weight(s: ComponentStatus) -> f64 {
+    match s {
+        ComponentStatus::MajorOutage => 1.0,
+        ComponentStatus::PartialOutage => 0.3,
+        _ => 0.0,
+    }
+}
+
+fn severity(s: ComponentStatus) -> u8 {
+    match s {
+        ComponentStatus::Operational => 0,
+        ComponentStatus::Maintenance => 1,
+        ComponentStatus::Degraded => 2,
+        ComponentStatus::PartialOutage => 3,
+        ComponentStatus::MajorOutage => 4,
+    }
+}
+
+/// One calendar day of one component (or of the page).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DayUptime {
+    /// `YYYY-MM-DD` in the page's time zone.
+    pub date: String,
+    /// Percentage up, or null when there is no data for the day.
+    pub uptime: Option<f64>,
+    /// The worst status seen that day, or null without data.
+    pub worst_status: Option<ComponentStatus>,
+    /// Minutes spent in partial or major outage.
+    pub outage_minutes: i64,
+}
+
+/// A component's (or the page's) uptime over the requested days.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UptimeSeries {
+    /// Percentage up over all days with data, or null without any.
+    pub uptime: Option<f64>,
+    /// Oldest first; the last entry is today.
+    pub days: Vec<DayUptime>,
+}
+
+/// Per-day boundaries: (date, start, end) oldest first, today ending at `now`.
+pub fn day_windows(tz: &TimeZone, days: u32, now: Timestamp) -> Vec<(Date, Timestamp, Timestamp)> {
+    let to_ts = |d: Date| -> Option<Timestamp> {
+        d.to_zoned(tz.clone()).ok().map(|z| Timestamp::from_millis(z.timestamp().as_millisecond()))
+    };
+    let Ok(now_j) = jiff::Timestamp::from_millisecond(now.millis()) else { return vec![] };
+    let today = now_j.to_zoned(tz.clone()).date();
+    let mut out = Vec::with_capacity(days as usize);
+    let mut date = today;
+    for _ in 0..days {
+        let (Some(start), Some(next)) = (to_ts(date), date.tomorrow().ok().and_then(to_ts)) else { break };
+        out.push((date, start, next.min(now)));
+        match date.yesterday() {
+            Ok(d) => date = d,
+            Err(_) => break,
+        }
+    }
+    out.reverse();
+    out
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// One component's series. `changes` are that component's changes in time
+/// order, including the one in effect at the first day's start.
+pub fn component_series(changes: &[StatusChange], windows: &[(Date, Timestamp, Timestamp)], now: Timestamp) -> UptimeSeries {
+    let segments: Vec<(i64, i64, ComponentStatus)> = changes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let end = changes.get(i + 1).map(|n| n.at).unwrap_or(now);
+            (c.at.millis(), end.millis(), c.status)
+        })
+        .filter(|(s, e, _)| e > s)
+        .collect();
+    let (mut total_known, mut total_down) = (0i64, 0f64);
+    let days = windows
+        .iter()
+        .map(|(date, start, end)| {
+            let (mut known, mut down, mut outage, mut worst) = (0i64, 0f64, 0i64, None::<ComponentStatus>);
+            for &(s, e, status) in &segments {
+                let overlap = e.min(end.millis()) - s.max(start.millis());
+                if overlap <= 0 {
+                    continue;
+                }
+                known += overlap;
+                down += overlap as f64 * down_weight(status);
+                if down_weight(status) > 0.0 {
+                    outage += overlap;
+                }
+                if worst.is_none_or(|w| severity(status) > severity(w)) {
+                    worst = Some(status);
+                }
+            }
+            total_known += known;
+            total_down += down;
+            DayUptime {
+                date: date.to_string(),
+                uptime: (known > 0).then(|| round3(100.0 * (1.0 - down / known as f64))),
+                worst_status: worst,
+                outage_minutes: (outage as f64 / 60_000.0).round() as i64,
+            }
+        })
+        .collect();
+    UptimeSeries { uptime: (total_known > 0).then(|| round3(100.0 * (1.0 - total_down / total_known as f64))), days }
+}
+
+/// The page's series: each day is the mean of the components with data that
+/// day, its worst status the worst of any, its outage minutes the most of any;
+/// the overall figure is the mean of the components' overall figures.
+pub fn page_series(components: &[UptimeSeries], windows: &[(Date, Timestamp, Timestamp)]) -> UptimeSeries {
+    let mean = |xs: Vec<f64>| (!xs.is_empty()).then(|| round3(xs.iter().sum::<f64>() / xs.len() as f64));
+    let days = windows
+        .iter()
+        .enumerate()
+        .map(|(i, (date, _, _))| {
+            let day: Vec<&DayUptime> = components.iter().filter_map(|c| c.days.get(i)).collect();
+            DayUptime {
+                date: date.to_string(),
+                uptime: mean(day.iter().filter_map(|d| d.uptime).collect()),
+                worst_status: day.iter().filter_map(|d| d.worst_status).max_by_key(|s| severity(*s)),
+                outage_minutes: day.iter().map(|d| d.outage_minutes).max().unwrap_or(0),
+            }
+        })
+        .collect();
+    UptimeSeries { uptime: mean(components.iter().filter_map(|c| c.uptime).collect()), days }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ComponentStatus::*;
+
+    fn at(s: &str) -> Timestamp {
+        Timestamp::parse(s).unwrap_or(Timestamp::from_millis(0))
+    }
+
+    fn change(status: ComponentStatus, when: &str) -> StatusChange {
+        StatusChange { component_id: 1, status, at: at(when) }
+    }
+
+    #[test]
+    fn a_day_split_by_an_outage() {
+        let tz = TimeZone::UTC;
+        let now = at("2026-03-03T00:00:00Z");
+        let w = day_windows(&tz, 3, now);
+        // Day 3 ("today") is empty: now is its first instant.
+        assert_eq!(w.iter().map(|d| d.0.to_string()).collect::<Vec<_>>(), ["2026-03-01", "2026-03-02", "2026-03-03"]);
+        let changes = [
+            change(Operational, "2026-02-01T00:00:00Z"),
+            change(MajorOutage, "2026-03-01T12:00:00Z"),
+            change(PartialOutage, "2026-03-01T18:00:00Z"),
+            change(Operational, "2026-03-02T00:00:00Z"),
+        ];
+        let s = component_series(&changes, &w, now);
+        // 6 h down + 6 h at 30% = 7.8 h of 24 h down.
+        assert_eq!(s.days[0].uptime, Some(67.5));
+        assert_eq!(s.days[0].worst_status, Some(MajorOutage));
+        assert_eq!(s.days[0].outage_minutes, 720);
+        assert_eq!(s.days[1].uptime, Some(100.0));
+        assert_eq!(s.days[1].worst_status, Some(Operational));
+        assert_eq!(s.days[2].uptime, None);
+        assert_eq!(s.uptime, Some(83.75));
+    }
+
+    #[test]
+    fn days_before_creation_have_no_data_and_degraded_counts_as_up() {
+        let tz = TimeZone::UTC;
+        let now = at("2026-03-02T12:00:00Z");
+        let w = day_windows(&tz, 3, now);
+        let s = component_series(&[change(Degraded, "2026-03-01T18:00:00Z"), change(Maintenance, "2026-03-02T06:00:00Z")], &w, now);
+        assert_eq!(s.days[0].uptime, None, "before the component existed");
+        assert_eq!(s.days[0].worst_status, None);
+        assert_eq!(s.days[1].uptime, Some(100.0), "a partial first day counts only its known hours");
+        assert_eq!(s.days[2].uptime, Some(100.0), "today counts up to now");
+        assert_eq!(s.days[2].worst_status, Some(Degraded));
+    }
+
+    #[test]
+    fn days_follow_the_page_time_zone() {
+        // Pacific/Kiritimati is UTC+14: its 2026-03-02 is 2026-03-01T10:00Z..2026-03-02T10:00Z.
+        let tz = TimeZone::get("Pacific/Kiritimati").unwrap_or(TimeZone::UTC);
+        let now = at("2026-03-02T10:00:00Z");
+        let w = day_windows(&tz, 2, now);
+        assert_eq!(w[0].0.to_string(), "2026-03-02");
+        assert_eq!(w[0].1, at("2026-03-01T10:00:00Z"));
+        assert_eq!(w[1].0.to_string(), "2026-03-03");
+        let changes = [change(Operational, "2026-02-01T00:00:00Z"), change(MajorOutage, "2026-03-01T22:00:00Z")];
+        let s = component_series(&changes, &w, now);
+        // Down from 22:00Z to 10:00Z: half of the local day 2026-03-02.
+        assert_eq!(s.days[0].uptime, Some(50.0));
+        assert_eq!(s.days[0].outage_minutes, 720);
+    }
+
+    #[test]
+    fn dst_days_last_23_hours() {
+        let tz = TimeZone::get("Europe/Berlin").unwrap_or(TimeZone::UTC);
+        let now = at("2026-03-30T12:00:00Z");
+        let w = day_windows(&tz, 3, now);
+        let (_, start, end) = w[1];
+        assert_eq!(w[1].0.to_string(), "2026-03-29");
+        assert_eq!(end.millis() - start.millis(), 23 * 3_600_000);
+    }
+
+    #[test]
+    fn page_series_averages_components_with_data() {
+        let tz = TimeZone::UTC;
+        let now = at("2026-03-02T00:00:00Z");
+        let w = day_windows(&tz, 1, now.plus_millis(-1));
+        let a = component_series(&[change(MajorOutage, "2026-03-01T00:00:00Z")], &w, now);
+        let b = component_series(&[change(Operational, "2026-03-01T00:00:00Z")], &w, now);
+        let none = component_series(&[], &w, now);
+        let page = page_series(&[a, b, none], &w);
+        assert_eq!(page.days[0].uptime, Some(50.0));
+        assert_eq!(page.days[0].worst_status, Some(MajorOutage));
+        assert_eq!(page.uptime, Some(50.0));
+    }
+}
