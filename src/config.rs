@@ -31,6 +31,27 @@ pub struct Overrides {
     /// Management API requests per key per hour (0 turns the limit off).
     #[arg(long, env = "UPSTATE_API_RATE_PER_HOUR", global = true)]
     pub api_rate_per_hour: Option<u32>,
+    /// Public summary requests per client address per minute (0 = off).
+    #[arg(long, env = "UPSTATE_PUBLIC_RATE_SUMMARY", global = true)]
+    pub public_rate_summary: Option<u32>,
+    /// Public components requests per client address per minute (0 = off).
+    #[arg(long, env = "UPSTATE_PUBLIC_RATE_COMPONENTS", global = true)]
+    pub public_rate_components: Option<u32>,
+    /// Public incidents requests per client address per minute (0 = off).
+    #[arg(long, env = "UPSTATE_PUBLIC_RATE_INCIDENTS", global = true)]
+    pub public_rate_incidents: Option<u32>,
+    /// Public maintenance requests per client address per minute (0 = off).
+    #[arg(long, env = "UPSTATE_PUBLIC_RATE_MAINTENANCE", global = true)]
+    pub public_rate_maintenance: Option<u32>,
+    /// Public uptime requests per client address per minute (0 = off).
+    #[arg(long, env = "UPSTATE_PUBLIC_RATE_UPTIME", global = true)]
+    pub public_rate_uptime: Option<u32>,
+    /// Whole-page (`/api/v1/public/{slug}`) requests per client address per minute (0 = off).
+    #[arg(long, env = "UPSTATE_PUBLIC_RATE_PAGE", global = true)]
+    pub public_rate_page: Option<u32>,
+    /// Proxies whose X-Forwarded-For is trusted: comma-separated addresses or CIDR ranges.
+    #[arg(long, env = "UPSTATE_TRUSTED_PROXIES", global = true, value_delimiter = ',')]
+    pub trusted_proxies: Option<Vec<String>>,
 }
 
 /// `upstate.toml`: the same keys as the flags, in snake_case.
@@ -43,6 +64,34 @@ struct FileConfig {
     api_rate_per_minute: Option<u32>,
     api_rate_per_hour: Option<u32>,
     max_body_bytes: Option<usize>,
+    #[serde(default)]
+    public_rate_limits: FilePublicLimits,
+    trusted_proxies: Option<Vec<String>>,
+}
+
+/// `[public_rate_limits]` in `upstate.toml`: requests per minute per client address.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FilePublicLimits {
+    summary: Option<u32>,
+    components: Option<u32>,
+    incidents: Option<u32>,
+    maintenance: Option<u32>,
+    uptime: Option<u32>,
+    page: Option<u32>,
+}
+
+/// Parses `10.0.0.1` or `10.0.0.0/8` style entries.
+fn parse_proxies(list: &[String]) -> anyhow::Result<Vec<ipnet::IpNet>> {
+    list.iter()
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.parse::<ipnet::IpNet>()
+                .or_else(|_| s.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+                .map_err(|_| anyhow::anyhow!("trusted proxy {s:?} is neither an IP address nor a CIDR range"))
+        })
+        .collect()
 }
 
 pub struct Config {
@@ -91,6 +140,16 @@ impl Config {
             );
         }
         let defaults = upstate_server::ServerSettings::default();
+        let (dp, fp) = (&defaults.public_limits, &file.public_rate_limits);
+        let public_limits = upstate_server::PublicLimits {
+            summary: o.public_rate_summary.or(fp.summary).unwrap_or(dp.summary),
+            components: o.public_rate_components.or(fp.components).unwrap_or(dp.components),
+            incidents: o.public_rate_incidents.or(fp.incidents).unwrap_or(dp.incidents),
+            maintenance: o.public_rate_maintenance.or(fp.maintenance).unwrap_or(dp.maintenance),
+            uptime: o.public_rate_uptime.or(fp.uptime).unwrap_or(dp.uptime),
+            page: o.public_rate_page.or(fp.page).unwrap_or(dp.page),
+        };
+        let trusted_proxies = parse_proxies(&o.trusted_proxies.clone().or(file.trusted_proxies).unwrap_or_default())?;
         Ok(Config {
             addr: o.addr.clone().or(file.addr).unwrap_or_else(|| DEFAULT_ADDR.to_string()),
             database_url,
@@ -102,6 +161,8 @@ impl Config {
                     .unwrap_or(defaults.api_rate_per_minute),
                 api_rate_per_hour: o.api_rate_per_hour.or(file.api_rate_per_hour).unwrap_or(defaults.api_rate_per_hour),
                 max_body_bytes: file.max_body_bytes.unwrap_or(defaults.max_body_bytes),
+                public_limits,
+                trusted_proxies,
             },
         })
     }

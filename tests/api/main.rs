@@ -12,4 +12,5 @@ mod incidents;
 mod lifecycle;
 mod maintenance;
 mod pages;
+mod public;
 mod rate_limits;

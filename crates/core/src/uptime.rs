@@ -8,6 +8,7 @@
 //! may last 23 or 25 hours around a DST change.
 
 use crate::Id;
+use crate::model::Component;
 use crate::status::ComponentStatus;
 use crate::timestamp::Timestamp;
 use jiff::civil::Date;
@@ -91,7 +92,11 @@ fn round3(x: f64) -> f64 {
 
 /// One component's series. `changes` are that component's changes in time
 /// order, including the one in effect at the first day's start.
-pub fn component_series(changes: &[StatusChange], windows: &[(Date, Timestamp, Timestamp)], now: Timestamp) -> UptimeSeries {
+pub fn component_series(
+    changes: &[StatusChange],
+    windows: &[(Date, Timestamp, Timestamp)],
+    now: Timestamp,
+) -> UptimeSeries {
     let segments: Vec<(i64, i64, ComponentStatus)> = changes
         .iter()
         .enumerate()
@@ -154,6 +159,66 @@ pub fn page_series(components: &[UptimeSeries], windows: &[(Date, Timestamp, Tim
     UptimeSeries { uptime: mean(components.iter().filter_map(|c| c.uptime).collect()), days }
 }
 
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ComponentUptime {
+    pub id: String,
+    pub name: String,
+    pub uptime: Option<f64>,
+    pub days: Vec<DayUptime>,
+}
+
+/// The body of `GET /api/public/status/{slug}/uptime`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UptimeReport {
+    pub days: u32,
+    pub time_zone: String,
+    /// The page as a whole over all days.
+    pub uptime: Option<f64>,
+    /// The page day by day, oldest first.
+    pub page: Vec<DayUptime>,
+    pub components: Vec<ComponentUptime>,
+}
+
+/// Uptime of a page's components over the last `days` calendar days of the
+/// page's time zone (an unknown zone falls back to UTC). `history` holds the
+/// changes of all components, ordered by component and time.
+pub fn report(
+    time_zone: &str,
+    components: &[Component],
+    history: &[StatusChange],
+    days: u32,
+    now: Timestamp,
+) -> UptimeReport {
+    let tz = TimeZone::get(time_zone).unwrap_or(TimeZone::UTC);
+    let windows = day_windows(&tz, days, now);
+    let series: Vec<UptimeSeries> = components
+        .iter()
+        .map(|c| {
+            let own: Vec<StatusChange> = history.iter().filter(|h| h.component_id == c.id).copied().collect();
+            component_series(&own, &windows, now)
+        })
+        .collect();
+    let page = page_series(&series, &windows);
+    UptimeReport {
+        days,
+        time_zone: time_zone.to_string(),
+        uptime: page.uptime,
+        page: page.days,
+        components: components
+            .iter()
+            .zip(series)
+            .map(|(c, s)| ComponentUptime {
+                id: c.id.to_string(),
+                name: c.name.clone(),
+                uptime: s.uptime,
+                days: s.days,
+            })
+            .collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,7 +261,11 @@ mod tests {
         let tz = TimeZone::UTC;
         let now = at("2026-03-02T12:00:00Z");
         let w = day_windows(&tz, 3, now);
-        let s = component_series(&[change(Degraded, "2026-03-01T18:00:00Z"), change(Maintenance, "2026-03-02T06:00:00Z")], &w, now);
+        let s = component_series(
+            &[change(Degraded, "2026-03-01T18:00:00Z"), change(Maintenance, "2026-03-02T06:00:00Z")],
+            &w,
+            now,
+        );
         assert_eq!(s.days[0].uptime, None, "before the component existed");
         assert_eq!(s.days[0].worst_status, None);
         assert_eq!(s.days[1].uptime, Some(100.0), "a partial first day counts only its known hours");

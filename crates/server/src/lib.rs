@@ -1,11 +1,13 @@
 //! Upstate's HTTP server: the axum application and its lifecycle.
 
 pub mod auth;
+mod client_ip;
 pub mod error;
 pub mod extract;
 pub mod rate_limit;
 mod respond;
 mod routes;
+mod snapshot;
 pub mod state;
 
 use axum::Router;
@@ -20,6 +22,7 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
+pub use routes::public::PublicLimits;
 pub use state::AppState;
 
 /// What the HTTP layer needs from configuration.
@@ -28,19 +31,31 @@ pub struct ServerSettings {
     pub api_rate_per_minute: u32,
     pub api_rate_per_hour: u32,
     pub max_body_bytes: usize,
+    pub public_limits: PublicLimits,
+    /// Peers whose `X-Forwarded-For` is believed (load balancers, CDNs).
+    pub trusted_proxies: Vec<ipnet::IpNet>,
 }
 
 impl Default for ServerSettings {
     fn default() -> Self {
-        ServerSettings { api_rate_per_minute: 100, api_rate_per_hour: 1000, max_body_bytes: 1024 * 1024 }
+        ServerSettings {
+            api_rate_per_minute: 100,
+            api_rate_per_hour: 1000,
+            max_body_bytes: 1024 * 1024,
+            public_limits: PublicLimits::default(),
+            trusted_proxies: Vec::new(),
+        }
     }
 }
 
 pub fn app(db: upstate_store::Db, settings: &ServerSettings) -> Router {
     let state = AppState {
-        db,
         limits: Arc::new(rate_limit::Limits::new(settings.api_rate_per_minute, settings.api_rate_per_hour)),
+        snapshots: Arc::new(snapshot::Snapshots::new(db.clone())),
+        settings: Arc::new(settings.clone()),
+        db: db.clone(),
     };
+    tokio::spawn(async move { db.follow_changes().await });
     let limits = state.limits.clone();
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_secs(60));

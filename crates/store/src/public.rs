@@ -82,7 +82,8 @@ pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
 /// Status changes of a page's components since `since`, plus the change in
 /// effect at `since` for each, ordered by component and time.
 pub async fn status_history(db: &Db, page_id: Id, since: Timestamp) -> StoreResult<Vec<StatusChange>> {
-    let rows: Vec<(i64, String, i64)> = on_db!(db, |c| sqlx::query_as(
+    let rows: Vec<(i64, String, i64)> = on_db!(db, |c| {
+        sqlx::query_as(
         "SELECT h.component_id, h.status, h.changed_at FROM component_status_history h \
          JOIN components c ON c.id = h.component_id \
          WHERE c.page_id = $1 AND (h.changed_at >= $2 OR h.id = ( \
@@ -93,10 +94,15 @@ pub async fn status_history(db: &Db, page_id: Id, since: Timestamp) -> StoreResu
     .bind(page_id)
     .bind(since.millis())
     .fetch_all(c)
-    .await?);
+    .await?
+    });
     rows.into_iter()
         .map(|(component_id, status, at)| {
-            Ok(StatusChange { component_id, status: parse_enum("component status", &status)?, at: Timestamp::from_millis(at) })
+            Ok(StatusChange {
+                component_id,
+                status: parse_enum("component status", &status)?,
+                at: Timestamp::from_millis(at),
+            })
         })
         .collect()
 }

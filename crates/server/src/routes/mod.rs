@@ -3,6 +3,7 @@
 
 pub mod api_v1;
 mod health;
+pub mod public;
 
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -10,6 +11,7 @@ use axum::Router;
 
 pub fn router(state: &AppState) -> Router<AppState> {
     Router::new()
+        .merge(public::router(state))
         .nest("/api/v1", api_v1::router(state))
         .merge(health::routes())
         .fallback(not_found)

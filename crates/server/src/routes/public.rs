@@ -1,0 +1,314 @@
+//! The unauthenticated public read API: `/api/public/status/{slug}[/...]` and
+//! `GET /api/v1/public/{slug}`. Bodies come from the page's in-memory snapshot
+//! (see `snapshot`); every response is CORS-open, cacheable for 30 s, carries a
+//! strong ETag (304 on `If-None-Match`), is gzip/brotli-compressed when asked,
+//! and is rate limited per client address and route.
+
+use crate::auth::rate_headers;
+use crate::client_ip::client_ip;
+use crate::error::ApiError;
+use crate::extract::QueryParams;
+use crate::rate_limit::{Limits, Subject};
+use crate::snapshot::{Body, Encoding, Snapshot};
+use crate::state::AppState;
+use axum::Router;
+use axum::extract::{ConnectInfo, Path, Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::{Next, from_fn_with_state};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{MethodRouter, get};
+use serde::Serialize;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tower_http::cors::{Any, CorsLayer};
+use upstate_core::public::*;
+use upstate_core::uptime;
+use upstate_core::*;
+use upstate_store::public::PageData;
+
+pub const CACHE_CONTROL: &str = "public, max-age=30";
+pub const DEFAULT_INCIDENT_LIMIT: i64 = 20;
+pub const MAX_INCIDENT_LIMIT: i64 = 100;
+pub const DEFAULT_UPTIME_DAYS: i64 = 90;
+
+/// Requests per minute and client address for each public route.
+#[derive(Debug, Clone)]
+pub struct PublicLimits {
+    pub summary: u32,
+    pub components: u32,
+    pub incidents: u32,
+    pub maintenance: u32,
+    pub uptime: u32,
+    pub page: u32,
+}
+
+impl Default for PublicLimits {
+    fn default() -> Self {
+        PublicLimits { summary: 100, components: 60, incidents: 30, maintenance: 30, uptime: 30, page: 60 }
+    }
+}
+
+pub fn router(state: &AppState) -> Router<AppState> {
+    let l = &state.settings.public_limits;
+    // OPTIONS is registered after the limit, so preflights are not counted;
+    // the CORS layer answers them before the handler is reached.
+    let limited = |route: MethodRouter<AppState>, per_minute: u32| {
+        route
+            .route_layer(from_fn_with_state((state.clone(), Arc::new(Limits::new(per_minute, 0))), limit_by_address))
+            .options(|| async { StatusCode::NO_CONTENT })
+    };
+    let cors = CorsLayer::new()
+        .allow_origin(Any)
+        .allow_methods([Method::GET, Method::HEAD, Method::OPTIONS])
+        .allow_headers(Any)
+        .expose_headers([
+            header::ETAG,
+            header::RETRY_AFTER,
+            "x-ratelimit-limit".parse().unwrap_or(header::ETAG),
+            "x-ratelimit-remaining".parse().unwrap_or(header::ETAG),
+            "x-ratelimit-reset".parse().unwrap_or(header::ETAG),
+        ])
+        .max_age(Duration::from_secs(86_400));
+    Router::new()
+        .route("/api/public/status/{slug}", limited(get(summary), l.summary))
+        .route("/api/public/status/{slug}/components", limited(get(components), l.components))
+        .route("/api/public/status/{slug}/incidents", limited(get(incidents), l.incidents))
+        .route("/api/public/status/{slug}/maintenance", limited(get(maintenance), l.maintenance))
+        .route("/api/public/status/{slug}/uptime", limited(get(uptime), l.uptime))
+        .route("/api/v1/public/{slug}", limited(get(whole_page), l.page))
+        .layer(cors)
+}
+
+async fn limit_by_address(
+    State((state, limits)): State<(AppState, Arc<Limits>)>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let ip = client_ip(peer.ip(), req.headers(), &state.settings.trusted_proxies);
+    let decision = limits.check(Subject::Addr(ip));
+    let mut res = match decision.and_then(|d| d.retry_after_secs) {
+        Some(retry_after_secs) => ApiError::RateLimited { retry_after_secs }.into_response(),
+        None => next.run(req).await,
+    };
+    if let Some(d) = decision {
+        rate_headers(&mut res, &d);
+    }
+    res
+}
+
+fn encoding(headers: &HeaderMap) -> Encoding {
+    let accepted = |name: &str| {
+        headers.get_all(header::ACCEPT_ENCODING).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(
+            |item| {
+                let mut parts = item.split(';').map(str::trim);
+                let token = parts.next().unwrap_or("");
+                let q = parts.find_map(|p| p.strip_prefix("q=")).and_then(|q| q.parse::<f32>().ok()).unwrap_or(1.0);
+                token.eq_ignore_ascii_case(name) && q > 0.0
+            },
+        )
+    };
+    if accepted("br") {
+        Encoding::Brotli
+    } else if accepted("gzip") {
+        Encoding::Gzip
+    } else {
+        Encoding::Identity
+    }
+}
+
+/// A 200 with the body in the best accepted encoding, or a 304 when the
+/// client already has it.
+fn serve(headers: &HeaderMap, body: &Body) -> Response {
+    let enc = encoding(headers);
+    let not_modified =
+        headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()).is_some_and(|v| body.matches(v));
+    let mut res = if not_modified {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        let mut r = body.bytes(enc).into_response();
+        r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        match enc {
+            Encoding::Gzip => {
+                r.headers_mut().insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+            }
+            Encoding::Brotli => {
+                r.headers_mut().insert(header::CONTENT_ENCODING, HeaderValue::from_static("br"));
+            }
+            Encoding::Identity => {}
+        }
+        r
+    };
+    let h = res.headers_mut();
+    if let Ok(tag) = HeaderValue::from_str(&body.etag(enc)) {
+        h.insert(header::ETAG, tag);
+    }
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static(CACHE_CONTROL));
+    h.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+    res
+}
+
+async fn page(state: &AppState, slug: &str) -> Result<Arc<Snapshot>, ApiError> {
+    state.snapshots.get(slug).await?.ok_or_else(|| ApiError::NotFound(format!("no public status page {slug:?}")))
+}
+
+fn summary_view(d: &PageData) -> StatusSummary {
+    let status = overall_status(&d.components, &d.incidents);
+    StatusSummary {
+        status,
+        status_label: status_label(status),
+        components: d
+            .components
+            .iter()
+            .map(|c| PublicComponentStatus { id: c.id.to_string(), name: c.name.clone(), status: c.status })
+            .collect(),
+        active_incidents: d
+            .incidents
+            .iter()
+            .filter(|i| i.status != IncidentStatus::Resolved)
+            .map(PublicIncident::from)
+            .collect(),
+        last_updated: d.updated_at,
+    }
+}
+
+async fn summary(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let snap = page(&state, &slug).await?;
+    let body = snap.body("summary", |d| Body::from_value(&summary_view(d)))?;
+    Ok(serve(&headers, &body))
+}
+
+async fn components(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let snap = page(&state, &slug).await?;
+    let body = snap.body("components", |d| Body::from_value(&component_list(&d.components, &d.groups)))?;
+    Ok(serve(&headers, &body))
+}
+
+#[derive(Serialize)]
+struct IncidentsBody {
+    incidents: Vec<PublicIncident>,
+}
+
+/// The page's incidents, newest first, filtered by status (`unresolved` for
+/// any open one) and cut at `limit`.
+fn incident_view(d: &PageData, status: Option<&str>, limit: i64) -> Vec<PublicIncident> {
+    d.incidents
+        .iter()
+        .filter(|i| match status {
+            None => true,
+            Some("unresolved") => i.status != IncidentStatus::Resolved,
+            Some(s) => i.status.as_str() == s,
+        })
+        .take(limit as usize)
+        .map(PublicIncident::from)
+        .collect()
+}
+
+async fn incidents(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    q: QueryParams,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let mut errors = FieldErrors::new();
+    let status = match q.get("status") {
+        Some("unresolved") => Some("unresolved"),
+        Some(_) => q
+            .parsed::<IncidentStatus>(
+                "status",
+                &format!("one of: {}, unresolved", IncidentStatus::expected()),
+                &mut errors,
+            )
+            .map(IncidentStatus::as_str),
+        None => None,
+    };
+    let limit = q.limit("limit", DEFAULT_INCIDENT_LIMIT, MAX_INCIDENT_LIMIT, &mut errors);
+    errors.into_result()?;
+    let snap = page(&state, &slug).await?;
+    let key = format!("incidents?status={}&limit={limit}", status.unwrap_or(""));
+    let body = snap.body(&key, |d| Body::from_value(&IncidentsBody { incidents: incident_view(d, status, limit) }))?;
+    Ok(serve(&headers, &body))
+}
+
+#[derive(Serialize)]
+struct MaintenanceBody {
+    maintenance: Vec<PublicMaintenance>,
+}
+
+async fn maintenance(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let snap = page(&state, &slug).await?;
+    let body = snap.body("maintenance", |d| {
+        Body::from_value(&MaintenanceBody { maintenance: d.maintenance.iter().map(PublicMaintenance::from).collect() })
+    })?;
+    Ok(serve(&headers, &body))
+}
+
+async fn uptime(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    q: QueryParams,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let mut errors = FieldErrors::new();
+    let days = q.limit("days", DEFAULT_UPTIME_DAYS, validate::UPTIME_DAYS_MAX, &mut errors) as u32;
+    errors.into_result()?;
+    let snap = page(&state, &slug).await?;
+    let body = snap
+        .uptime_body(&state.db, days, |d, h| {
+            Body::from_value(&uptime::report(&d.page.time_zone, &d.components, h, days, Timestamp::now()))
+        })
+        .await?;
+    Ok(serve(&headers, &body))
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WholePage {
+    page: PublicPageInfo,
+    status: ComponentStatus,
+    status_label: &'static str,
+    last_updated: Timestamp,
+    components: Vec<PublicComponent>,
+    groups: Vec<PublicGroup>,
+    active_incidents: Vec<PublicIncident>,
+    /// The latest incidents of any state, newest first.
+    incidents: Vec<PublicIncident>,
+    maintenance: Vec<PublicMaintenance>,
+}
+
+async fn whole_page(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let snap = page(&state, &slug).await?;
+    let body = snap.body("page", |d| {
+        let s = summary_view(d);
+        let list = component_list(&d.components, &d.groups);
+        Body::from_value(&WholePage {
+            page: PublicPageInfo::from(&d.page),
+            status: s.status,
+            status_label: s.status_label,
+            last_updated: s.last_updated,
+            components: list.components,
+            groups: list.groups,
+            active_incidents: s.active_incidents,
+            incidents: incident_view(d, None, DEFAULT_INCIDENT_LIMIT),
+            maintenance: d.maintenance.iter().map(PublicMaintenance::from).collect(),
+        })
+    })?;
+    Ok(serve(&headers, &body))
+}

@@ -1,0 +1,217 @@
+//! Public pages served from memory.
+//!
+//! A snapshot holds everything one public page shows, loaded once, plus the
+//! serialized bodies of its routes (built on first use, compressed on first
+//! use per encoding, each with a strong ETag). It is valid while its page's
+//! version (see `upstate_store::changes`) is the one it was built at; the first
+//! read after a change rebuilds it, one builder per page at a time, so a burst
+//! of visitors after an incident costs one load, not thousands.
+
+use crate::error::ApiError;
+use axum::body::Bytes;
+use dashmap::DashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::io::Write;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+use tokio::sync::{Mutex, OnceCell};
+use upstate_core::uptime::StatusChange;
+use upstate_core::{Id, Timestamp};
+use upstate_store::public::{self, PageData};
+use upstate_store::{Db, StoreError};
+
+/// Uptime bodies move with the clock (today's share grows), so they are
+/// rebuilt after this long even when nothing was written.
+const UPTIME_TTL: Duration = Duration::from_secs(30);
+/// The longest uptime history a page can ask for, in days (plus today).
+const HISTORY_DAYS: i64 = 366;
+const BUILD_LOCKS: usize = 64;
+
+/// One serialized response body and its compressed forms.
+pub struct Body {
+    pub json: Bytes,
+    hash: String,
+    gzip: OnceLock<Bytes>,
+    brotli: OnceLock<Bytes>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    Identity,
+    Gzip,
+    Brotli,
+}
+
+impl Body {
+    pub fn new(json: Vec<u8>) -> Body {
+        let mut h = DefaultHasher::new();
+        json.hash(&mut h);
+        Body {
+            hash: format!("{:016x}", h.finish()),
+            json: Bytes::from(json),
+            gzip: OnceLock::new(),
+            brotli: OnceLock::new(),
+        }
+    }
+
+    pub fn from_value<T: serde::Serialize>(value: &T) -> Result<Body, ApiError> {
+        serde_json::to_vec(value).map(Body::new).map_err(|e| ApiError::Internal(e.to_string()))
+    }
+
+    /// A strong validator per representation: the encodings differ in bytes.
+    pub fn etag(&self, enc: Encoding) -> String {
+        match enc {
+            Encoding::Identity => format!("\"{}\"", self.hash),
+            Encoding::Gzip => format!("\"{}-gz\"", self.hash),
+            Encoding::Brotli => format!("\"{}-br\"", self.hash),
+        }
+    }
+
+    /// Whether an `If-None-Match` value names this body in any encoding.
+    pub fn matches(&self, if_none_match: &str) -> bool {
+        if_none_match
+            .split(',')
+            .map(str::trim)
+            .map(|t| t.trim_start_matches("W/"))
+            .any(|tag| tag == "*" || tag.trim_matches('"').split('-').next().is_some_and(|h| h == self.hash))
+    }
+
+    pub fn bytes(&self, enc: Encoding) -> Bytes {
+        match enc {
+            Encoding::Identity => self.json.clone(),
+            Encoding::Gzip => self.gzip.get_or_init(|| gzip(&self.json)).clone(),
+            Encoding::Brotli => self.brotli.get_or_init(|| brotli_compress(&self.json)).clone(),
+        }
+    }
+}
+
+fn gzip(data: &[u8]) -> Bytes {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let _ = enc.write_all(data);
+    Bytes::from(enc.finish().unwrap_or_default())
+}
+
+fn brotli_compress(data: &[u8]) -> Bytes {
+    let mut out = Vec::new();
+    {
+        let mut w = brotli::CompressorWriter::new(&mut out, 4096, 9, 22);
+        let _ = w.write_all(data);
+    }
+    Bytes::from(out)
+}
+
+/// Everything one public page shows, at one version.
+pub struct Snapshot {
+    pub page_id: Id,
+    version: u64,
+    pub data: PageData,
+    bodies: DashMap<String, Arc<Body>>,
+    history: OnceCell<Vec<StatusChange>>,
+    uptime: DashMap<u32, (Instant, Arc<Body>)>,
+}
+
+impl Snapshot {
+    /// The body cached under `key`, built by `make` on first use.
+    pub fn body(
+        &self,
+        key: &str,
+        make: impl FnOnce(&PageData) -> Result<Body, ApiError>,
+    ) -> Result<Arc<Body>, ApiError> {
+        if let Some(b) = self.bodies.get(key) {
+            return Ok(b.clone());
+        }
+        let body = Arc::new(make(&self.data)?);
+        self.bodies.insert(key.to_string(), body.clone());
+        Ok(body)
+    }
+
+    /// The uptime body for `days`, rebuilt when older than the TTL.
+    pub async fn uptime_body(
+        &self,
+        db: &Db,
+        days: u32,
+        make: impl FnOnce(&PageData, &[StatusChange]) -> Result<Body, ApiError>,
+    ) -> Result<Arc<Body>, ApiError> {
+        if let Some(hit) = self.uptime.get(&days).filter(|e| e.0.elapsed() < UPTIME_TTL) {
+            return Ok(hit.1.clone());
+        }
+        let since = Timestamp::now().plus_millis(-HISTORY_DAYS * 86_400_000);
+        let history = self.history.get_or_try_init(|| public::status_history(db, self.page_id, since)).await?;
+        let body = Arc::new(make(&self.data, history)?);
+        self.uptime.insert(days, (Instant::now(), body.clone()));
+        Ok(body)
+    }
+}
+
+pub struct Snapshots {
+    db: Db,
+    by_slug: DashMap<String, Arc<Snapshot>>,
+    builders: Vec<Mutex<()>>,
+}
+
+impl Snapshots {
+    pub fn new(db: Db) -> Snapshots {
+        Snapshots { db, by_slug: DashMap::new(), builders: (0..BUILD_LOCKS).map(|_| Mutex::new(())).collect() }
+    }
+
+    fn fresh(&self, slug: &str) -> Option<Arc<Snapshot>> {
+        let s = self.by_slug.get(slug)?;
+        (self.db.changes.page_version(s.page_id) == s.version).then(|| s.clone())
+    }
+
+    /// The public page with this slug; None for unknown and private pages.
+    pub async fn get(&self, slug: &str) -> Result<Option<Arc<Snapshot>>, StoreError> {
+        if let Some(s) = self.fresh(slug) {
+            return Ok(Some(s));
+        }
+        let mut h = DefaultHasher::new();
+        slug.hash(&mut h);
+        let _building = self.builders[(h.finish() as usize) % BUILD_LOCKS].lock().await;
+        if let Some(s) = self.fresh(slug) {
+            return Ok(Some(s));
+        }
+        let Some(page_id) = public::page_id_by_slug(&self.db, slug).await? else {
+            self.by_slug.remove(slug);
+            return Ok(None);
+        };
+        // Read the version before the data: a write landing in between makes
+        // the snapshot stale at once instead of hiding the write.
+        let version = self.db.changes.page_version(page_id);
+        let data = match public::load(&self.db, page_id).await? {
+            Some(d) if d.page.is_public && d.page.slug == slug => d,
+            _ => {
+                self.by_slug.remove(slug);
+                return Ok(None);
+            }
+        };
+        let snap = Arc::new(Snapshot {
+            page_id,
+            version,
+            data,
+            bodies: DashMap::new(),
+            history: OnceCell::new(),
+            uptime: DashMap::new(),
+        });
+        self.by_slug.insert(slug.to_string(), snap.clone());
+        Ok(Some(snap))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn etags_differ_by_encoding_and_match_any() {
+        let b = Body::new(b"{\"a\":1}".to_vec());
+        let (plain, gz) = (b.etag(Encoding::Identity), b.etag(Encoding::Gzip));
+        assert_ne!(plain, gz);
+        assert!(b.matches(&plain) && b.matches(&gz) && b.matches("\"x\", *"));
+        assert!(!b.matches("\"0000000000000000\""));
+        let zipped = b.bytes(Encoding::Gzip);
+        let mut d = flate2::read::GzDecoder::new(&zipped[..]);
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut d, &mut s);
+        assert_eq!(s, "{\"a\":1}");
+    }
+}
