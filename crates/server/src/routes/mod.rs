@@ -2,6 +2,7 @@
 //! and wrong methods inside the problem+json contract.
 
 pub mod api_v1;
+mod api_v2;
 mod health;
 pub mod public;
 
@@ -13,6 +14,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
     Router::new()
         .merge(public::router(state))
         .nest("/api/v1", api_v1::router(state))
+        .nest("/api/v2", api_v2::router(state))
         .merge(health::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

@@ -20,7 +20,7 @@ pub fn routes() -> Router<AppState> {
         .route("/component-groups/{id}", MethodRouter::new().get(show_group).patch(update_group).delete(remove_group))
 }
 
-async fn list(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
+pub(crate) async fn list(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
     let mut errors = FieldErrors::new();
     let page = q.id("statusPageId", &mut errors);
     let group = q.id("groupId", &mut errors);
@@ -32,12 +32,12 @@ async fn show(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Re
     Ok(data(components::get(&state.db, id).await?))
 }
 
-async fn create(State(state): State<AppState>, Body(input): Body<NewComponentInput>) -> ApiResult<Response> {
+pub(crate) async fn create(State(state): State<AppState>, Body(input): Body<NewComponentInput>) -> ApiResult<Response> {
     let c = components::create(&state.db, input.validate()?).await?;
     Ok(created(format!("/api/v1/components/{}", c.id), c))
 }
 
-async fn update(
+pub(crate) async fn update(
     State(state): State<AppState>,
     PathId(id): PathId,
     Body(input): Body<ComponentPatchInput>,

@@ -23,7 +23,7 @@ pub fn routes() -> Router<AppState> {
         .route("/incidents/{id}/resolve", post(resolve))
 }
 
-async fn list(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
+pub(crate) async fn list(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
     let mut errors = FieldErrors::new();
     let page_id = q.id("statusPageId", &mut errors);
     let status = match q.get("status") {
@@ -46,12 +46,12 @@ async fn show(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Re
     Ok(data(incidents::get(&state.db, id).await?))
 }
 
-async fn create(State(state): State<AppState>, Body(input): Body<NewIncidentInput>) -> ApiResult<Response> {
+pub(crate) async fn create(State(state): State<AppState>, Body(input): Body<NewIncidentInput>) -> ApiResult<Response> {
     let incident = incidents::create(&state.db, input.validate()?).await?;
     Ok(created(format!("/api/v1/incidents/{}", incident.id), incident))
 }
 
-async fn update(
+pub(crate) async fn update(
     State(state): State<AppState>,
     PathId(id): PathId,
     Body(input): Body<IncidentPatchInput>,

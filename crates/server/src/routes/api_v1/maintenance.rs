@@ -21,7 +21,7 @@ pub fn routes() -> Router<AppState> {
         .route("/maintenance/{id}/cancel", transition(MaintenanceAction::Cancel))
 }
 
-async fn list(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
+pub(crate) async fn list(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
     let mut errors = FieldErrors::new();
     let page_id = q.id("statusPageId", &mut errors);
     let status =
@@ -36,12 +36,15 @@ async fn show(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Re
     Ok(data(maintenance::get(&state.db, id).await?))
 }
 
-async fn create(State(state): State<AppState>, Body(input): Body<NewMaintenanceInput>) -> ApiResult<Response> {
+pub(crate) async fn create(
+    State(state): State<AppState>,
+    Body(input): Body<NewMaintenanceInput>,
+) -> ApiResult<Response> {
     let m = maintenance::create(&state.db, input.validate()?).await?;
     Ok(created(format!("/api/v1/maintenance/{}", m.id), m))
 }
 
-async fn update(
+pub(crate) async fn update(
     State(state): State<AppState>,
     PathId(id): PathId,
     Body(input): Body<MaintenancePatchInput>,

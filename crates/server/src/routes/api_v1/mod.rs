@@ -1,8 +1,8 @@
 //! The keyed management API, `/api/v1`.
 
-mod components;
-mod incidents;
-mod maintenance;
+pub(crate) mod components;
+pub(crate) mod incidents;
+pub(crate) mod maintenance;
 mod pages;
 
 use crate::auth;

@@ -1,0 +1,114 @@
+//! `/api/v2`: the alternate listing of the seed. Its write routes and the
+//! component list are the v1 handlers under a second prefix (same keys,
+//! scopes, bodies and errors); `status` and `metrics` are v2's own reads.
+//! How v1 and v2 relate, and the deprecation policy: docs/api.md.
+
+use crate::auth;
+use crate::error::ApiResult;
+use crate::extract::QueryParams;
+use crate::respond::data;
+use crate::routes::api_v1::{components, incidents, maintenance};
+use crate::state::AppState;
+use axum::Router;
+use axum::extract::State;
+use axum::middleware::from_fn_with_state;
+use axum::response::Response;
+use axum::routing::{get, patch, post};
+use serde::Serialize;
+use upstate_core::public::{overall_status, status_label};
+use upstate_core::uptime;
+use upstate_core::*;
+use upstate_store::{components as store_components, incidents as store_incidents, pages, public};
+
+pub const DEFAULT_METRIC_DAYS: i64 = 30;
+
+pub fn router(state: &AppState) -> Router<AppState> {
+    Router::new()
+        .route("/status", get(status))
+        .route("/components", get(components::list))
+        .route("/incidents", post(incidents::create))
+        .route("/incidents/{id}", patch(incidents::update))
+        .route("/maintenance", post(maintenance::create))
+        .route("/metrics", get(metrics))
+        .route_layer(from_fn_with_state(state.clone(), auth::require_key))
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PageStatus {
+    status_page_id: Id,
+    status: ComponentStatus,
+    status_label: &'static str,
+    components: Vec<Component>,
+}
+
+async fn selected_pages(state: &AppState, q: &QueryParams) -> ApiResult<Vec<StatusPage>> {
+    let mut errors = FieldErrors::new();
+    let page_id = q.id("statusPageId", &mut errors);
+    errors.into_result()?;
+    Ok(match page_id {
+        Some(id) => vec![pages::get(&state.db, id).await?],
+        None => pages::list(&state.db).await?,
+    })
+}
+
+/// The current status of every component, per page, with the page's overall status.
+async fn status(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
+    let mut out = vec![];
+    for page in selected_pages(&state, &q).await? {
+        let comps = store_components::list(&state.db, Some(page.id), None).await?;
+        let filter = store_incidents::IncidentFilter {
+            page_id: Some(page.id),
+            status: Some("unresolved".into()),
+            limit: i64::from(i32::MAX),
+        };
+        let open = store_incidents::list(&state.db, &filter).await?;
+        let s = overall_status(&comps, &open);
+        out.push(PageStatus { status_page_id: page.id, status: s, status_label: status_label(s), components: comps });
+    }
+    Ok(data(out))
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ComponentMetrics {
+    component_id: Id,
+    status_page_id: Id,
+    name: String,
+    status: ComponentStatus,
+    /// Percentage up over the period, from status history; null without data.
+    uptime: Option<f64>,
+    days: u32,
+    /// Minutes in partial or major outage over the period.
+    outage_minutes: i64,
+    /// Response times come with monitoring; until then there are none.
+    latency_ms: Option<f64>,
+}
+
+/// Uptime per component over the last `days` days (default 30, 1 to 365).
+async fn metrics(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
+    let mut errors = FieldErrors::new();
+    let days = q.limit("days", DEFAULT_METRIC_DAYS, validate::UPTIME_DAYS_MAX, &mut errors) as u32;
+    errors.into_result()?;
+    let now = Timestamp::now();
+    let since = now.plus_millis(-(i64::from(days) + 1) * 86_400_000);
+    let mut out = vec![];
+    for page in selected_pages(&state, &q).await? {
+        let comps = store_components::list(&state.db, Some(page.id), None).await?;
+        let history = public::status_history(&state.db, page.id, since).await?;
+        let report = uptime::report(&page.time_zone, &comps, &history, days, now);
+        for (c, u) in comps.iter().zip(report.components) {
+            out.push(ComponentMetrics {
+                component_id: c.id,
+                status_page_id: page.id,
+                name: c.name.clone(),
+                status: c.status,
+                uptime: u.uptime,
+                days,
+                outage_minutes: u.days.iter().map(|d| d.outage_minutes).sum(),
+                latency_ms: None,
+            });
+        }
+    }
+    Ok(data(out))
+}

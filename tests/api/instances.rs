@@ -1,0 +1,67 @@
+//! Several instances on one PostgreSQL database (the scale-out setup).
+
+use crate::support::{Backend, Server, at_offset_ms, postgres_admin_url, spawn};
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+struct Other(std::process::Child);
+
+impl Drop for Other {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn instances_share_writes_snapshots_and_the_scheduler() {
+    if postgres_admin_url().is_none() {
+        eprintln!("UPSTATE_TEST_POSTGRES_URL is not set: skipping the multi-instance test");
+        return;
+    }
+    let a = Server::start(Backend::Postgres).await;
+    let (child, b_base) = spawn(&a.db, &[]);
+    let _b = Other(child);
+    let client = reqwest::Client::new();
+    let p = a.page("shared").await;
+    let c = a.component(p, "API").await;
+    let read_b = async || -> serde_json::Value {
+        client.get(format!("{b_base}/api/public/status/shared")).send().await.unwrap().json().await.unwrap()
+    };
+    assert_eq!(read_b().await["components"][0]["status"], "operational");
+
+    // B has the page in memory now; a write through A must reach it.
+    a.patch(&format!("/api/v1/components/{c}/status"), json!({"status": "major_outage"})).await.data(200);
+    let start = Instant::now();
+    let mut seen = false;
+    while start.elapsed() < Duration::from_secs(3) {
+        if read_b().await["components"][0]["status"] == "major_outage" {
+            seen = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(seen, "instance B saw A's write within 3 s");
+    eprintln!("instance B saw the change after {:?}", start.elapsed());
+
+    // Both instances run the scheduler; the window moves once.
+    let m = a
+        .post(
+            "/api/v1/maintenance",
+            json!({"title": "w", "statusPageId": p, "scheduledStartTime": at_offset_ms(300),
+               "scheduledEndTime": at_offset_ms(1_300), "autoStart": true, "componentIds": [c]}),
+        )
+        .await
+        .data(201)["id"]
+        .as_i64()
+        .unwrap();
+    let done = a
+        .eventually(Duration::from_secs(8), || async {
+            a.get(&format!("/api/v1/maintenance/{m}")).await.data(200)["status"] == "completed"
+        })
+        .await;
+    assert!(done);
+    let updates = a.get(&format!("/api/v1/maintenance/{m}")).await.data(200)["updates"].as_array().unwrap().len();
+    assert_eq!(updates, 2, "started once and completed once");
+    assert_eq!(a.component_status(c).await, "major_outage", "its status before the window came back");
+}
