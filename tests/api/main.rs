@@ -12,6 +12,7 @@ mod incidents;
 mod instances;
 mod lifecycle;
 mod maintenance;
+mod openapi;
 mod pages;
 mod public;
 mod rate_limits;

@@ -13,6 +13,7 @@ pub const DEFAULT_TIME_ZONE: &str = "UTC";
 pub const DEFAULT_UPTIME_DAYS: i32 = 90;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StatusPage {
     pub id: Id,
@@ -32,6 +33,7 @@ pub struct StatusPage {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Component {
     pub id: Id,
@@ -44,6 +46,7 @@ pub struct Component {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ComponentGroup {
     pub id: Id,
@@ -53,6 +56,7 @@ pub struct ComponentGroup {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct IncidentUpdate {
     pub id: Id,
@@ -62,6 +66,7 @@ pub struct IncidentUpdate {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Incident {
     pub id: Id,
@@ -78,6 +83,7 @@ pub struct Incident {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct MaintenanceUpdate {
     pub id: Id,
@@ -87,6 +93,7 @@ pub struct MaintenanceUpdate {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Maintenance {
     pub id: Id,
@@ -107,13 +114,17 @@ pub struct Maintenance {
 
 /// Optional page settings shared by create and patch.
 #[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PageSettings {
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub logo_url: Patch<String>,
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub favicon_url: Patch<String>,
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub custom_domain: Patch<String>,
     pub accent_color: Option<String>,
     pub show_subscribe: Option<bool>,
@@ -170,6 +181,7 @@ fn required<T>(
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NewPageInput {
     pub name: Option<String>,
@@ -207,6 +219,7 @@ impl NewPageInput {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PagePatchInput {
     pub name: Option<String>,
@@ -246,6 +259,7 @@ impl PagePatchInput {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NewComponentInput {
     pub name: Option<String>,
@@ -291,12 +305,14 @@ impl NewComponentInput {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ComponentPatchInput {
     pub name: Option<String>,
     pub description: Option<String>,
     pub status: Option<ComponentStatus>,
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<i64>))]
     pub group_id: Patch<Id>,
     pub order: Option<i64>,
 }
@@ -330,6 +346,7 @@ impl ComponentPatchInput {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ComponentStatusInput {
     pub status: Option<ComponentStatus>,
 }
@@ -343,6 +360,7 @@ impl ComponentStatusInput {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NewGroupInput {
     pub name: Option<String>,
@@ -373,6 +391,7 @@ impl NewGroupInput {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GroupPatchInput {
     pub name: Option<String>,
     pub order: Option<i64>,
@@ -399,6 +418,7 @@ impl GroupPatchInput {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NewIncidentInput {
     pub title: Option<String>,
@@ -449,6 +469,7 @@ impl NewIncidentInput {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct IncidentPatchInput {
     pub title: Option<String>,
@@ -486,6 +507,7 @@ impl IncidentPatchInput {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NewIncidentUpdateInput {
     pub message: Option<String>,
     pub status: Option<IncidentStatus>,
@@ -511,6 +533,7 @@ impl NewIncidentUpdateInput {
 
 /// Body of resolve, complete and cancel: an optional closing message.
 #[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ClosingMessageInput {
     pub message: Option<String>,
 }
@@ -524,6 +547,7 @@ impl ClosingMessageInput {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NewMaintenanceInput {
     pub title: Option<String>,
@@ -584,6 +608,7 @@ impl NewMaintenanceInput {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct MaintenancePatchInput {
     pub title: Option<String>,
@@ -593,8 +618,10 @@ pub struct MaintenancePatchInput {
     pub auto_start: Option<bool>,
     pub component_ids: Option<Vec<Id>>,
     /// Refused: status moves only through start/complete/cancel.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub status: Option<serde_json::Value>,
     /// Refused: a window stays on the page it was created on.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<i64>))]
     pub status_page_id: Option<serde_json::Value>,
 }
 

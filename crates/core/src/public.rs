@@ -54,6 +54,7 @@ pub fn status_label(s: ComponentStatus) -> &'static str {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PublicComponentStatus {
     pub id: String,
     pub name: String,
@@ -61,6 +62,7 @@ pub struct PublicComponentStatus {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PublicUpdate {
     pub status: IncidentStatus,
@@ -69,6 +71,7 @@ pub struct PublicUpdate {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PublicIncident {
     pub id: String,
@@ -101,6 +104,7 @@ impl From<&Incident> for PublicIncident {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PublicMaintenance {
     pub id: String,
@@ -125,6 +129,7 @@ impl From<&Maintenance> for PublicMaintenance {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PublicComponent {
     pub id: String,
     pub name: String,
@@ -136,6 +141,7 @@ pub struct PublicComponent {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PublicGroup {
     pub id: String,
     pub name: String,
@@ -144,6 +150,7 @@ pub struct PublicGroup {
 
 /// `GET /api/public/status/{slug}`.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StatusSummary {
     pub status: ComponentStatus,
@@ -156,6 +163,7 @@ pub struct StatusSummary {
 
 /// `GET /api/public/status/{slug}/components`.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ComponentList {
     pub components: Vec<PublicComponent>,
     pub groups: Vec<PublicGroup>,
@@ -163,6 +171,7 @@ pub struct ComponentList {
 
 /// The page's own public fields, in `GET /api/v1/public/:slug`.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PublicPageInfo {
     pub id: String,

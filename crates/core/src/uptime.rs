@@ -44,6 +44,7 @@ fn severity(s: ComponentStatus) -> u8 {
 
 /// One calendar day of one component (or of the page).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct DayUptime {
     /// `YYYY-MM-DD` in the page's time zone.
@@ -58,6 +59,7 @@ pub struct DayUptime {
 
 /// A component's (or the page's) uptime over the requested days.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UptimeSeries {
     /// Percentage up over all days with data, or null without any.
     pub uptime: Option<f64>,
@@ -160,6 +162,7 @@ pub fn page_series(components: &[UptimeSeries], windows: &[(Date, Timestamp, Tim
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ComponentUptime {
     pub id: String,
@@ -170,6 +173,7 @@ pub struct ComponentUptime {
 
 /// The body of `GET /api/public/status/{slug}/uptime`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct UptimeReport {
     pub days: u32,

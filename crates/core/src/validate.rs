@@ -16,6 +16,7 @@ pub const UPTIME_DAYS_MAX: i64 = 365;
 
 /// One bad field: `field` is the JSON name (or query parameter) the client sent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FieldError {
     pub field: String,
     pub message: String,

@@ -4,6 +4,7 @@ pub mod auth;
 mod client_ip;
 pub mod error;
 pub mod extract;
+mod openapi;
 pub mod rate_limit;
 mod respond;
 mod routes;
@@ -64,8 +65,10 @@ pub fn app(db: upstate_store::Db, settings: &ServerSettings) -> Router {
             limits.forget_idle();
         }
     });
-    routes::router(&state)
+    let (routes, doc) = routes::router(&state);
+    routes
         .with_state(state)
+        .merge(openapi::routes(openapi::finish(doc)))
         .layer(DefaultBodyLimit::max(settings.max_body_bytes))
         .layer(CatchPanicLayer::custom(|_| {
             axum::response::IntoResponse::into_response(error::ApiError::Internal("handler panicked".into()))

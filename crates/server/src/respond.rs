@@ -5,12 +5,18 @@ use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
-use serde_json::json;
 
-/// Serialized directly (not through `json!`) so fields keep their declared order.
-#[derive(Serialize)]
-struct Data<T> {
-    data: T,
+/// The `data` wrapper of every management API body. Serialized directly (not
+/// through `json!`) so fields keep their declared order.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Data<T> {
+    pub data: T,
+}
+
+/// The body of a deletion: `{"message": "<Resource> deleted"}`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Message {
+    pub message: String,
 }
 
 pub fn data<T: Serialize>(value: T) -> Response {
@@ -26,5 +32,5 @@ pub fn created<T: Serialize>(location: String, value: T) -> Response {
 }
 
 pub fn deleted(what: &str) -> Response {
-    Json(json!({ "message": format!("{what} deleted") })).into_response()
+    Json(Message { message: format!("{what} deleted") }).into_response()
 }

@@ -6,34 +6,34 @@
 use crate::auth;
 use crate::error::ApiResult;
 use crate::extract::QueryParams;
-use crate::respond::data;
+use crate::openapi::{BadQuery, KeyErrors, NotFound};
+use crate::respond::{Data, data};
 use crate::routes::api_v1::{components, incidents, maintenance};
 use crate::state::AppState;
-use axum::Router;
 use axum::extract::State;
 use axum::middleware::from_fn_with_state;
 use axum::response::Response;
-use axum::routing::{get, patch, post};
 use serde::Serialize;
 use upstate_core::public::{overall_status, status_label};
 use upstate_core::uptime;
 use upstate_core::*;
 use upstate_store::{components as store_components, incidents as store_incidents, pages, public};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub const DEFAULT_METRIC_DAYS: i64 = 30;
 
-pub fn router(state: &AppState) -> Router<AppState> {
-    Router::new()
-        .route("/status", get(status))
-        .route("/components", get(components::list))
-        .route("/incidents", post(incidents::create))
-        .route("/incidents/{id}", patch(incidents::update))
-        .route("/maintenance", post(maintenance::create))
-        .route("/metrics", get(metrics))
+pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(status))
+        .routes(routes!(components::list))
+        .routes(routes!(incidents::create))
+        .routes(routes!(incidents::update))
+        .routes(routes!(maintenance::create))
+        .routes(routes!(metrics))
         .route_layer(from_fn_with_state(state.clone(), auth::require_key))
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct PageStatus {
     status_page_id: Id,
@@ -53,6 +53,16 @@ async fn selected_pages(state: &AppState, q: &QueryParams) -> ApiResult<Vec<Stat
 }
 
 /// The current status of every component, per page, with the page's overall status.
+#[utoipa::path(
+    get,
+    path = "/status",
+    tag = "v2",
+    operation_id = "status",
+    summary = "Current status of all components, per page",
+    params(("statusPageId" = Option<i64>, Query, description = "Only this page")),
+    responses((status = 200, body = Data<Vec<PageStatus>>), KeyErrors, NotFound, BadQuery),
+    security(("api_key" = []))
+)]
 async fn status(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
     let mut out = vec![];
     for page in selected_pages(&state, &q).await? {
@@ -69,7 +79,7 @@ async fn status(State(state): State<AppState>, q: QueryParams) -> ApiResult<Resp
     Ok(data(out))
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct ComponentMetrics {
     component_id: Id,
@@ -86,6 +96,19 @@ struct ComponentMetrics {
 }
 
 /// Uptime per component over the last `days` days (default 30, 1 to 365).
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    tag = "v2",
+    operation_id = "metrics",
+    summary = "Uptime (from status history) and latency per component",
+    params(
+        ("statusPageId" = Option<i64>, Query, description = "Only this page"),
+        ("days" = Option<i64>, Query, description = "Period in days, 1 to 365, default 30"),
+    ),
+    responses((status = 200, body = Data<Vec<ComponentMetrics>>), KeyErrors, NotFound, BadQuery),
+    security(("api_key" = []))
+)]
 async fn metrics(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
     let mut errors = FieldErrors::new();
     let days = q.limit("days", DEFAULT_METRIC_DAYS, validate::UPTIME_DAYS_MAX, &mut errors) as u32;

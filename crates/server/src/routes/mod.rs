@@ -9,15 +9,18 @@ pub mod public;
 use crate::error::ApiError;
 use crate::state::AppState;
 use axum::Router;
+use utoipa::openapi::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
 
-pub fn router(state: &AppState) -> Router<AppState> {
-    Router::new()
+/// Every route, and the OpenAPI document of exactly those routes.
+pub fn router(state: &AppState) -> (Router<AppState>, OpenApi) {
+    let (router, doc) = OpenApiRouter::new()
         .merge(public::router(state))
         .nest("/api/v1", api_v1::router(state))
         .nest("/api/v2", api_v2::router(state))
         .merge(health::routes())
-        .fallback(not_found)
-        .method_not_allowed_fallback(method_not_allowed)
+        .split_for_parts();
+    (router.fallback(not_found).method_not_allowed_fallback(method_not_allowed), doc)
 }
 
 async fn not_found() -> ApiError {

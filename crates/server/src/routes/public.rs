@@ -8,15 +8,14 @@ use crate::auth::rate_headers;
 use crate::client_ip::client_ip;
 use crate::error::ApiError;
 use crate::extract::QueryParams;
+use crate::openapi::{BadQuery, PublicErrors};
 use crate::rate_limit::{Limits, Subject};
 use crate::snapshot::{Body, Encoding, Snapshot};
 use crate::state::AppState;
-use axum::Router;
 use axum::extract::{ConnectInfo, Path, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodRouter, get};
 use serde::Serialize;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -26,6 +25,8 @@ use upstate_core::public::*;
 use upstate_core::uptime;
 use upstate_core::*;
 use upstate_store::public::PageData;
+use utoipa_axum::router::{OpenApiRouter, UtoipaMethodRouter};
+use utoipa_axum::routes;
 
 pub const CACHE_CONTROL: &str = "public, max-age=30";
 pub const DEFAULT_INCIDENT_LIMIT: i64 = 20;
@@ -49,14 +50,17 @@ impl Default for PublicLimits {
     }
 }
 
-pub fn router(state: &AppState) -> Router<AppState> {
+pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     let l = &state.settings.public_limits;
     // OPTIONS is registered after the limit, so preflights are not counted;
     // the CORS layer answers them before the handler is reached.
-    let limited = |route: MethodRouter<AppState>, per_minute: u32| {
-        route
+    let limited = |(schemas, paths, route): UtoipaMethodRouter<AppState>,
+                   per_minute: u32|
+     -> UtoipaMethodRouter<AppState> {
+        let route = route
             .route_layer(from_fn_with_state((state.clone(), Arc::new(Limits::new(per_minute, 0))), limit_by_address))
-            .options(|| async { StatusCode::NO_CONTENT })
+            .options(|| async { StatusCode::NO_CONTENT });
+        (schemas, paths, route)
     };
     let cors = CorsLayer::new()
         .allow_origin(Any)
@@ -70,13 +74,13 @@ pub fn router(state: &AppState) -> Router<AppState> {
             "x-ratelimit-reset".parse().unwrap_or(header::ETAG),
         ])
         .max_age(Duration::from_secs(86_400));
-    Router::new()
-        .route("/api/public/status/{slug}", limited(get(summary), l.summary))
-        .route("/api/public/status/{slug}/components", limited(get(components), l.components))
-        .route("/api/public/status/{slug}/incidents", limited(get(incidents), l.incidents))
-        .route("/api/public/status/{slug}/maintenance", limited(get(maintenance), l.maintenance))
-        .route("/api/public/status/{slug}/uptime", limited(get(uptime), l.uptime))
-        .route("/api/v1/public/{slug}", limited(get(whole_page), l.page))
+    OpenApiRouter::new()
+        .routes(limited(routes!(summary), l.summary))
+        .routes(limited(routes!(components), l.components))
+        .routes(limited(routes!(incidents), l.incidents))
+        .routes(limited(routes!(maintenance), l.maintenance))
+        .routes(limited(routes!(uptime), l.uptime))
+        .routes(limited(routes!(whole_page), l.page))
         .layer(cors)
 }
 
@@ -173,6 +177,15 @@ fn summary_view(d: &PageData) -> StatusSummary {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/public/status/{slug}",
+    tag = "public",
+    operation_id = "publicSummary",
+    summary = "Overall status, components and active incidents",
+    params(("slug" = String, Path, description = "The page's slug")),
+    responses((status = 200, body = StatusSummary), PublicErrors)
+)]
 async fn summary(
     State(state): State<AppState>,
     Path(slug): Path<String>,
@@ -183,6 +196,15 @@ async fn summary(
     Ok(serve(&headers, &body))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/public/status/{slug}/components",
+    tag = "public",
+    operation_id = "publicComponents",
+    summary = "Components with their group names, and the groups",
+    params(("slug" = String, Path, description = "The page's slug")),
+    responses((status = 200, body = ComponentList), PublicErrors)
+)]
 async fn components(
     State(state): State<AppState>,
     Path(slug): Path<String>,
@@ -193,7 +215,7 @@ async fn components(
     Ok(serve(&headers, &body))
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 struct IncidentsBody {
     incidents: Vec<PublicIncident>,
 }
@@ -213,6 +235,15 @@ fn incident_view(d: &PageData, status: Option<&str>, limit: i64) -> Vec<PublicIn
         .collect()
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/public/status/{slug}/incidents",
+    tag = "public",
+    operation_id = "publicIncidents",
+    summary = "Incidents with updates and affected components, newest first",
+    params(("slug" = String, Path, description = "The page's slug"), ("limit" = Option<i64>, Query, description = "1 to 100, default 20"), ("status" = Option<String>, Query, description = "investigating, identified, monitoring, resolved, or unresolved")),
+    responses((status = 200, body = IncidentsBody), PublicErrors, BadQuery)
+)]
 async fn incidents(
     State(state): State<AppState>,
     Path(slug): Path<String>,
@@ -239,11 +270,20 @@ async fn incidents(
     Ok(serve(&headers, &body))
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 struct MaintenanceBody {
     maintenance: Vec<PublicMaintenance>,
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/public/status/{slug}/maintenance",
+    tag = "public",
+    operation_id = "publicMaintenance",
+    summary = "Upcoming and ongoing maintenance",
+    params(("slug" = String, Path, description = "The page's slug")),
+    responses((status = 200, body = MaintenanceBody), PublicErrors)
+)]
 async fn maintenance(
     State(state): State<AppState>,
     Path(slug): Path<String>,
@@ -256,6 +296,15 @@ async fn maintenance(
     Ok(serve(&headers, &body))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/public/status/{slug}/uptime",
+    tag = "public",
+    operation_id = "publicUptime",
+    summary = "Uptime per day, per component and for the page",
+    params(("slug" = String, Path, description = "The page's slug"), ("days" = Option<i64>, Query, description = "1 to 365, default 90")),
+    responses((status = 200, body = uptime::UptimeReport), PublicErrors, BadQuery)
+)]
 async fn uptime(
     State(state): State<AppState>,
     Path(slug): Path<String>,
@@ -274,7 +323,7 @@ async fn uptime(
     Ok(serve(&headers, &body))
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct WholePage {
     page: PublicPageInfo,
@@ -289,6 +338,15 @@ struct WholePage {
     maintenance: Vec<PublicMaintenance>,
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/public/{slug}",
+    tag = "public",
+    operation_id = "publicPage",
+    summary = "The whole public page in one body",
+    params(("slug" = String, Path, description = "The page's slug")),
+    responses((status = 200, body = WholePage), PublicErrors)
+)]
 async fn whole_page(
     State(state): State<AppState>,
     Path(slug): Path<String>,

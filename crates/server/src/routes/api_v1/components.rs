@@ -2,24 +2,35 @@
 
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, PathId, QueryParams};
+use crate::openapi::{BadQuery, BodyErrors, KeyErrors, NotFound};
+use crate::respond::{Data, Message};
 use crate::respond::{created, data, deleted};
 use crate::state::AppState;
-use axum::Router;
 use axum::extract::State;
 use axum::response::Response;
-use axum::routing::{MethodRouter, get, patch};
 use upstate_core::*;
 use upstate_store::{components, groups};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/components", get(list).post(create))
-        .route("/components/{id}", MethodRouter::new().get(show).patch(update).delete(remove))
-        .route("/components/{id}/status", patch(set_status))
-        .route("/component-groups", get(list_groups).post(create_group))
-        .route("/component-groups/{id}", MethodRouter::new().get(show_group).patch(update_group).delete(remove_group))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        .routes(routes!(show, update, remove))
+        .routes(routes!(set_status))
+        .routes(routes!(list_groups, create_group))
+        .routes(routes!(show_group, update_group, remove_group))
 }
 
+#[utoipa::path(
+    get,
+    path = "/components",
+    tag = "components",
+    operation_id = "listComponents",
+    summary = "List components",
+    params(("statusPageId" = Option<i64>, Query, description = "Only this page's"), ("groupId" = Option<i64>, Query, description = "Only this group's")),
+    responses((status = 200, body = Data<Vec<Component>>), KeyErrors, BadQuery),
+    security(("api_key" = []))
+)]
 pub(crate) async fn list(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
     let mut errors = FieldErrors::new();
     let page = q.id("statusPageId", &mut errors);
@@ -28,15 +39,46 @@ pub(crate) async fn list(State(state): State<AppState>, q: QueryParams) -> ApiRe
     Ok(data(components::list(&state.db, page, group).await?))
 }
 
+#[utoipa::path(
+    get,
+    path = "/components/{id}",
+    tag = "components",
+    operation_id = "getComponent",
+    summary = "Get a component",
+    params(("id" = i64, Path, description = "Component id")),
+    responses((status = 200, body = Data<Component>), KeyErrors, NotFound),
+    security(("api_key" = []))
+)]
 async fn show(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Response> {
     Ok(data(components::get(&state.db, id).await?))
 }
 
+#[utoipa::path(
+    post,
+    path = "/components",
+    tag = "components",
+    operation_id = "createComponent",
+    summary = "Create a component",
+    request_body = NewComponentInput,
+    responses((status = 201, body = Data<Component>), KeyErrors, BodyErrors),
+    security(("api_key" = []))
+)]
 pub(crate) async fn create(State(state): State<AppState>, Body(input): Body<NewComponentInput>) -> ApiResult<Response> {
     let c = components::create(&state.db, input.validate()?).await?;
     Ok(created(format!("/api/v1/components/{}", c.id), c))
 }
 
+#[utoipa::path(
+    patch,
+    path = "/components/{id}",
+    tag = "components",
+    operation_id = "updateComponent",
+    summary = "Change a component",
+    params(("id" = i64, Path, description = "Component id")),
+    request_body = ComponentPatchInput,
+    responses((status = 200, body = Data<Component>), KeyErrors, BodyErrors, NotFound),
+    security(("api_key" = []))
+)]
 pub(crate) async fn update(
     State(state): State<AppState>,
     PathId(id): PathId,
@@ -45,6 +87,17 @@ pub(crate) async fn update(
     Ok(data(components::update(&state.db, id, input.validate()?).await?))
 }
 
+#[utoipa::path(
+    patch,
+    path = "/components/{id}/status",
+    tag = "components",
+    operation_id = "setComponentStatus",
+    summary = "Set a component's status",
+    params(("id" = i64, Path, description = "Component id")),
+    request_body = ComponentStatusInput,
+    responses((status = 200, body = Data<Component>), KeyErrors, BodyErrors, NotFound),
+    security(("api_key" = []))
+)]
 async fn set_status(
     State(state): State<AppState>,
     PathId(id): PathId,
@@ -55,11 +108,31 @@ async fn set_status(
     Ok(data(components::update(&state.db, id, patch).await?))
 }
 
+#[utoipa::path(
+    delete,
+    path = "/components/{id}",
+    tag = "components",
+    operation_id = "deleteComponent",
+    summary = "Delete a component",
+    params(("id" = i64, Path, description = "Component id")),
+    responses((status = 200, body = Message), KeyErrors, NotFound),
+    security(("api_key" = []))
+)]
 async fn remove(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Response> {
     components::delete(&state.db, id).await?;
     Ok(deleted("Component"))
 }
 
+#[utoipa::path(
+    get,
+    path = "/component-groups",
+    tag = "component groups",
+    operation_id = "listComponentGroups",
+    summary = "List component groups",
+    params(("statusPageId" = Option<i64>, Query, description = "Only this page's")),
+    responses((status = 200, body = Data<Vec<ComponentGroup>>), KeyErrors, BadQuery),
+    security(("api_key" = []))
+)]
 async fn list_groups(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
     let mut errors = FieldErrors::new();
     let page = q.id("statusPageId", &mut errors);
@@ -67,15 +140,46 @@ async fn list_groups(State(state): State<AppState>, q: QueryParams) -> ApiResult
     Ok(data(groups::list(&state.db, page).await?))
 }
 
+#[utoipa::path(
+    get,
+    path = "/component-groups/{id}",
+    tag = "component groups",
+    operation_id = "getComponentGroup",
+    summary = "Get a component group",
+    params(("id" = i64, Path, description = "Group id")),
+    responses((status = 200, body = Data<ComponentGroup>), KeyErrors, NotFound),
+    security(("api_key" = []))
+)]
 async fn show_group(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Response> {
     Ok(data(groups::get(&state.db, id).await?))
 }
 
+#[utoipa::path(
+    post,
+    path = "/component-groups",
+    tag = "component groups",
+    operation_id = "createComponentGroup",
+    summary = "Create a component group",
+    request_body = NewGroupInput,
+    responses((status = 201, body = Data<ComponentGroup>), KeyErrors, BodyErrors),
+    security(("api_key" = []))
+)]
 async fn create_group(State(state): State<AppState>, Body(input): Body<NewGroupInput>) -> ApiResult<Response> {
     let g = groups::create(&state.db, input.validate()?).await?;
     Ok(created(format!("/api/v1/component-groups/{}", g.id), g))
 }
 
+#[utoipa::path(
+    patch,
+    path = "/component-groups/{id}",
+    tag = "component groups",
+    operation_id = "updateComponentGroup",
+    summary = "Change a component group",
+    params(("id" = i64, Path, description = "Group id")),
+    request_body = GroupPatchInput,
+    responses((status = 200, body = Data<ComponentGroup>), KeyErrors, BodyErrors, NotFound),
+    security(("api_key" = []))
+)]
 async fn update_group(
     State(state): State<AppState>,
     PathId(id): PathId,
@@ -84,6 +188,16 @@ async fn update_group(
     Ok(data(groups::update(&state.db, id, input.validate()?).await?))
 }
 
+#[utoipa::path(
+    delete,
+    path = "/component-groups/{id}",
+    tag = "component groups",
+    operation_id = "deleteComponentGroup",
+    summary = "Delete a group (its components stay, ungrouped)",
+    params(("id" = i64, Path, description = "Group id")),
+    responses((status = 200, body = Message), KeyErrors, NotFound),
+    security(("api_key" = []))
+)]
 async fn remove_group(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Response> {
     groups::delete(&state.db, id).await?;
     Ok(deleted("Component group"))

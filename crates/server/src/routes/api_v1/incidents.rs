@@ -2,27 +2,38 @@
 
 use crate::error::ApiResult;
 use crate::extract::{Body, OptionalBody, PathId, QueryParams};
+use crate::openapi::{BadQuery, BodyErrors, Conflict, KeyErrors, NotFound};
+use crate::respond::{Data, Message};
 use crate::respond::{created, data, deleted};
 use crate::state::AppState;
-use axum::Router;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodRouter, get, post};
 use upstate_core::*;
 use upstate_store::incidents::{self, IncidentFilter};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub const DEFAULT_LIMIT: i64 = 20;
 pub const MAX_LIMIT: i64 = 100;
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/incidents", get(list).post(create))
-        .route("/incidents/{id}", MethodRouter::new().get(show).patch(update).delete(remove))
-        .route("/incidents/{id}/updates", post(add_update))
-        .route("/incidents/{id}/resolve", post(resolve))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        .routes(routes!(show, update, remove))
+        .routes(routes!(add_update))
+        .routes(routes!(resolve))
 }
 
+#[utoipa::path(
+    get,
+    path = "/incidents",
+    tag = "incidents",
+    operation_id = "listIncidents",
+    summary = "List incidents, newest first",
+    params(("statusPageId" = Option<i64>, Query, description = "Only this page's"), ("status" = Option<String>, Query, description = "investigating, identified, monitoring, resolved, or unresolved"), ("limit" = Option<i64>, Query, description = "1 to 100, default 20")),
+    responses((status = 200, body = Data<Vec<Incident>>), KeyErrors, BadQuery),
+    security(("api_key" = []))
+)]
 pub(crate) async fn list(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
     let mut errors = FieldErrors::new();
     let page_id = q.id("statusPageId", &mut errors);
@@ -42,15 +53,46 @@ pub(crate) async fn list(State(state): State<AppState>, q: QueryParams) -> ApiRe
     Ok(data(incidents::list(&state.db, &IncidentFilter { page_id, status, limit }).await?))
 }
 
+#[utoipa::path(
+    get,
+    path = "/incidents/{id}",
+    tag = "incidents",
+    operation_id = "getIncident",
+    summary = "Get an incident with its timeline",
+    params(("id" = i64, Path, description = "Incident id")),
+    responses((status = 200, body = Data<Incident>), KeyErrors, NotFound),
+    security(("api_key" = []))
+)]
 async fn show(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Response> {
     Ok(data(incidents::get(&state.db, id).await?))
 }
 
+#[utoipa::path(
+    post,
+    path = "/incidents",
+    tag = "incidents",
+    operation_id = "createIncident",
+    summary = "Open an incident",
+    request_body = NewIncidentInput,
+    responses((status = 201, body = Data<Incident>), KeyErrors, BodyErrors),
+    security(("api_key" = []))
+)]
 pub(crate) async fn create(State(state): State<AppState>, Body(input): Body<NewIncidentInput>) -> ApiResult<Response> {
     let incident = incidents::create(&state.db, input.validate()?).await?;
     Ok(created(format!("/api/v1/incidents/{}", incident.id), incident))
 }
 
+#[utoipa::path(
+    patch,
+    path = "/incidents/{id}",
+    tag = "incidents",
+    operation_id = "updateIncident",
+    summary = "Change an incident (a status change adds a timeline entry)",
+    params(("id" = i64, Path, description = "Incident id")),
+    request_body = IncidentPatchInput,
+    responses((status = 200, body = Data<Incident>), KeyErrors, BodyErrors, NotFound),
+    security(("api_key" = []))
+)]
 pub(crate) async fn update(
     State(state): State<AppState>,
     PathId(id): PathId,
@@ -59,6 +101,17 @@ pub(crate) async fn update(
     Ok(data(incidents::update(&state.db, id, input.validate()?).await?))
 }
 
+#[utoipa::path(
+    post,
+    path = "/incidents/{id}/updates",
+    tag = "incidents",
+    operation_id = "postIncidentUpdate",
+    summary = "Post a timeline update",
+    params(("id" = i64, Path, description = "Incident id")),
+    request_body = NewIncidentUpdateInput,
+    responses((status = 201, body = Data<IncidentUpdate>), KeyErrors, BodyErrors, NotFound),
+    security(("api_key" = []))
+)]
 async fn add_update(
     State(state): State<AppState>,
     PathId(id): PathId,
@@ -68,6 +121,17 @@ async fn add_update(
     Ok((StatusCode::CREATED, data(update)).into_response())
 }
 
+#[utoipa::path(
+    post,
+    path = "/incidents/{id}/resolve",
+    tag = "incidents",
+    operation_id = "resolveIncident",
+    summary = "Resolve an incident",
+    params(("id" = i64, Path, description = "Incident id")),
+    request_body = Option<ClosingMessageInput>,
+    responses((status = 200, body = Data<Incident>), KeyErrors, BodyErrors, NotFound, Conflict),
+    security(("api_key" = []))
+)]
 async fn resolve(
     State(state): State<AppState>,
     PathId(id): PathId,
@@ -76,6 +140,16 @@ async fn resolve(
     Ok(data(incidents::resolve(&state.db, id, input.validate()?).await?))
 }
 
+#[utoipa::path(
+    delete,
+    path = "/incidents/{id}",
+    tag = "incidents",
+    operation_id = "deleteIncident",
+    summary = "Delete an incident",
+    params(("id" = i64, Path, description = "Incident id")),
+    responses((status = 200, body = Message), KeyErrors, NotFound),
+    security(("api_key" = []))
+)]
 async fn remove(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Response> {
     incidents::delete(&state.db, id).await?;
     Ok(deleted("Incident"))

@@ -3,25 +3,39 @@
 
 use crate::error::ApiResult;
 use crate::extract::{Body, OptionalBody, PathId, QueryParams};
-use crate::respond::{created, data, deleted};
+use crate::openapi::{BadQuery, BodyErrors, Conflict, KeyErrors, NotFound};
+use crate::respond::{Data, Message, created, data, deleted};
 use crate::state::AppState;
-use axum::Router;
 use axum::extract::State;
 use axum::response::Response;
-use axum::routing::{MethodRouter, get, post};
 use upstate_core::*;
 use upstate_store::maintenance::{self, MaintenanceFilter};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/maintenance", get(list).post(create))
-        .route("/maintenance/{id}", MethodRouter::new().get(show).patch(update).delete(remove))
-        .route("/maintenance/{id}/start", transition(MaintenanceAction::Start))
-        .route("/maintenance/{id}/complete", transition(MaintenanceAction::Complete))
-        .route("/maintenance/{id}/cancel", transition(MaintenanceAction::Cancel))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        .routes(routes!(show, update, remove))
+        .routes(routes!(start))
+        .routes(routes!(complete))
+        .routes(routes!(cancel))
 }
 
-pub(crate) async fn list(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
+#[utoipa::path(
+    get,
+    path = "/maintenance",
+    tag = "maintenance",
+    operation_id = "listMaintenance",
+    summary = "List maintenance windows by scheduled start",
+    params(
+        ("statusPageId" = Option<i64>, Query, description = "Only this page's"),
+        ("status" = Option<MaintenanceStatus>, Query, description = "Only windows in this state"),
+        ("upcoming" = Option<bool>, Query, description = "true: only scheduled windows that start in the future"),
+    ),
+    responses((status = 200, body = Data<Vec<Maintenance>>), KeyErrors, BadQuery),
+    security(("api_key" = []))
+)]
+async fn list(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
     let mut errors = FieldErrors::new();
     let page_id = q.id("statusPageId", &mut errors);
     let status =
@@ -32,10 +46,30 @@ pub(crate) async fn list(State(state): State<AppState>, q: QueryParams) -> ApiRe
     Ok(data(maintenance::list(&state.db, &filter).await?))
 }
 
+#[utoipa::path(
+    get,
+    path = "/maintenance/{id}",
+    tag = "maintenance",
+    operation_id = "getMaintenance",
+    summary = "Get a maintenance window",
+    params(("id" = i64, Path, description = "Maintenance id")),
+    responses((status = 200, body = Data<Maintenance>), KeyErrors, NotFound),
+    security(("api_key" = []))
+)]
 async fn show(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Response> {
     Ok(data(maintenance::get(&state.db, id).await?))
 }
 
+#[utoipa::path(
+    post,
+    path = "/maintenance",
+    tag = "maintenance",
+    operation_id = "createMaintenance",
+    summary = "Schedule a maintenance window",
+    request_body = NewMaintenanceInput,
+    responses((status = 201, body = Data<Maintenance>), KeyErrors, BodyErrors),
+    security(("api_key" = []))
+)]
 pub(crate) async fn create(
     State(state): State<AppState>,
     Body(input): Body<NewMaintenanceInput>,
@@ -44,6 +78,17 @@ pub(crate) async fn create(
     Ok(created(format!("/api/v1/maintenance/{}", m.id), m))
 }
 
+#[utoipa::path(
+    patch,
+    path = "/maintenance/{id}",
+    tag = "maintenance",
+    operation_id = "updateMaintenance",
+    summary = "Change a maintenance window",
+    params(("id" = i64, Path, description = "Maintenance id")),
+    request_body = MaintenancePatchInput,
+    responses((status = 200, body = Data<Maintenance>), KeyErrors, BodyErrors, NotFound),
+    security(("api_key" = []))
+)]
 pub(crate) async fn update(
     State(state): State<AppState>,
     PathId(id): PathId,
@@ -52,18 +97,83 @@ pub(crate) async fn update(
     Ok(data(maintenance::update(&state.db, id, input.validate()?).await?))
 }
 
-/// One handler per move, all the same shape: an optional closing message.
-fn transition(action: MaintenanceAction) -> MethodRouter<AppState> {
-    post(
-        move |State(state): State<AppState>,
-              PathId(id): PathId,
-              OptionalBody(input): OptionalBody<ClosingMessageInput>| async move {
-            let message = input.validate()?;
-            ApiResult::Ok(data(maintenance::transition(&state.db, id, action, &message).await?))
-        },
-    )
+async fn transition(
+    state: &AppState,
+    id: Id,
+    action: MaintenanceAction,
+    input: ClosingMessageInput,
+) -> ApiResult<Response> {
+    let message = input.validate()?;
+    Ok(data(maintenance::transition(&state.db, id, action, &message).await?))
 }
 
+#[utoipa::path(
+    post,
+    path = "/maintenance/{id}/start",
+    tag = "maintenance",
+    operation_id = "startMaintenance",
+    summary = "Start a scheduled window",
+    params(("id" = i64, Path, description = "Maintenance id")),
+    request_body = Option<ClosingMessageInput>,
+    responses((status = 200, body = Data<Maintenance>), KeyErrors, BodyErrors, NotFound, Conflict),
+    security(("api_key" = []))
+)]
+async fn start(
+    State(state): State<AppState>,
+    PathId(id): PathId,
+    OptionalBody(input): OptionalBody<ClosingMessageInput>,
+) -> ApiResult<Response> {
+    transition(&state, id, MaintenanceAction::Start, input).await
+}
+
+#[utoipa::path(
+    post,
+    path = "/maintenance/{id}/complete",
+    tag = "maintenance",
+    operation_id = "completeMaintenance",
+    summary = "Complete an in-progress window",
+    params(("id" = i64, Path, description = "Maintenance id")),
+    request_body = Option<ClosingMessageInput>,
+    responses((status = 200, body = Data<Maintenance>), KeyErrors, BodyErrors, NotFound, Conflict),
+    security(("api_key" = []))
+)]
+async fn complete(
+    State(state): State<AppState>,
+    PathId(id): PathId,
+    OptionalBody(input): OptionalBody<ClosingMessageInput>,
+) -> ApiResult<Response> {
+    transition(&state, id, MaintenanceAction::Complete, input).await
+}
+
+#[utoipa::path(
+    post,
+    path = "/maintenance/{id}/cancel",
+    tag = "maintenance",
+    operation_id = "cancelMaintenance",
+    summary = "Cancel a scheduled or in-progress window",
+    params(("id" = i64, Path, description = "Maintenance id")),
+    request_body = Option<ClosingMessageInput>,
+    responses((status = 200, body = Data<Maintenance>), KeyErrors, BodyErrors, NotFound, Conflict),
+    security(("api_key" = []))
+)]
+async fn cancel(
+    State(state): State<AppState>,
+    PathId(id): PathId,
+    OptionalBody(input): OptionalBody<ClosingMessageInput>,
+) -> ApiResult<Response> {
+    transition(&state, id, MaintenanceAction::Cancel, input).await
+}
+
+#[utoipa::path(
+    delete,
+    path = "/maintenance/{id}",
+    tag = "maintenance",
+    operation_id = "deleteMaintenance",
+    summary = "Delete a maintenance window",
+    params(("id" = i64, Path, description = "Maintenance id")),
+    responses((status = 200, body = Message), KeyErrors, NotFound),
+    security(("api_key" = []))
+)]
 async fn remove(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Response> {
     maintenance::delete(&state.db, id).await?;
     Ok(deleted("Maintenance"))

@@ -7,11 +7,11 @@ mod pages;
 
 use crate::auth;
 use crate::state::AppState;
-use axum::Router;
 use axum::middleware::from_fn_with_state;
+use utoipa_axum::router::OpenApiRouter;
 
-pub fn router(state: &AppState) -> Router<AppState> {
-    Router::new()
+pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
         .merge(pages::routes())
         .merge(components::routes())
         .merge(incidents::routes())

@@ -3,23 +3,22 @@
 
 use crate::error::ApiResult;
 use crate::extract::{Body, PathId};
+use crate::openapi::{BodyErrors, Conflict, KeyErrors, NotFound};
+use crate::respond::{Data, Message};
 use crate::respond::{created, data, deleted};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::response::Response;
-use axum::routing::get;
-use axum::{Router, routing::MethodRouter};
 use serde::Serialize;
 use upstate_core::*;
 use upstate_store::{components, groups, pages};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/statuspages", get(list).post(create))
-        .route("/statuspages/{id}", MethodRouter::new().get(show).patch(update).delete(remove))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(list, create)).routes(routes!(show, update, remove))
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct ListItem<'a> {
     id: Id,
@@ -45,7 +44,7 @@ impl<'a> From<&'a StatusPage> for ListItem<'a> {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct Detail {
     #[serde(flatten)]
@@ -60,22 +59,62 @@ async fn detail(state: &AppState, page: StatusPage) -> ApiResult<Detail> {
     Ok(Detail { page, components, component_groups })
 }
 
+#[utoipa::path(
+    get,
+    path = "/statuspages",
+    tag = "status pages",
+    operation_id = "listStatusPages",
+    summary = "List status pages (list view)",
+    responses((status = 200, body = Data<Vec<ListItem>>), KeyErrors),
+    security(("api_key" = []))
+)]
 async fn list(State(state): State<AppState>) -> ApiResult<Response> {
     let all = pages::list(&state.db).await?;
     Ok(data(all.iter().map(ListItem::from).collect::<Vec<_>>()))
 }
 
+#[utoipa::path(
+    get,
+    path = "/statuspages/{id}",
+    tag = "status pages",
+    operation_id = "getStatusPage",
+    summary = "Get a status page (detail view)",
+    params(("id" = i64, Path, description = "Status page id")),
+    responses((status = 200, body = Data<Detail>), KeyErrors, NotFound),
+    security(("api_key" = []))
+)]
 async fn show(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Response> {
     let page = pages::get(&state.db, id).await?;
     Ok(data(detail(&state, page).await?))
 }
 
+#[utoipa::path(
+    post,
+    path = "/statuspages",
+    tag = "status pages",
+    operation_id = "createStatusPage",
+    summary = "Create a status page",
+    request_body = NewPageInput,
+    responses((status = 201, body = Data<Detail>), KeyErrors, BodyErrors, Conflict),
+    security(("api_key" = []))
+)]
 async fn create(State(state): State<AppState>, Body(input): Body<NewPageInput>) -> ApiResult<Response> {
     let page = pages::create(&state.db, input.validate()?).await?;
     let location = format!("/api/v1/statuspages/{}", page.id);
     Ok(created(location, detail(&state, page).await?))
 }
 
+#[utoipa::path(
+    patch,
+    path = "/statuspages/{id}",
+    tag = "status pages",
+    operation_id = "updateStatusPage",
+    summary = "Change a status page",
+    params(("id" = i64, Path, description = "Status page id")),
+    request_body = PagePatchInput,
+    responses((status = 200, body = Data<Detail>), KeyErrors, BodyErrors, NotFound, Conflict),
+    security(("api_key" = []))
+)]
 async fn update(
     State(state): State<AppState>,
     PathId(id): PathId,
@@ -85,6 +124,16 @@ async fn update(
     Ok(data(detail(&state, page).await?))
 }
 
+#[utoipa::path(
+    delete,
+    path = "/statuspages/{id}",
+    tag = "status pages",
+    operation_id = "deleteStatusPage",
+    summary = "Delete a status page and all it owns",
+    params(("id" = i64, Path, description = "Status page id")),
+    responses((status = 200, body = Message), KeyErrors, NotFound),
+    security(("api_key" = []))
+)]
 async fn remove(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Response> {
     pages::delete(&state.db, id).await?;
     Ok(deleted("Status page"))

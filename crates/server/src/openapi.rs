@@ -1,0 +1,147 @@
+//! The OpenAPI 3.1 document, generated from the handlers' `#[utoipa::path]`
+//! annotations as the routers register them (utoipa-axum), so a route cannot
+//! be served without being documented. Served at `/api/openapi.json`, with a
+//! Swagger UI reference at `/api/docs` from assets vendored into the binary.
+
+use axum::Router;
+use serde::Serialize;
+use upstate_core::FieldError;
+use utoipa::openapi::OpenApi;
+use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+use utoipa_swagger_ui::SwaggerUi;
+
+/// An RFC 9457 problem, as every error is sent (`application/problem+json`).
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Problem {
+    /// A URN naming the kind of problem, e.g. `urn:upstate:problem:validation`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub title: String,
+    pub status: u16,
+    pub detail: String,
+    /// For validation failures (422): every bad field.
+    pub errors: Option<Vec<FieldError>>,
+}
+
+/// Errors any keyed route may answer.
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code, reason = "describes responses to the document; never built")]
+pub enum KeyErrors {
+    #[response(
+        status = 401,
+        description = "Missing, unknown, revoked or expired API key",
+        content_type = "application/problem+json"
+    )]
+    Unauthorized(Problem),
+    #[response(
+        status = 403,
+        description = "The key lacks the scope this method needs",
+        content_type = "application/problem+json"
+    )]
+    Forbidden(Problem),
+    #[response(
+        status = 429,
+        description = "Rate limit exceeded; see Retry-After",
+        content_type = "application/problem+json"
+    )]
+    RateLimited(Problem),
+}
+
+/// Errors of routes that take a JSON body.
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code, reason = "describes responses to the document; never built")]
+pub enum BodyErrors {
+    #[response(status = 400, description = "Malformed JSON", content_type = "application/problem+json")]
+    Malformed(Problem),
+    #[response(status = 413, description = "Body over the size limit", content_type = "application/problem+json")]
+    TooLarge(Problem),
+    #[response(status = 415, description = "Body is not JSON", content_type = "application/problem+json")]
+    NotJson(Problem),
+    #[response(
+        status = 422,
+        description = "Invalid fields, all named in `errors`",
+        content_type = "application/problem+json"
+    )]
+    Invalid(Problem),
+}
+
+/// The 404 of routes that address one resource (or a public page).
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code, reason = "describes responses to the document; never built")]
+pub enum NotFound {
+    #[response(status = 404, description = "No such resource", content_type = "application/problem+json")]
+    NotFound(Problem),
+}
+
+/// The 409 of routes that can refuse a state change or a duplicate.
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code, reason = "describes responses to the document; never built")]
+pub enum Conflict {
+    #[response(
+        status = 409,
+        description = "Duplicate, or a state change the resource refuses",
+        content_type = "application/problem+json"
+    )]
+    Conflict(Problem),
+}
+
+/// The 422 of routes whose query parameters are validated.
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code, reason = "describes responses to the document; never built")]
+pub enum BadQuery {
+    #[response(status = 422, description = "A query parameter is invalid", content_type = "application/problem+json")]
+    Invalid(Problem),
+}
+
+/// Errors of the public read API.
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code, reason = "describes responses to the document; never built")]
+pub enum PublicErrors {
+    #[response(status = 304, description = "Not modified: the If-None-Match ETag is current")]
+    NotModified,
+    #[response(status = 404, description = "Unknown or private page", content_type = "application/problem+json")]
+    NotFound(Problem),
+    #[response(
+        status = 429,
+        description = "Rate limit for this route and client address exceeded",
+        content_type = "application/problem+json"
+    )]
+    RateLimited(Problem),
+}
+
+/// Fills in what the handlers do not say: title, version, the key scheme.
+pub fn finish(mut doc: OpenApi) -> OpenApi {
+    doc.info.title = "Upstate API".into();
+    doc.info.version = env!("CARGO_PKG_VERSION").into();
+    doc.info.description = Some(
+        "Management API (/api/v1, /api/v2; Bearer API keys with read/write/admin scopes) and the public read API \
+         (/api/public/status/{slug}, /api/v1/public/{slug}; no authentication). Decisions: docs/api.md."
+            .into(),
+    );
+    // v2 shares v1's handlers; operation ids must stay unique per document.
+    for (path, item) in doc.paths.paths.iter_mut() {
+        if path.starts_with("/api/v2/") {
+            for op in
+                [&mut item.get, &mut item.post, &mut item.patch, &mut item.put, &mut item.delete].into_iter().flatten()
+            {
+                if let Some(id) = op.operation_id.take() {
+                    op.operation_id = Some(format!("v2_{id}"));
+                }
+            }
+        }
+    }
+    let components = doc.components.get_or_insert_with(Default::default);
+    // Error bodies are referenced from response types, which register no schemas.
+    let mut extra = vec![("Problem".to_string(), <Problem as utoipa::PartialSchema>::schema())];
+    <Problem as utoipa::ToSchema>::schemas(&mut extra);
+    for (name, schema) in extra {
+        components.schemas.entry(name).or_insert(schema);
+    }
+    components.add_security_scheme("api_key", SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)));
+    doc
+}
+
+/// `/api/openapi.json` and the reference page at `/api/docs`.
+pub fn routes(doc: OpenApi) -> Router {
+    Router::from(SwaggerUi::new("/api/docs").url("/api/openapi.json", doc))
+}
