@@ -44,7 +44,9 @@ async fn malformed_bodies(b: Backend) {
 
 async fn unknown_routes_and_methods(b: Backend) {
     let s = Server::start(b).await;
-    s.get("/api/v1/nothing-here").await.problem(404);
+    let r = s.get("/api/v1/nothing-here").await;
+    r.problem(404);
+    assert_eq!(r.header("x-content-type-options"), Some("nosniff"));
     s.get("/nope").await.problem(404);
     s.send(Method::GET, "/api/v1/nothing-here", None, None).await.problem(404);
     s.send(Method::PUT, "/api/v1/statuspages", Some(&s.key), Some(json!({}))).await.problem(405);

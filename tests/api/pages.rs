@@ -27,6 +27,8 @@ async fn page_lifecycle(b: Backend) {
     let page = r.data(201);
     let id = page["id"].as_i64().unwrap();
     assert_eq!(r.header("location"), Some(format!("/api/v1/statuspages/{id}").as_str()));
+    assert_eq!(r.header("cache-control"), Some("no-store"), "management answers are never cached");
+    assert_eq!(r.header("x-content-type-options"), Some("nosniff"));
     assert_eq!(page["name"], "Acme Cloud");
     assert_eq!(page["slug"], "acme");
     assert_eq!(page["description"], "Our services");

@@ -113,6 +113,7 @@ impl IntoResponse for ApiError {
         let mut res = (status, bytes).into_response();
         let h = res.headers_mut();
         h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json"));
+        h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
         match self {
             ApiError::Unauthorized(_) => {
                 h.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));

@@ -14,9 +14,9 @@ pub mod state;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderValue, header};
+use axum::serve::ListenerExt;
 use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -50,32 +50,31 @@ impl Default for ServerSettings {
 }
 
 pub fn app(db: upstate_store::Db, settings: &ServerSettings) -> Router {
-    let state = AppState {
-        limits: Arc::new(rate_limit::Limits::new(settings.api_rate_per_minute, settings.api_rate_per_hour)),
-        snapshots: Arc::new(snapshot::Snapshots::new(db.clone())),
-        settings: Arc::new(settings.clone()),
+    let state = AppState::new(state::Shared {
+        limits: rate_limit::Limits::new(settings.api_rate_per_minute, settings.api_rate_per_hour),
+        snapshots: snapshot::Snapshots::new(db.clone()),
+        settings: settings.clone(),
         db: db.clone(),
-    };
+    });
     tokio::spawn(async move { db.follow_changes().await });
-    let limits = state.limits.clone();
+    let sweeper = state.clone();
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_secs(60));
         loop {
             tick.tick().await;
-            limits.forget_idle();
+            sweeper.limits.forget_idle();
         }
     });
-    let (routes, doc) = routes::router(&state);
-    routes
-        .with_state(state)
-        .merge(openapi::routes(openapi::finish(doc)))
+    let routes::Routes { public, managed, doc } = routes::routes(&state);
+    let managed = managed
+        .with_state(state.clone())
         .layer(DefaultBodyLimit::max(settings.max_body_bytes))
         .layer(CatchPanicLayer::custom(|_| {
             axum::response::IntoResponse::into_response(error::ApiError::Internal("handler panicked".into()))
         }))
         .layer(SetResponseHeaderLayer::if_not_present(header::CACHE_CONTROL, HeaderValue::from_static("no-store")))
-        .layer(SetResponseHeaderLayer::overriding(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))
-        .layer(TraceLayer::new_for_http())
+        .layer(TraceLayer::new_for_http());
+    public.with_state(state).merge(openapi::routes(openapi::finish(doc))).merge(managed).fallback(routes::not_found)
 }
 
 /// Serves until `shutdown` resolves, then stops accepting and lets requests
@@ -85,6 +84,12 @@ pub async fn serve(
     app: Router,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    // Small JSON answers go out at once instead of waiting on Nagle's algorithm.
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "could not set TCP_NODELAY");
+        }
+    });
     axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown)
         .await

@@ -20,11 +20,17 @@ pub struct Message {
 }
 
 pub fn data<T: Serialize>(value: T) -> Response {
-    Json(Data { data: value }).into_response()
+    nosniff(Json(Data { data: value }).into_response())
+}
+
+/// Every JSON response says it is JSON and nothing else.
+pub fn nosniff(mut res: Response) -> Response {
+    res.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    res
 }
 
 pub fn created<T: Serialize>(location: String, value: T) -> Response {
-    let mut res = (StatusCode::CREATED, Json(Data { data: value })).into_response();
+    let mut res = nosniff((StatusCode::CREATED, Json(Data { data: value })).into_response());
     if let Ok(v) = HeaderValue::from_str(&location) {
         res.headers_mut().insert(header::LOCATION, v);
     }
@@ -32,5 +38,5 @@ pub fn created<T: Serialize>(location: String, value: T) -> Response {
 }
 
 pub fn deleted(what: &str) -> Response {
-    Json(Message { message: format!("{what} deleted") }).into_response()
+    nosniff(Json(Message { message: format!("{what} deleted") }).into_response())
 }

@@ -12,21 +12,36 @@ use axum::Router;
 use utoipa::openapi::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
-/// Every route, and the OpenAPI document of exactly those routes.
-pub fn router(state: &AppState) -> (Router<AppState>, OpenApi) {
-    let (router, doc) = OpenApiRouter::new()
-        .merge(public::router(state))
-        .nest("/api/v1", api_v1::router(state))
-        .nest("/api/v2", api_v2::router(state))
-        .merge(health::routes())
-        .split_for_parts();
-    (router.fallback(not_found).method_not_allowed_fallback(method_not_allowed), doc)
+/// The routes in two families, and the OpenAPI document of exactly those routes.
+pub struct Routes {
+    /// Unauthenticated reads served from memory (public API, health): kept on
+    /// a lean middleware stack because every layer costs on the hottest path.
+    pub public: Router<AppState>,
+    /// The keyed management API.
+    pub managed: Router<AppState>,
+    pub doc: OpenApi,
 }
 
-async fn not_found() -> ApiError {
+pub fn routes(state: &AppState) -> Routes {
+    let (public, mut doc) = OpenApiRouter::new().merge(public::router(state)).merge(health::routes()).split_for_parts();
+    let (managed, managed_doc) = OpenApiRouter::new()
+        .nest("/api/v1", api_v1::router(state))
+        .nest("/api/v2", api_v2::router(state))
+        .split_for_parts();
+    doc.merge(managed_doc);
+    Routes {
+        public: public.method_not_allowed_fallback(method_not_allowed),
+        managed: managed.method_not_allowed_fallback(method_not_allowed),
+        doc,
+    }
+}
+
+/// The answer to a path no route matches.
+pub async fn not_found() -> ApiError {
     ApiError::NotFound("no route matches this path".into())
 }
 
+/// The answer to a known path with a method it does not take.
 async fn method_not_allowed() -> ApiError {
     ApiError::MethodNotAllowed
 }

@@ -145,11 +145,10 @@ fn serve(headers: &HeaderMap, body: &Body) -> Response {
         r
     };
     let h = res.headers_mut();
-    if let Ok(tag) = HeaderValue::from_str(&body.etag(enc)) {
-        h.insert(header::ETAG, tag);
-    }
+    h.insert(header::ETAG, body.etag(enc).clone());
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static(CACHE_CONTROL));
     h.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     res
 }
 
