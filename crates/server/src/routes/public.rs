@@ -13,6 +13,7 @@ use crate::rate_limit::{Limits, Subject};
 use crate::snapshot::{Body, Encoding, Snapshot};
 use crate::state::AppState;
 use axum::extract::{ConnectInfo, Path, Request, State};
+use axum::handler::HandlerWithoutStateExt;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
@@ -20,6 +21,7 @@ use serde::Serialize;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
+use tower::Layer;
 use tower_http::cors::{Any, CorsLayer};
 use upstate_core::public::*;
 use upstate_core::uptime;
@@ -52,36 +54,57 @@ impl Default for PublicLimits {
 
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     let l = &state.settings.public_limits;
-    // OPTIONS is registered after the limit, so preflights are not counted;
-    // the CORS layer answers them before the handler is reached.
-    let limited = |(schemas, paths, route): UtoipaMethodRouter<AppState>,
-                   per_minute: u32|
-     -> UtoipaMethodRouter<AppState> {
-        let route = route
-            .route_layer(from_fn_with_state((state.clone(), Arc::new(Limits::new(per_minute, 0))), limit_by_address))
-            .options(|| async { StatusCode::NO_CONTENT });
-        (schemas, paths, route)
+    OpenApiRouter::new()
+        .routes(limited(state, routes!(summary), l.summary))
+        .routes(limited(state, routes!(components), l.components))
+        .routes(limited(state, routes!(incidents), l.incidents))
+        .routes(limited(state, routes!(maintenance), l.maintenance))
+        .routes(limited(state, routes!(uptime), l.uptime))
+        .routes(limited(state, routes!(whole_page), l.page))
+}
+
+/// Adds the per-address limit to a public route (none at all when the limit
+/// is 0: a CDN origin, a benchmark) and answers its CORS preflights.
+///
+/// tower-http's CORS layer wraps only the OPTIONS method, after the limit, so
+/// preflights are not counted. On GET, CORS is two constant headers
+/// (`open_cors`); a CORS layer around every GET cost about a tenth of the
+/// throughput (docs/performance.md).
+fn limited(
+    state: &AppState,
+    (schemas, paths, route): UtoipaMethodRouter<AppState>,
+    per_minute: u32,
+) -> UtoipaMethodRouter<AppState> {
+    let route = if per_minute == 0 {
+        route
+    } else {
+        route.route_layer(from_fn_with_state((state.clone(), Arc::new(Limits::new(per_minute, 0))), limit_by_address))
     };
-    let cors = CorsLayer::new()
+    let preflight = cors_layer().layer((|| async { StatusCode::NO_CONTENT }).into_service());
+    (schemas, paths, route.options_service(preflight))
+}
+
+const EXPOSED: &str = "etag, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset";
+
+fn cors_layer() -> CorsLayer {
+    CorsLayer::new()
         .allow_origin(Any)
         .allow_methods([Method::GET, Method::HEAD, Method::OPTIONS])
         .allow_headers(Any)
-        .expose_headers([
-            header::ETAG,
-            header::RETRY_AFTER,
-            "x-ratelimit-limit".parse().unwrap_or(header::ETAG),
-            "x-ratelimit-remaining".parse().unwrap_or(header::ETAG),
-            "x-ratelimit-reset".parse().unwrap_or(header::ETAG),
-        ])
-        .max_age(Duration::from_secs(86_400));
-    OpenApiRouter::new()
-        .routes(limited(routes!(summary), l.summary))
-        .routes(limited(routes!(components), l.components))
-        .routes(limited(routes!(incidents), l.incidents))
-        .routes(limited(routes!(maintenance), l.maintenance))
-        .routes(limited(routes!(uptime), l.uptime))
-        .routes(limited(routes!(whole_page), l.page))
-        .layer(cors)
+        .max_age(Duration::from_secs(86_400))
+}
+
+/// What CORS asks of a simple GET: any origin may read it, and these headers.
+fn open_cors(mut res: Response) -> Response {
+    let h = res.headers_mut();
+    h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+    h.insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, HeaderValue::from_static(EXPOSED));
+    res
+}
+
+/// A public answer: the body, or the problem, readable from any origin.
+fn public(result: Result<Response, ApiError>) -> Response {
+    open_cors(result.unwrap_or_else(IntoResponse::into_response))
 }
 
 async fn limit_by_address(
@@ -93,7 +116,7 @@ async fn limit_by_address(
     let ip = client_ip(peer.ip(), req.headers(), &state.settings.trusted_proxies);
     let decision = limits.check(Subject::Addr(ip));
     let mut res = match decision.and_then(|d| d.retry_after_secs) {
-        Some(retry_after_secs) => ApiError::RateLimited { retry_after_secs }.into_response(),
+        Some(retry_after_secs) => open_cors(ApiError::RateLimited { retry_after_secs }.into_response()),
         None => next.run(req).await,
     };
     if let Some(d) = decision {
@@ -185,14 +208,15 @@ fn summary_view(d: &PageData) -> StatusSummary {
     params(("slug" = String, Path, description = "The page's slug")),
     responses((status = 200, body = StatusSummary), PublicErrors)
 )]
-async fn summary(
-    State(state): State<AppState>,
-    Path(slug): Path<String>,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    let snap = page(&state, &slug).await?;
-    let body = snap.body("summary", |d| Body::from_value(&summary_view(d)))?;
-    Ok(serve(&headers, &body))
+async fn summary(State(state): State<AppState>, Path(slug): Path<String>, headers: HeaderMap) -> Response {
+    public(
+        async {
+            let snap = page(&state, &slug).await?;
+            let body = snap.body("summary", |d| Body::from_value(&summary_view(d)))?;
+            Ok::<_, ApiError>(serve(&headers, &body))
+        }
+        .await,
+    )
 }
 
 #[utoipa::path(
@@ -204,14 +228,15 @@ async fn summary(
     params(("slug" = String, Path, description = "The page's slug")),
     responses((status = 200, body = ComponentList), PublicErrors)
 )]
-async fn components(
-    State(state): State<AppState>,
-    Path(slug): Path<String>,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    let snap = page(&state, &slug).await?;
-    let body = snap.body("components", |d| Body::from_value(&component_list(&d.components, &d.groups)))?;
-    Ok(serve(&headers, &body))
+async fn components(State(state): State<AppState>, Path(slug): Path<String>, headers: HeaderMap) -> Response {
+    public(
+        async {
+            let snap = page(&state, &slug).await?;
+            let body = snap.body("components", |d| Body::from_value(&component_list(&d.components, &d.groups)))?;
+            Ok::<_, ApiError>(serve(&headers, &body))
+        }
+        .await,
+    )
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -248,25 +273,31 @@ async fn incidents(
     Path(slug): Path<String>,
     q: QueryParams,
     headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    let mut errors = FieldErrors::new();
-    let status = match q.get("status") {
-        Some("unresolved") => Some("unresolved"),
-        Some(_) => q
-            .parsed::<IncidentStatus>(
-                "status",
-                &format!("one of: {}, unresolved", IncidentStatus::expected()),
-                &mut errors,
-            )
-            .map(IncidentStatus::as_str),
-        None => None,
-    };
-    let limit = q.limit("limit", DEFAULT_INCIDENT_LIMIT, MAX_INCIDENT_LIMIT, &mut errors);
-    errors.into_result()?;
-    let snap = page(&state, &slug).await?;
-    let key = format!("incidents?status={}&limit={limit}", status.unwrap_or(""));
-    let body = snap.body(&key, |d| Body::from_value(&IncidentsBody { incidents: incident_view(d, status, limit) }))?;
-    Ok(serve(&headers, &body))
+) -> Response {
+    public(
+        async {
+            let mut errors = FieldErrors::new();
+            let status = match q.get("status") {
+                Some("unresolved") => Some("unresolved"),
+                Some(_) => q
+                    .parsed::<IncidentStatus>(
+                        "status",
+                        &format!("one of: {}, unresolved", IncidentStatus::expected()),
+                        &mut errors,
+                    )
+                    .map(IncidentStatus::as_str),
+                None => None,
+            };
+            let limit = q.limit("limit", DEFAULT_INCIDENT_LIMIT, MAX_INCIDENT_LIMIT, &mut errors);
+            errors.into_result()?;
+            let snap = page(&state, &slug).await?;
+            let key = format!("incidents?status={}&limit={limit}", status.unwrap_or(""));
+            let body =
+                snap.body(&key, |d| Body::from_value(&IncidentsBody { incidents: incident_view(d, status, limit) }))?;
+            Ok::<_, ApiError>(serve(&headers, &body))
+        }
+        .await,
+    )
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -283,16 +314,19 @@ struct MaintenanceBody {
     params(("slug" = String, Path, description = "The page's slug")),
     responses((status = 200, body = MaintenanceBody), PublicErrors)
 )]
-async fn maintenance(
-    State(state): State<AppState>,
-    Path(slug): Path<String>,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    let snap = page(&state, &slug).await?;
-    let body = snap.body("maintenance", |d| {
-        Body::from_value(&MaintenanceBody { maintenance: d.maintenance.iter().map(PublicMaintenance::from).collect() })
-    })?;
-    Ok(serve(&headers, &body))
+async fn maintenance(State(state): State<AppState>, Path(slug): Path<String>, headers: HeaderMap) -> Response {
+    public(
+        async {
+            let snap = page(&state, &slug).await?;
+            let body = snap.body("maintenance", |d| {
+                Body::from_value(&MaintenanceBody {
+                    maintenance: d.maintenance.iter().map(PublicMaintenance::from).collect(),
+                })
+            })?;
+            Ok::<_, ApiError>(serve(&headers, &body))
+        }
+        .await,
+    )
 }
 
 #[utoipa::path(
@@ -309,17 +343,22 @@ async fn uptime(
     Path(slug): Path<String>,
     q: QueryParams,
     headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    let mut errors = FieldErrors::new();
-    let days = q.limit("days", DEFAULT_UPTIME_DAYS, validate::UPTIME_DAYS_MAX, &mut errors) as u32;
-    errors.into_result()?;
-    let snap = page(&state, &slug).await?;
-    let body = snap
-        .uptime_body(&state.db, days, |d, h| {
-            Body::from_value(&uptime::report(&d.page.time_zone, &d.components, h, days, Timestamp::now()))
-        })
-        .await?;
-    Ok(serve(&headers, &body))
+) -> Response {
+    public(
+        async {
+            let mut errors = FieldErrors::new();
+            let days = q.limit("days", DEFAULT_UPTIME_DAYS, validate::UPTIME_DAYS_MAX, &mut errors) as u32;
+            errors.into_result()?;
+            let snap = page(&state, &slug).await?;
+            let body = snap
+                .uptime_body(&state.db, days, |d, h| {
+                    Body::from_value(&uptime::report(&d.page.time_zone, &d.components, h, days, Timestamp::now()))
+                })
+                .await?;
+            Ok::<_, ApiError>(serve(&headers, &body))
+        }
+        .await,
+    )
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -346,26 +385,27 @@ struct WholePage {
     params(("slug" = String, Path, description = "The page's slug")),
     responses((status = 200, body = WholePage), PublicErrors)
 )]
-async fn whole_page(
-    State(state): State<AppState>,
-    Path(slug): Path<String>,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    let snap = page(&state, &slug).await?;
-    let body = snap.body("page", |d| {
-        let s = summary_view(d);
-        let list = component_list(&d.components, &d.groups);
-        Body::from_value(&WholePage {
-            page: PublicPageInfo::from(&d.page),
-            status: s.status,
-            status_label: s.status_label,
-            last_updated: s.last_updated,
-            components: list.components,
-            groups: list.groups,
-            active_incidents: s.active_incidents,
-            incidents: incident_view(d, None, DEFAULT_INCIDENT_LIMIT),
-            maintenance: d.maintenance.iter().map(PublicMaintenance::from).collect(),
-        })
-    })?;
-    Ok(serve(&headers, &body))
+async fn whole_page(State(state): State<AppState>, Path(slug): Path<String>, headers: HeaderMap) -> Response {
+    public(
+        async {
+            let snap = page(&state, &slug).await?;
+            let body = snap.body("page", |d| {
+                let s = summary_view(d);
+                let list = component_list(&d.components, &d.groups);
+                Body::from_value(&WholePage {
+                    page: PublicPageInfo::from(&d.page),
+                    status: s.status,
+                    status_label: s.status_label,
+                    last_updated: s.last_updated,
+                    components: list.components,
+                    groups: list.groups,
+                    active_incidents: s.active_incidents,
+                    incidents: incident_view(d, None, DEFAULT_INCIDENT_LIMIT),
+                    maintenance: d.maintenance.iter().map(PublicMaintenance::from).collect(),
+                })
+            })?;
+            Ok::<_, ApiError>(serve(&headers, &body))
+        }
+        .await,
+    )
 }
