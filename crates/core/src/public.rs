@@ -7,18 +7,6 @@ use crate::status::{ComponentStatus, Impact, IncidentStatus, MaintenanceStatus};
 use crate::timestamp::Timestamp;
 use serde::Serialize;
 
-/// How bad a component status is for users; maintenance is planned, so it
-/// ranks above operational but below any unplanned trouble.
-fn severity(s: ComponentStatus) -> u8 {
-    match s {
-        ComponentStatus::Operational => 0,
-        ComponentStatus::Maintenance => 1,
-        ComponentStatus::Degraded => 2,
-        ComponentStatus::PartialOutage => 3,
-        ComponentStatus::MajorOutage => 4,
-    }
-}
-
 /// What an open incident's impact says about the page, if anything.
 fn impact_status(impact: Impact) -> Option<ComponentStatus> {
     match impact {
@@ -39,7 +27,7 @@ pub fn overall_status<'a>(
     let from_components = components.into_iter().map(|c| c.status);
     let from_incidents =
         incidents.into_iter().filter(|i| i.status != IncidentStatus::Resolved).filter_map(|i| impact_status(i.impact));
-    from_components.chain(from_incidents).max_by_key(|s| severity(*s)).unwrap_or(ComponentStatus::Operational)
+    from_components.chain(from_incidents).max_by_key(|s| s.severity()).unwrap_or(ComponentStatus::Operational)
 }
 
 /// The human text of an overall status.

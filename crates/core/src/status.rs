@@ -93,6 +93,20 @@ wire_enum!(
     }
 );
 
+impl ComponentStatus {
+    /// How bad a status is for users. Maintenance is planned, so it ranks
+    /// above operational but below any unplanned trouble.
+    pub fn severity(self) -> u8 {
+        match self {
+            ComponentStatus::Operational => 0,
+            ComponentStatus::Maintenance => 1,
+            ComponentStatus::Degraded => 2,
+            ComponentStatus::PartialOutage => 3,
+            ComponentStatus::MajorOutage => 4,
+        }
+    }
+}
+
 /// The moves operators (or the scheduler) ask of a maintenance window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MaintenanceAction {

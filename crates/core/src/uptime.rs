@@ -32,16 +32,6 @@ pub fn down_weight(s: ComponentStatus) -> f64 {
     }
 }
 
-fn severity(s: ComponentStatus) -> u8 {
-    match s {
-        ComponentStatus::Operational => 0,
-        ComponentStatus::Maintenance => 1,
-        ComponentStatus::Degraded => 2,
-        ComponentStatus::PartialOutage => 3,
-        ComponentStatus::MajorOutage => 4,
-    }
-}
-
 /// One calendar day of one component (or of the page).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -123,7 +113,7 @@ pub fn component_series(
                 if down_weight(status) > 0.0 {
                     outage += overlap;
                 }
-                if worst.is_none_or(|w| severity(status) > severity(w)) {
+                if worst.is_none_or(|w| status.severity() > w.severity()) {
                     worst = Some(status);
                 }
             }
@@ -153,7 +143,7 @@ pub fn page_series(components: &[UptimeSeries], windows: &[(Date, Timestamp, Tim
             DayUptime {
                 date: date.to_string(),
                 uptime: mean(day.iter().filter_map(|d| d.uptime).collect()),
-                worst_status: day.iter().filter_map(|d| d.worst_status).max_by_key(|s| severity(*s)),
+                worst_status: day.iter().filter_map(|d| d.worst_status).max_by_key(|s| s.severity()),
                 outage_minutes: day.iter().map(|d| d.outage_minutes).max().unwrap_or(0),
             }
         })

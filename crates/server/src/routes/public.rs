@@ -175,6 +175,24 @@ fn serve(headers: &HeaderMap, body: &Body) -> Response {
     res
 }
 
+/// Serves the body a route always builds the same way from a page's snapshot.
+async fn fixed(
+    state: &AppState,
+    slug: &str,
+    headers: &HeaderMap,
+    key: &str,
+    make: impl FnOnce(&PageData) -> Result<Body, ApiError>,
+) -> Response {
+    public(
+        async {
+            let snap = page(state, slug).await?;
+            let body = snap.body(key, make)?;
+            Ok::<_, ApiError>(serve(headers, &body))
+        }
+        .await,
+    )
+}
+
 async fn page(state: &AppState, slug: &str) -> Result<Arc<Snapshot>, ApiError> {
     state.snapshots.get(slug).await?.ok_or_else(|| ApiError::NotFound(format!("no public status page {slug:?}")))
 }
@@ -209,14 +227,7 @@ fn summary_view(d: &PageData) -> StatusSummary {
     responses((status = 200, body = StatusSummary), PublicErrors)
 )]
 async fn summary(State(state): State<AppState>, Path(slug): Path<String>, headers: HeaderMap) -> Response {
-    public(
-        async {
-            let snap = page(&state, &slug).await?;
-            let body = snap.body("summary", |d| Body::from_value(&summary_view(d)))?;
-            Ok::<_, ApiError>(serve(&headers, &body))
-        }
-        .await,
-    )
+    fixed(&state, &slug, &headers, "summary", |d| Body::from_value(&summary_view(d))).await
 }
 
 #[utoipa::path(
@@ -229,14 +240,7 @@ async fn summary(State(state): State<AppState>, Path(slug): Path<String>, header
     responses((status = 200, body = ComponentList), PublicErrors)
 )]
 async fn components(State(state): State<AppState>, Path(slug): Path<String>, headers: HeaderMap) -> Response {
-    public(
-        async {
-            let snap = page(&state, &slug).await?;
-            let body = snap.body("components", |d| Body::from_value(&component_list(&d.components, &d.groups)))?;
-            Ok::<_, ApiError>(serve(&headers, &body))
-        }
-        .await,
-    )
+    fixed(&state, &slug, &headers, "components", |d| Body::from_value(&component_list(&d.components, &d.groups))).await
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -315,18 +319,10 @@ struct MaintenanceBody {
     responses((status = 200, body = MaintenanceBody), PublicErrors)
 )]
 async fn maintenance(State(state): State<AppState>, Path(slug): Path<String>, headers: HeaderMap) -> Response {
-    public(
-        async {
-            let snap = page(&state, &slug).await?;
-            let body = snap.body("maintenance", |d| {
-                Body::from_value(&MaintenanceBody {
-                    maintenance: d.maintenance.iter().map(PublicMaintenance::from).collect(),
-                })
-            })?;
-            Ok::<_, ApiError>(serve(&headers, &body))
-        }
-        .await,
-    )
+    fixed(&state, &slug, &headers, "maintenance", |d| {
+        Body::from_value(&MaintenanceBody { maintenance: d.maintenance.iter().map(PublicMaintenance::from).collect() })
+    })
+    .await
 }
 
 #[utoipa::path(
@@ -386,26 +382,20 @@ struct WholePage {
     responses((status = 200, body = WholePage), PublicErrors)
 )]
 async fn whole_page(State(state): State<AppState>, Path(slug): Path<String>, headers: HeaderMap) -> Response {
-    public(
-        async {
-            let snap = page(&state, &slug).await?;
-            let body = snap.body("page", |d| {
-                let s = summary_view(d);
-                let list = component_list(&d.components, &d.groups);
-                Body::from_value(&WholePage {
-                    page: PublicPageInfo::from(&d.page),
-                    status: s.status,
-                    status_label: s.status_label,
-                    last_updated: s.last_updated,
-                    components: list.components,
-                    groups: list.groups,
-                    active_incidents: s.active_incidents,
-                    incidents: incident_view(d, None, DEFAULT_INCIDENT_LIMIT),
-                    maintenance: d.maintenance.iter().map(PublicMaintenance::from).collect(),
-                })
-            })?;
-            Ok::<_, ApiError>(serve(&headers, &body))
-        }
-        .await,
-    )
+    fixed(&state, &slug, &headers, "page", |d| {
+        let s = summary_view(d);
+        let list = component_list(&d.components, &d.groups);
+        Body::from_value(&WholePage {
+            page: PublicPageInfo::from(&d.page),
+            status: s.status,
+            status_label: s.status_label,
+            last_updated: s.last_updated,
+            components: list.components,
+            groups: list.groups,
+            active_incidents: s.active_incidents,
+            incidents: incident_view(d, None, DEFAULT_INCIDENT_LIMIT),
+            maintenance: d.maintenance.iter().map(PublicMaintenance::from).collect(),
+        })
+    })
+    .await
 }
