@@ -4,7 +4,8 @@
 use anyhow::{Context, bail};
 use upstate_core::scope::parse_scopes;
 use upstate_core::{Id, Timestamp, validate};
-use upstate_store::{Db, StoreError, api_keys};
+use upstate_core::audit::Actor;
+use upstate_store::{AuditCtx, Db, StoreError, api_keys};
 
 #[derive(clap::Subcommand)]
 pub enum KeyCommand {
@@ -36,7 +37,7 @@ pub async fn run(db: &Db, cmd: KeyCommand) -> anyhow::Result<()> {
                 Some(d) => Some(Timestamp::now().plus_millis(i64::from(d) * DAY_MS)),
                 None => None,
             };
-            let (key, secret) = api_keys::create(db, &name, &scopes, expires_at).await.context("cannot create key")?;
+            let (key, secret) = api_keys::create(db, &AuditCtx::of(Actor::cli()), &name, &scopes, expires_at).await.context("cannot create key")?;
             let scope_list: Vec<&str> = key.scopes.iter().map(|s| s.as_str()).collect();
             println!("Created API key {} \"{}\" with scopes {}.", key.id, key.name, scope_list.join(","));
             match key.expires_at {
@@ -75,7 +76,7 @@ pub async fn run(db: &Db, cmd: KeyCommand) -> anyhow::Result<()> {
                 );
             }
         }
-        KeyCommand::Revoke { id } => match api_keys::revoke(db, id).await {
+        KeyCommand::Revoke { id } => match api_keys::revoke(db, &AuditCtx::of(Actor::cli()), id).await {
             Ok(k) => println!("Revoked API key {} \"{}\".", k.id, k.name),
             Err(StoreError::NotFound(_)) => bail!("no API key with id {id}"),
             Err(e) => return Err(e.into()),

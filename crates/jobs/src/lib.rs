@@ -9,8 +9,9 @@
 
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
+use upstate_core::audit::Actor;
 use upstate_core::{MaintenanceAction, Timestamp};
-use upstate_store::{Db, StoreError, maintenance};
+use upstate_store::{AuditCtx, Db, StoreError, maintenance};
 
 /// How often the scheduler looks for due windows: well inside the promised
 /// "within about a second".
@@ -26,9 +27,10 @@ fn message(action: MaintenanceAction) -> &'static str {
 
 /// Applies every transition due at `now`; returns how many it applied.
 pub async fn run_due(db: &Db, now: Timestamp) -> Result<usize, StoreError> {
+    let ctx = AuditCtx::of(Actor::system("scheduler"));
     let mut applied = 0;
     for (id, action) in maintenance::due(db, now).await? {
-        match maintenance::transition(db, id, action, message(action)).await {
+        match maintenance::transition(db, &ctx, id, action, message(action)).await {
             Ok(_) => {
                 applied += 1;
                 tracing::info!(maintenance = id, action = action.verb(), "scheduler moved maintenance");

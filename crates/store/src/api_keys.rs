@@ -2,6 +2,7 @@
 //! once; only its SHA-256 is stored. A plain hash suffices for secrets of that
 //! entropy (no dictionary to guess from) and lets a lookup be one indexed read.
 
+use crate::audit::AuditCtx;
 use crate::db::Db;
 use crate::error::{StoreError, StoreResult};
 use rand::RngCore;
@@ -72,6 +73,7 @@ fn hash(secret: &str) -> String {
 /// Creates a key and returns it with its secret, which is not stored.
 pub async fn create(
     db: &Db,
+    ctx: &AuditCtx,
     name: &str,
     scopes: &[Scope],
     expires_at: Option<Timestamp>,
@@ -81,7 +83,7 @@ pub async fn create(
     let secret = format!("{SECRET_PREFIX}{}", hex::encode(bytes));
     let prefix = secret[..SECRET_PREFIX.len() + 8].to_string();
     let scope_list = scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(",");
-    let mut tx = db.begin().await?;
+    let mut tx = db.begin_as(ctx).await?;
     let row: KeyRow = on_tx!(&mut tx, |c| {
         sqlx::query_as(concat!(
         "INSERT INTO api_keys (name, prefix, secret_hash, scopes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ",
@@ -96,8 +98,11 @@ pub async fn create(
     .fetch_one(c)
     .await?
     });
+    let key = ApiKey::try_from(row)?;
+    let summary = serde_json::json!({ "name": &key.name, "prefix": &key.prefix, "scopes": scope_list, "expiresAt": key.expires_at });
+    tx.audit("api_key.create", "api_key", Some(key.id), summary).await?;
     tx.commit().await?;
-    Ok((row.try_into()?, secret))
+    Ok((key, secret))
 }
 
 pub async fn list(db: &Db) -> StoreResult<Vec<ApiKey>> {
@@ -118,8 +123,8 @@ pub async fn find_by_secret(db: &Db, secret: &str) -> StoreResult<Option<ApiKey>
     row.map(ApiKey::try_from).transpose()
 }
 
-pub async fn revoke(db: &Db, id: Id) -> StoreResult<ApiKey> {
-    let mut tx = db.begin().await?;
+pub async fn revoke(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<ApiKey> {
+    let mut tx = db.begin_as(ctx).await?;
     let row: Option<KeyRow> = on_tx!(&mut tx, |c| sqlx::query_as(concat!(
         "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2 RETURNING ",
         key_cols!()
@@ -128,8 +133,11 @@ pub async fn revoke(db: &Db, id: Id) -> StoreResult<ApiKey> {
     .bind(id)
     .fetch_optional(c)
     .await?);
+    let key = ApiKey::try_from(row.ok_or(StoreError::NotFound("API key"))?)?;
+    tx.audit("api_key.revoke", "api_key", Some(key.id), serde_json::json!({ "name": &key.name, "prefix": &key.prefix }))
+        .await?;
     tx.commit().await?;
-    row.ok_or(StoreError::NotFound("API key"))?.try_into()
+    Ok(key)
 }
 
 /// Records use. Callers throttle it (once a minute per key is plenty) so reads

@@ -2,10 +2,12 @@
 //! written to `component_status_history` in the same transaction, which is
 //! what uptime is computed from.
 
+use crate::audit::{AuditCtx, changes};
 use crate::db::{Db, Tx};
 use crate::error::{StoreError, StoreResult};
 use crate::rows::ComponentRow;
 use crate::{groups, pages};
+use serde_json::json;
 use upstate_core::*;
 
 pub async fn list(db: &Db, page_id: Option<Id>, group_id: Option<Id>) -> StoreResult<Vec<Component>> {
@@ -100,9 +102,9 @@ async fn record_history(tx: &mut Tx, id: Id, status: ComponentStatus, at: Timest
     Ok(())
 }
 
-pub async fn create(db: &Db, new: NewComponent) -> StoreResult<Component> {
+pub async fn create(db: &Db, ctx: &AuditCtx, new: NewComponent) -> StoreResult<Component> {
     let now = Timestamp::now();
-    let mut tx = db.begin().await?;
+    let mut tx = db.begin_as(ctx).await?;
     pages::require_in(&mut tx, new.status_page_id, "statusPageId").await?;
     if let Some(g) = new.group_id {
         groups::require_on_page(&mut tx, g, new.status_page_id).await?;
@@ -136,14 +138,15 @@ pub async fn create(db: &Db, new: NewComponent) -> StoreResult<Component> {
     });
     let component = Component::try_from(row)?;
     record_history(&mut tx, component.id, component.status, now).await?;
+    tx.audit("component.create", "component", Some(component.id), json!(component)).await?;
     tx.touch(component.status_page_id).await?;
     tx.commit().await?;
     Ok(component)
 }
 
-pub async fn update(db: &Db, id: Id, patch: ComponentPatch) -> StoreResult<Component> {
+pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: ComponentPatch) -> StoreResult<Component> {
     let now = Timestamp::now();
-    let mut tx = db.begin().await?;
+    let mut tx = db.begin_as(ctx).await?;
     let current = get_locked(&mut tx, id).await?;
     let group_id = patch.group_id.apply(current.group_id);
     if let Some(g) = group_id.filter(|g| Some(*g) != current.group_id) {
@@ -165,11 +168,12 @@ pub async fn update(db: &Db, id: Id, patch: ComponentPatch) -> StoreResult<Compo
         set_status(&mut tx, id, current.status, status, now).await?;
     }
     let updated = get_locked(&mut tx, id).await?;
+    tx.audit("component.update", "component", Some(id), changes(&current, &updated)).await?;
     tx.touch(updated.status_page_id).await?;
     tx.commit().await?;
     Ok(updated)
 }
 
-pub async fn delete(db: &Db, id: Id) -> StoreResult<()> {
-    db.delete_by_id("DELETE FROM components WHERE id = $1 RETURNING page_id", id, "component").await
+pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
+    db.delete_by_id(ctx, "DELETE FROM components WHERE id = $1 RETURNING page_id", id, "component", "component").await
 }

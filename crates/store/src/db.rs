@@ -3,6 +3,7 @@
 //! (`$n` placeholders, `RETURNING`, integers for time); only migrations and
 //! transaction start differ, and those live here.
 
+use crate::audit::AuditCtx;
 use crate::changes::{CHANNEL, Changes};
 use crate::error::{StoreError, StoreResult};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
@@ -45,6 +46,8 @@ pub struct Tx {
     pub(crate) inner: TxInner,
     touched: Vec<Id>,
     changes: Arc<Changes>,
+    /// Who makes this change; every audited write has one.
+    pub(crate) ctx: Option<AuditCtx>,
 }
 
 /// Runs `$body` with `$c` bound to an executor of the live backend's read pool.
@@ -154,16 +157,33 @@ impl Db {
             Pools::Sqlite { write, .. } => TxInner::Sqlite(write.begin_with("BEGIN IMMEDIATE").await?),
             Pools::Postgres(pool) => TxInner::Postgres(pool.begin().await?),
         };
-        Ok(Tx { inner, touched: Vec::new(), changes: self.changes.clone() })
+        Ok(Tx { inner, touched: Vec::new(), changes: self.changes.clone(), ctx: None })
+    }
+
+    /// Starts a write transaction whose change is recorded in the audit log
+    /// as made by `ctx`.
+    pub async fn begin_as(&self, ctx: &AuditCtx) -> StoreResult<Tx> {
+        let mut tx = self.begin().await?;
+        tx.ctx = Some(ctx.clone());
+        Ok(tx)
     }
 
     /// Runs a one-row `DELETE ... WHERE id = $1 RETURNING <page id>`;
     /// `NotFound(what)` when no row matched. Rows the deleted one owns go with
     /// it by foreign key.
-    pub(crate) async fn delete_by_id(&self, sql: &'static str, id: i64, what: &'static str) -> StoreResult<()> {
-        let mut tx = self.begin().await?;
+    pub(crate) async fn delete_by_id(
+        &self,
+        ctx: &AuditCtx,
+        sql: &'static str,
+        id: i64,
+        what: &'static str,
+        target_type: &'static str,
+    ) -> StoreResult<()> {
+        let mut tx = self.begin_as(ctx).await?;
         let page: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(sql).bind(id).fetch_optional(c).await?);
         let page = page.ok_or(StoreError::NotFound(what))?;
+        tx.audit(&format!("{target_type}.delete"), target_type, Some(id), serde_json::json!({ "statusPageId": page }))
+            .await?;
         tx.touch(page).await?;
         tx.commit().await
     }

@@ -1,10 +1,12 @@
 //! Component groups. A new group goes last on its page; deleting a group
 //! leaves its components on the page, ungrouped (`ON DELETE SET NULL`).
 
+use crate::audit::{AuditCtx, changes};
 use crate::db::{Db, Tx};
 use crate::error::{StoreError, StoreResult};
 use crate::pages;
 use crate::rows::GroupRow;
+use serde_json::json;
 use upstate_core::*;
 
 pub async fn list(db: &Db, page_id: Option<Id>) -> StoreResult<Vec<ComponentGroup>> {
@@ -46,8 +48,8 @@ pub(crate) async fn require_on_page(tx: &mut Tx, group_id: Id, page_id: Id) -> S
     }
 }
 
-pub async fn create(db: &Db, new: NewGroup) -> StoreResult<ComponentGroup> {
-    let mut tx = db.begin().await?;
+pub async fn create(db: &Db, ctx: &AuditCtx, new: NewGroup) -> StoreResult<ComponentGroup> {
+    let mut tx = db.begin_as(ctx).await?;
     pages::require_in(&mut tx, new.status_page_id, "statusPageId").await?;
     let position = match new.order {
         Some(o) => o,
@@ -72,13 +74,15 @@ pub async fn create(db: &Db, new: NewGroup) -> StoreResult<ComponentGroup> {
         .fetch_one(c)
         .await?
     });
+    let group = ComponentGroup::from(row);
+    tx.audit("group.create", "group", Some(group.id), json!(group)).await?;
     tx.touch(new.status_page_id).await?;
     tx.commit().await?;
-    Ok(row.into())
+    Ok(group)
 }
 
-pub async fn update(db: &Db, id: Id, patch: GroupPatch) -> StoreResult<ComponentGroup> {
-    let mut tx = db.begin().await?;
+pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: GroupPatch) -> StoreResult<ComponentGroup> {
+    let mut tx = db.begin_as(ctx).await?;
     let current: ComponentGroup =
         locked!(&mut tx, concat!("SELECT ", group_cols!(), " FROM component_groups WHERE id = $1"), |c, q| {
             sqlx::query_as::<_, GroupRow>(q).bind(id).fetch_optional(c).await?
@@ -89,16 +93,19 @@ pub async fn update(db: &Db, id: Id, patch: GroupPatch) -> StoreResult<Component
         "UPDATE component_groups SET name = $1, position = $2 WHERE id = $3 RETURNING ",
         group_cols!()
     ))
-    .bind(patch.name.unwrap_or(current.name))
+    .bind(patch.name.unwrap_or(current.name.clone()))
     .bind(patch.order.unwrap_or(current.order))
     .bind(id)
     .fetch_one(c)
     .await?);
+    let after = ComponentGroup::from(row);
+    tx.audit("group.update", "group", Some(id), changes(&current, &after)).await?;
     tx.touch(current.status_page_id).await?;
     tx.commit().await?;
-    Ok(row.into())
+    Ok(after)
 }
 
-pub async fn delete(db: &Db, id: Id) -> StoreResult<()> {
-    db.delete_by_id("DELETE FROM component_groups WHERE id = $1 RETURNING page_id", id, "component group").await
+pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
+    db.delete_by_id(ctx, "DELETE FROM component_groups WHERE id = $1 RETURNING page_id", id, "component group", "group")
+        .await
 }

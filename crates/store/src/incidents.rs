@@ -1,10 +1,12 @@
 //! Incidents and their timelines. Every status change is a timeline entry;
 //! `resolved_at` is set on entering `resolved` and cleared on leaving it.
 
+use crate::audit::AuditCtx;
 use crate::db::{Db, Tx};
 use crate::error::{StoreError, StoreResult};
 use crate::rows::{IncidentRow, LinkRow, UpdateRow, by_owner};
 use crate::{components, pages};
+use serde_json::json;
 use upstate_core::*;
 
 /// What `GET /incidents` filters on. `unresolved` is accepted as a status
@@ -179,9 +181,9 @@ fn resolved_at_after(from: IncidentStatus, to: IncidentStatus, current: Option<i
     }
 }
 
-pub async fn create(db: &Db, new: NewIncident) -> StoreResult<Incident> {
+pub async fn create(db: &Db, ctx: &AuditCtx, new: NewIncident) -> StoreResult<Incident> {
     let now = Timestamp::now();
-    let mut tx = db.begin().await?;
+    let mut tx = db.begin_as(ctx).await?;
     pages::require_in(&mut tx, new.status_page_id, "statusPageId").await?;
     components::require_all_on_page(&mut tx, &new.component_ids, new.status_page_id).await?;
     let resolved_at = (new.status == IncidentStatus::Resolved).then_some(now.millis());
@@ -200,14 +202,16 @@ pub async fn create(db: &Db, new: NewIncident) -> StoreResult<Incident> {
     });
     add_update(&mut tx, id, new.status, &new.message, now).await?;
     set_components(&mut tx, id, &new.component_ids).await?;
+    let summary = json!({ "title": &new.title, "status": new.status, "impact": new.impact, "statusPageId": new.status_page_id, "componentIds": &new.component_ids, "message": &new.message });
+    tx.audit("incident.create", "incident", Some(id), summary).await?;
     tx.touch(new.status_page_id).await?;
     tx.commit().await?;
     get(db, id).await
 }
 
-pub async fn update(db: &Db, id: Id, patch: IncidentPatch) -> StoreResult<Incident> {
+pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: IncidentPatch) -> StoreResult<Incident> {
     let now = Timestamp::now();
-    let mut tx = db.begin().await?;
+    let mut tx = db.begin_as(ctx).await?;
     let row = lock(&mut tx, id).await?;
     let current = row.into_incident(vec![], vec![])?;
     if let Some(ids) = &patch.component_ids {
@@ -216,44 +220,54 @@ pub async fn update(db: &Db, id: Id, patch: IncidentPatch) -> StoreResult<Incide
     }
     let status = patch.status.unwrap_or(current.status);
     let resolved_at = resolved_at_after(current.status, status, current.resolved_at.map(Timestamp::millis), now);
-    let title = patch.title.unwrap_or(current.title);
+    let title = patch.title.clone().unwrap_or(current.title);
     write_state(&mut tx, id, &title, status, patch.impact.unwrap_or(current.impact), resolved_at, now).await?;
     // A status change or an explicit message is a timeline entry.
     if status != current.status || patch.message.is_some() {
         add_update(&mut tx, id, status, patch.message.as_deref().unwrap_or(""), now).await?;
     }
+    let summary = json!({ "from": current.status, "to": status, "title": &patch.title, "impact": patch.impact, "componentIds": &patch.component_ids, "message": &patch.message });
+    tx.audit("incident.update", "incident", Some(id), summary).await?;
     tx.touch(current.status_page_id).await?;
     tx.commit().await?;
     get(db, id).await
 }
 
-pub async fn post_update(db: &Db, id: Id, new: NewIncidentUpdate) -> StoreResult<IncidentUpdate> {
+pub async fn post_update(db: &Db, ctx: &AuditCtx, id: Id, new: NewIncidentUpdate) -> StoreResult<IncidentUpdate> {
     let now = Timestamp::now();
-    let mut tx = db.begin().await?;
+    let mut tx = db.begin_as(ctx).await?;
     let current = lock(&mut tx, id).await?.into_incident(vec![], vec![])?;
     let status = new.status.unwrap_or(current.status);
     let resolved_at = resolved_at_after(current.status, status, current.resolved_at.map(Timestamp::millis), now);
     write_state(&mut tx, id, &current.title, status, current.impact, resolved_at, now).await?;
     let update = add_update(&mut tx, id, status, &new.message, now).await?;
+    tx.audit(
+        "incident.post_update",
+        "incident",
+        Some(id),
+        json!({ "from": current.status, "to": status, "message": &new.message }),
+    )
+    .await?;
     tx.touch(current.status_page_id).await?;
     tx.commit().await?;
     Ok(update)
 }
 
-pub async fn resolve(db: &Db, id: Id, message: String) -> StoreResult<Incident> {
+pub async fn resolve(db: &Db, ctx: &AuditCtx, id: Id, message: String) -> StoreResult<Incident> {
     let now = Timestamp::now();
-    let mut tx = db.begin().await?;
+    let mut tx = db.begin_as(ctx).await?;
     let current = lock(&mut tx, id).await?.into_incident(vec![], vec![])?;
     if current.status == IncidentStatus::Resolved {
         return Err(StoreError::Conflict("the incident is already resolved".into()));
     }
     write_state(&mut tx, id, &current.title, IncidentStatus::Resolved, current.impact, Some(now.millis()), now).await?;
     add_update(&mut tx, id, IncidentStatus::Resolved, &message, now).await?;
+    tx.audit("incident.resolve", "incident", Some(id), json!({ "from": current.status, "message": &message })).await?;
     tx.touch(current.status_page_id).await?;
     tx.commit().await?;
     get(db, id).await
 }
 
-pub async fn delete(db: &Db, id: Id) -> StoreResult<()> {
-    db.delete_by_id("DELETE FROM incidents WHERE id = $1 RETURNING page_id", id, "incident").await
+pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
+    db.delete_by_id(ctx, "DELETE FROM incidents WHERE id = $1 RETURNING page_id", id, "incident", "incident").await
 }

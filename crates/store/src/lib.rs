@@ -9,6 +9,7 @@ mod db;
 #[macro_use]
 mod rows;
 pub mod api_keys;
+pub mod audit;
 pub mod changes;
 pub mod components;
 mod error;
@@ -18,6 +19,7 @@ pub mod maintenance;
 pub mod pages;
 pub mod public;
 
+pub use audit::AuditCtx;
 pub use changes::Changes;
 pub use db::{Backend, Db, Tx, redact};
 pub use error::{StoreError, StoreResult};

@@ -6,10 +6,12 @@
 //! ends each goes back to what it showed before, unless someone changed it in
 //! the meantime or another in-progress window still covers it.
 
+use crate::audit::AuditCtx;
 use crate::db::{Db, Tx};
 use crate::error::{StoreError, StoreResult};
 use crate::rows::{LinkRow, MaintenanceRow, UpdateRow, by_owner, parse_enum};
 use crate::{components, pages};
+use serde_json::json;
 use upstate_core::*;
 
 #[derive(Debug, Clone, Default)]
@@ -123,9 +125,9 @@ async fn lock(tx: &mut Tx, id: Id) -> StoreResult<Maintenance> {
     row.into_maintenance(vec![], links)
 }
 
-pub async fn create(db: &Db, new: NewMaintenance) -> StoreResult<Maintenance> {
+pub async fn create(db: &Db, ctx: &AuditCtx, new: NewMaintenance) -> StoreResult<Maintenance> {
     let now = Timestamp::now();
-    let mut tx = db.begin().await?;
+    let mut tx = db.begin_as(ctx).await?;
     pages::require_in(&mut tx, new.status_page_id, "statusPageId").await?;
     components::require_all_on_page(&mut tx, &new.component_ids, new.status_page_id).await?;
     let id: i64 = on_tx!(&mut tx, |c| {
@@ -147,6 +149,8 @@ pub async fn create(db: &Db, new: NewMaintenance) -> StoreResult<Maintenance> {
     for cid in &new.component_ids {
         link(&mut tx, id, *cid).await?;
     }
+    let summary = json!({ "title": &new.title, "statusPageId": new.status_page_id, "scheduledStartTime": new.scheduled_start_time, "scheduledEndTime": new.scheduled_end_time, "autoStart": new.auto_start, "componentIds": &new.component_ids });
+    tx.audit("maintenance.create", "maintenance", Some(id), summary).await?;
     tx.touch(new.status_page_id).await?;
     tx.commit().await?;
     get(db, id).await
@@ -248,9 +252,15 @@ async fn add_update(
 }
 
 /// Applies start, complete or cancel. Refused moves are `StoreError::Transition`.
-pub async fn transition(db: &Db, id: Id, action: MaintenanceAction, message: &str) -> StoreResult<Maintenance> {
+pub async fn transition(
+    db: &Db,
+    ctx: &AuditCtx,
+    id: Id,
+    action: MaintenanceAction,
+    message: &str,
+) -> StoreResult<Maintenance> {
     let now = Timestamp::now();
-    let mut tx = db.begin().await?;
+    let mut tx = db.begin_as(ctx).await?;
     let current = lock(&mut tx, id).await?;
     let next = current.status.apply(action)?;
     let changed = on_tx!(&mut tx, |c| sqlx::query(
@@ -274,14 +284,21 @@ pub async fn transition(db: &Db, id: Id, action: MaintenanceAction, message: &st
         }
     }
     add_update(&mut tx, id, next, message, now).await?;
+    tx.audit(
+        &format!("maintenance.{}", action.verb()),
+        "maintenance",
+        Some(id),
+        json!({ "from": current.status, "to": next, "message": message }),
+    )
+    .await?;
     tx.touch(current.status_page_id).await?;
     tx.commit().await?;
     get(db, id).await
 }
 
-pub async fn update(db: &Db, id: Id, patch: MaintenancePatch) -> StoreResult<Maintenance> {
+pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: MaintenancePatch) -> StoreResult<Maintenance> {
     let now = Timestamp::now();
-    let mut tx = db.begin().await?;
+    let mut tx = db.begin_as(ctx).await?;
     let current = lock(&mut tx, id).await?;
     patch.check_window(&current).map_err(|e| {
         let first = e.0.into_iter().next();
@@ -314,8 +331,8 @@ pub async fn update(db: &Db, id: Id, patch: MaintenancePatch) -> StoreResult<Mai
         sqlx::query(
         "UPDATE maintenance SET title = $1, description = $2, scheduled_start = $3, scheduled_end = $4, auto_start = $5, updated_at = $6 WHERE id = $7"
     )
-    .bind(patch.title.unwrap_or(current.title))
-    .bind(patch.description.unwrap_or(current.description))
+    .bind(patch.title.clone().unwrap_or(current.title))
+    .bind(patch.description.clone().unwrap_or(current.description))
     .bind(patch.scheduled_start_time.unwrap_or(current.scheduled_start_time).millis())
     .bind(patch.scheduled_end_time.unwrap_or(current.scheduled_end_time).millis())
     .bind(patch.auto_start.unwrap_or(current.auto_start))
@@ -325,15 +342,17 @@ pub async fn update(db: &Db, id: Id, patch: MaintenancePatch) -> StoreResult<Mai
     .await?
         .rows_affected()
     });
+    let summary = json!({ "title": &patch.title, "description": patch.description.is_some(), "scheduledStartTime": patch.scheduled_start_time, "scheduledEndTime": patch.scheduled_end_time, "autoStart": patch.auto_start, "componentIds": &patch.component_ids });
+    tx.audit("maintenance.update", "maintenance", Some(id), summary).await?;
     tx.touch(current.status_page_id).await?;
     tx.commit().await?;
     get(db, id).await
 }
 
 /// Deleting an in-progress window first gives its components back.
-pub async fn delete(db: &Db, id: Id) -> StoreResult<()> {
+pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
     let now = Timestamp::now();
-    let mut tx = db.begin().await?;
+    let mut tx = db.begin_as(ctx).await?;
     let current = lock(&mut tx, id).await?;
     if current.status == MaintenanceStatus::InProgress {
         on_tx!(&mut tx, |c| sqlx::query("UPDATE maintenance SET status = 'cancelled' WHERE id = $1")
@@ -350,6 +369,13 @@ pub async fn delete(db: &Db, id: Id) -> StoreResult<()> {
         .execute(c)
         .await?
         .rows_affected());
+    tx.audit(
+        "maintenance.delete",
+        "maintenance",
+        Some(id),
+        json!({ "title": &current.title, "status": current.status }),
+    )
+    .await?;
     tx.touch(current.status_page_id).await?;
     tx.commit().await
 }

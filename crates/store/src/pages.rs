@@ -1,9 +1,11 @@
 //! Status pages: the root aggregate. Deleting one deletes everything it owns
 //! (foreign keys cascade in both backends).
 
+use crate::audit::{AuditCtx, changes};
 use crate::db::{Db, Tx};
 use crate::error::{StoreError, StoreResult};
 use crate::rows::PageRow;
+use serde_json::json;
 use upstate_core::*;
 
 const SLUG_TAKEN: &str = "a status page with this slug already exists";
@@ -36,10 +38,10 @@ pub(crate) async fn require_in(tx: &mut Tx, id: Id, field: &'static str) -> Stor
     found.map(|_| ()).ok_or_else(|| StoreError::invalid_ref(field, format!("no status page with id {id}")))
 }
 
-pub async fn create(db: &Db, new: NewPage) -> StoreResult<StatusPage> {
+pub async fn create(db: &Db, ctx: &AuditCtx, new: NewPage) -> StoreResult<StatusPage> {
     let now = Timestamp::now().millis();
     let s = new.settings;
-    let mut tx = db.begin().await?;
+    let mut tx = db.begin_as(ctx).await?;
     let row: PageRow = on_tx!(&mut tx, |c| {
         sqlx::query_as(concat!(
             "INSERT INTO status_pages (name, slug, description, logo_url, favicon_url, custom_domain, accent_color, \
@@ -64,6 +66,13 @@ pub async fn create(db: &Db, new: NewPage) -> StoreResult<StatusPage> {
         .await
         .map_err(|e| conflict(e, &new.slug))?
     });
+    tx.audit(
+        "statuspage.create",
+        "statuspage",
+        Some(row.id),
+        json!({ "name": &new.name, "slug": &new.slug, "isPublic": new.is_public }),
+    )
+    .await?;
     tx.touch(row.id).await?;
     tx.commit().await?;
     Ok(row.into())
@@ -74,8 +83,8 @@ fn conflict(e: sqlx::Error, _slug: &str) -> StoreError {
     if msg.contains("custom_domain") { StoreError::unique(e, DOMAIN_TAKEN) } else { StoreError::unique(e, SLUG_TAKEN) }
 }
 
-pub async fn update(db: &Db, id: Id, patch: PagePatch) -> StoreResult<StatusPage> {
-    let mut tx = db.begin().await?;
+pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: PagePatch) -> StoreResult<StatusPage> {
+    let mut tx = db.begin_as(ctx).await?;
     let current: PageRow = locked!(
         &mut tx,
         concat!("SELECT ", page_cols!(), " FROM status_pages WHERE id = $1"),
@@ -83,6 +92,7 @@ pub async fn update(db: &Db, id: Id, patch: PagePatch) -> StoreResult<StatusPage
     )
     .ok_or(StoreError::NotFound("status page"))?;
     let p: StatusPage = current.into();
+    let before = p.clone();
     let s = patch.settings;
     let slug = patch.slug.unwrap_or(p.slug);
     let row: PageRow = on_tx!(&mut tx, |c| {
@@ -110,13 +120,15 @@ pub async fn update(db: &Db, id: Id, patch: PagePatch) -> StoreResult<StatusPage
         .await
         .map_err(|e| conflict(e, &slug))?
     });
+    let after = StatusPage::from(row);
+    tx.audit("statuspage.update", "statuspage", Some(id), changes(&before, &after)).await?;
     tx.touch(id).await?;
     tx.commit().await?;
-    Ok(row.into())
+    Ok(after)
 }
 
-pub async fn delete(db: &Db, id: Id) -> StoreResult<()> {
-    db.delete_by_id("DELETE FROM status_pages WHERE id = $1 RETURNING id", id, "status page").await
+pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
+    db.delete_by_id(ctx, "DELETE FROM status_pages WHERE id = $1 RETURNING id", id, "status page", "statuspage").await
 }
 
 /// How many pages exist; also the cheapest real query, used by health checks.

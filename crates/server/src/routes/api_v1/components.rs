@@ -1,5 +1,6 @@
 //! `/api/v1/components` and `/api/v1/component-groups`.
 
+use crate::auth::Audit;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, PathId, QueryParams};
 use crate::openapi::{BadQuery, BodyErrors, KeyErrors, NotFound};
@@ -63,8 +64,12 @@ async fn show(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Re
     responses((status = 201, body = Data<Component>), KeyErrors, BodyErrors),
     security(("api_key" = []))
 )]
-pub(crate) async fn create(State(state): State<AppState>, Body(input): Body<NewComponentInput>) -> ApiResult<Response> {
-    let c = components::create(&state.db, input.validate()?).await?;
+pub(crate) async fn create(
+    State(state): State<AppState>,
+    Audit(ctx): Audit,
+    Body(input): Body<NewComponentInput>,
+) -> ApiResult<Response> {
+    let c = components::create(&state.db, &ctx, input.validate()?).await?;
     Ok(created(format!("/api/v1/components/{}", c.id), c))
 }
 
@@ -81,10 +86,11 @@ pub(crate) async fn create(State(state): State<AppState>, Body(input): Body<NewC
 )]
 pub(crate) async fn update(
     State(state): State<AppState>,
+    Audit(ctx): Audit,
     PathId(id): PathId,
     Body(input): Body<ComponentPatchInput>,
 ) -> ApiResult<Response> {
-    Ok(data(components::update(&state.db, id, input.validate()?).await?))
+    Ok(data(components::update(&state.db, &ctx, id, input.validate()?).await?))
 }
 
 #[utoipa::path(
@@ -100,12 +106,13 @@ pub(crate) async fn update(
 )]
 async fn set_status(
     State(state): State<AppState>,
+    Audit(ctx): Audit,
     PathId(id): PathId,
     Body(input): Body<ComponentStatusInput>,
 ) -> ApiResult<Response> {
     let status = input.validate()?;
     let patch = ComponentPatch { status: Some(status), ..ComponentPatch::default() };
-    Ok(data(components::update(&state.db, id, patch).await?))
+    Ok(data(components::update(&state.db, &ctx, id, patch).await?))
 }
 
 #[utoipa::path(
@@ -118,8 +125,8 @@ async fn set_status(
     responses((status = 200, body = Message), KeyErrors, NotFound),
     security(("api_key" = []))
 )]
-async fn remove(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Response> {
-    components::delete(&state.db, id).await?;
+async fn remove(State(state): State<AppState>, Audit(ctx): Audit, PathId(id): PathId) -> ApiResult<Response> {
+    components::delete(&state.db, &ctx, id).await?;
     Ok(deleted("Component"))
 }
 
@@ -164,8 +171,12 @@ async fn show_group(State(state): State<AppState>, PathId(id): PathId) -> ApiRes
     responses((status = 201, body = Data<ComponentGroup>), KeyErrors, BodyErrors),
     security(("api_key" = []))
 )]
-async fn create_group(State(state): State<AppState>, Body(input): Body<NewGroupInput>) -> ApiResult<Response> {
-    let g = groups::create(&state.db, input.validate()?).await?;
+async fn create_group(
+    State(state): State<AppState>,
+    Audit(ctx): Audit,
+    Body(input): Body<NewGroupInput>,
+) -> ApiResult<Response> {
+    let g = groups::create(&state.db, &ctx, input.validate()?).await?;
     Ok(created(format!("/api/v1/component-groups/{}", g.id), g))
 }
 
@@ -182,10 +193,11 @@ async fn create_group(State(state): State<AppState>, Body(input): Body<NewGroupI
 )]
 async fn update_group(
     State(state): State<AppState>,
+    Audit(ctx): Audit,
     PathId(id): PathId,
     Body(input): Body<GroupPatchInput>,
 ) -> ApiResult<Response> {
-    Ok(data(groups::update(&state.db, id, input.validate()?).await?))
+    Ok(data(groups::update(&state.db, &ctx, id, input.validate()?).await?))
 }
 
 #[utoipa::path(
@@ -198,7 +210,7 @@ async fn update_group(
     responses((status = 200, body = Message), KeyErrors, NotFound),
     security(("api_key" = []))
 )]
-async fn remove_group(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Response> {
-    groups::delete(&state.db, id).await?;
+async fn remove_group(State(state): State<AppState>, Audit(ctx): Audit, PathId(id): PathId) -> ApiResult<Response> {
+    groups::delete(&state.db, &ctx, id).await?;
     Ok(deleted("Component group"))
 }

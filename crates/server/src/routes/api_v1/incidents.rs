@@ -1,5 +1,6 @@
 //! `/api/v1/incidents`: newest first; `limit` defaults to 20, at most 100.
 
+use crate::auth::Audit;
 use crate::error::ApiResult;
 use crate::extract::{Body, OptionalBody, PathId, QueryParams};
 use crate::openapi::{BadQuery, BodyErrors, Conflict, KeyErrors, NotFound};
@@ -77,8 +78,12 @@ async fn show(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Re
     responses((status = 201, body = Data<Incident>), KeyErrors, BodyErrors),
     security(("api_key" = []))
 )]
-pub(crate) async fn create(State(state): State<AppState>, Body(input): Body<NewIncidentInput>) -> ApiResult<Response> {
-    let incident = incidents::create(&state.db, input.validate()?).await?;
+pub(crate) async fn create(
+    State(state): State<AppState>,
+    Audit(ctx): Audit,
+    Body(input): Body<NewIncidentInput>,
+) -> ApiResult<Response> {
+    let incident = incidents::create(&state.db, &ctx, input.validate()?).await?;
     Ok(created(format!("/api/v1/incidents/{}", incident.id), incident))
 }
 
@@ -95,10 +100,11 @@ pub(crate) async fn create(State(state): State<AppState>, Body(input): Body<NewI
 )]
 pub(crate) async fn update(
     State(state): State<AppState>,
+    Audit(ctx): Audit,
     PathId(id): PathId,
     Body(input): Body<IncidentPatchInput>,
 ) -> ApiResult<Response> {
-    Ok(data(incidents::update(&state.db, id, input.validate()?).await?))
+    Ok(data(incidents::update(&state.db, &ctx, id, input.validate()?).await?))
 }
 
 #[utoipa::path(
@@ -114,10 +120,11 @@ pub(crate) async fn update(
 )]
 async fn add_update(
     State(state): State<AppState>,
+    Audit(ctx): Audit,
     PathId(id): PathId,
     Body(input): Body<NewIncidentUpdateInput>,
 ) -> ApiResult<Response> {
-    let update = incidents::post_update(&state.db, id, input.validate()?).await?;
+    let update = incidents::post_update(&state.db, &ctx, id, input.validate()?).await?;
     Ok((StatusCode::CREATED, data(update)).into_response())
 }
 
@@ -134,10 +141,11 @@ async fn add_update(
 )]
 async fn resolve(
     State(state): State<AppState>,
+    Audit(ctx): Audit,
     PathId(id): PathId,
     OptionalBody(input): OptionalBody<ClosingMessageInput>,
 ) -> ApiResult<Response> {
-    Ok(data(incidents::resolve(&state.db, id, input.validate()?).await?))
+    Ok(data(incidents::resolve(&state.db, &ctx, id, input.validate()?).await?))
 }
 
 #[utoipa::path(
@@ -150,7 +158,7 @@ async fn resolve(
     responses((status = 200, body = Message), KeyErrors, NotFound),
     security(("api_key" = []))
 )]
-async fn remove(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Response> {
-    incidents::delete(&state.db, id).await?;
+async fn remove(State(state): State<AppState>, Audit(ctx): Audit, PathId(id): PathId) -> ApiResult<Response> {
+    incidents::delete(&state.db, &ctx, id).await?;
     Ok(deleted("Incident"))
 }

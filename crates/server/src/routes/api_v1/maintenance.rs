@@ -1,6 +1,7 @@
 //! `/api/v1/maintenance`, ordered by scheduled start. Transitions go through
 //! start/complete/cancel only; refused moves are 409.
 
+use crate::auth::Audit;
 use crate::error::ApiResult;
 use crate::extract::{Body, OptionalBody, PathId, QueryParams};
 use crate::openapi::{BadQuery, BodyErrors, Conflict, KeyErrors, NotFound};
@@ -72,9 +73,10 @@ async fn show(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Re
 )]
 pub(crate) async fn create(
     State(state): State<AppState>,
+    Audit(ctx): Audit,
     Body(input): Body<NewMaintenanceInput>,
 ) -> ApiResult<Response> {
-    let m = maintenance::create(&state.db, input.validate()?).await?;
+    let m = maintenance::create(&state.db, &ctx, input.validate()?).await?;
     Ok(created(format!("/api/v1/maintenance/{}", m.id), m))
 }
 
@@ -91,20 +93,22 @@ pub(crate) async fn create(
 )]
 pub(crate) async fn update(
     State(state): State<AppState>,
+    Audit(ctx): Audit,
     PathId(id): PathId,
     Body(input): Body<MaintenancePatchInput>,
 ) -> ApiResult<Response> {
-    Ok(data(maintenance::update(&state.db, id, input.validate()?).await?))
+    Ok(data(maintenance::update(&state.db, &ctx, id, input.validate()?).await?))
 }
 
 async fn transition(
     state: &AppState,
+    ctx: &upstate_store::AuditCtx,
     id: Id,
     action: MaintenanceAction,
     input: ClosingMessageInput,
 ) -> ApiResult<Response> {
     let message = input.validate()?;
-    Ok(data(maintenance::transition(&state.db, id, action, &message).await?))
+    Ok(data(maintenance::transition(&state.db, ctx, id, action, &message).await?))
 }
 
 #[utoipa::path(
@@ -120,10 +124,11 @@ async fn transition(
 )]
 async fn start(
     State(state): State<AppState>,
+    Audit(ctx): Audit,
     PathId(id): PathId,
     OptionalBody(input): OptionalBody<ClosingMessageInput>,
 ) -> ApiResult<Response> {
-    transition(&state, id, MaintenanceAction::Start, input).await
+    transition(&state, &ctx, id, MaintenanceAction::Start, input).await
 }
 
 #[utoipa::path(
@@ -139,10 +144,11 @@ async fn start(
 )]
 async fn complete(
     State(state): State<AppState>,
+    Audit(ctx): Audit,
     PathId(id): PathId,
     OptionalBody(input): OptionalBody<ClosingMessageInput>,
 ) -> ApiResult<Response> {
-    transition(&state, id, MaintenanceAction::Complete, input).await
+    transition(&state, &ctx, id, MaintenanceAction::Complete, input).await
 }
 
 #[utoipa::path(
@@ -158,10 +164,11 @@ async fn complete(
 )]
 async fn cancel(
     State(state): State<AppState>,
+    Audit(ctx): Audit,
     PathId(id): PathId,
     OptionalBody(input): OptionalBody<ClosingMessageInput>,
 ) -> ApiResult<Response> {
-    transition(&state, id, MaintenanceAction::Cancel, input).await
+    transition(&state, &ctx, id, MaintenanceAction::Cancel, input).await
 }
 
 #[utoipa::path(
@@ -174,7 +181,7 @@ async fn cancel(
     responses((status = 200, body = Message), KeyErrors, NotFound),
     security(("api_key" = []))
 )]
-async fn remove(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Response> {
-    maintenance::delete(&state.db, id).await?;
+async fn remove(State(state): State<AppState>, Audit(ctx): Audit, PathId(id): PathId) -> ApiResult<Response> {
+    maintenance::delete(&state.db, &ctx, id).await?;
     Ok(deleted("Maintenance"))
 }

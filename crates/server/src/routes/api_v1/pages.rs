@@ -1,6 +1,7 @@
 //! `/api/v1/statuspages`: list view (summary fields) and detail view (all
 //! settings plus the page's components and groups).
 
+use crate::auth::Audit;
 use crate::error::ApiResult;
 use crate::extract::{Body, PathId};
 use crate::openapi::{BodyErrors, Conflict, KeyErrors, NotFound};
@@ -98,8 +99,12 @@ async fn show(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Re
     responses((status = 201, body = Data<Detail>), KeyErrors, BodyErrors, Conflict),
     security(("api_key" = []))
 )]
-async fn create(State(state): State<AppState>, Body(input): Body<NewPageInput>) -> ApiResult<Response> {
-    let page = pages::create(&state.db, input.validate()?).await?;
+async fn create(
+    State(state): State<AppState>,
+    Audit(ctx): Audit,
+    Body(input): Body<NewPageInput>,
+) -> ApiResult<Response> {
+    let page = pages::create(&state.db, &ctx, input.validate()?).await?;
     let location = format!("/api/v1/statuspages/{}", page.id);
     Ok(created(location, detail(&state, page).await?))
 }
@@ -117,10 +122,11 @@ async fn create(State(state): State<AppState>, Body(input): Body<NewPageInput>) 
 )]
 async fn update(
     State(state): State<AppState>,
+    Audit(ctx): Audit,
     PathId(id): PathId,
     Body(input): Body<PagePatchInput>,
 ) -> ApiResult<Response> {
-    let page = pages::update(&state.db, id, input.validate()?).await?;
+    let page = pages::update(&state.db, &ctx, id, input.validate()?).await?;
     Ok(data(detail(&state, page).await?))
 }
 
@@ -134,7 +140,7 @@ async fn update(
     responses((status = 200, body = Message), KeyErrors, NotFound),
     security(("api_key" = []))
 )]
-async fn remove(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Response> {
-    pages::delete(&state.db, id).await?;
+async fn remove(State(state): State<AppState>, Audit(ctx): Audit, PathId(id): PathId) -> ApiResult<Response> {
+    pages::delete(&state.db, &ctx, id).await?;
     Ok(deleted("Status page"))
 }

@@ -1,0 +1,182 @@
+//! The audit log's hash chain.
+//!
+//! Every event's hash is SHA-256 over the previous event's hash and a
+//! canonical serialization of the event (fixed field order, object keys
+//! sorted, no whitespace). Changing, removing or reordering any stored event
+//! breaks every hash after it, which `verify` finds and names.
+
+use crate::Id;
+use crate::timestamp::Timestamp;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+/// The hash before the first event.
+pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// Who did something: an API key, a signed-in user, the command line, or the
+/// service itself (the scheduler).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Actor {
+    /// `key`, `user`, `cli` or `system`.
+    pub kind: String,
+    pub id: Option<Id>,
+    /// A readable name: the key's name, the user's email, `scheduler`, ...
+    pub label: String,
+}
+
+impl Actor {
+    pub fn key(id: Id, name: &str) -> Actor {
+        Actor { kind: "key".into(), id: Some(id), label: name.into() }
+    }
+    pub fn cli() -> Actor {
+        Actor { kind: "cli".into(), id: None, label: "command line".into() }
+    }
+    pub fn system(what: &str) -> Actor {
+        Actor { kind: "system".into(), id: None, label: what.into() }
+    }
+}
+
+/// One recorded change, as stored and as the audit routes show it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct AuditEvent {
+    pub id: Id,
+    /// Position in the chain, from 1 without gaps.
+    pub seq: i64,
+    pub at: Timestamp,
+    pub actor: Actor,
+    /// `<target type>.<verb>`, e.g. `incident.resolve`.
+    pub action: String,
+    pub target_type: String,
+    pub target_id: Option<Id>,
+    /// What changed, never secrets.
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub summary: serde_json::Value,
+    pub client_addr: Option<String>,
+    pub user_agent: Option<String>,
+    pub prev_hash: String,
+    pub hash: String,
+}
+
+/// The hashed fields, in a fixed order (the struct's), without the hashes.
+#[derive(Serialize)]
+struct Canonical<'a> {
+    seq: i64,
+    at: i64,
+    actor_kind: &'a str,
+    actor_id: Option<Id>,
+    actor_label: &'a str,
+    action: &'a str,
+    target_type: &'a str,
+    target_id: Option<Id>,
+    summary: &'a serde_json::Value,
+    client_addr: Option<&'a str>,
+    user_agent: Option<&'a str>,
+}
+
+/// The hash of an event that follows `prev_hash`. `serde_json` keeps object
+/// keys sorted (no `preserve_order`), so `summary` serializes canonically.
+pub fn hash(prev_hash: &str, e: &AuditEvent) -> String {
+    let canonical = Canonical {
+        seq: e.seq,
+        at: e.at.millis(),
+        actor_kind: &e.actor.kind,
+        actor_id: e.actor.id,
+        actor_label: &e.actor.label,
+        action: &e.action,
+        target_type: &e.target_type,
+        target_id: e.target_id,
+        summary: &e.summary,
+        client_addr: e.client_addr.as_deref(),
+        user_agent: e.user_agent.as_deref(),
+    };
+    let mut h = Sha256::new();
+    h.update(prev_hash.as_bytes());
+    h.update(serde_json::to_vec(&canonical).unwrap_or_default());
+    hex::encode(h.finalize())
+}
+
+/// The outcome of walking the chain.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Verification {
+    pub intact: bool,
+    /// How many events were checked.
+    pub checked: i64,
+    /// The first event that does not fit, if any.
+    pub broken_at: Option<i64>,
+    pub reason: Option<String>,
+}
+
+/// Checks events given in `seq` order, continuing from `prev` (the hash and
+/// seq before the first). Returns the first break, or the new head.
+pub fn verify_run(prev: (&str, i64), events: &[AuditEvent]) -> Result<(String, i64), (i64, String)> {
+    let (mut prev_hash, mut prev_seq) = (prev.0.to_string(), prev.1);
+    for e in events {
+        if e.seq != prev_seq + 1 {
+            return Err((e.seq, format!("sequence jumps from {prev_seq} to {}: events are missing", e.seq)));
+        }
+        if e.prev_hash != prev_hash {
+            return Err((e.seq, "its previous-hash link does not match the event before it".into()));
+        }
+        if hash(&prev_hash, e) != e.hash {
+            return Err((e.seq, "its content does not match its hash: the event was altered".into()));
+        }
+        prev_hash = e.hash.clone();
+        prev_seq = e.seq;
+    }
+    Ok((prev_hash, prev_seq))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chain(n: i64) -> Vec<AuditEvent> {
+        let mut prev = GENESIS.to_string();
+        (1..=n)
+            .map(|seq| {
+                let mut e = AuditEvent {
+                    id: seq,
+                    seq,
+                    at: Timestamp::from_millis(1_000 * seq),
+                    actor: Actor::key(7, "deploy"),
+                    action: "incident.create".into(),
+                    target_type: "incident".into(),
+                    target_id: Some(seq),
+                    summary: serde_json::json!({"title": format!("t{seq}"), "b": 1, "a": 2}),
+                    client_addr: Some("127.0.0.1".into()),
+                    user_agent: None,
+                    prev_hash: prev.clone(),
+                    hash: String::new(),
+                };
+                e.hash = hash(&prev, &e);
+                prev = e.hash.clone();
+                e
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_untouched_chain_verifies() {
+        let c = chain(5);
+        assert_eq!(verify_run((GENESIS, 0), &c).map(|h| h.1), Ok(5));
+    }
+
+    #[test]
+    fn any_edit_removal_or_swap_is_found() {
+        let mut edited = chain(5);
+        edited[2].summary = serde_json::json!({"title": "forged"});
+        assert_eq!(verify_run((GENESIS, 0), &edited).err().map(|e| e.0), Some(3));
+        let mut removed = chain(5);
+        removed.remove(1);
+        assert_eq!(verify_run((GENESIS, 0), &removed).err().map(|e| e.0), Some(3));
+        let mut relinked = chain(5);
+        relinked[3].prev_hash = GENESIS.into();
+        assert_eq!(verify_run((GENESIS, 0), &relinked).err().map(|e| e.0), Some(4));
+    }
+}
