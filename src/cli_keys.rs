@@ -2,9 +2,9 @@
 //! its last line so scripts can take it with `tail -n 1`.
 
 use anyhow::{Context, bail};
+use upstate_core::audit::Actor;
 use upstate_core::scope::parse_scopes;
 use upstate_core::{Id, Timestamp, validate};
-use upstate_core::audit::Actor;
 use upstate_store::{AuditCtx, Db, StoreError, api_keys};
 
 #[derive(clap::Subcommand)]
@@ -37,7 +37,9 @@ pub async fn run(db: &Db, cmd: KeyCommand) -> anyhow::Result<()> {
                 Some(d) => Some(Timestamp::now().plus_millis(i64::from(d) * DAY_MS)),
                 None => None,
             };
-            let (key, secret) = api_keys::create(db, &AuditCtx::of(Actor::cli()), &name, &scopes, expires_at).await.context("cannot create key")?;
+            let (key, secret) = api_keys::create(db, &AuditCtx::of(Actor::cli()), &name, &scopes, expires_at)
+                .await
+                .context("cannot create key")?;
             let scope_list: Vec<&str> = key.scopes.iter().map(|s| s.as_str()).collect();
             println!("Created API key {} \"{}\" with scopes {}.", key.id, key.name, scope_list.join(","));
             match key.expires_at {

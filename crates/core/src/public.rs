@@ -254,7 +254,7 @@ mod tests {
         assert_eq!(overall_status(&[comp(Maintenance), comp(Degraded)], &[]), Degraded);
         assert_eq!(overall_status(&[comp(PartialOutage), comp(MajorOutage)], &[]), MajorOutage);
         let open_major = inc(IncidentStatus::Identified, Impact::Major);
-        assert_eq!(overall_status(&[comp(Operational)], &[open_major.clone()]), PartialOutage);
+        assert_eq!(overall_status(&[comp(Operational)], std::slice::from_ref(&open_major)), PartialOutage);
         assert_eq!(overall_status(&[comp(MajorOutage)], &[open_major]), MajorOutage);
         let resolved_critical = inc(IncidentStatus::Resolved, Impact::Critical);
         assert_eq!(overall_status(&[comp(Operational)], &[resolved_critical]), Operational);

@@ -60,6 +60,21 @@ impl<'de> Deserialize<'de> for Timestamp {
     }
 }
 
+/// In API documents a timestamp is an RFC 3339 date-time string.
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for Timestamp {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(utoipa::openapi::KnownFormat::DateTime)))
+            .examples([serde_json::json!("2026-01-31T14:00:00Z")])
+            .into()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for Timestamp {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,18 +93,3 @@ mod tests {
         assert_eq!(Timestamp::parse(&t.to_rfc3339()).ok(), Some(t));
     }
 }
-
-/// In API documents a timestamp is an RFC 3339 date-time string.
-#[cfg(feature = "openapi")]
-impl utoipa::PartialSchema for Timestamp {
-    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        utoipa::openapi::ObjectBuilder::new()
-            .schema_type(utoipa::openapi::schema::Type::String)
-            .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(utoipa::openapi::KnownFormat::DateTime)))
-            .examples([serde_json::json!("2026-01-31T14:00:00Z")])
-            .into()
-    }
-}
-
-#[cfg(feature = "openapi")]
-impl utoipa::ToSchema for Timestamp {}

@@ -134,8 +134,13 @@ pub async fn revoke(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<ApiKey> {
     .fetch_optional(c)
     .await?);
     let key = ApiKey::try_from(row.ok_or(StoreError::NotFound("API key"))?)?;
-    tx.audit("api_key.revoke", "api_key", Some(key.id), serde_json::json!({ "name": &key.name, "prefix": &key.prefix }))
-        .await?;
+    tx.audit(
+        "api_key.revoke",
+        "api_key",
+        Some(key.id),
+        serde_json::json!({ "name": &key.name, "prefix": &key.prefix }),
+    )
+    .await?;
     tx.commit().await?;
     Ok(key)
 }
