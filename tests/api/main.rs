@@ -4,6 +4,7 @@
 
 mod support;
 
+mod audit;
 mod auth;
 mod cli;
 mod components;

@@ -261,3 +261,20 @@ pub async fn verify(db: &Db) -> StoreResult<Verification> {
     }
     Ok(Verification { intact: true, checked: prev_seq, broken_at: None, reason: None })
 }
+
+/// The oldest event matching a filter (its cursor and limit ignored).
+pub async fn first(db: &Db, f: &AuditFilter) -> StoreResult<Option<AuditEvent>> {
+    let row: Option<EventRow> =
+        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", audit_cols!(), audit_filter!(), " ORDER BY seq ASC LIMIT 1"))
+            .bind(f.actor_kind.as_deref())
+            .bind(f.actor_id)
+            .bind(f.action.as_deref())
+            .bind(f.target_type.as_deref())
+            .bind(f.target_id)
+            .bind(f.since.map(Timestamp::millis))
+            .bind(f.until.map(Timestamp::millis))
+            .bind(None::<i64>)
+            .fetch_optional(c)
+            .await?);
+    Ok(row.map(AuditEvent::from))
+}

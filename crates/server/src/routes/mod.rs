@@ -3,6 +3,7 @@
 
 pub mod api_v1;
 mod api_v2;
+mod audit;
 mod health;
 pub mod public;
 
@@ -27,6 +28,7 @@ pub fn routes(state: &AppState) -> Routes {
     let (managed, managed_doc) = OpenApiRouter::new()
         .nest("/api/v1", api_v1::router(state))
         .nest("/api/v2", api_v2::router(state))
+        .merge(audit::router(state))
         .split_for_parts();
     doc.merge(managed_doc);
     Routes {
