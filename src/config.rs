@@ -49,6 +49,9 @@ pub struct Overrides {
     /// Whole-page (`/api/v1/public/{slug}`) requests per client address per minute (0 = off).
     #[arg(long, env = "UPSTATE_PUBLIC_RATE_PAGE", global = true)]
     pub public_rate_page: Option<u32>,
+    /// Mark session cookies Secure (default: yes, unless listening on a loopback address over plain http).
+    #[arg(long, env = "UPSTATE_SECURE_COOKIES", global = true)]
+    pub secure_cookies: Option<bool>,
     /// Proxies whose X-Forwarded-For is trusted: comma-separated addresses or CIDR ranges.
     #[arg(long, env = "UPSTATE_TRUSTED_PROXIES", global = true, value_delimiter = ',')]
     pub trusted_proxies: Option<Vec<String>>,
@@ -64,6 +67,7 @@ struct FileConfig {
     api_rate_per_minute: Option<u32>,
     api_rate_per_hour: Option<u32>,
     max_body_bytes: Option<usize>,
+    secure_cookies: Option<bool>,
     #[serde(default)]
     public_rate_limits: FilePublicLimits,
     trusted_proxies: Option<Vec<String>>,
@@ -150,8 +154,12 @@ impl Config {
             page: o.public_rate_page.or(fp.page).unwrap_or(dp.page),
         };
         let trusted_proxies = parse_proxies(&o.trusted_proxies.clone().or(file.trusted_proxies).unwrap_or_default())?;
+        let addr = o.addr.clone().or(file.addr).unwrap_or_else(|| DEFAULT_ADDR.to_string());
+        let loopback =
+            addr.parse::<std::net::SocketAddr>().is_ok_and(|a| a.ip().is_loopback()) || addr.starts_with("localhost:");
+        let secure_cookies = o.secure_cookies.or(file.secure_cookies).unwrap_or(!loopback);
         Ok(Config {
-            addr: o.addr.clone().or(file.addr).unwrap_or_else(|| DEFAULT_ADDR.to_string()),
+            addr,
             database_url,
             data_dir,
             server: upstate_server::ServerSettings {
@@ -163,6 +171,7 @@ impl Config {
                 max_body_bytes: file.max_body_bytes.unwrap_or(defaults.max_body_bytes),
                 public_limits,
                 trusted_proxies,
+                secure_cookies,
             },
         })
     }

@@ -1,6 +1,7 @@
 //! The `upstate` binary: serve, migrate and operator commands.
 
 mod cli_keys;
+mod cli_users;
 mod config;
 
 use anyhow::Context;
@@ -27,6 +28,9 @@ enum Command {
     /// Create, list and revoke API keys.
     #[command(subcommand)]
     ApiKey(cli_keys::KeyCommand),
+    /// Create users.
+    #[command(subcommand)]
+    User(cli_users::UserCommand),
 }
 
 fn main() -> std::process::ExitCode {
@@ -78,8 +82,17 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             db.close().await;
             result
         }
+        Command::User(cmd) => {
+            let db = open(&config).await?;
+            let result = cli_users::run(&db, cmd).await;
+            db.close().await;
+            result
+        }
     }
 }
+
+/// How long the first-owner setup link printed at start-up stays valid.
+const SETUP_VALID_MS: i64 = 24 * 3_600_000;
 
 async fn serve(config: Config) -> anyhow::Result<()> {
     tracing::info!(?config, "starting");
@@ -93,6 +106,13 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     let app = upstate_server::app(db.clone(), &config.server);
     // Scripts and tests read this line to learn the port (useful with :0).
     println!("upstate listening on http://{local}");
+    if let Some(token) = upstate_store::users::issue_setup_token(&db, SETUP_VALID_MS).await? {
+        tracing::warn!(
+            "no users yet: create the first owner within 24 hours with \
+             POST http://{local}/api/auth/setup {{\"token\":\"{token}\",\"email\":...,\"name\":...,\"password\":...}} \
+             (or run `upstate user create --role owner`)"
+        );
+    }
     tracing::info!(%local, backend = ?db.backend(), "listening");
     let stop = cancel.clone();
     upstate_server::serve(listener, app, async move {

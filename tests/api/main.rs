@@ -4,6 +4,7 @@
 
 mod support;
 
+mod accounts;
 mod audit;
 mod auth;
 mod cli;

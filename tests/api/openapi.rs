@@ -57,6 +57,14 @@ const SERVED: &[(&str, &str)] = &[
     ("get", "/api/audit-events/export"),
     ("get", "/api/audit-events/statistics"),
     ("post", "/api/audit-events/verify"),
+    ("post", "/api/auth/login"),
+    ("post", "/api/auth/logout"),
+    ("get", "/api/auth/me"),
+    ("get", "/api/auth/permissions"),
+    ("post", "/api/auth/change-password"),
+    ("post", "/api/auth/setup"),
+    ("get", "/api/csrf"),
+    ("get", "/api/admin/roles"),
 ];
 
 async fn openapi_documents_every_route(b: Backend) {

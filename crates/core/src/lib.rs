@@ -8,6 +8,7 @@ pub mod audit;
 pub mod model;
 pub mod patch;
 pub mod public;
+pub mod roles;
 pub mod scope;
 pub mod status;
 pub mod timestamp;

@@ -5,9 +5,11 @@ mod client_ip;
 pub mod error;
 pub mod extract;
 mod openapi;
+mod password;
 pub mod rate_limit;
 mod respond;
 mod routes;
+mod session;
 mod snapshot;
 pub mod state;
 
@@ -23,6 +25,7 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
+pub use password::hash_blocking as hash_password;
 pub use routes::public::PublicLimits;
 pub use state::AppState;
 
@@ -35,6 +38,8 @@ pub struct ServerSettings {
     pub public_limits: PublicLimits,
     /// Peers whose `X-Forwarded-For` is believed (load balancers, CDNs).
     pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// Whether session cookies are marked Secure (all but plain-http loopback).
+    pub secure_cookies: bool,
 }
 
 impl Default for ServerSettings {
@@ -45,6 +50,7 @@ impl Default for ServerSettings {
             max_body_bytes: 1024 * 1024,
             public_limits: PublicLimits::default(),
             trusted_proxies: Vec::new(),
+            secure_cookies: true,
         }
     }
 }

@@ -4,6 +4,7 @@
 pub mod api_v1;
 mod api_v2;
 mod audit;
+mod auth;
 mod health;
 pub mod public;
 
@@ -29,6 +30,7 @@ pub fn routes(state: &AppState) -> Routes {
         .nest("/api/v1", api_v1::router(state))
         .nest("/api/v2", api_v2::router(state))
         .merge(audit::router(state))
+        .merge(auth::router())
         .split_for_parts();
     doc.merge(managed_doc);
     Routes {

@@ -1,0 +1,306 @@
+//! Application routes for people: sign-in, sign-out, who am I, permissions,
+//! password change, CSRF token, roles, and the first owner's setup.
+//!
+//! Sign-in answers the same for an unknown email as for a wrong password, in
+//! about the same time (a dummy hash is verified), and is throttled per
+//! account and per client address: from the third failure on each further
+//! attempt is locked out for a growing time (1 s, 2 s, 4 s ... 15 min).
+
+use crate::error::{ApiError, ApiResult};
+use crate::extract::Body;
+use crate::openapi::{BodyErrors, Conflict};
+use crate::password;
+use crate::respond::{Data, data, nosniff};
+use crate::session::{self, SignedIn, audit_ctx};
+use crate::state::AppState;
+use axum::extract::{ConnectInfo, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use std::net::SocketAddr;
+use upstate_core::audit::Actor;
+use upstate_core::roles::{self, Permission, Role};
+use upstate_core::{FieldErrors, Timestamp, validate};
+use upstate_store::users::{self, User};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(login))
+        .routes(routes!(logout))
+        .routes(routes!(me))
+        .routes(routes!(permissions))
+        .routes(routes!(change_password))
+        .routes(routes!(csrf))
+        .routes(routes!(roles_list))
+        .routes(routes!(setup))
+}
+
+/// Errors of the signed-in routes.
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code, reason = "describes responses to the document; never built")]
+pub enum SessionErrors {
+    #[response(
+        status = 401,
+        description = "Not signed in, or the session ended",
+        content_type = "application/problem+json"
+    )]
+    Unauthorized(crate::openapi::Problem),
+    #[response(
+        status = 403,
+        description = "Missing CSRF token, or the role lacks the permission",
+        content_type = "application/problem+json"
+    )]
+    Forbidden(crate::openapi::Problem),
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+struct LoginInput {
+    email: Option<String>,
+    password: Option<String>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct SignedInBody {
+    #[schema(value_type = Object)]
+    user: User,
+    /// Send it as `X-CSRF-Token` with every state-changing request.
+    csrf_token: String,
+}
+
+fn account_key(email: &str) -> String {
+    format!("account:{email}")
+}
+
+fn retry_after(until: Timestamp) -> ApiError {
+    let secs = ((until.millis() - Timestamp::now().millis()).max(0) as u64).div_ceil(1000).max(1);
+    ApiError::RateLimited { retry_after_secs: secs }
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/auth/login",
+    tag = "auth",
+    operation_id = "login",
+    summary = "Sign in with email and password; sets the session cookie",
+    request_body = LoginInput,
+    responses(
+        (status = 200, body = Data<SignedInBody>),
+        (status = 401, description = "Wrong email or password (the same answer for both)", content_type = "application/problem+json"),
+        (status = 429, description = "Too many failed sign-ins; see Retry-After", content_type = "application/problem+json"),
+        BodyErrors
+    )
+)]
+async fn login(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    Body(input): Body<LoginInput>,
+) -> ApiResult<Response> {
+    let mut e = FieldErrors::new();
+    let email = match input.email {
+        Some(v) => e.check("email", roles::email(&v)),
+        None => {
+            e.push("email", "is required");
+            None
+        }
+    };
+    let pw = input.password.filter(|p| !p.is_empty());
+    if pw.is_none() {
+        e.push("password", "is required");
+    }
+    e.into_result()?;
+    let (Some(email), Some(pw)) = (email, pw) else { return Err(ApiError::BadRequest("email and password".into())) };
+    let ip = crate::client_ip::client_ip(peer.ip(), &headers, &state.settings.trusted_proxies);
+    let keys = [account_key(&email), format!("addr:{ip}")];
+    for key in &keys {
+        if let Some(until) = users::locked_until(&state.db, key).await? {
+            return Err(retry_after(until));
+        }
+    }
+    let found = users::credentials(&state.db, &email).await?;
+    let (user, hash) = match found {
+        Some((u, h)) => (Some(u), Some(h)),
+        None => (None, None),
+    };
+    let ok = password::verify(pw, hash).await;
+    let Some(user) = user.filter(|_| ok) else {
+        for key in &keys {
+            users::record_failure(&state.db, key).await?;
+        }
+        return Err(ApiError::Unauthorized("the email or the password is wrong".into()));
+    };
+    for key in &keys {
+        users::clear_failures(&state.db, key).await?;
+    }
+    let actor = Actor { kind: "user".into(), id: Some(user.id), label: user.email.clone() };
+    let ctx = audit_ctx(&headers, Some(peer), &state, actor);
+    let (session, token) = users::start_session(&state.db, &ctx, &user, session::ABSOLUTE_MS).await?;
+    let mut res = data(SignedInBody { user, csrf_token: session.csrf_token });
+    res.headers_mut().insert(header::SET_COOKIE, session::set_cookie(&token, state.settings.secure_cookies));
+    Ok(res)
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/auth/logout",
+    tag = "auth",
+    operation_id = "logout",
+    summary = "Sign out: ends this session and clears the cookie",
+    responses((status = 204, description = "Signed out"), SessionErrors)
+)]
+async fn logout(State(state): State<AppState>, me: SignedIn) -> ApiResult<Response> {
+    users::logout(&state.db, &me.audit, &me.session).await?;
+    let mut res = StatusCode::NO_CONTENT.into_response();
+    res.headers_mut().insert(header::SET_COOKIE, session::clear_cookie(state.settings.secure_cookies));
+    Ok(res)
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/auth/me",
+    tag = "auth",
+    operation_id = "me",
+    summary = "The signed-in user",
+    responses((status = 200, body = Data<Object>), SessionErrors)
+)]
+async fn me(me: SignedIn) -> Response {
+    data(me.session.user)
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+struct PermissionsBody {
+    role: Role,
+    permissions: Vec<Permission>,
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/auth/permissions",
+    tag = "auth",
+    operation_id = "permissions",
+    summary = "The signed-in user's role and permissions",
+    responses((status = 200, body = Data<PermissionsBody>), SessionErrors)
+)]
+async fn permissions(me: SignedIn) -> Response {
+    let role = me.session.user.role;
+    data(PermissionsBody { role, permissions: role.permissions().to_vec() })
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct ChangePasswordInput {
+    current_password: Option<String>,
+    new_password: Option<String>,
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/auth/change-password",
+    tag = "auth",
+    operation_id = "changePassword",
+    summary = "Change your password (needs the current one); ends your other sessions",
+    request_body = ChangePasswordInput,
+    responses((status = 204, description = "Changed"), SessionErrors, BodyErrors)
+)]
+async fn change_password(
+    State(state): State<AppState>,
+    me: SignedIn,
+    Body(input): Body<ChangePasswordInput>,
+) -> ApiResult<Response> {
+    let mut e = FieldErrors::new();
+    let current = input.current_password.unwrap_or_default();
+    if current.is_empty() {
+        e.push("currentPassword", "is required");
+    }
+    let new = input.new_password.unwrap_or_default();
+    e.check("newPassword", roles::password(&new));
+    e.into_result()?;
+    let stored = users::password_hash(&state.db, me.session.user.id).await?;
+    if !password::verify(current, Some(stored)).await {
+        return Err(ApiError::validation("currentPassword", "is wrong"));
+    }
+    let hash = password::hash(new).await?;
+    users::change_password(&state.db, &me.audit, me.session.user.id, &hash, Some(&me.session.id)).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct CsrfBody {
+    csrf_token: String,
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/csrf",
+    tag = "auth",
+    operation_id = "csrf",
+    summary = "The CSRF token of the current session",
+    responses((status = 200, body = Data<CsrfBody>), SessionErrors)
+)]
+async fn csrf(me: SignedIn) -> Response {
+    data(CsrfBody { csrf_token: me.session.csrf_token })
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+struct RoleBody {
+    role: Role,
+    permissions: Vec<Permission>,
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/admin/roles",
+    tag = "auth",
+    operation_id = "roles",
+    summary = "Every role and its permissions (needs ROLES_VIEW)",
+    responses((status = 200, body = Data<Vec<RoleBody>>), SessionErrors)
+)]
+async fn roles_list(me: SignedIn) -> ApiResult<Response> {
+    me.require(Permission::RolesView)?;
+    Ok(data(Role::ALL.iter().map(|r| RoleBody { role: *r, permissions: r.permissions().to_vec() }).collect::<Vec<_>>()))
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+struct SetupInput {
+    token: Option<String>,
+    email: Option<String>,
+    name: Option<String>,
+    password: Option<String>,
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/auth/setup",
+    tag = "auth",
+    operation_id = "setupOwner",
+    summary = "Create the first owner with the one-time link logged at start-up",
+    request_body = SetupInput,
+    responses((status = 201, body = Data<Object>), BodyErrors, Conflict)
+)]
+async fn setup(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    Body(input): Body<SetupInput>,
+) -> ApiResult<Response> {
+    let mut e = FieldErrors::new();
+    let token = input.token.filter(|t| !t.is_empty());
+    if token.is_none() {
+        e.push("token", "is required");
+    }
+    let email = e.check("email", roles::email(input.email.as_deref().unwrap_or("")));
+    let name = e.check("name", validate::name(input.name.as_deref().unwrap_or("")));
+    let pw = input.password.unwrap_or_default();
+    e.check("password", roles::password(&pw));
+    e.into_result()?;
+    let (Some(token), Some(email), Some(name)) = (token, email, name) else {
+        return Err(ApiError::BadRequest("token, email, name and password".into()));
+    };
+    let hash = password::hash(pw).await?;
+    let ctx = audit_ctx(&headers, Some(peer), &state, Actor::system("setup link"));
+    let user = users::setup_owner(&state.db, &ctx, &token, &email, &name, &hash).await?;
+    Ok(nosniff((StatusCode::CREATED, axum::Json(Data { data: user })).into_response()))
+}

@@ -1,0 +1,112 @@
+//! Signed-in users of the application routes.
+//!
+//! The session cookie (`upstate_session`: HttpOnly, SameSite=Lax, Path=/,
+//! Secure unless the server listens on plain http on loopback) carries a
+//! random token; the database keeps its SHA-256, so sessions are shared by
+//! every instance and a database leak yields no usable cookie. A new session
+//! (new token) is issued at every sign-in. Sessions end after 30 minutes idle
+//! or 12 hours in all (ASVS 3.3.2), on sign-out, or on a password change.
+//!
+//! Every state-changing request made with the cookie must carry the session's
+//! CSRF token in `X-CSRF-Token` (from `GET /api/csrf` or the login answer).
+
+use crate::client_ip::client_ip;
+use crate::error::ApiError;
+use crate::state::AppState;
+use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, Method, header};
+use std::net::SocketAddr;
+use upstate_core::Timestamp;
+use upstate_core::audit::Actor;
+use upstate_core::roles::Permission;
+use upstate_store::AuditCtx;
+use upstate_store::users::{self, Session};
+
+pub const COOKIE: &str = "upstate_session";
+pub const IDLE_MS: i64 = 30 * 60_000;
+pub const ABSOLUTE_MS: i64 = 12 * 3_600_000;
+const TOUCH_EVERY_MS: i64 = 60_000;
+
+pub fn cookie_token(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(cookie::Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|c| c.name() == COOKIE)
+        .map(|c| c.value().to_string())
+}
+
+pub fn set_cookie(token: &str, secure: bool) -> HeaderValue {
+    let c = cookie::Cookie::build((COOKIE, token.to_string()))
+        .http_only(true)
+        .same_site(cookie::SameSite::Lax)
+        .secure(secure)
+        .path("/")
+        .max_age(cookie::time::Duration::milliseconds(ABSOLUTE_MS))
+        .build();
+    HeaderValue::from_str(&c.to_string()).unwrap_or(HeaderValue::from_static(""))
+}
+
+pub fn clear_cookie(secure: bool) -> HeaderValue {
+    let mut c = cookie::Cookie::build((COOKIE, ""))
+        .http_only(true)
+        .same_site(cookie::SameSite::Lax)
+        .secure(secure)
+        .path("/")
+        .build();
+    c.make_removal();
+    HeaderValue::from_str(&c.to_string()).unwrap_or(HeaderValue::from_static(""))
+}
+
+/// The audit context of any request: who (given), from where, with what.
+pub fn audit_ctx(parts_headers: &HeaderMap, peer: Option<SocketAddr>, state: &AppState, actor: Actor) -> AuditCtx {
+    let client = peer.map(|p| client_ip(p.ip(), parts_headers, &state.settings.trusted_proxies).to_string());
+    let user_agent =
+        parts_headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).map(|ua| ua.chars().take(512).collect());
+    AuditCtx { actor, client_addr: client, user_agent }
+}
+
+/// A request made within a live session (CSRF-checked when it changes state).
+pub struct SignedIn {
+    pub session: Session,
+    pub audit: AuditCtx,
+}
+
+impl SignedIn {
+    pub fn require(&self, p: Permission) -> Result<(), ApiError> {
+        if self.session.user.role.has(p) {
+            Ok(())
+        } else {
+            Err(ApiError::Forbidden(format!(
+                "your role lacks the {} permission",
+                serde_json::to_value(p).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
+            )))
+        }
+    }
+}
+
+impl FromRequestParts<AppState> for SignedIn {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let unauthorized = || ApiError::Unauthorized("sign in first".into());
+        let token = cookie_token(&parts.headers).ok_or_else(unauthorized)?;
+        let session = users::session(&state.db, &token, IDLE_MS).await?.ok_or_else(unauthorized)?;
+        if !matches!(parts.method, Method::GET | Method::HEAD | Method::OPTIONS) {
+            let sent = parts.headers.get("x-csrf-token").and_then(|v| v.to_str().ok());
+            if sent != Some(session.csrf_token.as_str()) {
+                return Err(ApiError::Forbidden("missing or wrong X-CSRF-Token (GET /api/csrf gives it)".into()));
+            }
+        }
+        if Timestamp::now().millis() - session.last_seen_at.millis() > TOUCH_EVERY_MS {
+            users::touch_session(&state.db, &session.id).await?;
+        }
+        let peer = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0);
+        let actor = Actor { kind: "user".into(), id: Some(session.user.id), label: session.user.email.clone() };
+        let audit = audit_ctx(&parts.headers, peer, state, actor);
+        Ok(SignedIn { session, audit })
+    }
+}

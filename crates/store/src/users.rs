@@ -1,0 +1,368 @@
+//! Users, their sessions, sign-in throttling and the first-owner setup token.
+//! Passwords arrive here already hashed (Argon2id, in the server); session
+//! and setup tokens are stored as SHA-256 hashes only.
+
+use crate::audit::AuditCtx;
+use crate::db::Db;
+use crate::error::{StoreError, StoreResult};
+use crate::rows::parse_enum;
+use rand::RngCore;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use upstate_core::roles::Role;
+use upstate_core::{Id, Timestamp};
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct User {
+    pub id: Id,
+    pub email: String,
+    pub name: String,
+    pub role: Role,
+    pub totp_enabled: bool,
+    pub created_at: Timestamp,
+    pub last_login_at: Option<Timestamp>,
+}
+
+#[derive(sqlx::FromRow)]
+struct UserRow {
+    id: i64,
+    email: String,
+    name: String,
+    role: String,
+    totp_enabled: bool,
+    created_at: i64,
+    last_login_at: Option<i64>,
+}
+
+impl TryFrom<UserRow> for User {
+    type Error = StoreError;
+    fn try_from(r: UserRow) -> StoreResult<User> {
+        Ok(User {
+            id: r.id,
+            email: r.email,
+            name: r.name,
+            role: parse_enum("role", &r.role)?,
+            totp_enabled: r.totp_enabled,
+            created_at: Timestamp::from_millis(r.created_at),
+            last_login_at: r.last_login_at.map(Timestamp::from_millis),
+        })
+    }
+}
+
+macro_rules! user_cols {
+    () => {
+        "id, email, name, role, totp_enabled, created_at, last_login_at"
+    };
+}
+
+pub fn token() -> String {
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    hex::encode(bytes)
+}
+
+pub fn token_hash(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+pub async fn count(db: &Db) -> StoreResult<i64> {
+    Ok(on_db!(db, |c| sqlx::query_scalar("SELECT COUNT(*) FROM users").fetch_one(c).await?))
+}
+
+pub async fn create(
+    db: &Db,
+    ctx: &AuditCtx,
+    email: &str,
+    name: &str,
+    role: Role,
+    password_hash: &str,
+) -> StoreResult<User> {
+    let mut tx = db.begin_as(ctx).await?;
+    let row: UserRow = on_tx!(&mut tx, |c| sqlx::query_as(concat!(
+        "INSERT INTO users (email, name, role, password_hash, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING ",
+        user_cols!()
+    ))
+    .bind(email)
+    .bind(name)
+    .bind(role.as_str())
+    .bind(password_hash)
+    .bind(Timestamp::now().millis())
+    .fetch_one(c)
+    .await
+    .map_err(|e| StoreError::unique(e, "a user with this email already exists"))?);
+    let user = User::try_from(row)?;
+    tx.audit("user.create", "user", Some(user.id), json!({ "email": &user.email, "name": &user.name, "role": role }))
+        .await?;
+    tx.commit().await?;
+    Ok(user)
+}
+
+pub async fn get(db: &Db, id: Id) -> StoreResult<User> {
+    let row: Option<UserRow> =
+        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", user_cols!(), " FROM users WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(c)
+            .await?);
+    row.ok_or(StoreError::NotFound("user"))?.try_into()
+}
+
+/// The user and password hash for a sign-in attempt.
+pub async fn credentials(db: &Db, email: &str) -> StoreResult<Option<(User, String)>> {
+    let row: Option<(i64, String)> =
+        on_db!(db, |c| sqlx::query_as("SELECT id, password_hash FROM users WHERE email = $1")
+            .bind(email)
+            .fetch_optional(c)
+            .await?);
+    match row {
+        Some((id, hash)) => Ok(Some((get(db, id).await?, hash))),
+        None => Ok(None),
+    }
+}
+
+pub async fn password_hash(db: &Db, id: Id) -> StoreResult<String> {
+    let h: Option<String> = on_db!(db, |c| sqlx::query_scalar("SELECT password_hash FROM users WHERE id = $1")
+        .bind(id)
+        .fetch_optional(c)
+        .await?);
+    h.ok_or(StoreError::NotFound("user"))
+}
+
+/// Sets a new password and ends every session of the user but `keep`.
+pub async fn change_password(db: &Db, ctx: &AuditCtx, id: Id, new_hash: &str, keep: Option<&str>) -> StoreResult<()> {
+    let mut tx = db.begin_as(ctx).await?;
+    on_tx!(&mut tx, |c| sqlx::query("UPDATE users SET password_hash = $1 WHERE id = $2")
+        .bind(new_hash)
+        .bind(id)
+        .execute(c)
+        .await?
+        .rows_affected());
+    let ended = on_tx!(&mut tx, |c| sqlx::query("DELETE FROM sessions WHERE user_id = $1 AND id <> $2")
+        .bind(id)
+        .bind(keep.unwrap_or(""))
+        .execute(c)
+        .await?
+        .rows_affected());
+    tx.audit("user.change_password", "user", Some(id), json!({ "otherSessionsEnded": ended })).await?;
+    tx.commit().await
+}
+
+// ------------------------------------------------------------- sessions
+
+/// A signed-in session, looked up by the hash of its cookie token.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub id: String,
+    pub user: User,
+    pub csrf_token: String,
+    pub last_seen_at: Timestamp,
+    pub expires_at: Timestamp,
+}
+
+/// Starts a session (a fresh id at every sign-in); returns it and its cookie token.
+pub async fn start_session(db: &Db, ctx: &AuditCtx, user: &User, absolute_ms: i64) -> StoreResult<(Session, String)> {
+    let now = Timestamp::now();
+    let token = token();
+    let session = Session {
+        id: token_hash(&token),
+        user: user.clone(),
+        csrf_token: self::token(),
+        last_seen_at: now,
+        expires_at: now.plus_millis(absolute_ms),
+    };
+    let mut tx = db.begin_as(ctx).await?;
+    on_tx!(&mut tx, |c| sqlx::query(
+        "INSERT INTO sessions (id, user_id, csrf_token, created_at, last_seen_at, expires_at, client_addr, user_agent) \
+         VALUES ($1, $2, $3, $4, $4, $5, $6, $7)"
+    )
+    .bind(&session.id)
+    .bind(user.id)
+    .bind(&session.csrf_token)
+    .bind(now.millis())
+    .bind(session.expires_at.millis())
+    .bind(&ctx.client_addr)
+    .bind(&ctx.user_agent)
+    .execute(c)
+    .await?
+    .rows_affected());
+    on_tx!(&mut tx, |c| sqlx::query("UPDATE users SET last_login_at = $1 WHERE id = $2")
+        .bind(now.millis())
+        .bind(user.id)
+        .execute(c)
+        .await?
+        .rows_affected());
+    tx.audit("user.login", "user", Some(user.id), json!({})).await?;
+    tx.commit().await?;
+    Ok((session, token))
+}
+
+/// The live session of a cookie token: not expired absolutely, not idle
+/// longer than `idle_ms`. Expired ones are deleted on sight.
+pub async fn session(db: &Db, token: &str, idle_ms: i64) -> StoreResult<Option<Session>> {
+    let id = token_hash(token);
+    let row: Option<(i64, String, i64, i64)> = on_db!(db, |c| sqlx::query_as(
+        "SELECT user_id, csrf_token, last_seen_at, expires_at FROM sessions WHERE id = $1"
+    )
+    .bind(&id)
+    .fetch_optional(c)
+    .await?);
+    let Some((user_id, csrf_token, last_seen, expires)) = row else { return Ok(None) };
+    let now = Timestamp::now().millis();
+    if now >= expires || now - last_seen > idle_ms {
+        end_session(db, &id).await?;
+        return Ok(None);
+    }
+    let user = get(db, user_id).await?;
+    Ok(Some(Session {
+        id,
+        user,
+        csrf_token,
+        last_seen_at: Timestamp::from_millis(last_seen),
+        expires_at: Timestamp::from_millis(expires),
+    }))
+}
+
+pub async fn touch_session(db: &Db, id: &str) -> StoreResult<()> {
+    let mut tx = db.begin().await?;
+    on_tx!(&mut tx, |c| sqlx::query("UPDATE sessions SET last_seen_at = $1 WHERE id = $2")
+        .bind(Timestamp::now().millis())
+        .bind(id)
+        .execute(c)
+        .await?
+        .rows_affected());
+    tx.commit().await
+}
+
+pub async fn end_session(db: &Db, id: &str) -> StoreResult<()> {
+    let mut tx = db.begin().await?;
+    on_tx!(&mut tx, |c| sqlx::query("DELETE FROM sessions WHERE id = $1").bind(id).execute(c).await?.rows_affected());
+    tx.commit().await
+}
+
+/// Signs out: ends the session, recorded as the user's act.
+pub async fn logout(db: &Db, ctx: &AuditCtx, session: &Session) -> StoreResult<()> {
+    let mut tx = db.begin_as(ctx).await?;
+    on_tx!(&mut tx, |c| sqlx::query("DELETE FROM sessions WHERE id = $1")
+        .bind(&session.id)
+        .execute(c)
+        .await?
+        .rows_affected());
+    tx.audit("user.logout", "user", Some(session.user.id), json!({})).await?;
+    tx.commit().await
+}
+
+// ------------------------------------------------------------- throttling
+
+/// Failed sign-ins for a key (`account:<email>` or `addr:<ip>`): the lock
+/// grows with each failure from the third on (1 s, 2 s, 4 s ... up to 15 min).
+pub async fn locked_until(db: &Db, key: &str) -> StoreResult<Option<Timestamp>> {
+    let until: Option<i64> =
+        on_db!(db, |c| sqlx::query_scalar("SELECT locked_until FROM login_throttle WHERE key = $1")
+            .bind(key)
+            .fetch_optional(c)
+            .await?);
+    Ok(until.filter(|u| *u > Timestamp::now().millis()).map(Timestamp::from_millis))
+}
+
+pub async fn record_failure(db: &Db, key: &str) -> StoreResult<i64> {
+    let now = Timestamp::now().millis();
+    let mut tx = db.begin().await?;
+    let failures: i64 = on_tx!(&mut tx, |c| sqlx::query_scalar(
+        "INSERT INTO login_throttle (key, failures, locked_until, updated_at) VALUES ($1, 1, 0, $2) \
+         ON CONFLICT (key) DO UPDATE SET failures = login_throttle.failures + 1, updated_at = $2 RETURNING failures"
+    )
+    .bind(key)
+    .bind(now)
+    .fetch_one(c)
+    .await?);
+    if failures >= 3 {
+        let lock_ms = (1_000i64 << (failures - 3).min(10)).min(15 * 60_000);
+        on_tx!(&mut tx, |c| sqlx::query("UPDATE login_throttle SET locked_until = $1 WHERE key = $2")
+            .bind(now + lock_ms)
+            .bind(key)
+            .execute(c)
+            .await?
+            .rows_affected());
+    }
+    tx.commit().await?;
+    Ok(failures)
+}
+
+pub async fn clear_failures(db: &Db, key: &str) -> StoreResult<()> {
+    let mut tx = db.begin().await?;
+    on_tx!(&mut tx, |c| sqlx::query("DELETE FROM login_throttle WHERE key = $1")
+        .bind(key)
+        .execute(c)
+        .await?
+        .rows_affected());
+    tx.commit().await
+}
+
+// ------------------------------------------------------------- first owner
+
+/// Issues a one-time setup token when there are no users and no live token.
+pub async fn issue_setup_token(db: &Db, valid_ms: i64) -> StoreResult<Option<String>> {
+    if count(db).await? > 0 {
+        return Ok(None);
+    }
+    let token = token();
+    let mut tx = db.begin().await?;
+    on_tx!(&mut tx, |c| sqlx::query("DELETE FROM setup_tokens").execute(c).await?.rows_affected());
+    on_tx!(&mut tx, |c| sqlx::query("INSERT INTO setup_tokens (token_hash, expires_at) VALUES ($1, $2)")
+        .bind(token_hash(&token))
+        .bind(Timestamp::now().plus_millis(valid_ms).millis())
+        .execute(c)
+        .await?
+        .rows_affected());
+    tx.commit().await?;
+    Ok(Some(token))
+}
+
+/// Spends a setup token on the first owner; refused once used, expired, or
+/// when a user exists already.
+pub async fn setup_owner(
+    db: &Db,
+    ctx: &AuditCtx,
+    token: &str,
+    email: &str,
+    name: &str,
+    password_hash: &str,
+) -> StoreResult<User> {
+    let now = Timestamp::now().millis();
+    let mut tx = db.begin_as(ctx).await?;
+    let spent = on_tx!(&mut tx, |c| sqlx::query(
+        "UPDATE setup_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL AND expires_at > $1"
+    )
+    .bind(now)
+    .bind(token_hash(token))
+    .execute(c)
+    .await?
+    .rows_affected());
+    let users: i64 = on_tx!(&mut tx, |c| sqlx::query_scalar("SELECT COUNT(*) FROM users").fetch_one(c).await?);
+    if spent != 1 || users > 0 {
+        return Err(StoreError::Conflict("this setup link is used, expired or no longer needed".into()));
+    }
+    let row: UserRow =
+        on_tx!(&mut tx, |c| {
+            sqlx::query_as(concat!(
+        "INSERT INTO users (email, name, role, password_hash, created_at) VALUES ($1, $2, 'owner', $3, $4) RETURNING ",
+        user_cols!()
+    ))
+    .bind(email)
+    .bind(name)
+    .bind(password_hash)
+    .bind(now)
+    .fetch_one(c)
+    .await?
+        });
+    let user = User::try_from(row)?;
+    tx.audit(
+        "user.create",
+        "user",
+        Some(user.id),
+        json!({ "email": &user.email, "role": "owner", "via": "setup link" }),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(user)
+}

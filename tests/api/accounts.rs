@@ -1,0 +1,299 @@
+use crate::on_both_backends;
+use crate::support::{BIN, Backend, Server};
+use reqwest::Method;
+use serde_json::{Value, json};
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+on_both_backends!(
+    first_owner_from_the_setup_link,
+    cli_users_sign_in_with_sessions_and_roles,
+    csrf_guards_session_writes,
+    password_change_ends_other_sessions,
+    sign_in_is_throttled_without_telling_who_exists,
+    sessions_expire_idle_and_absolute
+);
+
+const PW: &str = "correct horse battery";
+
+fn create_user(s: &Server, email: &str, role: &str, password: &str) -> (bool, String) {
+    let mut child = Command::new(BIN)
+        .args(["user", "create", "--email", email, "--name", "Test User", "--role", role, "--password-stdin"])
+        .env("UPSTATE_DATABASE_URL", &s.db.url)
+        .env("RUST_LOG", "warn")
+        .current_dir(s.db.dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(format!("{password}\n").as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// A signed-in browser: the session cookie and the CSRF token.
+struct Browser {
+    cookie: String,
+    csrf: String,
+    user: Value,
+}
+
+async fn login(s: &Server, email: &str, password: &str) -> Result<Browser, reqwest::Response> {
+    let r = reqwest::Client::new()
+        .post(format!("{}/api/auth/login", s.base))
+        .json(&json!({"email": email, "password": password}))
+        .send()
+        .await
+        .unwrap();
+    if r.status() != 200 {
+        return Err(r);
+    }
+    let set = r.headers()["set-cookie"].to_str().unwrap().to_string();
+    let cookie = set.split(';').next().unwrap().to_string();
+    let body: Value = r.json().await.unwrap();
+    Ok(Browser { cookie, csrf: body["data"]["csrfToken"].as_str().unwrap().into(), user: body["data"]["user"].clone() })
+}
+
+async fn call(s: &Server, b: &Browser, method: Method, path: &str, csrf: bool, body: Option<Value>) -> (u16, Value) {
+    let mut req = reqwest::Client::new().request(method, format!("{}{path}", s.base)).header("cookie", &b.cookie);
+    if csrf {
+        req = req.header("x-csrf-token", &b.csrf);
+    }
+    if let Some(b) = body {
+        req = req.json(&b);
+    }
+    let r = req.send().await.unwrap();
+    let status = r.status().as_u16();
+    let text = r.text().await.unwrap();
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+fn setup_token(log: &str) -> Option<String> {
+    let at = log.find("no users yet")?;
+    log[at..].split(|c: char| !c.is_ascii_hexdigit()).find(|w| w.len() == 64).map(String::from)
+}
+
+async fn first_owner_from_the_setup_link(b: Backend) {
+    let mut s = Server::start(b).await;
+    let mut token = None;
+    for _ in 0..50 {
+        token = setup_token(&s.log());
+        if token.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let token = token.expect("a fresh install logs a setup link");
+    let send = async |body: Value| s.send(Method::POST, "/api/auth/setup", None, Some(body)).await;
+    send(json!({"token": "0".repeat(64), "email": "o@example.com", "name": "O", "password": PW})).await.problem(409);
+    send(json!({"token": token, "email": "not-an-email", "name": "", "password": "short"}))
+        .await
+        .invalid_fields(&["email", "name", "password"]);
+    let r = send(json!({"token": token, "email": "Owner@Example.com", "name": "Olga", "password": PW})).await;
+    let owner = r.data(201);
+    assert_eq!(owner["email"], "owner@example.com");
+    assert_eq!(owner["role"], "owner");
+    assert!(owner.get("passwordHash").is_none());
+    send(json!({"token": token, "email": "second@example.com", "name": "S", "password": PW})).await.problem(409);
+    assert!(login(&s, "owner@example.com", PW).await.is_ok());
+    // With a user in place, a restart logs no new link.
+    assert!(s.stop());
+    std::fs::write(s.db.dir.path().join("server.log"), "").unwrap();
+    s.restart(&[]);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(setup_token(&s.log()).is_none());
+}
+
+async fn cli_users_sign_in_with_sessions_and_roles(b: Backend) {
+    let s = Server::start(b).await;
+    assert!(create_user(&s, "owner@example.com", "owner", PW).0);
+    assert!(create_user(&s, "ed@example.com", "editor", PW).0);
+    for (email, role, pw) in [
+        ("x@example.com", "emperor", PW),
+        ("y@example.com", "viewer", "short"),
+        ("bad", "viewer", PW),
+        ("ed@example.com", "viewer", PW),
+    ] {
+        let (ok, err) = create_user(&s, email, role, pw);
+        assert!(!ok && err.contains("error"), "{email} {role}: {err}");
+    }
+    let out = Command::new(BIN)
+        .args(["user", "create", "--email", "z@example.com", "--name", "Z", "--role", "viewer"])
+        .env("UPSTATE_DATABASE_URL", &s.db.url)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "the password only comes on stdin");
+
+    let raw = reqwest::Client::new()
+        .post(format!("{}/api/auth/login", s.base))
+        .json(&json!({"email": "ED@example.com", "password": PW}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(raw.status(), 200);
+    let cookie = raw.headers()["set-cookie"].to_str().unwrap().to_string();
+    assert!(
+        cookie.starts_with("upstate_session=")
+            && cookie.contains("HttpOnly")
+            && cookie.contains("SameSite=Lax")
+            && cookie.contains("Path=/"),
+        "{cookie}"
+    );
+    assert!(!cookie.contains("Secure"), "plain http on loopback: not Secure");
+
+    let ed = login(&s, "ed@example.com", PW).await.ok().unwrap();
+    let ed2 = login(&s, "ed@example.com", PW).await.ok().unwrap();
+    assert_ne!(ed.cookie, ed2.cookie, "every sign-in gets a new session id");
+    let (status, me) = call(&s, &ed, Method::GET, "/api/auth/me", false, None).await;
+    assert_eq!(status, 200);
+    assert_eq!(me["data"]["email"], "ed@example.com");
+    assert!(me["data"]["lastLoginAt"].is_string());
+    assert_eq!(call(&s, &ed2, Method::GET, "/api/auth/me", false, None).await.0, 200, "both sessions live");
+    let (_, perms) = call(&s, &ed, Method::GET, "/api/auth/permissions", false, None).await;
+    assert_eq!(
+        perms["data"],
+        json!({"role": "editor", "permissions": ["PAGES_READ", "INCIDENTS_WRITE", "PAGES_WRITE"]})
+    );
+    let (status, body) = call(&s, &ed, Method::GET, "/api/admin/roles", false, None).await;
+    assert_eq!(status, 403, "editors lack ROLES_VIEW: {body}");
+    let owner = login(&s, "owner@example.com", PW).await.ok().unwrap();
+    let (status, roles) = call(&s, &owner, Method::GET, "/api/admin/roles", false, None).await;
+    assert_eq!(status, 200);
+    assert_eq!(roles["data"].as_array().unwrap().len(), 4);
+    assert_eq!(roles["data"][3], json!({"role": "viewer", "permissions": ["PAGES_READ"]}));
+    assert_eq!(owner.user["role"], "owner");
+
+    for path in ["/api/auth/me", "/api/auth/permissions", "/api/csrf", "/api/admin/roles"] {
+        s.send(Method::GET, path, None, None).await.problem(401);
+    }
+    let bogus =
+        Browser { cookie: format!("upstate_session={}", "f".repeat(64)), csrf: String::new(), user: Value::Null };
+    assert_eq!(call(&s, &bogus, Method::GET, "/api/auth/me", false, None).await.0, 401);
+
+    // Sign-ins and user creation are in the audit log, by their actors.
+    let audit = s.get("/api/audit-events?targetType=user&limit=100").await.body;
+    let actions: Vec<(String, String)> = audit["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["action"].as_str().unwrap().into(), e["actor"]["kind"].as_str().unwrap().into()))
+        .collect();
+    assert!(actions.contains(&("user.create".into(), "cli".into())));
+    assert!(actions.contains(&("user.login".into(), "user".into())));
+}
+
+async fn csrf_guards_session_writes(b: Backend) {
+    let s = Server::start(b).await;
+    assert!(create_user(&s, "v@example.com", "viewer", PW).0);
+    let v = login(&s, "v@example.com", PW).await.ok().unwrap();
+    let (status, body) = call(&s, &v, Method::GET, "/api/csrf", false, None).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["data"]["csrfToken"], v.csrf.as_str());
+    let (status, body) = call(&s, &v, Method::POST, "/api/auth/logout", false, None).await;
+    assert_eq!(status, 403, "{body}");
+    let wrong = Browser { csrf: "0".repeat(64), cookie: v.cookie.clone(), user: Value::Null };
+    assert_eq!(call(&s, &wrong, Method::POST, "/api/auth/logout", true, None).await.0, 403);
+    assert_eq!(call(&s, &v, Method::GET, "/api/auth/me", false, None).await.0, 200, "refused logout changed nothing");
+    let r = reqwest::Client::new()
+        .post(format!("{}/api/auth/logout", s.base))
+        .header("cookie", &v.cookie)
+        .header("x-csrf-token", &v.csrf)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 204);
+    assert!(r.headers()["set-cookie"].to_str().unwrap().contains("Max-Age=0"), "the cookie is cleared");
+    assert_eq!(call(&s, &v, Method::GET, "/api/auth/me", false, None).await.0, 401);
+}
+
+async fn password_change_ends_other_sessions(b: Backend) {
+    let s = Server::start(b).await;
+    assert!(create_user(&s, "a@example.com", "admin", PW).0);
+    let here = login(&s, "a@example.com", PW).await.ok().unwrap();
+    let elsewhere = login(&s, "a@example.com", PW).await.ok().unwrap();
+    let change = async |body: Value| call(&s, &here, Method::POST, "/api/auth/change-password", true, Some(body)).await;
+    let (status, body) =
+        change(json!({"currentPassword": "not it at all", "newPassword": "another fine passphrase"})).await;
+    assert_eq!((status, body["errors"][0]["field"].as_str()), (422, Some("currentPassword")));
+    let (status, body) = change(json!({"currentPassword": PW, "newPassword": "short"})).await;
+    assert_eq!((status, body["errors"][0]["field"].as_str()), (422, Some("newPassword")));
+    assert_eq!(call(&s, &elsewhere, Method::GET, "/api/auth/me", false, None).await.0, 200, "refusals change nothing");
+    assert_eq!(change(json!({"currentPassword": PW, "newPassword": "another fine passphrase"})).await.0, 204);
+    assert_eq!(call(&s, &elsewhere, Method::GET, "/api/auth/me", false, None).await.0, 401, "other sessions end");
+    assert_eq!(call(&s, &here, Method::GET, "/api/auth/me", false, None).await.0, 200, "this one stays");
+    assert!(login(&s, "a@example.com", PW).await.is_err());
+    assert!(login(&s, "a@example.com", "another fine passphrase").await.is_ok());
+    let (status, _) = call(
+        &s,
+        &here,
+        Method::POST,
+        "/api/auth/change-password",
+        false,
+        Some(json!({"currentPassword": "x", "newPassword": "y"})),
+    )
+    .await;
+    assert_eq!(status, 403, "CSRF first");
+}
+
+async fn sign_in_is_throttled_without_telling_who_exists(b: Backend) {
+    let s = Server::start(b).await;
+    assert!(create_user(&s, "real@example.com", "viewer", PW).0);
+    let attempt = async |email: &str, pw: &str| {
+        let r = reqwest::Client::new()
+            .post(format!("{}/api/auth/login", s.base))
+            .json(&json!({"email": email, "password": pw}))
+            .send()
+            .await
+            .unwrap();
+        let status = r.status().as_u16();
+        let retry = r.headers().get("retry-after").map(|v| v.to_str().unwrap().to_string());
+        (status, retry, r.json::<Value>().await.unwrap())
+    };
+    let (s1, _, wrong_pw) = attempt("real@example.com", "wrong password here").await;
+    let (s2, _, unknown) = attempt("ghost@example.com", "wrong password here").await;
+    assert_eq!((s1, s2), (401, 401));
+    assert_eq!(wrong_pw["detail"], unknown["detail"], "the answer never tells whether an email exists");
+    attempt("real@example.com", "wrong password here").await;
+    attempt("real@example.com", "wrong password here").await;
+    // Locked now: even the right password waits.
+    let (status, retry, _) = attempt("real@example.com", PW).await;
+    assert_eq!(status, 429);
+    assert!(retry.unwrap().parse::<u64>().unwrap() >= 1);
+    tokio::time::sleep(Duration::from_millis(4_200)).await;
+    let (status, _, _) = attempt("real@example.com", PW).await;
+    assert_eq!(status, 200, "the lock is temporary");
+    let (status, _, _) = attempt("real@example.com", "wrong password here").await;
+    assert_eq!(status, 401, "success cleared the count");
+    s.send(Method::POST, "/api/auth/login", None, Some(json!({"email": "real@example.com"})))
+        .await
+        .invalid_fields(&["password"]);
+    s.send(Method::POST, "/api/auth/login", None, Some(json!({}))).await.invalid_fields(&["email", "password"]);
+}
+
+async fn sessions_expire_idle_and_absolute(b: Backend) {
+    let s = Server::start(b).await;
+    assert!(create_user(&s, "e@example.com", "viewer", PW).0);
+    let idle = login(&s, "e@example.com", PW).await.ok().unwrap();
+    let old = login(&s, "e@example.com", PW).await.ok().unwrap();
+    let live = login(&s, "e@example.com", PW).await.ok().unwrap();
+    let now = time::OffsetDateTime::now_utc().unix_timestamp() * 1000;
+    let id = |b: &Browser| {
+        use sha2_digest::hash;
+        hash(b.cookie.trim_start_matches("upstate_session="))
+    };
+    s.db.execute(&format!("UPDATE sessions SET last_seen_at = {} WHERE id = '{}'", now - 31 * 60_000, id(&idle))).await;
+    s.db.execute(&format!("UPDATE sessions SET expires_at = {} WHERE id = '{}'", now - 1, id(&old))).await;
+    assert_eq!(call(&s, &idle, Method::GET, "/api/auth/me", false, None).await.0, 401, "30 minutes idle");
+    assert_eq!(call(&s, &old, Method::GET, "/api/auth/me", false, None).await.0, 401, "12 hours in all");
+    assert_eq!(call(&s, &live, Method::GET, "/api/auth/me", false, None).await.0, 200);
+}
+
+mod sha2_digest {
+    /// The session id the server stores for a cookie token.
+    pub fn hash(token: &str) -> String {
+        use sha2::Digest;
+        sha2::Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
