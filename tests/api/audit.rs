@@ -220,6 +220,47 @@ async fn audit_queries_pages_and_exports(b: Backend) {
 
 async fn audit_needs_an_admin_key(b: Backend) {
     let s = Server::start(b).await;
+    // Signed-in users need AUDIT_VIEW; a session's POST also needs its CSRF token.
+    for (email, role) in [("viewer@example.com", "viewer"), ("admin@example.com", "admin")] {
+        let mut child = std::process::Command::new(crate::support::BIN)
+            .args(["user", "create", "--email", email, "--name", "U", "--role", role, "--password-stdin"])
+            .env("UPSTATE_DATABASE_URL", &s.db.url)
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"correct horse battery\n").unwrap();
+        assert!(child.wait().unwrap().success());
+    }
+    let client = reqwest::Client::new();
+    let session = async |email: &str| {
+        let r = client
+            .post(format!("{}/api/auth/login", s.base))
+            .json(&json!({"email": email, "password": "correct horse battery"}))
+            .send()
+            .await
+            .unwrap();
+        let cookie = r.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_string();
+        let csrf = r.json::<Value>().await.unwrap()["data"]["csrfToken"].as_str().unwrap().to_string();
+        (cookie, csrf)
+    };
+    let (viewer, _) = session("viewer@example.com").await;
+    let r = client.get(format!("{}/api/audit-events", s.base)).header("cookie", &viewer).send().await.unwrap();
+    assert_eq!(r.status(), 403, "viewers lack AUDIT_VIEW");
+    let (admin, csrf) = session("admin@example.com").await;
+    let r = client.get(format!("{}/api/audit-events", s.base)).header("cookie", &admin).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["cache-control"], "no-store", "authenticated data is never cached");
+    let r = client.post(format!("{}/api/audit-events/verify", s.base)).header("cookie", &admin).send().await.unwrap();
+    assert_eq!(r.status(), 403, "no CSRF token");
+    let r = client
+        .post(format!("{}/api/audit-events/verify", s.base))
+        .header("cookie", &admin)
+        .header("x-csrf-token", &csrf)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.json::<Value>().await.unwrap()["data"]["intact"], true);
+
     for scopes in ["read", "write"] {
         let key = s.db.create_key(scopes);
         for (m, path) in [

@@ -84,7 +84,10 @@ async fn openapi_documents_every_route(b: Backend) {
                     || path.starts_with("/api/audit")
                 {
                     assert!(op["responses"]["401"].is_object(), "{method} {path} documents 401");
-                    assert_eq!(op["security"], json!([{"api_key": []}]), "{method} {path} needs a key");
+                    assert!(
+                        op["security"].as_array().unwrap().contains(&json!({"api_key": []})),
+                        "{method} {path} takes a key"
+                    );
                 }
             }
         }

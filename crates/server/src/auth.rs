@@ -89,6 +89,25 @@ pub async fn require_key(
     res
 }
 
+/// The active key a request's bearer token names, counted against its rate
+/// limit: for application routes that also accept sessions.
+pub async fn key_from_headers(state: &AppState, headers: &HeaderMap) -> Result<ApiKey, ApiError> {
+    let invalid = || ApiError::Unauthorized("the API key is not valid".into());
+    let secret = bearer(headers).ok_or_else(invalid)?;
+    let key = api_keys::find_by_secret(&state.db, secret).await?.ok_or_else(invalid)?;
+    let now = Timestamp::now();
+    if key.revoked_at.is_some() {
+        return Err(ApiError::Unauthorized("the API key has been revoked".into()));
+    }
+    if !key.is_active(now) {
+        return Err(ApiError::Unauthorized("the API key has expired".into()));
+    }
+    if let Some(retry_after_secs) = state.limits.check(Subject::Key(key.id)).and_then(|d| d.retry_after_secs) {
+        return Err(ApiError::RateLimited { retry_after_secs });
+    }
+    Ok(key)
+}
+
 fn authorize(
     headers: &HeaderMap,
     key: Option<ApiKey>,

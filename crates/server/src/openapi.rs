@@ -7,7 +7,7 @@ use axum::Router;
 use serde::Serialize;
 use upstate_core::FieldError;
 use utoipa::openapi::OpenApi;
-use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityScheme};
 use utoipa_swagger_ui::SwaggerUi;
 
 /// An RFC 9457 problem, as every error is sent (`application/problem+json`).
@@ -138,6 +138,13 @@ pub fn finish(mut doc: OpenApi) -> OpenApi {
         components.schemas.entry(name).or_insert(schema);
     }
     components.add_security_scheme("api_key", SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)));
+    components.add_security_scheme(
+        "session",
+        SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
+            "upstate_session",
+            "Set by POST /api/auth/login; state-changing requests also send X-CSRF-Token",
+        ))),
+    );
     doc
 }
 

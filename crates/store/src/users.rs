@@ -342,9 +342,8 @@ pub async fn setup_owner(
     if spent != 1 || users > 0 {
         return Err(StoreError::Conflict("this setup link is used, expired or no longer needed".into()));
     }
-    let row: UserRow =
-        on_tx!(&mut tx, |c| {
-            sqlx::query_as(concat!(
+    let row: UserRow = on_tx!(&mut tx, |c| {
+        sqlx::query_as(concat!(
         "INSERT INTO users (email, name, role, password_hash, created_at) VALUES ($1, $2, 'owner', $3, $4) RETURNING ",
         user_cols!()
     ))
@@ -354,7 +353,7 @@ pub async fn setup_owner(
     .bind(now)
     .fetch_one(c)
     .await?
-        });
+    });
     let user = User::try_from(row)?;
     tx.audit(
         "user.create",

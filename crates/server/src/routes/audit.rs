@@ -1,23 +1,24 @@
 //! The audit log's application routes: query, statistics, export, verify.
 //!
-//! Reading the audit log is an administrator's business: until user accounts
-//! and roles exist (AUDIT_VIEW), these routes take an API key with the
-//! `admin` scope.
+//! Reading the audit log needs a signed-in user whose role has AUDIT_VIEW, or
+//! an API key with the `admin` scope (for scripts and SIEM exports).
 
-use crate::auth::{self, Caller};
+use crate::auth;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::QueryParams;
 use crate::openapi::{BadQuery, KeyErrors};
 use crate::respond::{Data, data};
+use crate::session::SignedIn;
 use crate::state::AppState;
-use axum::Extension;
 use axum::body::Body;
+use axum::extract::FromRequestParts;
 use axum::extract::State;
+use axum::http::request::Parts;
 use axum::http::{HeaderValue, header};
-use axum::middleware::from_fn_with_state;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use upstate_core::audit::{AuditEvent, Verification};
+use upstate_core::roles::Permission;
 use upstate_core::scope::{Scope, highest};
 use upstate_core::{FieldErrors, Timestamp};
 use upstate_store::audit::{self, AuditFilter};
@@ -27,21 +28,32 @@ pub const DEFAULT_LIMIT: i64 = 50;
 pub const MAX_LIMIT: i64 = 500;
 const EXPORT_PAGE: i64 = 500;
 
-pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
+pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(list))
         .routes(routes!(list_alias))
         .routes(routes!(export))
         .routes(routes!(statistics))
         .routes(routes!(verify))
-        .route_layer(from_fn_with_state(state.clone(), auth::require_key))
 }
 
-fn require_admin(caller: &Caller) -> ApiResult<()> {
-    if highest(&caller.0.scopes) == Some(Scope::Admin) {
-        Ok(())
-    } else {
-        Err(ApiError::Forbidden("reading the audit log needs an API key with the admin scope".into()))
+/// Someone allowed to read the audit log.
+pub struct AuditReader;
+
+impl FromRequestParts<AppState> for AuditReader {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        if parts.headers.contains_key(header::AUTHORIZATION) {
+            let key = auth::key_from_headers(state, &parts.headers).await?;
+            if highest(&key.scopes) != Some(Scope::Admin) {
+                return Err(ApiError::Forbidden("reading the audit log needs an API key with the admin scope".into()));
+            }
+            return Ok(AuditReader);
+        }
+        let me = SignedIn::from_request_parts(parts, state).await?;
+        me.require(Permission::AuditView)?;
+        Ok(AuditReader)
     }
 }
 
@@ -104,8 +116,7 @@ async fn aggregations(state: &AppState, f: &AuditFilter) -> ApiResult<Aggregatio
     Ok(Aggregations { total, by_action: counts(by_action), by_actor: counts(by_actor) })
 }
 
-async fn page(state: AppState, caller: Caller, q: QueryParams) -> ApiResult<Response> {
-    require_admin(&caller)?;
+async fn page(state: AppState, q: QueryParams) -> ApiResult<Response> {
     let f = filter(&q, true)?;
     let events = audit::list(&state.db, &f).await?;
     let next_cursor = (events.len() as i64 == f.limit).then(|| events.last().map(|e| e.seq.to_string())).flatten();
@@ -131,14 +142,10 @@ async fn page(state: AppState, caller: Caller, q: QueryParams) -> ApiResult<Resp
         ("limit" = Option<i64>, Query, description = "1 to 500, default 50"),
     ),
     responses((status = 200, body = EventPage), KeyErrors, BadQuery),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
-async fn list(
-    State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
-    q: QueryParams,
-) -> ApiResult<Response> {
-    page(state, caller, q).await
+async fn list(State(state): State<AppState>, _: AuditReader, q: QueryParams) -> ApiResult<Response> {
+    page(state, q).await
 }
 
 /// The seed's other name for the same listing.
@@ -149,14 +156,10 @@ async fn list(
     operation_id = "listAudit",
     summary = "Same as GET /api/audit-events",
     responses((status = 200, body = EventPage), KeyErrors, BadQuery),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
-async fn list_alias(
-    State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
-    q: QueryParams,
-) -> ApiResult<Response> {
-    page(state, caller, q).await
+async fn list_alias(State(state): State<AppState>, _: AuditReader, q: QueryParams) -> ApiResult<Response> {
+    page(state, q).await
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -176,14 +179,9 @@ struct Statistics {
     operation_id = "auditStatistics",
     summary = "Counts by action and actor, and the time span (same filters as the listing)",
     responses((status = 200, body = Data<Statistics>), KeyErrors, BadQuery),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
-async fn statistics(
-    State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
-    q: QueryParams,
-) -> ApiResult<Response> {
-    require_admin(&caller)?;
+async fn statistics(State(state): State<AppState>, _: AuditReader, q: QueryParams) -> ApiResult<Response> {
     let f = filter(&q, false)?;
     let a = aggregations(&state, &f).await?;
     let newest = audit::list(&state.db, &AuditFilter { limit: 1, ..f.clone() }).await?;
@@ -204,10 +202,9 @@ async fn statistics(
     operation_id = "verifyAuditChain",
     summary = "Walk the hash chain: intact, or the first broken event and why",
     responses((status = 200, body = Data<Verification>), KeyErrors),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
-async fn verify(State(state): State<AppState>, Extension(caller): Extension<Caller>) -> ApiResult<Response> {
-    require_admin(&caller)?;
+async fn verify(State(state): State<AppState>, _: AuditReader) -> ApiResult<Response> {
     Ok(data(audit::verify(&state.db).await?))
 }
 
@@ -276,14 +273,9 @@ fn json_rows(events: &[AuditEvent], first: bool) -> Vec<u8> {
         (status = 200, description = "The events as CSV", content_type = "text/csv"),
         KeyErrors, BadQuery
     ),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
-async fn export(
-    State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
-    q: QueryParams,
-) -> ApiResult<Response> {
-    require_admin(&caller)?;
+async fn export(State(state): State<AppState>, _: AuditReader, q: QueryParams) -> ApiResult<Response> {
     let csv = match q.get("format") {
         None | Some("json") => false,
         Some("csv") => true,

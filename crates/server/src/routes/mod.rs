@@ -29,7 +29,7 @@ pub fn routes(state: &AppState) -> Routes {
     let (managed, managed_doc) = OpenApiRouter::new()
         .nest("/api/v1", api_v1::router(state))
         .nest("/api/v2", api_v2::router(state))
-        .merge(audit::router(state))
+        .merge(audit::router())
         .merge(auth::router())
         .split_for_parts();
     doc.merge(managed_doc);
