@@ -18,4 +18,5 @@ mod openapi;
 mod pages;
 mod public;
 mod rate_limits;
+mod two_factor;
 mod v2;

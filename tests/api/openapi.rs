@@ -65,6 +65,12 @@ const SERVED: &[(&str, &str)] = &[
     ("post", "/api/auth/setup"),
     ("get", "/api/csrf"),
     ("get", "/api/admin/roles"),
+    ("post", "/api/auth/2fa/setup"),
+    ("post", "/api/auth/2fa/verify-setup"),
+    ("get", "/api/auth/2fa/status"),
+    ("post", "/api/auth/2fa/disable"),
+    ("post", "/api/auth/2fa/regenerate-codes"),
+    ("post", "/api/auth/verify-2fa"),
 ];
 
 async fn openapi_documents_every_route(b: Backend) {

@@ -12,6 +12,7 @@ mod routes;
 mod session;
 mod snapshot;
 pub mod state;
+mod totp;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;

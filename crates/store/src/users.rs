@@ -201,7 +201,7 @@ pub async fn start_session(db: &Db, ctx: &AuditCtx, user: &User, absolute_ms: i6
 pub async fn session(db: &Db, token: &str, idle_ms: i64) -> StoreResult<Option<Session>> {
     let id = token_hash(token);
     let row: Option<(i64, String, i64, i64)> = on_db!(db, |c| sqlx::query_as(
-        "SELECT user_id, csrf_token, last_seen_at, expires_at FROM sessions WHERE id = $1"
+        "SELECT user_id, csrf_token, last_seen_at, expires_at FROM sessions WHERE id = $1 AND NOT pending_2fa"
     )
     .bind(&id)
     .fetch_optional(c)

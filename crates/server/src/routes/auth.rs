@@ -62,11 +62,19 @@ struct LoginInput {
 
 #[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct SignedInBody {
+pub struct SignedInBody {
     #[schema(value_type = Object)]
-    user: User,
+    pub user: User,
     /// Send it as `X-CSRF-Token` with every state-changing request.
-    csrf_token: String,
+    pub csrf_token: String,
+}
+
+/// The answer to a correct password when two-factor is on.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct SecondFactorNeeded {
+    /// Always true: finish with POST /api/auth/verify-2fa within 5 minutes.
+    two_factor_required: bool,
 }
 
 fn account_key(email: &str) -> String {
@@ -86,7 +94,7 @@ fn retry_after(until: Timestamp) -> ApiError {
     summary = "Sign in with email and password; sets the session cookie",
     request_body = LoginInput,
     responses(
-        (status = 200, body = Data<SignedInBody>),
+        (status = 200, body = Data<SignedInBody>, description = "Signed in (or, with two-factor on, `{twoFactorRequired: true}` and a pending session)"),
         (status = 401, description = "Wrong email or password (the same answer for both)", content_type = "application/problem+json"),
         (status = 429, description = "Too many failed sign-ins; see Retry-After", content_type = "application/problem+json"),
         BodyErrors
@@ -137,7 +145,12 @@ async fn login(
     let actor = Actor { kind: "user".into(), id: Some(user.id), label: user.email.clone() };
     let ctx = audit_ctx(&headers, Some(peer), &state, actor);
     let (session, token) = users::start_session(&state.db, &ctx, &user, session::ABSOLUTE_MS).await?;
-    let mut res = data(SignedInBody { user, csrf_token: session.csrf_token });
+    let mut res = if user.totp_enabled {
+        upstate_store::two_factor::mark_pending(&state.db, &session).await?;
+        data(SecondFactorNeeded { two_factor_required: true })
+    } else {
+        data(SignedInBody { user, csrf_token: session.csrf_token })
+    };
     res.headers_mut().insert(header::SET_COOKIE, session::set_cookie(&token, state.settings.secure_cookies));
     Ok(res)
 }

@@ -4,9 +4,10 @@
 pub mod api_v1;
 mod api_v2;
 mod audit;
-mod auth;
+pub(crate) mod auth;
 mod health;
 pub mod public;
+mod two_factor;
 
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -31,6 +32,7 @@ pub fn routes(state: &AppState) -> Routes {
         .nest("/api/v2", api_v2::router(state))
         .merge(audit::router())
         .merge(auth::router())
+        .merge(two_factor::router())
         .split_for_parts();
     doc.merge(managed_doc);
     Routes {
