@@ -5,6 +5,7 @@
 mod support;
 
 mod accounts;
+mod admin_users;
 mod audit;
 mod auth;
 mod cli;

@@ -71,6 +71,20 @@ const SERVED: &[(&str, &str)] = &[
     ("post", "/api/auth/2fa/disable"),
     ("post", "/api/auth/2fa/regenerate-codes"),
     ("post", "/api/auth/verify-2fa"),
+    ("post", "/api/admin/step-up"),
+    ("get", "/api/admin/step-up"),
+    ("post", "/api/admin/step-up/verify-password"),
+    ("post", "/api/admin/step-up/verify-totp"),
+    ("get", "/api/admin/step-up/{token}"),
+    ("get", "/api/admin/users"),
+    ("post", "/api/admin/users"),
+    ("get", "/api/admin/users/{id}"),
+    ("patch", "/api/admin/users/{id}"),
+    ("delete", "/api/admin/users/{id}"),
+    ("post", "/api/admin/users/{id}/actions"),
+    ("post", "/api/admin/users/{id}/reset-password"),
+    ("post", "/api/admin/users/{id}/reset-2fa"),
+    ("post", "/api/admin/users/{id}/revoke-sessions"),
 ];
 
 async fn openapi_documents_every_route(b: Backend) {
@@ -132,7 +146,7 @@ async fn openapi_documents_every_route(b: Backend) {
         } else {
             p
         };
-        let url = path.replace("{slug}", "docs").replace("{id}", &id.to_string());
+        let url = path.replace("{slug}", "docs").replace("{id}", &id.to_string()).replace("{token}", "t");
         let method = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
         if method == Method::DELETE {
             continue; // proven routed by the method table above and by the resource tests

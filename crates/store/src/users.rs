@@ -365,3 +365,79 @@ pub async fn setup_owner(
     tx.commit().await?;
     Ok(user)
 }
+
+// ------------------------------------------------------------- administration
+
+pub async fn list(db: &Db) -> StoreResult<Vec<User>> {
+    let rows: Vec<UserRow> =
+        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", user_cols!(), " FROM users ORDER BY id"))
+            .fetch_all(c)
+            .await?);
+    rows.into_iter().map(User::try_from).collect()
+}
+
+/// Owners other than `except`.
+async fn other_owners(tx: &mut crate::db::Tx, except: Id) -> StoreResult<i64> {
+    Ok(on_tx!(tx, |c| sqlx::query_scalar("SELECT COUNT(*) FROM users WHERE role = 'owner' AND id <> $1")
+        .bind(except)
+        .fetch_one(c)
+        .await?))
+}
+
+const LAST_OWNER: &str = "this is the last owner: make someone else owner first";
+
+/// Changes name and/or role; refuses to leave the service without an owner.
+pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, name: Option<&str>, role: Option<Role>) -> StoreResult<User> {
+    let mut tx = db.begin_as(ctx).await?;
+    let before = {
+        let row: Option<UserRow> =
+            locked!(&mut tx, concat!("SELECT ", user_cols!(), " FROM users WHERE id = $1"), |c, q| {
+                sqlx::query_as(q).bind(id).fetch_optional(c).await?
+            });
+        User::try_from(row.ok_or(StoreError::NotFound("user"))?)?
+    };
+    if before.role == Role::Owner && role.is_some_and(|r| r != Role::Owner) && other_owners(&mut tx, id).await? == 0 {
+        return Err(StoreError::Conflict(LAST_OWNER.into()));
+    }
+    let row: UserRow = on_tx!(&mut tx, |c| sqlx::query_as(concat!(
+        "UPDATE users SET name = $1, role = $2 WHERE id = $3 RETURNING ",
+        user_cols!()
+    ))
+    .bind(name.unwrap_or(&before.name))
+    .bind(role.unwrap_or(before.role).as_str())
+    .bind(id)
+    .fetch_one(c)
+    .await?);
+    let after = User::try_from(row)?;
+    tx.audit("user.update", "user", Some(id), crate::audit::changes(&before, &after)).await?;
+    tx.commit().await?;
+    Ok(after)
+}
+
+pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
+    let mut tx = db.begin_as(ctx).await?;
+    let role: Option<String> = on_tx!(&mut tx, |c| sqlx::query_scalar("SELECT role FROM users WHERE id = $1")
+        .bind(id)
+        .fetch_optional(c)
+        .await?);
+    let role = role.ok_or(StoreError::NotFound("user"))?;
+    if role == "owner" && other_owners(&mut tx, id).await? == 0 {
+        return Err(StoreError::Conflict(LAST_OWNER.into()));
+    }
+    on_tx!(&mut tx, |c| sqlx::query("DELETE FROM users WHERE id = $1").bind(id).execute(c).await?.rows_affected());
+    tx.audit("user.delete", "user", Some(id), json!({ "role": role })).await?;
+    tx.commit().await
+}
+
+/// Ends every session of a user.
+pub async fn revoke_sessions(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<u64> {
+    let mut tx = db.begin_as(ctx).await?;
+    let n = on_tx!(&mut tx, |c| sqlx::query("DELETE FROM sessions WHERE user_id = $1")
+        .bind(id)
+        .execute(c)
+        .await?
+        .rows_affected());
+    tx.audit("user.revoke_sessions", "user", Some(id), json!({ "sessionsEnded": n })).await?;
+    tx.commit().await?;
+    Ok(n)
+}

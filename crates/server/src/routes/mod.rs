@@ -1,6 +1,7 @@
 //! Route families, one module each, and the fallbacks that keep unknown routes
 //! and wrong methods inside the problem+json contract.
 
+mod admin;
 pub mod api_v1;
 mod api_v2;
 mod audit;
@@ -33,6 +34,7 @@ pub fn routes(state: &AppState) -> Routes {
         .merge(audit::router())
         .merge(auth::router())
         .merge(two_factor::router())
+        .merge(admin::router())
         .split_for_parts();
     doc.merge(managed_doc);
     Routes {
