@@ -13,6 +13,7 @@ mod components;
 mod errors;
 mod incidents;
 mod instances;
+mod key_routes;
 mod lifecycle;
 mod maintenance;
 mod openapi;

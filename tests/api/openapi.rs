@@ -85,6 +85,11 @@ const SERVED: &[(&str, &str)] = &[
     ("post", "/api/admin/users/{id}/reset-password"),
     ("post", "/api/admin/users/{id}/reset-2fa"),
     ("post", "/api/admin/users/{id}/revoke-sessions"),
+    ("get", "/api/api-keys"),
+    ("post", "/api/api-keys"),
+    ("delete", "/api/api-keys"),
+    ("patch", "/api/api-keys/{id}"),
+    ("delete", "/api/api-keys/{id}"),
 ];
 
 async fn openapi_documents_every_route(b: Backend) {

@@ -80,6 +80,7 @@ pub fn app(db: upstate_store::Db, settings: &ServerSettings) -> Router {
             axum::response::IntoResponse::into_response(error::ApiError::Internal("handler panicked".into()))
         }))
         .layer(SetResponseHeaderLayer::if_not_present(header::CACHE_CONTROL, HeaderValue::from_static("no-store")))
+        .layer(SetResponseHeaderLayer::if_not_present(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer")))
         .layer(TraceLayer::new_for_http());
     public.with_state(state).merge(openapi::routes(openapi::finish(doc))).merge(managed).fallback(routes::not_found)
 }

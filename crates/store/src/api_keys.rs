@@ -23,6 +23,8 @@ pub struct ApiKey {
     pub expires_at: Option<Timestamp>,
     pub revoked_at: Option<Timestamp>,
     pub last_used_at: Option<Timestamp>,
+    /// The user who created it in the admin interface (None: the command line).
+    pub user_id: Option<Id>,
 }
 
 impl ApiKey {
@@ -41,6 +43,7 @@ struct KeyRow {
     expires_at: Option<i64>,
     revoked_at: Option<i64>,
     last_used_at: Option<i64>,
+    user_id: Option<i64>,
 }
 
 impl TryFrom<KeyRow> for ApiKey {
@@ -56,13 +59,14 @@ impl TryFrom<KeyRow> for ApiKey {
             expires_at: r.expires_at.map(Timestamp::from_millis),
             revoked_at: r.revoked_at.map(Timestamp::from_millis),
             last_used_at: r.last_used_at.map(Timestamp::from_millis),
+            user_id: r.user_id,
         })
     }
 }
 
 macro_rules! key_cols {
     () => {
-        "id, name, prefix, scopes, created_at, expires_at, revoked_at, last_used_at"
+        "id, name, prefix, scopes, created_at, expires_at, revoked_at, last_used_at, user_id"
     };
 }
 
@@ -86,7 +90,7 @@ pub async fn create(
     let mut tx = db.begin_as(ctx).await?;
     let row: KeyRow = on_tx!(&mut tx, |c| {
         sqlx::query_as(concat!(
-        "INSERT INTO api_keys (name, prefix, secret_hash, scopes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ",
+        "INSERT INTO api_keys (name, prefix, secret_hash, scopes, created_at, expires_at, user_id) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ",
         key_cols!()
     ))
     .bind(name)
@@ -95,6 +99,7 @@ pub async fn create(
     .bind(&scope_list)
     .bind(Timestamp::now().millis())
     .bind(expires_at.map(Timestamp::millis))
+    .bind(ctx.actor.id.filter(|_| ctx.actor.kind == "user"))
     .fetch_one(c)
     .await?
     });
@@ -156,4 +161,68 @@ pub async fn touch(db: &Db, id: Id, at: Timestamp) -> StoreResult<()> {
         .await?
         .rows_affected());
     tx.commit().await
+}
+
+/// Keys created by a user, newest first.
+pub async fn list_of(db: &Db, user: Id) -> StoreResult<Vec<ApiKey>> {
+    let rows: Vec<KeyRow> = on_db!(db, |c| sqlx::query_as(concat!(
+        "SELECT ",
+        key_cols!(),
+        " FROM api_keys WHERE user_id = $1 ORDER BY id DESC"
+    ))
+    .bind(user)
+    .fetch_all(c)
+    .await?);
+    rows.into_iter().map(ApiKey::try_from).collect()
+}
+
+pub async fn get(db: &Db, id: Id) -> StoreResult<ApiKey> {
+    let row: Option<KeyRow> =
+        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", key_cols!(), " FROM api_keys WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(c)
+            .await?);
+    row.ok_or(StoreError::NotFound("API key"))?.try_into()
+}
+
+/// Renames a key and/or changes its scopes.
+pub async fn update(
+    db: &Db,
+    ctx: &AuditCtx,
+    id: Id,
+    name: Option<&str>,
+    scopes: Option<&[Scope]>,
+) -> StoreResult<ApiKey> {
+    let current = get(db, id).await?;
+    let scope_list = scopes.map(|s| s.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(","));
+    let mut tx = db.begin_as(ctx).await?;
+    let row: KeyRow = on_tx!(&mut tx, |c| sqlx::query_as(concat!(
+        "UPDATE api_keys SET name = $1, scopes = $2 WHERE id = $3 RETURNING ",
+        key_cols!()
+    ))
+    .bind(name.unwrap_or(&current.name))
+    .bind(scope_list.clone().unwrap_or_else(|| current.scopes.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(",")))
+    .bind(id)
+    .fetch_one(c)
+    .await?);
+    let key = ApiKey::try_from(row)?;
+    tx.audit("api_key.update", "api_key", Some(id), serde_json::json!({ "name": name, "scopes": scope_list })).await?;
+    tx.commit().await?;
+    Ok(key)
+}
+
+/// Revokes every live key of a user; returns how many.
+pub async fn revoke_all_of(db: &Db, ctx: &AuditCtx, user: Id) -> StoreResult<u64> {
+    let mut tx = db.begin_as(ctx).await?;
+    let n = on_tx!(&mut tx, |c| sqlx::query(
+        "UPDATE api_keys SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL"
+    )
+    .bind(Timestamp::now().millis())
+    .bind(user)
+    .execute(c)
+    .await?
+    .rows_affected());
+    tx.audit("api_key.revoke_all", "user", Some(user), serde_json::json!({ "revoked": n })).await?;
+    tx.commit().await?;
+    Ok(n)
 }

@@ -53,15 +53,14 @@ pub async fn get(db: &Db, session_id: &str, token: &str) -> StoreResult<StepUp> 
 
 /// The session's latest step-up, if any.
 pub async fn latest(db: &Db, session_id: &str) -> StoreResult<Option<StepUp>> {
-    let row: Option<(i64, Option<i64>, Option<String>)> =
-        on_db!(db, |c| {
-            sqlx::query_as(
+    let row: Option<(i64, Option<i64>, Option<String>)> = on_db!(db, |c| {
+        sqlx::query_as(
         "SELECT created_at, verified_at, method FROM step_ups WHERE session_id = $1 ORDER BY created_at DESC LIMIT 1"
     )
     .bind(session_id)
     .fetch_optional(c)
     .await?
-        });
+    });
     Ok(row.map(|(c, v, m)| StepUp {
         created_at: Timestamp::from_millis(c),
         verified_at: v.map(Timestamp::from_millis),

@@ -46,7 +46,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 /// Refuses unless the request carries a step-up of this session verified
 /// within the last 5 minutes.
-async fn require_step_up(state: &AppState, me: &SignedIn, headers: &HeaderMap) -> ApiResult<()> {
+pub(crate) async fn require_step_up(state: &AppState, me: &SignedIn, headers: &HeaderMap) -> ApiResult<()> {
     let refuse = || {
         ApiError::Forbidden(
             "this action needs a fresh step-up: POST /api/admin/step-up, verify it, send X-Step-Up-Token".into(),

@@ -1,7 +1,8 @@
 //! Route families, one module each, and the fallbacks that keep unknown routes
 //! and wrong methods inside the problem+json contract.
 
-mod admin;
+pub(crate) mod admin;
+mod api_keys;
 pub mod api_v1;
 mod api_v2;
 mod audit;
@@ -35,6 +36,7 @@ pub fn routes(state: &AppState) -> Routes {
         .merge(auth::router())
         .merge(two_factor::router())
         .merge(admin::router())
+        .merge(api_keys::router())
         .split_for_parts();
     doc.merge(managed_doc);
     Routes {

@@ -1,0 +1,158 @@
+use crate::on_both_backends;
+use crate::support::{BIN, Backend, Server};
+use reqwest::Method;
+use serde_json::{Value, json};
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+on_both_backends!(users_manage_their_own_keys);
+
+const PW: &str = "correct horse battery";
+
+fn add_user(s: &Server, email: &str, role: &str) {
+    let mut child = Command::new(BIN)
+        .args(["user", "create", "--email", email, "--name", "N", "--role", role, "--password-stdin"])
+        .env("UPSTATE_DATABASE_URL", &s.db.url)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(format!("{PW}\n").as_bytes()).unwrap();
+    assert!(child.wait().unwrap().success());
+}
+
+struct Who {
+    base: String,
+    cookie: String,
+    csrf: String,
+    step_up: Option<String>,
+}
+
+impl Who {
+    async fn login(s: &Server, email: &str) -> Who {
+        let r = reqwest::Client::new()
+            .post(format!("{}/api/auth/login", s.base))
+            .json(&json!({"email": email, "password": PW}))
+            .send()
+            .await
+            .unwrap();
+        let cookie = r.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_string();
+        let csrf = r.json::<Value>().await.unwrap()["data"]["csrfToken"].as_str().unwrap().to_string();
+        Who { base: s.base.clone(), cookie, csrf, step_up: None }
+    }
+
+    async fn send(&self, m: Method, path: &str, body: Option<Value>) -> (u16, Value, reqwest::header::HeaderMap) {
+        let mut req = reqwest::Client::new()
+            .request(m, format!("{}{path}", self.base))
+            .header("cookie", &self.cookie)
+            .header("x-csrf-token", &self.csrf);
+        if let Some(t) = &self.step_up {
+            req = req.header("x-step-up-token", t);
+        }
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let r = req.send().await.unwrap();
+        let (status, headers) = (r.status().as_u16(), r.headers().clone());
+        (status, r.json().await.unwrap_or(Value::Null), headers)
+    }
+}
+
+async fn users_manage_their_own_keys(b: Backend) {
+    let s = Server::start(b).await;
+    add_user(&s, "admin@example.com", "admin");
+    add_user(&s, "other@example.com", "admin");
+    add_user(&s, "ed@example.com", "editor");
+    let mut a = Who::login(&s, "admin@example.com").await;
+
+    let (status, created, headers) = a
+        .send(
+            Method::POST,
+            "/api/api-keys",
+            Some(json!({"name": "deploy", "scopes": ["read", "write"], "expiresInDays": 30})),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    assert_eq!(headers["referrer-policy"], "no-referrer");
+    assert_eq!(headers["cache-control"], "no-store");
+    let secret = created["data"]["secret"].as_str().unwrap().to_string();
+    let id = created["data"]["id"].as_i64().unwrap();
+    assert_eq!(created["data"]["scopes"], json!(["read", "write"]));
+    assert!(created["data"]["expiresAt"].is_string());
+    // The key works, and its use is recorded.
+    assert_eq!(
+        s.send(Method::POST, "/api/v1/statuspages", Some(&secret), Some(json!({"name": "K", "slug": "k"})))
+            .await
+            .status,
+        201
+    );
+    assert_eq!(
+        s.send(Method::DELETE, "/api/v1/statuspages/1", Some(&secret), None).await.status,
+        403,
+        "no admin scope"
+    );
+    let (_, listed, _) = a.send(Method::GET, "/api/api-keys", None).await;
+    let mine = &listed["data"][0];
+    assert_eq!(mine["id"], id);
+    assert!(mine.get("secret").is_none() && !listed.to_string().contains(&secret), "secrets are shown once");
+    let mut used = false;
+    for _ in 0..30 {
+        let (_, l, _) = a.send(Method::GET, "/api/api-keys", None).await;
+        if l["data"][0]["lastUsedAt"].is_string() {
+            used = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(used, "keys record when they were last used");
+
+    // Bad input is refused with every bad field named.
+    let (status, bad, _) = a
+        .send(Method::POST, "/api/api-keys", Some(json!({"name": "", "scopes": "read,root", "expiresInDays": 0})))
+        .await;
+    assert_eq!(status, 422);
+    assert_eq!(bad["errors"].as_array().unwrap().len(), 3);
+    // The admin scope needs a step-up, on creation and when raised to.
+    assert_eq!(a.send(Method::POST, "/api/api-keys", Some(json!({"name": "root", "scopes": "admin"}))).await.0, 403);
+    assert_eq!(a.send(Method::PATCH, &format!("/api/api-keys/{id}"), Some(json!({"scopes": ["admin"]}))).await.0, 403);
+    let (_, su, _) = a.send(Method::POST, "/api/admin/step-up", None).await;
+    let token = su["data"]["token"].as_str().unwrap().to_string();
+    a.send(Method::POST, "/api/admin/step-up/verify-password", Some(json!({"token": token, "password": PW}))).await;
+    a.step_up = Some(token);
+    let (status, root, _) =
+        a.send(Method::POST, "/api/api-keys", Some(json!({"name": "root", "scopes": "admin"}))).await;
+    assert_eq!(status, 201);
+    let root_secret = root["data"]["secret"].as_str().unwrap().to_string();
+    let (status, renamed, _) = a
+        .send(Method::PATCH, &format!("/api/api-keys/{id}"), Some(json!({"name": "deploy bot", "scopes": ["read"]})))
+        .await;
+    assert_eq!(
+        (status, renamed["data"]["name"].clone(), renamed["data"]["scopes"].clone()),
+        (200, json!("deploy bot"), json!(["read"]))
+    );
+    assert_eq!(
+        s.send(Method::POST, "/api/v1/statuspages", Some(&secret), Some(json!({"name": "K2", "slug": "k2"})))
+            .await
+            .status,
+        403,
+        "scopes changed"
+    );
+
+    // Someone else's keys are invisible; editors may not manage keys at all.
+    let o = Who::login(&s, "other@example.com").await;
+    assert_eq!(o.send(Method::DELETE, &format!("/api/api-keys/{id}"), None).await.0, 404);
+    assert_eq!(o.send(Method::GET, "/api/api-keys", None).await.1["data"], json!([]));
+    let ed = Who::login(&s, "ed@example.com").await;
+    assert_eq!(ed.send(Method::GET, "/api/api-keys", None).await.0, 403);
+
+    let (status, revoked, _) = a.send(Method::DELETE, &format!("/api/api-keys/{id}"), None).await;
+    assert_eq!(status, 200);
+    assert!(revoked["data"]["revokedAt"].is_string());
+    assert_eq!(s.send(Method::GET, "/api/v1/statuspages", Some(&secret), None).await.status, 401);
+    let (_, all, _) = a.send(Method::DELETE, "/api/api-keys", None).await;
+    assert_eq!(all["data"]["revoked"], 1, "only the live one was left");
+    assert_eq!(s.send(Method::GET, "/api/v1/statuspages", Some(&root_secret), None).await.status, 401);
+    for m in [Method::GET, Method::POST, Method::DELETE] {
+        s.send(m, "/api/api-keys", None, Some(json!({}))).await.problem(401);
+    }
+}
