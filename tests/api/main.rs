@@ -6,6 +6,7 @@ mod support;
 
 mod accounts;
 mod admin_users;
+mod app_pages;
 mod audit;
 mod auth;
 mod cli;

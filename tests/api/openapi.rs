@@ -90,6 +90,11 @@ const SERVED: &[(&str, &str)] = &[
     ("delete", "/api/api-keys"),
     ("patch", "/api/api-keys/{id}"),
     ("delete", "/api/api-keys/{id}"),
+    ("get", "/api/statuspages"),
+    ("post", "/api/statuspages"),
+    ("get", "/api/statuspages/{id}"),
+    ("put", "/api/statuspages/{id}"),
+    ("delete", "/api/statuspages/{id}"),
 ];
 
 async fn openapi_documents_every_route(b: Backend) {

@@ -5,6 +5,7 @@ pub(crate) mod admin;
 mod api_keys;
 pub mod api_v1;
 mod api_v2;
+mod app_pages;
 mod audit;
 pub(crate) mod auth;
 mod health;
@@ -37,6 +38,7 @@ pub fn routes(state: &AppState) -> Routes {
         .merge(two_factor::router())
         .merge(admin::router())
         .merge(api_keys::router())
+        .merge(app_pages::router())
         .split_for_parts();
     doc.merge(managed_doc);
     Routes {

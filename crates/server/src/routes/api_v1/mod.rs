@@ -3,7 +3,7 @@
 pub(crate) mod components;
 pub(crate) mod incidents;
 pub(crate) mod maintenance;
-mod pages;
+pub(crate) mod pages;
 
 use crate::auth;
 use crate::state::AppState;

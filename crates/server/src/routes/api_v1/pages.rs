@@ -21,7 +21,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
 
 #[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct ListItem<'a> {
+pub(crate) struct ListItem<'a> {
     id: Id,
     name: &'a str,
     slug: &'a str,
@@ -47,14 +47,14 @@ impl<'a> From<&'a StatusPage> for ListItem<'a> {
 
 #[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct Detail {
+pub(crate) struct Detail {
     #[serde(flatten)]
     page: StatusPage,
     components: Vec<Component>,
     component_groups: Vec<ComponentGroup>,
 }
 
-async fn detail(state: &AppState, page: StatusPage) -> ApiResult<Detail> {
+pub(crate) async fn detail(state: &AppState, page: StatusPage) -> ApiResult<Detail> {
     let components = components::list(&state.db, Some(page.id), None).await?;
     let component_groups = groups::list(&state.db, Some(page.id)).await?;
     Ok(Detail { page, components, component_groups })
