@@ -1,9 +1,8 @@
 use crate::on_both_backends;
-use crate::support::{BIN, Backend, Server};
+use crate::support::{BIN, Backend, Browser, Server};
 use reqwest::Method;
 use serde_json::{Value, json};
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 on_both_backends!(
@@ -16,45 +15,6 @@ on_both_backends!(
 );
 
 const PW: &str = "correct horse battery";
-
-fn create_user(s: &Server, email: &str, role: &str, password: &str) -> (bool, String) {
-    let mut child = Command::new(BIN)
-        .args(["user", "create", "--email", email, "--name", "Test User", "--role", role, "--password-stdin"])
-        .env("UPSTATE_DATABASE_URL", &s.db.url)
-        .env("RUST_LOG", "warn")
-        .current_dir(s.db.dir.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(format!("{password}\n").as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
-}
-
-/// A signed-in browser: the session cookie and the CSRF token.
-struct Browser {
-    cookie: String,
-    csrf: String,
-    user: Value,
-}
-
-async fn login(s: &Server, email: &str, password: &str) -> Result<Browser, reqwest::Response> {
-    let r = reqwest::Client::new()
-        .post(format!("{}/api/auth/login", s.base))
-        .json(&json!({"email": email, "password": password}))
-        .send()
-        .await
-        .unwrap();
-    if r.status() != 200 {
-        return Err(r);
-    }
-    let set = r.headers()["set-cookie"].to_str().unwrap().to_string();
-    let cookie = set.split(';').next().unwrap().to_string();
-    let body: Value = r.json().await.unwrap();
-    Ok(Browser { cookie, csrf: body["data"]["csrfToken"].as_str().unwrap().into(), user: body["data"]["user"].clone() })
-}
 
 async fn call(s: &Server, b: &Browser, method: Method, path: &str, csrf: bool, body: Option<Value>) -> (u16, Value) {
     let mut req = reqwest::Client::new().request(method, format!("{}{path}", s.base)).header("cookie", &b.cookie);
@@ -97,7 +57,7 @@ async fn first_owner_from_the_setup_link(b: Backend) {
     assert_eq!(owner["role"], "owner");
     assert!(owner.get("passwordHash").is_none());
     send(json!({"token": token, "email": "second@example.com", "name": "S", "password": PW})).await.problem(409);
-    assert!(login(&s, "owner@example.com", PW).await.is_ok());
+    assert!(Browser::login(&s, "owner@example.com", PW).await.is_ok());
     // With a user in place, a restart logs no new link.
     assert!(s.stop());
     std::fs::write(s.db.dir.path().join("server.log"), "").unwrap();
@@ -108,15 +68,15 @@ async fn first_owner_from_the_setup_link(b: Backend) {
 
 async fn cli_users_sign_in_with_sessions_and_roles(b: Backend) {
     let s = Server::start(b).await;
-    assert!(create_user(&s, "owner@example.com", "owner", PW).0);
-    assert!(create_user(&s, "ed@example.com", "editor", PW).0);
+    assert!(s.db.add_user("owner@example.com", "owner", PW).0);
+    assert!(s.db.add_user("ed@example.com", "editor", PW).0);
     for (email, role, pw) in [
         ("x@example.com", "emperor", PW),
         ("y@example.com", "viewer", "short"),
         ("bad", "viewer", PW),
         ("ed@example.com", "viewer", PW),
     ] {
-        let (ok, err) = create_user(&s, email, role, pw);
+        let (ok, _, err) = s.db.add_user(email, role, pw);
         assert!(!ok && err.contains("error"), "{email} {role}: {err}");
     }
     let out = Command::new(BIN)
@@ -143,8 +103,8 @@ async fn cli_users_sign_in_with_sessions_and_roles(b: Backend) {
     );
     assert!(!cookie.contains("Secure"), "plain http on loopback: not Secure");
 
-    let ed = login(&s, "ed@example.com", PW).await.ok().unwrap();
-    let ed2 = login(&s, "ed@example.com", PW).await.ok().unwrap();
+    let ed = Browser::login(&s, "ed@example.com", PW).await.ok().unwrap();
+    let ed2 = Browser::login(&s, "ed@example.com", PW).await.ok().unwrap();
     assert_ne!(ed.cookie, ed2.cookie, "every sign-in gets a new session id");
     let (status, me) = call(&s, &ed, Method::GET, "/api/auth/me", false, None).await;
     assert_eq!(status, 200);
@@ -158,7 +118,7 @@ async fn cli_users_sign_in_with_sessions_and_roles(b: Backend) {
     );
     let (status, body) = call(&s, &ed, Method::GET, "/api/admin/roles", false, None).await;
     assert_eq!(status, 403, "editors lack ROLES_VIEW: {body}");
-    let owner = login(&s, "owner@example.com", PW).await.ok().unwrap();
+    let owner = Browser::login(&s, "owner@example.com", PW).await.ok().unwrap();
     let (status, roles) = call(&s, &owner, Method::GET, "/api/admin/roles", false, None).await;
     assert_eq!(status, 200);
     assert_eq!(roles["data"].as_array().unwrap().len(), 4);
@@ -168,8 +128,7 @@ async fn cli_users_sign_in_with_sessions_and_roles(b: Backend) {
     for path in ["/api/auth/me", "/api/auth/permissions", "/api/csrf", "/api/admin/roles"] {
         s.send(Method::GET, path, None, None).await.problem(401);
     }
-    let bogus =
-        Browser { cookie: format!("upstate_session={}", "f".repeat(64)), csrf: String::new(), user: Value::Null };
+    let bogus = Browser { cookie: format!("upstate_session={}", "f".repeat(64)), csrf: String::new(), ..ed.clone() };
     assert_eq!(call(&s, &bogus, Method::GET, "/api/auth/me", false, None).await.0, 401);
 
     // Sign-ins and user creation are in the audit log, by their actors.
@@ -186,14 +145,14 @@ async fn cli_users_sign_in_with_sessions_and_roles(b: Backend) {
 
 async fn csrf_guards_session_writes(b: Backend) {
     let s = Server::start(b).await;
-    assert!(create_user(&s, "v@example.com", "viewer", PW).0);
-    let v = login(&s, "v@example.com", PW).await.ok().unwrap();
+    assert!(s.db.add_user("v@example.com", "viewer", PW).0);
+    let v = Browser::login(&s, "v@example.com", PW).await.ok().unwrap();
     let (status, body) = call(&s, &v, Method::GET, "/api/csrf", false, None).await;
     assert_eq!(status, 200);
     assert_eq!(body["data"]["csrfToken"], v.csrf.as_str());
     let (status, body) = call(&s, &v, Method::POST, "/api/auth/logout", false, None).await;
     assert_eq!(status, 403, "{body}");
-    let wrong = Browser { csrf: "0".repeat(64), cookie: v.cookie.clone(), user: Value::Null };
+    let wrong = Browser { csrf: "0".repeat(64), ..v.clone() };
     assert_eq!(call(&s, &wrong, Method::POST, "/api/auth/logout", true, None).await.0, 403);
     assert_eq!(call(&s, &v, Method::GET, "/api/auth/me", false, None).await.0, 200, "refused logout changed nothing");
     let r = reqwest::Client::new()
@@ -210,9 +169,9 @@ async fn csrf_guards_session_writes(b: Backend) {
 
 async fn password_change_ends_other_sessions(b: Backend) {
     let s = Server::start(b).await;
-    assert!(create_user(&s, "a@example.com", "admin", PW).0);
-    let here = login(&s, "a@example.com", PW).await.ok().unwrap();
-    let elsewhere = login(&s, "a@example.com", PW).await.ok().unwrap();
+    assert!(s.db.add_user("a@example.com", "admin", PW).0);
+    let here = Browser::login(&s, "a@example.com", PW).await.ok().unwrap();
+    let elsewhere = Browser::login(&s, "a@example.com", PW).await.ok().unwrap();
     let change = async |body: Value| call(&s, &here, Method::POST, "/api/auth/change-password", true, Some(body)).await;
     let (status, body) =
         change(json!({"currentPassword": "not it at all", "newPassword": "another fine passphrase"})).await;
@@ -223,8 +182,8 @@ async fn password_change_ends_other_sessions(b: Backend) {
     assert_eq!(change(json!({"currentPassword": PW, "newPassword": "another fine passphrase"})).await.0, 204);
     assert_eq!(call(&s, &elsewhere, Method::GET, "/api/auth/me", false, None).await.0, 401, "other sessions end");
     assert_eq!(call(&s, &here, Method::GET, "/api/auth/me", false, None).await.0, 200, "this one stays");
-    assert!(login(&s, "a@example.com", PW).await.is_err());
-    assert!(login(&s, "a@example.com", "another fine passphrase").await.is_ok());
+    assert!(Browser::login(&s, "a@example.com", PW).await.is_err());
+    assert!(Browser::login(&s, "a@example.com", "another fine passphrase").await.is_ok());
     let (status, _) = call(
         &s,
         &here,
@@ -239,7 +198,7 @@ async fn password_change_ends_other_sessions(b: Backend) {
 
 async fn sign_in_is_throttled_without_telling_who_exists(b: Backend) {
     let s = Server::start(b).await;
-    assert!(create_user(&s, "real@example.com", "viewer", PW).0);
+    assert!(s.db.add_user("real@example.com", "viewer", PW).0);
     let attempt = async |email: &str, pw: &str| {
         let r = reqwest::Client::new()
             .post(format!("{}/api/auth/login", s.base))
@@ -274,10 +233,10 @@ async fn sign_in_is_throttled_without_telling_who_exists(b: Backend) {
 
 async fn sessions_expire_idle_and_absolute(b: Backend) {
     let s = Server::start(b).await;
-    assert!(create_user(&s, "e@example.com", "viewer", PW).0);
-    let idle = login(&s, "e@example.com", PW).await.ok().unwrap();
-    let old = login(&s, "e@example.com", PW).await.ok().unwrap();
-    let live = login(&s, "e@example.com", PW).await.ok().unwrap();
+    assert!(s.db.add_user("e@example.com", "viewer", PW).0);
+    let idle = Browser::login(&s, "e@example.com", PW).await.ok().unwrap();
+    let old = Browser::login(&s, "e@example.com", PW).await.ok().unwrap();
+    let live = Browser::login(&s, "e@example.com", PW).await.ok().unwrap();
     let now = time::OffsetDateTime::now_utc().unix_timestamp() * 1000;
     let id = |b: &Browser| {
         use sha2_digest::hash;

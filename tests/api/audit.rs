@@ -221,27 +221,12 @@ async fn audit_queries_pages_and_exports(b: Backend) {
 async fn audit_needs_an_admin_key(b: Backend) {
     let s = Server::start(b).await;
     // Signed-in users need AUDIT_VIEW; a session's POST also needs its CSRF token.
-    for (email, role) in [("viewer@example.com", "viewer"), ("admin@example.com", "admin")] {
-        let mut child = std::process::Command::new(crate::support::BIN)
-            .args(["user", "create", "--email", email, "--name", "U", "--role", role, "--password-stdin"])
-            .env("UPSTATE_DATABASE_URL", &s.db.url)
-            .stdin(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"correct horse battery\n").unwrap();
-        assert!(child.wait().unwrap().success());
-    }
+    s.db.user("viewer@example.com", "viewer");
+    s.db.user("admin@example.com", "admin");
     let client = reqwest::Client::new();
     let session = async |email: &str| {
-        let r = client
-            .post(format!("{}/api/auth/login", s.base))
-            .json(&json!({"email": email, "password": "correct horse battery"}))
-            .send()
-            .await
-            .unwrap();
-        let cookie = r.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_string();
-        let csrf = r.json::<Value>().await.unwrap()["data"]["csrfToken"].as_str().unwrap().to_string();
-        (cookie, csrf)
+        let b = crate::support::Browser::signed_in(&s, email).await;
+        (b.cookie, b.csrf)
     };
     let (viewer, _) = session("viewer@example.com").await;
     let r = client.get(format!("{}/api/audit-events", s.base)).header("cookie", &viewer).send().await.unwrap();

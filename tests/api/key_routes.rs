@@ -1,69 +1,16 @@
 use crate::on_both_backends;
-use crate::support::{BIN, Backend, Server};
+use crate::support::{Backend, Browser, PASSWORD, Server};
 use reqwest::Method;
-use serde_json::{Value, json};
-use std::io::Write;
-use std::process::{Command, Stdio};
+use serde_json::json;
 
 on_both_backends!(users_manage_their_own_keys);
 
-const PW: &str = "correct horse battery";
-
-fn add_user(s: &Server, email: &str, role: &str) {
-    let mut child = Command::new(BIN)
-        .args(["user", "create", "--email", email, "--name", "N", "--role", role, "--password-stdin"])
-        .env("UPSTATE_DATABASE_URL", &s.db.url)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(format!("{PW}\n").as_bytes()).unwrap();
-    assert!(child.wait().unwrap().success());
-}
-
-struct Who {
-    base: String,
-    cookie: String,
-    csrf: String,
-    step_up: Option<String>,
-}
-
-impl Who {
-    async fn login(s: &Server, email: &str) -> Who {
-        let r = reqwest::Client::new()
-            .post(format!("{}/api/auth/login", s.base))
-            .json(&json!({"email": email, "password": PW}))
-            .send()
-            .await
-            .unwrap();
-        let cookie = r.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_string();
-        let csrf = r.json::<Value>().await.unwrap()["data"]["csrfToken"].as_str().unwrap().to_string();
-        Who { base: s.base.clone(), cookie, csrf, step_up: None }
-    }
-
-    async fn send(&self, m: Method, path: &str, body: Option<Value>) -> (u16, Value, reqwest::header::HeaderMap) {
-        let mut req = reqwest::Client::new()
-            .request(m, format!("{}{path}", self.base))
-            .header("cookie", &self.cookie)
-            .header("x-csrf-token", &self.csrf);
-        if let Some(t) = &self.step_up {
-            req = req.header("x-step-up-token", t);
-        }
-        if let Some(b) = body {
-            req = req.json(&b);
-        }
-        let r = req.send().await.unwrap();
-        let (status, headers) = (r.status().as_u16(), r.headers().clone());
-        (status, r.json().await.unwrap_or(Value::Null), headers)
-    }
-}
-
 async fn users_manage_their_own_keys(b: Backend) {
     let s = Server::start(b).await;
-    add_user(&s, "admin@example.com", "admin");
-    add_user(&s, "other@example.com", "admin");
-    add_user(&s, "ed@example.com", "editor");
-    let mut a = Who::login(&s, "admin@example.com").await;
+    s.db.user("admin@example.com", "admin");
+    s.db.user("other@example.com", "admin");
+    s.db.user("ed@example.com", "editor");
+    let mut a = Browser::signed_in(&s, "admin@example.com").await;
 
     let (status, created, headers) = a
         .send(
@@ -117,7 +64,8 @@ async fn users_manage_their_own_keys(b: Backend) {
     assert_eq!(a.send(Method::PATCH, &format!("/api/api-keys/{id}"), Some(json!({"scopes": ["admin"]}))).await.0, 403);
     let (_, su, _) = a.send(Method::POST, "/api/admin/step-up", None).await;
     let token = su["data"]["token"].as_str().unwrap().to_string();
-    a.send(Method::POST, "/api/admin/step-up/verify-password", Some(json!({"token": token, "password": PW}))).await;
+    a.send(Method::POST, "/api/admin/step-up/verify-password", Some(json!({"token": token, "password": PASSWORD})))
+        .await;
     a.step_up = Some(token);
     let (status, root, _) =
         a.send(Method::POST, "/api/api-keys", Some(json!({"name": "root", "scopes": "admin"}))).await;
@@ -139,10 +87,10 @@ async fn users_manage_their_own_keys(b: Backend) {
     );
 
     // Someone else's keys are invisible; editors may not manage keys at all.
-    let o = Who::login(&s, "other@example.com").await;
+    let o = Browser::signed_in(&s, "other@example.com").await;
     assert_eq!(o.send(Method::DELETE, &format!("/api/api-keys/{id}"), None).await.0, 404);
     assert_eq!(o.send(Method::GET, "/api/api-keys", None).await.1["data"], json!([]));
-    let ed = Who::login(&s, "ed@example.com").await;
+    let ed = Browser::signed_in(&s, "ed@example.com").await;
     assert_eq!(ed.send(Method::GET, "/api/api-keys", None).await.0, 403);
 
     let (status, revoked, _) = a.send(Method::DELETE, &format!("/api/api-keys/{id}"), None).await;

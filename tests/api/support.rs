@@ -410,3 +410,113 @@ pub fn at_offset_ms(ms: i64) -> String {
     let t = time::OffsetDateTime::now_utc() + time::Duration::milliseconds(ms);
     t.format(&time::format_description::well_known::Rfc3339).expect("format")
 }
+
+/// The password every test user gets.
+pub const PASSWORD: &str = "correct horse battery";
+
+impl TestDb {
+    /// Creates a user with the real CLI, the password on standard input;
+    /// returns (success, stdout, stderr).
+    pub fn add_user(&self, email: &str, role: &str, password: &str) -> (bool, String, String) {
+        use std::io::Write;
+        let mut child = Command::new(BIN)
+            .args(["user", "create", "--email", email, "--name", "Test User", "--role", role, "--password-stdin"])
+            .env("UPSTATE_DATABASE_URL", &self.url)
+            .env("RUST_LOG", "warn")
+            .current_dir(self.dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run upstate user create");
+        child.stdin.take().expect("stdin").write_all(format!("{password}\n").as_bytes()).expect("write password");
+        let out = child.wait_with_output().expect("wait");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// Creates a user who signs in with `PASSWORD`; returns their id.
+    pub fn user(&self, email: &str, role: &str) -> i64 {
+        let (ok, out, err) = self.add_user(email, role, PASSWORD);
+        assert!(ok, "user create failed: {err}");
+        out.split_whitespace().nth(2).and_then(|id| id.parse().ok()).expect("user id")
+    }
+}
+
+/// A signed-in browser: its session cookie, CSRF token and (once verified) step-up.
+#[derive(Clone)]
+pub struct Browser {
+    pub base: String,
+    pub cookie: String,
+    pub csrf: String,
+    pub user: Value,
+    pub step_up: Option<String>,
+}
+
+impl Browser {
+    /// Signs in; the refusal comes back as the raw response.
+    pub async fn login(s: &Server, email: &str, password: &str) -> Result<Browser, reqwest::Response> {
+        let r = reqwest::Client::new()
+            .post(format!("{}/api/auth/login", s.base))
+            .json(&json!({"email": email, "password": password}))
+            .send()
+            .await
+            .expect("login request");
+        if r.status() != 200 {
+            return Err(r);
+        }
+        let cookie = r.headers()["set-cookie"].to_str().expect("cookie").split(';').next().unwrap_or("").to_string();
+        let body: Value = r.json().await.expect("login body");
+        Ok(Browser {
+            base: s.base.clone(),
+            cookie,
+            csrf: body["data"]["csrfToken"].as_str().unwrap_or("").to_string(),
+            user: body["data"]["user"].clone(),
+            step_up: None,
+        })
+    }
+
+    /// Signs in with `PASSWORD`, which must work.
+    pub async fn signed_in(s: &Server, email: &str) -> Browser {
+        match Browser::login(s, email, PASSWORD).await {
+            Ok(b) => b,
+            Err(r) => panic!("login of {email} failed: {}", r.status()),
+        }
+    }
+
+    /// A request with the cookie, the CSRF token and any step-up token.
+    pub async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> (u16, Value, reqwest::header::HeaderMap) {
+        let mut req = reqwest::Client::new()
+            .request(method, format!("{}{path}", self.base))
+            .header("cookie", &self.cookie)
+            .header("x-csrf-token", &self.csrf);
+        if let Some(t) = &self.step_up {
+            req = req.header("x-step-up-token", t);
+        }
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let r = req.send().await.expect("request");
+        let (status, headers) = (r.status().as_u16(), r.headers().clone());
+        (status, r.json().await.unwrap_or(Value::Null), headers)
+    }
+
+    /// Creates a step-up and verifies it with `PASSWORD`.
+    pub async fn step_up(&mut self) {
+        let (status, created, _) = self.send(Method::POST, "/api/admin/step-up", None).await;
+        assert_eq!(status, 201);
+        let token = created["data"]["token"].as_str().expect("token").to_string();
+        let proof = json!({"token": token, "password": PASSWORD});
+        let (status, body, _) = self.send(Method::POST, "/api/admin/step-up/verify-password", Some(proof)).await;
+        assert_eq!(status, 200, "{body}");
+        self.step_up = Some(token);
+    }
+}

@@ -1,23 +1,10 @@
 use crate::on_both_backends;
-use crate::support::{BIN, Backend, Server};
+use crate::support::{Backend, Server};
 use serde_json::{Value, json};
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 on_both_backends!(two_factor_setup_sign_in_and_replay, recovery_codes_and_disabling);
 
 const PW: &str = "correct horse battery";
-
-fn user(s: &Server, email: &str) {
-    let mut child = Command::new(BIN)
-        .args(["user", "create", "--email", email, "--name", "T", "--role", "editor", "--password-stdin"])
-        .env("UPSTATE_DATABASE_URL", &s.db.url)
-        .stdin(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(format!("{PW}\n").as_bytes()).unwrap();
-    assert!(child.wait().unwrap().success());
-}
 
 fn code(secret: &str, at: u64) -> String {
     let bytes = totp_rs::Secret::Encoded(secret.to_string()).to_bytes().unwrap();
@@ -88,7 +75,7 @@ async fn enable(c: &mut Client) -> (String, Vec<String>) {
 
 async fn two_factor_setup_sign_in_and_replay(b: Backend) {
     let s = Server::start(b).await;
-    user(&s, "t@example.com");
+    s.db.user("t@example.com", "editor");
     let mut c = signed_in(&s, "t@example.com").await;
     assert_eq!(c.get("/api/auth/2fa/status").await.1["data"], json!({"enabled": false, "recoveryCodesLeft": 0}));
     let (status, body) = c.post("/api/auth/2fa/verify-setup", json!({"code": "123456"})).await;
@@ -138,7 +125,7 @@ async fn two_factor_setup_sign_in_and_replay(b: Backend) {
 
 async fn recovery_codes_and_disabling(b: Backend) {
     let s = Server::start(b).await;
-    user(&s, "r@example.com");
+    s.db.user("r@example.com", "editor");
     let mut c = signed_in(&s, "r@example.com").await;
     let (_secret, codes) = enable(&mut c).await;
 

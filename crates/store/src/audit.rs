@@ -155,6 +155,20 @@ pub struct AuditFilter {
     pub limit: i64,
 }
 
+/// Binds a filter's parameters, in `audit_filter!`'s order, to a query.
+macro_rules! bind_filter {
+    ($q:expr, $f:expr, $before:expr) => {
+        $q.bind($f.actor_kind.as_deref())
+            .bind($f.actor_id)
+            .bind($f.action.as_deref())
+            .bind($f.target_type.as_deref())
+            .bind($f.target_id)
+            .bind($f.since.map(Timestamp::millis))
+            .bind($f.until.map(Timestamp::millis))
+            .bind($before)
+    };
+}
+
 macro_rules! audit_filter {
     () => {
         " FROM audit_events WHERE ($1 IS NULL OR actor_kind = $1) AND ($2 IS NULL OR actor_id = $2) \
@@ -165,20 +179,11 @@ macro_rules! audit_filter {
 
 /// Matching events, newest first.
 pub async fn list(db: &Db, f: &AuditFilter) -> StoreResult<Vec<AuditEvent>> {
-    let rows: Vec<EventRow> = on_db!(db, |c| sqlx::query_as(concat!(
-        "SELECT ",
-        audit_cols!(),
-        audit_filter!(),
-        " ORDER BY seq DESC LIMIT $9"
-    ))
-    .bind(f.actor_kind.as_deref())
-    .bind(f.actor_id)
-    .bind(f.action.as_deref())
-    .bind(f.target_type.as_deref())
-    .bind(f.target_id)
-    .bind(f.since.map(Timestamp::millis))
-    .bind(f.until.map(Timestamp::millis))
-    .bind(f.before_seq)
+    let rows: Vec<EventRow> = on_db!(db, |c| bind_filter!(
+        sqlx::query_as(concat!("SELECT ", audit_cols!(), audit_filter!(), " ORDER BY seq DESC LIMIT $9")),
+        f,
+        f.before_seq
+    )
     .bind(f.limit)
     .fetch_all(c)
     .await?);
@@ -190,23 +195,19 @@ pub async fn counts(db: &Db, f: &AuditFilter) -> StoreResult<(i64, Vec<(String, 
     let f = AuditFilter { before_seq: None, ..f.clone() };
     macro_rules! grouped {
         ($select:literal, $group:literal) => {
-            on_db!(db, |c| sqlx::query_as::<_, (String, i64)>(concat!(
-                "SELECT ",
-                $select,
-                ", COUNT(*)",
-                audit_filter!(),
-                " GROUP BY ",
-                $group,
-                " ORDER BY 2 DESC, 1"
-            ))
-            .bind(f.actor_kind.as_deref())
-            .bind(f.actor_id)
-            .bind(f.action.as_deref())
-            .bind(f.target_type.as_deref())
-            .bind(f.target_id)
-            .bind(f.since.map(Timestamp::millis))
-            .bind(f.until.map(Timestamp::millis))
-            .bind(f.before_seq)
+            on_db!(db, |c| bind_filter!(
+                sqlx::query_as::<_, (String, i64)>(concat!(
+                    "SELECT ",
+                    $select,
+                    ", COUNT(*)",
+                    audit_filter!(),
+                    " GROUP BY ",
+                    $group,
+                    " ORDER BY 2 DESC, 1"
+                )),
+                f,
+                f.before_seq
+            )
             .fetch_all(c)
             .await?)
         };
@@ -264,17 +265,12 @@ pub async fn verify(db: &Db) -> StoreResult<Verification> {
 
 /// The oldest event matching a filter (its cursor and limit ignored).
 pub async fn first(db: &Db, f: &AuditFilter) -> StoreResult<Option<AuditEvent>> {
-    let row: Option<EventRow> =
-        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", audit_cols!(), audit_filter!(), " ORDER BY seq ASC LIMIT 1"))
-            .bind(f.actor_kind.as_deref())
-            .bind(f.actor_id)
-            .bind(f.action.as_deref())
-            .bind(f.target_type.as_deref())
-            .bind(f.target_id)
-            .bind(f.since.map(Timestamp::millis))
-            .bind(f.until.map(Timestamp::millis))
-            .bind(None::<i64>)
-            .fetch_optional(c)
-            .await?);
+    let row: Option<EventRow> = on_db!(db, |c| bind_filter!(
+        sqlx::query_as(concat!("SELECT ", audit_cols!(), audit_filter!(), " ORDER BY seq ASC LIMIT 1")),
+        f,
+        None::<i64>
+    )
+    .fetch_optional(c)
+    .await?);
     Ok(row.map(AuditEvent::from))
 }
