@@ -7,6 +7,7 @@ mod support;
 mod accounts;
 mod admin_users;
 mod app_pages;
+mod atlassian;
 mod audit;
 mod auth;
 mod cli;

@@ -95,6 +95,14 @@ const SERVED: &[(&str, &str)] = &[
     ("get", "/api/statuspages/{id}"),
     ("put", "/api/statuspages/{id}"),
     ("delete", "/api/statuspages/{id}"),
+    ("get", "/s/{slug}/api/v2/summary.json"),
+    ("get", "/s/{slug}/api/v2/status.json"),
+    ("get", "/s/{slug}/api/v2/components.json"),
+    ("get", "/s/{slug}/api/v2/incidents.json"),
+    ("get", "/s/{slug}/api/v2/incidents/unresolved.json"),
+    ("get", "/s/{slug}/api/v2/scheduled-maintenances.json"),
+    ("get", "/s/{slug}/api/v2/scheduled-maintenances/upcoming.json"),
+    ("get", "/s/{slug}/api/v2/scheduled-maintenances/active.json"),
 ];
 
 async fn openapi_documents_every_route(b: Backend) {

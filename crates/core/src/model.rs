@@ -43,6 +43,11 @@ pub struct Component {
     pub order: i32,
     pub status_page_id: Id,
     pub group_id: Option<Id>,
+    /// Not in the v1 shape; for views that show it (Atlassian compatibility).
+    #[serde(skip)]
+    pub created_at: Timestamp,
+    #[serde(skip)]
+    pub updated_at: Timestamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -80,6 +85,9 @@ pub struct Incident {
     pub updates: Vec<IncidentUpdate>,
     /// Ids of the affected components.
     pub affected_components: Vec<Id>,
+    /// Not in the v1 shape; for views that show it.
+    #[serde(skip)]
+    pub updated_at: Timestamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -108,6 +116,11 @@ pub struct Maintenance {
     pub affected_components: Vec<Id>,
     /// The messages given to start/complete/cancel, newest first.
     pub updates: Vec<MaintenanceUpdate>,
+    /// Not in the v1 shape; for views that show them.
+    #[serde(skip)]
+    pub created_at: Timestamp,
+    #[serde(skip)]
+    pub updated_at: Timestamp,
 }
 
 // ---------------------------------------------------------------- inputs

@@ -229,6 +229,8 @@ mod tests {
             order: 0,
             status_page_id: 1,
             group_id: None,
+            created_at: Timestamp::from_millis(0),
+            updated_at: Timestamp::from_millis(0),
         }
     }
 
@@ -243,6 +245,7 @@ mod tests {
             resolved_at: None,
             updates: vec![],
             affected_components: vec![],
+            updated_at: Timestamp::from_millis(0),
         }
     }
 

@@ -13,7 +13,7 @@ macro_rules! page_cols {
 }
 macro_rules! component_cols {
     () => {
-        "id, name, description, status, position, page_id, group_id"
+        "id, name, description, status, position, page_id, group_id, created_at, updated_at"
     };
 }
 macro_rules! group_cols {
@@ -23,12 +23,12 @@ macro_rules! group_cols {
 }
 macro_rules! incident_cols {
     () => {
-        "id, title, status, impact, page_id, created_at, resolved_at"
+        "id, title, status, impact, page_id, created_at, resolved_at, updated_at"
     };
 }
 macro_rules! maintenance_cols {
     () => {
-        "id, title, description, status, page_id, scheduled_start, scheduled_end, auto_start"
+        "id, title, description, status, page_id, scheduled_start, scheduled_end, auto_start, created_at, updated_at"
     };
 }
 
@@ -87,6 +87,8 @@ pub(crate) struct ComponentRow {
     position: i32,
     page_id: i64,
     group_id: Option<i64>,
+    created_at: i64,
+    updated_at: i64,
 }
 
 impl TryFrom<ComponentRow> for Component {
@@ -100,6 +102,8 @@ impl TryFrom<ComponentRow> for Component {
             order: r.position,
             status_page_id: r.page_id,
             group_id: r.group_id,
+            created_at: Timestamp::from_millis(r.created_at),
+            updated_at: Timestamp::from_millis(r.updated_at),
         })
     }
 }
@@ -127,6 +131,7 @@ pub(crate) struct IncidentRow {
     page_id: i64,
     created_at: i64,
     resolved_at: Option<i64>,
+    updated_at: i64,
 }
 
 impl IncidentRow {
@@ -145,6 +150,7 @@ impl IncidentRow {
             resolved_at: self.resolved_at.map(Timestamp::from_millis),
             updates,
             affected_components,
+            updated_at: Timestamp::from_millis(self.updated_at),
         })
     }
 }
@@ -196,6 +202,8 @@ pub(crate) struct MaintenanceRow {
     scheduled_start: i64,
     scheduled_end: i64,
     auto_start: bool,
+    created_at: i64,
+    updated_at: i64,
 }
 
 impl MaintenanceRow {
@@ -215,6 +223,8 @@ impl MaintenanceRow {
             auto_start: self.auto_start,
             affected_components,
             updates,
+            created_at: Timestamp::from_millis(self.created_at),
+            updated_at: Timestamp::from_millis(self.updated_at),
         })
     }
 }

@@ -6,6 +6,7 @@ mod api_keys;
 pub mod api_v1;
 mod api_v2;
 mod app_pages;
+mod atlassian;
 mod audit;
 pub(crate) mod auth;
 mod health;
@@ -29,7 +30,11 @@ pub struct Routes {
 }
 
 pub fn routes(state: &AppState) -> Routes {
-    let (public, mut doc) = OpenApiRouter::new().merge(public::router(state)).merge(health::routes()).split_for_parts();
+    let (public, mut doc) = OpenApiRouter::new()
+        .merge(public::router(state))
+        .merge(atlassian::router())
+        .merge(health::routes())
+        .split_for_parts();
     let (managed, managed_doc) = OpenApiRouter::new()
         .nest("/api/v1", api_v1::router(state))
         .nest("/api/v2", api_v2::router(state))

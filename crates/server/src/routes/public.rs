@@ -176,7 +176,7 @@ fn serve(headers: &HeaderMap, body: &Body) -> Response {
 }
 
 /// Serves the body a route always builds the same way from a page's snapshot.
-async fn fixed(
+pub(crate) async fn fixed(
     state: &AppState,
     slug: &str,
     headers: &HeaderMap,

@@ -1,0 +1,168 @@
+//! Atlassian Statuspage v2 compatibility: `/s/{slug}/api/v2/*.json`, the
+//! same page in Statuspage's shapes, so existing tools work unchanged.
+//! Served from the page's snapshot like the rest of the public API (same
+//! caching, ETags, compression and CORS); mapping in docs/atlassian.md.
+
+use crate::openapi::PublicErrors;
+use crate::routes::public::fixed;
+use crate::snapshot::Body;
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use serde::Serialize;
+use upstate_core::atlassian::{self as a, AComponent, AIncident, Page, Status};
+use upstate_core::{IncidentStatus, MaintenanceStatus};
+use upstate_store::public::PageData;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+/// How many incidents `incidents.json` lists (newest first).
+pub const INCIDENTS_LISTED: usize = 50;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(summary))
+        .routes(routes!(status))
+        .routes(routes!(components))
+        .routes(routes!(incidents))
+        .routes(routes!(unresolved))
+        .routes(routes!(maintenances))
+        .routes(routes!(upcoming))
+        .routes(routes!(active))
+}
+
+#[derive(Serialize)]
+struct Envelope {
+    page: Page,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<Status>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    components: Option<Vec<AComponent>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    incidents: Option<Vec<AIncident>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scheduled_maintenances: Option<Vec<AIncident>>,
+}
+
+fn envelope(d: &PageData) -> Envelope {
+    Envelope {
+        page: a::page(&d.page, d.updated_at),
+        status: None,
+        components: None,
+        incidents: None,
+        scheduled_maintenances: None,
+    }
+}
+
+fn incidents_of(d: &PageData, open_only: bool) -> Vec<AIncident> {
+    let base = a::page_url(&d.page);
+    d.incidents
+        .iter()
+        .filter(|i| !open_only || i.status != IncidentStatus::Resolved)
+        .take(INCIDENTS_LISTED)
+        .map(|i| a::incident(i, &d.components, &base))
+        .collect()
+}
+
+fn maintenances_of(d: &PageData, only: Option<MaintenanceStatus>) -> Vec<AIncident> {
+    let base = a::page_url(&d.page);
+    d.maintenance
+        .iter()
+        .filter(|m| only.is_none_or(|s| m.status == s))
+        .map(|m| a::maintenance(m, &d.components, &base))
+        .collect()
+}
+
+macro_rules! compat_route {
+    ($name:ident, $path:literal, $op:literal, $summary:literal, $key:literal, |$d:ident| $make:expr) => {
+        #[utoipa::path(
+            get,
+            path = $path,
+            tag = "atlassian compatibility",
+            operation_id = $op,
+            summary = $summary,
+            params(("slug" = String, Path, description = "The page's slug")),
+            responses((status = 200, description = "Statuspage v2 JSON", content_type = "application/json"), PublicErrors)
+        )]
+        async fn $name(State(state): State<AppState>, Path(slug): Path<String>, headers: HeaderMap) -> Response {
+            fixed(&state, &slug, &headers, $key, |$d| Body::from_value(&$make)).await
+        }
+    };
+}
+
+compat_route!(
+    summary,
+    "/s/{slug}/api/v2/summary.json",
+    "atlassianSummary",
+    "Page, status, components, unresolved incidents, upcoming and active maintenance",
+    "atl:summary",
+    |d| Envelope {
+        status: Some(a::status(&d.components, &d.incidents)),
+        components: Some(a::components(&d.components, &d.groups, d.updated_at)),
+        incidents: Some(incidents_of(d, true)),
+        scheduled_maintenances: Some(maintenances_of(d, None)),
+        ..envelope(d)
+    }
+);
+compat_route!(
+    status,
+    "/s/{slug}/api/v2/status.json",
+    "atlassianStatus",
+    "Page and status indicator",
+    "atl:status",
+    |d| Envelope { status: Some(a::status(&d.components, &d.incidents)), ..envelope(d) }
+);
+compat_route!(
+    components,
+    "/s/{slug}/api/v2/components.json",
+    "atlassianComponents",
+    "Components and group rows",
+    "atl:components",
+    |d| Envelope { components: Some(a::components(&d.components, &d.groups, d.updated_at)), ..envelope(d) }
+);
+compat_route!(
+    incidents,
+    "/s/{slug}/api/v2/incidents.json",
+    "atlassianIncidents",
+    "The latest 50 incidents",
+    "atl:incidents",
+    |d| Envelope { incidents: Some(incidents_of(d, false)), ..envelope(d) }
+);
+compat_route!(
+    unresolved,
+    "/s/{slug}/api/v2/incidents/unresolved.json",
+    "atlassianUnresolved",
+    "Unresolved incidents",
+    "atl:unresolved",
+    |d| Envelope { incidents: Some(incidents_of(d, true)), ..envelope(d) }
+);
+compat_route!(
+    maintenances,
+    "/s/{slug}/api/v2/scheduled-maintenances.json",
+    "atlassianMaintenances",
+    "Upcoming and active maintenance",
+    "atl:maintenances",
+    |d| Envelope { scheduled_maintenances: Some(maintenances_of(d, None)), ..envelope(d) }
+);
+compat_route!(
+    upcoming,
+    "/s/{slug}/api/v2/scheduled-maintenances/upcoming.json",
+    "atlassianUpcoming",
+    "Scheduled maintenance not yet started",
+    "atl:upcoming",
+    |d| Envelope {
+        scheduled_maintenances: Some(maintenances_of(d, Some(MaintenanceStatus::Scheduled))),
+        ..envelope(d)
+    }
+);
+compat_route!(
+    active,
+    "/s/{slug}/api/v2/scheduled-maintenances/active.json",
+    "atlassianActive",
+    "Maintenance in progress",
+    "atl:active",
+    |d| Envelope {
+        scheduled_maintenances: Some(maintenances_of(d, Some(MaintenanceStatus::InProgress))),
+        ..envelope(d)
+    }
+);
