@@ -49,6 +49,9 @@ pub struct Overrides {
     /// Whole-page (`/api/v1/public/{slug}`) requests per client address per minute (0 = off).
     #[arg(long, env = "UPSTATE_PUBLIC_RATE_PAGE", global = true)]
     pub public_rate_page: Option<u32>,
+    /// The address visitors use, for absolute links in feeds (default: http://ADDR).
+    #[arg(long, env = "UPSTATE_PUBLIC_URL", global = true)]
+    pub public_url: Option<String>,
     /// Mark session cookies Secure (default: yes, unless listening on a loopback address over plain http).
     #[arg(long, env = "UPSTATE_SECURE_COOKIES", global = true)]
     pub secure_cookies: Option<bool>,
@@ -68,6 +71,7 @@ struct FileConfig {
     api_rate_per_hour: Option<u32>,
     max_body_bytes: Option<usize>,
     secure_cookies: Option<bool>,
+    public_url: Option<String>,
     #[serde(default)]
     public_rate_limits: FilePublicLimits,
     trusted_proxies: Option<Vec<String>>,
@@ -158,6 +162,8 @@ impl Config {
         let loopback =
             addr.parse::<std::net::SocketAddr>().is_ok_and(|a| a.ip().is_loopback()) || addr.starts_with("localhost:");
         let secure_cookies = o.secure_cookies.or(file.secure_cookies).unwrap_or(!loopback);
+        let public_url = o.public_url.clone().or(file.public_url).unwrap_or_else(|| format!("http://{addr}"));
+        let public_url = public_url.trim_end_matches('/').to_string();
         Ok(Config {
             addr,
             database_url,
@@ -172,6 +178,7 @@ impl Config {
                 public_limits,
                 trusted_proxies,
                 secure_cookies,
+                public_url,
             },
         })
     }

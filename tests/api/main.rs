@@ -13,6 +13,7 @@ mod auth;
 mod cli;
 mod components;
 mod errors;
+mod feeds;
 mod incidents;
 mod instances;
 mod key_routes;

@@ -103,6 +103,7 @@ const SERVED: &[(&str, &str)] = &[
     ("get", "/s/{slug}/api/v2/scheduled-maintenances.json"),
     ("get", "/s/{slug}/api/v2/scheduled-maintenances/upcoming.json"),
     ("get", "/s/{slug}/api/v2/scheduled-maintenances/active.json"),
+    ("get", "/api/feed/rss"),
 ];
 
 async fn openapi_documents_every_route(b: Backend) {

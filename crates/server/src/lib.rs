@@ -41,6 +41,8 @@ pub struct ServerSettings {
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// Whether session cookies are marked Secure (all but plain-http loopback).
     pub secure_cookies: bool,
+    /// Where visitors reach this server, for absolute links in feeds.
+    pub public_url: String,
 }
 
 impl Default for ServerSettings {
@@ -52,6 +54,7 @@ impl Default for ServerSettings {
             public_limits: PublicLimits::default(),
             trusted_proxies: Vec::new(),
             secure_cookies: true,
+            public_url: "http://127.0.0.1:8080".into(),
         }
     }
 }

@@ -31,6 +31,8 @@ const BUILD_LOCKS: usize = 64;
 /// One serialized response body and its compressed forms.
 pub struct Body {
     pub json: Bytes,
+    /// `application/json` for the API; feeds and calendars have their own.
+    pub content_type: &'static str,
     hash: String,
     /// The ETag header of each encoding, built once (identity, gzip, brotli).
     etags: [HeaderValue; 3],
@@ -54,7 +56,19 @@ impl Body {
             HeaderValue::from_str(&format!("\"{hash}{suffix}\"")).unwrap_or(HeaderValue::from_static("\"0\""))
         };
         let etags = [tag(""), tag("-gz"), tag("-br")];
-        Body { etags, hash, json: Bytes::from(json), gzip: OnceLock::new(), brotli: OnceLock::new() }
+        Body {
+            etags,
+            hash,
+            json: Bytes::from(json),
+            content_type: "application/json",
+            gzip: OnceLock::new(),
+            brotli: OnceLock::new(),
+        }
+    }
+
+    /// A body of another type (a feed, a calendar).
+    pub fn typed(bytes: Vec<u8>, content_type: &'static str) -> Body {
+        Body { content_type, ..Body::new(bytes) }
     }
 
     pub fn from_value<T: serde::Serialize>(value: &T) -> Result<Body, ApiError> {

@@ -9,6 +9,7 @@ mod app_pages;
 mod atlassian;
 mod audit;
 pub(crate) mod auth;
+mod feeds;
 mod health;
 pub mod public;
 mod two_factor;
@@ -33,6 +34,7 @@ pub fn routes(state: &AppState) -> Routes {
     let (public, mut doc) = OpenApiRouter::new()
         .merge(public::router(state))
         .merge(atlassian::router())
+        .merge(feeds::router(state))
         .merge(health::routes())
         .split_for_parts();
     let (managed, managed_doc) = OpenApiRouter::new()

@@ -70,7 +70,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
 /// preflights are not counted. On GET, CORS is two constant headers
 /// (`open_cors`); a CORS layer around every GET cost about a tenth of the
 /// throughput (docs/performance.md).
-fn limited(
+pub(crate) fn limited(
     state: &AppState,
     (schemas, paths, route): UtoipaMethodRouter<AppState>,
     per_minute: u32,
@@ -103,7 +103,7 @@ fn open_cors(mut res: Response) -> Response {
 }
 
 /// A public answer: the body, or the problem, readable from any origin.
-fn public(result: Result<Response, ApiError>) -> Response {
+pub(crate) fn public(result: Result<Response, ApiError>) -> Response {
     open_cors(result.unwrap_or_else(IntoResponse::into_response))
 }
 
@@ -147,7 +147,7 @@ fn encoding(headers: &HeaderMap) -> Encoding {
 
 /// A 200 with the body in the best accepted encoding, or a 304 when the
 /// client already has it.
-fn serve(headers: &HeaderMap, body: &Body) -> Response {
+pub(crate) fn serve(headers: &HeaderMap, body: &Body) -> Response {
     let enc = encoding(headers);
     let not_modified =
         headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()).is_some_and(|v| body.matches(v));
@@ -155,7 +155,7 @@ fn serve(headers: &HeaderMap, body: &Body) -> Response {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
         let mut r = body.bytes(enc).into_response();
-        r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(body.content_type));
         match enc {
             Encoding::Gzip => {
                 r.headers_mut().insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
@@ -193,7 +193,7 @@ pub(crate) async fn fixed(
     )
 }
 
-async fn page(state: &AppState, slug: &str) -> Result<Arc<Snapshot>, ApiError> {
+pub(crate) async fn page(state: &AppState, slug: &str) -> Result<Arc<Snapshot>, ApiError> {
     state.snapshots.get(slug).await?.ok_or_else(|| ApiError::NotFound(format!("no public status page {slug:?}")))
 }
 

@@ -1,0 +1,159 @@
+//! `GET /api/feed/rss?page={slug}[&format=atom]`: a page's incidents and its
+//! scheduled or ongoing maintenance, each with its updates, as RSS 2.0 (or
+//! Atom). Built with the rss and atom_syndication crates and served from the
+//! page's snapshot like every public body (ETag, 304, compression, CORS).
+
+use crate::error::ApiError;
+use crate::extract::QueryParams;
+use crate::openapi::{BadQuery, PublicErrors};
+use crate::routes::public::{limited, page, public, serve};
+use crate::snapshot::Body;
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::Response;
+use time::format_description::well_known::Rfc2822;
+use upstate_core::{FieldErrors, Timestamp};
+use upstate_store::public::PageData;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(limited(state, routes!(feed), state.settings.public_limits.page))
+}
+
+/// One feed entry: an incident or a maintenance window with its timeline.
+struct Entry {
+    id: String,
+    title: String,
+    link: String,
+    updated: Timestamp,
+    text: String,
+}
+
+fn entries(d: &PageData, base: &str) -> Vec<Entry> {
+    let page = format!("{base}/s/{}", d.page.slug);
+    let timeline = |lines: Vec<(Timestamp, String, String)>| {
+        lines
+            .into_iter()
+            .map(|(at, status, msg)| format!("{} [{status}] {msg}", at.to_rfc3339()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let mut out: Vec<Entry> = d
+        .incidents
+        .iter()
+        .map(|i| Entry {
+            id: format!("{page}/incidents/{}", i.id),
+            title: format!("{} ({}, impact {})", i.title, i.status, i.impact),
+            link: format!("{page}/incidents/{}", i.id),
+            updated: i.updates.first().map(|u| u.created_at).unwrap_or(i.created_at),
+            text: timeline(i.updates.iter().map(|u| (u.created_at, u.status.to_string(), u.message.clone())).collect()),
+        })
+        .collect();
+    out.extend(d.maintenance.iter().map(|m| Entry {
+        id: format!("{page}/maintenance/{}", m.id),
+        title: format!(
+            "Maintenance: {} ({}, {} to {})",
+            m.title,
+            m.status,
+            m.scheduled_start_time.to_rfc3339(),
+            m.scheduled_end_time.to_rfc3339()
+        ),
+        link: format!("{page}/maintenance/{}", m.id),
+        updated: m.updates.first().map(|u| u.created_at).unwrap_or(m.created_at),
+        text: timeline(m.updates.iter().map(|u| (u.created_at, u.status.to_string(), u.message.clone())).collect()),
+    }));
+    out.sort_by_key(|e| std::cmp::Reverse(e.updated));
+    out
+}
+
+fn rss(d: &PageData, base: &str) -> Body {
+    let items: Vec<rss::Item> = entries(d, base)
+        .into_iter()
+        .map(|e| {
+            rss::ItemBuilder::default()
+                .title(Some(e.title))
+                .link(Some(e.link))
+                .guid(Some(rss::GuidBuilder::default().value(e.id).permalink(false).build()))
+                .pub_date(e.updated.to_datetime().format(&Rfc2822).ok())
+                .description(Some(e.text))
+                .build()
+        })
+        .collect();
+    let channel = rss::ChannelBuilder::default()
+        .title(format!("{} status", d.page.name))
+        .link(format!("{base}/s/{}", d.page.slug))
+        .description(format!("Incidents and maintenance of {}", d.page.name))
+        .last_build_date(d.updated_at.to_datetime().format(&Rfc2822).ok())
+        .items(items)
+        .build();
+    Body::typed(channel.to_string().into_bytes(), "application/rss+xml; charset=utf-8")
+}
+
+fn atom_time(t: Timestamp) -> atom_syndication::FixedDateTime {
+    atom_syndication::FixedDateTime::parse_from_rfc3339(&t.to_rfc3339()).unwrap_or_default()
+}
+
+fn atom(d: &PageData, base: &str) -> Body {
+    let page = format!("{base}/s/{}", d.page.slug);
+    let link = |href: String| atom_syndication::LinkBuilder::default().href(href).build();
+    let entries: Vec<atom_syndication::Entry> = entries(d, base)
+        .into_iter()
+        .map(|e| {
+            atom_syndication::EntryBuilder::default()
+                .id(e.id)
+                .title(e.title)
+                .updated(atom_time(e.updated))
+                .links(vec![link(e.link)])
+                .summary(Some(atom_syndication::Text::plain(e.text)))
+                .build()
+        })
+        .collect();
+    let feed = atom_syndication::FeedBuilder::default()
+        .id(page.clone())
+        .title(format!("{} status", d.page.name))
+        .updated(atom_time(d.updated_at))
+        .links(vec![link(page)])
+        .entries(entries)
+        .build();
+    Body::typed(feed.to_string().into_bytes(), "application/atom+xml; charset=utf-8")
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/feed/rss",
+    tag = "feeds",
+    operation_id = "feed",
+    summary = "A page's incidents and maintenance as RSS 2.0, or Atom with format=atom",
+    params(("page" = String, Query, description = "The page's slug"), ("format" = Option<String>, Query, description = "rss (default) or atom")),
+    responses((status = 200, description = "The feed", content_type = "application/rss+xml"), PublicErrors, BadQuery)
+)]
+async fn feed(State(state): State<AppState>, q: QueryParams, headers: HeaderMap) -> Response {
+    public(
+        async {
+            let mut e = FieldErrors::new();
+            let slug = q.get("page").map(str::to_string);
+            if slug.is_none() {
+                e.push("page", "is required: the page's slug");
+            }
+            let atom_format = match q.get("format") {
+                None | Some("rss") => false,
+                Some("atom") => true,
+                Some(_) => {
+                    e.push("format", "must be rss or atom");
+                    false
+                }
+            };
+            e.into_result()?;
+            let snap = page(&state, slug.as_deref().unwrap_or("")).await?;
+            let base = state.settings.public_url.clone();
+            let body = if atom_format {
+                snap.body("feed:atom", |d| Ok(atom(d, &base)))?
+            } else {
+                snap.body("feed:rss", |d| Ok(rss(d, &base)))?
+            };
+            Ok::<_, ApiError>(serve(&headers, &body))
+        }
+        .await,
+    )
+}
