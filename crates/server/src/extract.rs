@@ -148,6 +148,24 @@ impl QueryParams {
         }
     }
 
+    /// An incident status filter: one of the four states, or `unresolved`
+    /// for every state but resolved.
+    pub fn incident_status(&self, errors: &mut FieldErrors) -> Option<&'static str> {
+        match self.get("status")? {
+            "unresolved" => Some("unresolved"),
+            raw => match raw.parse::<upstate_core::IncidentStatus>() {
+                Ok(s) => Some(s.as_str()),
+                Err(_) => {
+                    errors.push(
+                        "status",
+                        format!("must be one of: {}, unresolved", upstate_core::IncidentStatus::expected()),
+                    );
+                    None
+                }
+            },
+        }
+    }
+
     /// A page size: `default` when absent, refused outside 1..=max.
     pub fn limit(&self, name: &str, default: i64, max: i64, errors: &mut FieldErrors) -> i64 {
         let value: Option<i64> = self.parsed(name, &format!("an integer from 1 to {max}"), errors);

@@ -20,7 +20,6 @@ use axum::http::{HeaderValue, header};
 use axum::serve::ListenerExt;
 use std::future::Future;
 use std::net::SocketAddr;
-use std::time::Duration;
 use tokio::net::TcpListener;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
@@ -61,20 +60,12 @@ impl Default for ServerSettings {
 
 pub fn app(db: upstate_store::Db, settings: &ServerSettings) -> Router {
     let state = AppState::new(state::Shared {
-        limits: rate_limit::Limits::new(settings.api_rate_per_minute, settings.api_rate_per_hour),
+        limits: rate_limit::Limits::new(settings.api_rate_per_minute, settings.api_rate_per_hour).swept(),
         snapshots: snapshot::Snapshots::new(db.clone()),
         settings: settings.clone(),
         db: db.clone(),
     });
     tokio::spawn(async move { db.follow_changes().await });
-    let sweeper = state.clone();
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(Duration::from_secs(60));
-        loop {
-            tick.tick().await;
-            sweeper.limits.forget_idle();
-        }
-    });
     let routes::Routes { public, managed, doc } = routes::routes(&state);
     let managed = managed
         .with_state(state.clone())

@@ -15,6 +15,7 @@
 
 use dashmap::DashMap;
 use std::net::IpAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use upstate_core::Id;
 
@@ -107,7 +108,25 @@ impl Limits {
         tightest
     }
 
-    /// Forgets subjects whose windows have closed, so idle ones cost no memory.
+    /// Shares the limits and sweeps them every minute for as long as they are
+    /// in use, so idle subjects (every address that ever called) cost no memory.
+    pub fn swept(self) -> Arc<Limits> {
+        let limits = Arc::new(self);
+        let weak = Arc::downgrade(&limits);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(60));
+            loop {
+                tick.tick().await;
+                match weak.upgrade() {
+                    Some(l) => l.forget_idle(),
+                    None => break,
+                }
+            }
+        });
+        limits
+    }
+
+    /// Forgets subjects whose windows have closed.
     pub fn forget_idle(&self) {
         let now = Instant::now();
         for w in &self.windows {
@@ -132,6 +151,18 @@ mod tests {
         assert!(w.take(Subject::Key(2), t0).retry_after_secs.is_none(), "other subjects are unaffected");
         let reopened = w.take(s, t0 + Duration::from_secs(60));
         assert_eq!((reopened.remaining, reopened.retry_after_secs), (2, None));
+    }
+
+    #[test]
+    fn closed_windows_are_forgotten() {
+        let limits = Limits::new(5, 0);
+        limits.windows[0]
+            .counts
+            .insert(Subject::Key(1), Count { opened: Instant::now() - Duration::from_secs(61), used: 5 });
+        limits.windows[0].counts.insert(Subject::Key(2), Count { opened: Instant::now(), used: 1 });
+        limits.forget_idle();
+        assert!(limits.windows[0].counts.get(&Subject::Key(1)).is_none());
+        assert!(limits.windows[0].counts.get(&Subject::Key(2)).is_some());
     }
 
     #[test]

@@ -14,7 +14,7 @@ pub struct AppState(Arc<Shared>);
 
 pub struct Shared {
     pub db: Db,
-    pub limits: Limits,
+    pub limits: Arc<Limits>,
     pub snapshots: Snapshots,
     pub settings: ServerSettings,
 }

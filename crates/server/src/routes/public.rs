@@ -78,7 +78,7 @@ pub(crate) fn limited(
     let route = if per_minute == 0 {
         route
     } else {
-        route.route_layer(from_fn_with_state((state.clone(), Arc::new(Limits::new(per_minute, 0))), limit_by_address))
+        route.route_layer(from_fn_with_state((state.clone(), Limits::new(per_minute, 0).swept()), limit_by_address))
     };
     let preflight = cors_layer().layer((|| async { StatusCode::NO_CONTENT }).into_service());
     (schemas, paths, route.options_service(preflight))
@@ -281,17 +281,7 @@ async fn incidents(
     public(
         async {
             let mut errors = FieldErrors::new();
-            let status = match q.get("status") {
-                Some("unresolved") => Some("unresolved"),
-                Some(_) => q
-                    .parsed::<IncidentStatus>(
-                        "status",
-                        &format!("one of: {}, unresolved", IncidentStatus::expected()),
-                        &mut errors,
-                    )
-                    .map(IncidentStatus::as_str),
-                None => None,
-            };
+            let status = q.incident_status(&mut errors);
             let limit = q.limit("limit", DEFAULT_INCIDENT_LIMIT, MAX_INCIDENT_LIMIT, &mut errors);
             errors.into_result()?;
             let snap = page(&state, &slug).await?;

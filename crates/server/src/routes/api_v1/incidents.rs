@@ -38,17 +38,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
 pub(crate) async fn list(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
     let mut errors = FieldErrors::new();
     let page_id = q.id("statusPageId", &mut errors);
-    let status = match q.get("status") {
-        Some("unresolved") => Some("unresolved".to_string()),
-        Some(_) => q
-            .parsed::<IncidentStatus>(
-                "status",
-                &format!("one of: {}, unresolved", IncidentStatus::expected()),
-                &mut errors,
-            )
-            .map(|s| s.as_str().to_string()),
-        None => None,
-    };
+    let status = q.incident_status(&mut errors).map(str::to_string);
     let limit = q.limit("limit", DEFAULT_LIMIT, MAX_LIMIT, &mut errors);
     errors.into_result()?;
     Ok(data(incidents::list(&state.db, &IncidentFilter { page_id, status, limit }).await?))
