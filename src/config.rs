@@ -52,6 +52,9 @@ pub struct Overrides {
     /// The address visitors use, for absolute links in feeds (default: http://ADDR).
     #[arg(long, env = "UPSTATE_PUBLIC_URL", global = true)]
     pub public_url: Option<String>,
+    /// The slug of the page served at `/` for hosts that are no page's custom domain.
+    #[arg(long, env = "UPSTATE_DEFAULT_PAGE", global = true)]
+    pub default_page: Option<String>,
     /// Mark session cookies Secure (default: yes, unless listening on a loopback address over plain http).
     #[arg(long, env = "UPSTATE_SECURE_COOKIES", global = true)]
     pub secure_cookies: Option<bool>,
@@ -72,6 +75,7 @@ struct FileConfig {
     max_body_bytes: Option<usize>,
     secure_cookies: Option<bool>,
     public_url: Option<String>,
+    default_page: Option<String>,
     #[serde(default)]
     public_rate_limits: FilePublicLimits,
     trusted_proxies: Option<Vec<String>>,
@@ -179,6 +183,7 @@ impl Config {
                 trusted_proxies,
                 secure_cookies,
                 public_url,
+                default_page: o.default_page.clone().or(file.default_page).filter(|s| !s.is_empty()),
             },
         })
     }

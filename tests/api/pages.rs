@@ -103,6 +103,7 @@ async fn page_list_and_detail_views(b: Backend) {
             "isPublic",
             "logoUrl",
             "name",
+            "passwordProtected",
             "showSubscribe",
             "showUptime",
             "slug",

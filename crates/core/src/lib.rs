@@ -6,6 +6,7 @@
 
 pub mod atlassian;
 pub mod audit;
+pub mod links;
 pub mod model;
 pub mod patch;
 pub mod public;

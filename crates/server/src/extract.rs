@@ -120,6 +120,27 @@ impl QueryParams {
         self.0.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).filter(|v| !v.is_empty())
     }
 
+    /// The `page` parameter: a page's slug, required.
+    pub fn page_slug(&self, errors: &mut FieldErrors) -> String {
+        let slug = self.get("page").map(str::to_string);
+        if slug.is_none() {
+            errors.push("page", "is required: the page's slug");
+        }
+        slug.unwrap_or_default()
+    }
+
+    /// A parameter that must be one of `allowed` (the first is the default).
+    pub fn one_of(&self, name: &str, allowed: &[&'static str], errors: &mut FieldErrors) -> &'static str {
+        let Some(raw) = self.get(name) else { return allowed.first().copied().unwrap_or("") };
+        match allowed.iter().find(|a| **a == raw) {
+            Some(a) => a,
+            None => {
+                errors.push(name, format!("must be one of {}", allowed.join(", ")));
+                allowed.first().copied().unwrap_or("")
+            }
+        }
+    }
+
     /// Parses a parameter with `FromStr`, recording a bad value under its name.
     pub fn parsed<T: std::str::FromStr>(&self, name: &str, what: &str, errors: &mut FieldErrors) -> Option<T> {
         let raw = self.get(name)?;
@@ -177,5 +198,34 @@ impl QueryParams {
                 default
             }
         }
+    }
+}
+
+/// A body that is JSON, or an HTML form (`application/x-www-form-urlencoded`,
+/// every field a string): for routes that plain HTML forms post to, so they
+/// work without JavaScript. `.1` tells which it was.
+pub struct FormOrJson<T>(pub T, pub bool);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for FormOrJson<T> {
+    type Rejection = ApiError;
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let is_form = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|ct| {
+            ct.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/x-www-form-urlencoded")
+        });
+        if !is_form {
+            return Body::<T>::from_request(req, state).await.map(|Body(t)| FormOrJson(t, false));
+        }
+        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::PayloadTooLarge
+            } else {
+                ApiError::BadRequest(rejection.body_text())
+            }
+        })?;
+        let fields: serde_json::Map<String, serde_json::Value> = form_urlencoded::parse(&bytes)
+            .map(|(k, v)| (k.into_owned(), serde_json::Value::String(v.into_owned())))
+            .collect();
+        let json = serde_json::to_vec(&fields).map_err(|e| ApiError::Internal(e.to_string()))?;
+        parse(&json).map(|t| FormOrJson(t, true))
     }
 }

@@ -4,7 +4,10 @@ pub mod auth;
 mod client_ip;
 pub mod error;
 pub mod extract;
+mod html;
+pub mod i18n;
 mod openapi;
+mod page_gate;
 mod password;
 pub mod rate_limit;
 mod respond;
@@ -26,6 +29,11 @@ use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
 pub use password::hash_blocking as hash_password;
+
+/// Cancelled when the server starts shutting down, so endless responses
+/// (event streams) end and graceful shutdown does not wait on them.
+pub(crate) static SHUTDOWN: std::sync::LazyLock<tokio_util::sync::CancellationToken> =
+    std::sync::LazyLock::new(tokio_util::sync::CancellationToken::new);
 pub use routes::public::PublicLimits;
 pub use state::AppState;
 
@@ -42,6 +50,9 @@ pub struct ServerSettings {
     pub secure_cookies: bool,
     /// Where visitors reach this server, for absolute links in feeds.
     pub public_url: String,
+    /// The page served at `/` (and `/api/v1/status`) for hosts that are no
+    /// page's custom domain.
+    pub default_page: Option<String>,
 }
 
 impl Default for ServerSettings {
@@ -54,6 +65,7 @@ impl Default for ServerSettings {
             trusted_proxies: Vec::new(),
             secure_cookies: true,
             public_url: "http://127.0.0.1:8080".into(),
+            default_page: None,
         }
     }
 }
@@ -61,6 +73,7 @@ impl Default for ServerSettings {
 pub fn app(db: upstate_store::Db, settings: &ServerSettings) -> Router {
     let state = AppState::new(state::Shared {
         limits: rate_limit::Limits::new(settings.api_rate_per_minute, settings.api_rate_per_hour).swept(),
+        gate_limits: rate_limit::Limits::new(10, 60).swept(),
         snapshots: snapshot::Snapshots::new(db.clone()),
         settings: settings.clone(),
         db: db.clone(),
@@ -92,6 +105,10 @@ pub async fn serve(
             tracing::debug!(error = %e, "could not set TCP_NODELAY");
         }
     });
+    let shutdown = async move {
+        shutdown.await;
+        SHUTDOWN.cancel();
+    };
     axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown)
         .await

@@ -21,9 +21,10 @@ use upstate_core::{Id, Timestamp};
 use upstate_store::public::{self, PageData};
 use upstate_store::{Db, StoreError};
 
-/// Uptime bodies move with the clock (today's share grows), so they are
-/// rebuilt after this long even when nothing was written.
-const UPTIME_TTL: Duration = Duration::from_secs(30);
+/// Uptime bodies and HTML pages move with the clock (today's share grows,
+/// "5 min ago" ages), so they are rebuilt after this long even when nothing
+/// was written.
+const TIMED_TTL: Duration = Duration::from_secs(30);
 /// The longest uptime history a page can ask for, in days (plus today).
 const HISTORY_DAYS: i64 = 366;
 const BUILD_LOCKS: usize = 64;
@@ -75,6 +76,11 @@ impl Body {
         serde_json::to_vec(value).map(Body::new).map_err(|e| ApiError::Internal(e.to_string()))
     }
 
+    /// A short hash of the bytes, for versioned asset URLs.
+    pub fn hash(&self) -> &str {
+        &self.hash
+    }
+
     /// A strong validator per representation: the encodings differ in bytes.
     pub fn etag(&self, enc: Encoding) -> &HeaderValue {
         match enc {
@@ -120,11 +126,12 @@ fn brotli_compress(data: &[u8]) -> Bytes {
 /// Everything one public page shows, at one version.
 pub struct Snapshot {
     pub page_id: Id,
-    version: u64,
+    /// The page version it was built at (live updates compare it).
+    pub version: u64,
     pub data: PageData,
     bodies: DashMap<String, Arc<Body>>,
     history: OnceCell<Vec<StatusChange>>,
-    uptime: DashMap<u32, (Instant, Arc<Body>)>,
+    timed: DashMap<String, (Instant, Arc<Body>)>,
 }
 
 impl Snapshot {
@@ -142,6 +149,24 @@ impl Snapshot {
         Ok(body)
     }
 
+    /// The clock-dependent body under `key`, if built less than the TTL ago.
+    pub fn timed(&self, key: &str) -> Option<Arc<Body>> {
+        self.timed.get(key).filter(|e| e.0.elapsed() < TIMED_TTL).map(|e| e.1.clone())
+    }
+
+    /// Keeps a clock-dependent body for the TTL.
+    pub fn keep_timed(&self, key: String, body: Body) -> Arc<Body> {
+        let body = Arc::new(body);
+        self.timed.insert(key, (Instant::now(), body.clone()));
+        body
+    }
+
+    /// The page's component status changes of the last year, loaded once per snapshot.
+    pub async fn history(&self, db: &Db) -> Result<&[StatusChange], ApiError> {
+        let since = Timestamp::now().plus_millis(-HISTORY_DAYS * 86_400_000);
+        Ok(self.history.get_or_try_init(|| public::status_history(db, self.page_id, since)).await?)
+    }
+
     /// The uptime body for `days`, rebuilt when older than the TTL.
     pub async fn uptime_body(
         &self,
@@ -149,26 +174,32 @@ impl Snapshot {
         days: u32,
         make: impl FnOnce(&PageData, &[StatusChange]) -> Result<Body, ApiError>,
     ) -> Result<Arc<Body>, ApiError> {
-        if let Some(hit) = self.uptime.get(&days).filter(|e| e.0.elapsed() < UPTIME_TTL) {
-            return Ok(hit.1.clone());
+        let key = format!("uptime:{days}");
+        if let Some(hit) = self.timed(&key) {
+            return Ok(hit);
         }
-        let since = Timestamp::now().plus_millis(-HISTORY_DAYS * 86_400_000);
-        let history = self.history.get_or_try_init(|| public::status_history(db, self.page_id, since)).await?;
-        let body = Arc::new(make(&self.data, history)?);
-        self.uptime.insert(days, (Instant::now(), body.clone()));
-        Ok(body)
+        let body = make(&self.data, self.history(db).await?)?;
+        Ok(self.keep_timed(key, body))
     }
 }
 
 pub struct Snapshots {
     db: Db,
     by_slug: DashMap<String, Arc<Snapshot>>,
+    /// Host name → slug of the page with that custom domain (or none), at
+    /// the global version it was looked up.
+    by_host: DashMap<String, (u64, Option<String>)>,
     builders: Vec<Mutex<()>>,
 }
 
 impl Snapshots {
     pub fn new(db: Db) -> Snapshots {
-        Snapshots { db, by_slug: DashMap::new(), builders: (0..BUILD_LOCKS).map(|_| Mutex::new(())).collect() }
+        Snapshots {
+            db,
+            by_slug: DashMap::new(),
+            by_host: DashMap::new(),
+            builders: (0..BUILD_LOCKS).map(|_| Mutex::new(())).collect(),
+        }
     }
 
     fn fresh(&self, slug: &str) -> Option<Arc<Snapshot>> {
@@ -176,7 +207,26 @@ impl Snapshots {
         (self.db.changes.page_version(s.page_id) == s.version).then(|| s.clone())
     }
 
-    /// The public page with this slug; None for unknown and private pages.
+    /// The slug of the page whose custom domain is `host` (a Host header,
+    /// port and case ignored), cached until any page changes.
+    pub async fn slug_for_host(&self, host: &str) -> Result<Option<String>, StoreError> {
+        let host = host.rsplit_once(':').filter(|(_, port)| port.parse::<u16>().is_ok()).map_or(host, |(h, _)| h);
+        let host = host.trim_end_matches('.').to_ascii_lowercase();
+        let version = self.db.changes.global_version();
+        if let Some(hit) = self.by_host.get(&host).filter(|e| e.0 == version) {
+            return Ok(hit.1.clone());
+        }
+        if self.by_host.len() > 10_000 {
+            // Hosts are visitor input: bound what they can make us remember.
+            self.by_host.clear();
+        }
+        let slug = public::slug_by_domain(&self.db, &host).await?;
+        self.by_host.insert(host, (version, slug.clone()));
+        Ok(slug)
+    }
+
+    /// The page with this slug; None for unknown pages and private ones
+    /// without a password (callers check the password gate).
     pub async fn get(&self, slug: &str) -> Result<Option<Arc<Snapshot>>, StoreError> {
         if let Some(s) = self.fresh(slug) {
             return Ok(Some(s));
@@ -195,7 +245,7 @@ impl Snapshots {
         // the snapshot stale at once instead of hiding the write.
         let version = self.db.changes.page_version(page_id);
         let data = match public::load(&self.db, page_id).await? {
-            Some(d) if d.page.is_public && d.page.slug == slug => d,
+            Some(d) if d.visible() && d.page.slug == slug => d,
             _ => {
                 self.by_slug.remove(slug);
                 return Ok(None);
@@ -207,7 +257,7 @@ impl Snapshots {
             data,
             bodies: DashMap::new(),
             history: OnceCell::new(),
-            uptime: DashMap::new(),
+            timed: DashMap::new(),
         });
         self.by_slug.insert(slug.to_string(), snap.clone());
         Ok(Some(snap))

@@ -9,19 +9,35 @@
 
 use dashmap::DashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use tokio::sync::broadcast;
 use upstate_core::Id;
 
 pub const CHANNEL: &str = "upstate_changes";
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Changes {
     pages: DashMap<Id, u64>,
     /// Bumped by every change: guards caches of "which page has this slug"
     /// (including "none"), which any page's change may alter.
     all: AtomicU64,
+    /// Tells live listeners (the public event streams) which page changed;
+    /// `None` means every page may have.
+    events: broadcast::Sender<Option<Id>>,
+}
+
+impl Default for Changes {
+    fn default() -> Self {
+        Changes { pages: DashMap::new(), all: AtomicU64::new(0), events: broadcast::channel(256).0 }
+    }
 }
 
 impl Changes {
+    /// A receiver of changed page ids. A lagging receiver loses messages, and
+    /// should treat that as "everything changed".
+    pub fn subscribe(&self) -> broadcast::Receiver<Option<Id>> {
+        self.events.subscribe()
+    }
+
     pub fn page_version(&self, page: Id) -> u64 {
         self.pages.get(&page).map(|v| *v).unwrap_or(0)
     }
@@ -33,6 +49,7 @@ impl Changes {
     pub fn bump(&self, page: Id) {
         *self.pages.entry(page).or_insert(0) += 1;
         self.all.fetch_add(1, Ordering::AcqRel);
+        let _ = self.events.send(Some(page));
     }
 
     /// After a lost notification connection nothing can be trusted.
@@ -41,5 +58,6 @@ impl Changes {
             *v += 1;
         }
         self.all.fetch_add(1, Ordering::AcqRel);
+        let _ = self.events.send(None);
     }
 }

@@ -16,6 +16,8 @@ pub struct IncidentFilter {
     pub page_id: Option<Id>,
     pub status: Option<String>,
     pub limit: i64,
+    /// Only incidents created at or after this instant and before the next.
+    pub created_between: Option<(Timestamp, Timestamp)>,
 }
 
 // The same WHERE clause selects the incidents and their children, so a list
@@ -24,16 +26,20 @@ macro_rules! incident_filter {
     () => {
         " FROM incidents WHERE ($1 IS NULL OR page_id = $1) \
           AND ($2 IS NULL OR status = $2 OR ($2 = 'unresolved' AND status <> 'resolved')) \
+          AND ($4 IS NULL OR created_at >= $4) AND ($5 IS NULL OR created_at < $5) \
           ORDER BY created_at DESC, id DESC LIMIT $3"
     };
 }
 
 pub async fn list(db: &Db, f: &IncidentFilter) -> StoreResult<Vec<Incident>> {
+    let (from, until) = f.created_between.map(|(a, b)| (a.millis(), b.millis())).unzip();
     let rows: Vec<IncidentRow> =
         on_db!(db, |c| sqlx::query_as(concat!("SELECT ", incident_cols!(), incident_filter!()))
             .bind(f.page_id)
             .bind(f.status.as_deref())
             .bind(f.limit)
+            .bind(from)
+            .bind(until)
             .fetch_all(c)
             .await?);
     let updates: Vec<UpdateRow> = on_db!(db, |c| sqlx::query_as(concat!(
@@ -45,6 +51,8 @@ pub async fn list(db: &Db, f: &IncidentFilter) -> StoreResult<Vec<Incident>> {
     .bind(f.page_id)
     .bind(f.status.as_deref())
     .bind(f.limit)
+    .bind(from)
+    .bind(until)
     .fetch_all(c)
     .await?);
     let links: Vec<LinkRow> = on_db!(db, |c| {
@@ -56,6 +64,8 @@ pub async fn list(db: &Db, f: &IncidentFilter) -> StoreResult<Vec<Incident>> {
         .bind(f.page_id)
         .bind(f.status.as_deref())
         .bind(f.limit)
+        .bind(from)
+        .bind(until)
         .fetch_all(c)
         .await?
     });

@@ -18,6 +18,7 @@ pub mod incidents;
 pub mod maintenance;
 pub mod pages;
 pub mod public;
+pub mod quick_links;
 pub mod step_up;
 pub mod two_factor;
 pub mod users;

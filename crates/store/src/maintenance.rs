@@ -20,18 +20,22 @@ pub struct MaintenanceFilter {
     pub status: Option<MaintenanceStatus>,
     /// Only windows still to start (scheduled, start in the future).
     pub upcoming_after: Option<Timestamp>,
+    /// Only windows starting at or after this instant and before the next.
+    pub starting_between: Option<(Timestamp, Timestamp)>,
 }
 
 macro_rules! maintenance_filter {
     () => {
         " FROM maintenance WHERE ($1 IS NULL OR page_id = $1) AND ($2 IS NULL OR status = $2) \
-          AND ($3 IS NULL OR (status = 'scheduled' AND scheduled_start > $3))"
+          AND ($3 IS NULL OR (status = 'scheduled' AND scheduled_start > $3)) \
+          AND ($4 IS NULL OR scheduled_start >= $4) AND ($5 IS NULL OR scheduled_start < $5)"
     };
 }
 
 pub async fn list(db: &Db, f: &MaintenanceFilter) -> StoreResult<Vec<Maintenance>> {
     let status = f.status.map(MaintenanceStatus::as_str);
     let after = f.upcoming_after.map(Timestamp::millis);
+    let (from, until) = f.starting_between.map(|(a, b)| (a.millis(), b.millis())).unzip();
     let rows: Vec<MaintenanceRow> = on_db!(db, |c| sqlx::query_as(concat!(
         "SELECT ",
         maintenance_cols!(),
@@ -41,6 +45,8 @@ pub async fn list(db: &Db, f: &MaintenanceFilter) -> StoreResult<Vec<Maintenance
     .bind(f.page_id)
     .bind(status)
     .bind(after)
+    .bind(from)
+    .bind(until)
     .fetch_all(c)
     .await?);
     let updates: Vec<UpdateRow> = on_db!(db, |c| {
@@ -52,6 +58,8 @@ pub async fn list(db: &Db, f: &MaintenanceFilter) -> StoreResult<Vec<Maintenance
     .bind(f.page_id)
     .bind(status)
     .bind(after)
+    .bind(from)
+    .bind(until)
     .fetch_all(c)
     .await?
     });
@@ -64,6 +72,8 @@ pub async fn list(db: &Db, f: &MaintenanceFilter) -> StoreResult<Vec<Maintenance
     .bind(f.page_id)
     .bind(status)
     .bind(after)
+    .bind(from)
+    .bind(until)
     .fetch_all(c)
     .await?
     });

@@ -127,6 +127,36 @@ pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: PagePatch) -> StoreR
     Ok(after)
 }
 
+/// The password hash of a page that has one.
+pub async fn password_hash(db: &Db, id: Id) -> StoreResult<Option<String>> {
+    let found: Option<Option<String>> =
+        on_db!(db, |c| sqlx::query_scalar("SELECT password_hash FROM status_pages WHERE id = $1")
+            .bind(id)
+            .fetch_optional(c)
+            .await?);
+    Ok(found.flatten())
+}
+
+/// Sets (or with `None` removes) the password that opens a private page. The
+/// audit entry says that it changed, never the hash.
+pub async fn set_password(db: &Db, ctx: &AuditCtx, id: Id, hash: Option<String>) -> StoreResult<()> {
+    let mut tx = db.begin_as(ctx).await?;
+    let updated: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(
+        "UPDATE status_pages SET password_hash = $1, updated_at = $2 WHERE id = $3 RETURNING id"
+    )
+    .bind(hash.as_deref())
+    .bind(Timestamp::now().millis())
+    .bind(id)
+    .fetch_optional(c)
+    .await?);
+    updated.ok_or(StoreError::NotFound("status page"))?;
+    let action = if hash.is_some() { "statuspage.password_set" } else { "statuspage.password_remove" };
+    tx.audit(action, "statuspage", Some(id), serde_json::json!({})).await?;
+    tx.touch(id).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
 pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
     db.delete_by_id(ctx, "DELETE FROM status_pages WHERE id = $1 RETURNING id", id, "status page", "statuspage").await
 }

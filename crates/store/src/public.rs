@@ -24,6 +24,75 @@ pub struct PageData {
     pub incidents: Vec<Incident>,
     /// Scheduled and in-progress windows, by start time.
     pub maintenance: Vec<Maintenance>,
+    /// Completed and cancelled windows that started in the last
+    /// `PAST_MAINTENANCE_DAYS`, latest start first (calendars, feeds).
+    pub past_maintenance: Vec<Maintenance>,
+    pub quick_links: Vec<upstate_core::links::QuickLink>,
+    /// Set on a private page visitors may open with a password.
+    pub password_hash: Option<String>,
+}
+
+impl PageData {
+    /// Whether visitors may see the page at all (with the password, if it has one).
+    pub fn visible(&self) -> bool {
+        self.page.is_public || self.password_hash.is_some()
+    }
+
+    /// Whether a visitor needs the password first.
+    pub fn gated(&self) -> bool {
+        !self.page.is_public && self.password_hash.is_some()
+    }
+}
+
+/// How far back finished maintenance stays on the public page's calendar.
+pub const PAST_MAINTENANCE_DAYS: i64 = 365;
+
+/// Incidents and maintenance windows of one month (for the history pages).
+#[derive(Debug, Clone)]
+pub struct History {
+    /// Newest first.
+    pub incidents: Vec<Incident>,
+    /// Latest start first; every status.
+    pub maintenance: Vec<Maintenance>,
+}
+
+/// What happened on a page between two instants.
+pub async fn history(db: &Db, page_id: Id, from: Timestamp, until: Timestamp) -> StoreResult<History> {
+    let incidents = incidents::list(
+        db,
+        &IncidentFilter {
+            page_id: Some(page_id),
+            limit: i64::from(i32::MAX),
+            created_between: Some((from, until)),
+            ..Default::default()
+        },
+    )
+    .await?;
+    let mut maintenance = maintenance::list(
+        db,
+        &MaintenanceFilter { page_id: Some(page_id), starting_between: Some((from, until)), ..Default::default() },
+    )
+    .await?;
+    maintenance.reverse();
+    Ok(History { incidents, maintenance })
+}
+
+/// One maintenance window of a page, whatever its age.
+pub async fn maintenance(db: &Db, page_id: Id, id: Id) -> StoreResult<Option<Maintenance>> {
+    match maintenance::get(db, id).await {
+        Ok(m) => Ok((m.status_page_id == page_id).then_some(m)),
+        Err(crate::StoreError::NotFound(_)) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// One incident of a page, whatever its age.
+pub async fn incident(db: &Db, page_id: Id, id: Id) -> StoreResult<Option<Incident>> {
+    match incidents::get(db, id).await {
+        Ok(i) => Ok((i.status_page_id == page_id).then_some(i)),
+        Err(crate::StoreError::NotFound(_)) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 #[derive(sqlx::FromRow)]
@@ -41,6 +110,14 @@ pub async fn page_id_by_slug(db: &Db, slug: &str) -> StoreResult<Option<Id>> {
         .await?))
 }
 
+/// The slug of the page served at this custom domain, if any.
+pub async fn slug_by_domain(db: &Db, domain: &str) -> StoreResult<Option<String>> {
+    Ok(on_db!(db, |c| sqlx::query_scalar("SELECT slug FROM status_pages WHERE custom_domain = $1")
+        .bind(domain)
+        .fetch_optional(c)
+        .await?))
+}
+
 pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
     let row: Option<PageWithStamp> = on_db!(db, |c| sqlx::query_as(concat!(
         "SELECT ",
@@ -53,22 +130,44 @@ pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
     let Some(PageWithStamp { page, updated_at }) = row else { return Ok(None) };
     let mut open = incidents::list(
         db,
-        &IncidentFilter { page_id: Some(page_id), status: Some("unresolved".into()), limit: i64::from(i32::MAX) },
+        &IncidentFilter {
+            page_id: Some(page_id),
+            status: Some("unresolved".into()),
+            limit: i64::from(i32::MAX),
+            ..Default::default()
+        },
     )
     .await?;
     let resolved = incidents::list(
         db,
-        &IncidentFilter { page_id: Some(page_id), status: Some("resolved".into()), limit: RESOLVED_KEPT },
+        &IncidentFilter {
+            page_id: Some(page_id),
+            status: Some("resolved".into()),
+            limit: RESOLVED_KEPT,
+            ..Default::default()
+        },
     )
     .await?;
     open.extend(resolved);
     open.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
     let mut windows = vec![];
     for status in [MaintenanceStatus::Scheduled, MaintenanceStatus::InProgress] {
-        let filter = MaintenanceFilter { page_id: Some(page_id), status: Some(status), upcoming_after: None };
+        let filter = MaintenanceFilter { page_id: Some(page_id), status: Some(status), ..Default::default() };
         windows.extend(maintenance::list(db, &filter).await?);
     }
     windows.sort_by(|a, b| a.scheduled_start_time.cmp(&b.scheduled_start_time).then(a.id.cmp(&b.id)));
+    let since = Timestamp::now().plus_millis(-PAST_MAINTENANCE_DAYS * 86_400_000);
+    let mut past = vec![];
+    for status in [MaintenanceStatus::Completed, MaintenanceStatus::Cancelled] {
+        let filter = MaintenanceFilter {
+            page_id: Some(page_id),
+            status: Some(status),
+            starting_between: Some((since, Timestamp::from_millis(i64::MAX))),
+            ..Default::default()
+        };
+        past.extend(maintenance::list(db, &filter).await?);
+    }
+    past.sort_by(|a, b| b.scheduled_start_time.cmp(&a.scheduled_start_time).then(b.id.cmp(&a.id)));
     Ok(Some(PageData {
         page: page.into(),
         updated_at: Timestamp::from_millis(updated_at),
@@ -76,6 +175,9 @@ pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
         groups: groups::list(db, Some(page_id)).await?,
         incidents: open,
         maintenance: windows,
+        past_maintenance: past,
+        quick_links: crate::quick_links::list(db, Some(page_id)).await?,
+        password_hash: crate::pages::password_hash(db, page_id).await?,
     }))
 }
 

@@ -71,6 +71,7 @@ async fn status(State(state): State<AppState>, q: QueryParams) -> ApiResult<Resp
             page_id: Some(page.id),
             status: Some("unresolved".into()),
             limit: i64::from(i32::MAX),
+            ..Default::default()
         };
         let open = store_incidents::list(&state.db, &filter).await?;
         let s = overall_status(&comps, &open);

@@ -3,8 +3,10 @@
 //! Served from the page's snapshot like the rest of the public API (same
 //! caching, ETags, compression and CORS); mapping in docs/atlassian.md.
 
+use crate::error::ApiError;
 use crate::openapi::PublicErrors;
-use crate::routes::public::fixed;
+use crate::routes::html_pages::host_slug;
+use crate::routes::public::{fixed, public};
 use crate::snapshot::Body;
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -29,6 +31,25 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(maintenances))
         .routes(routes!(upcoming))
         .routes(routes!(active))
+        .routes(routes!(domain_summary))
+        .routes(routes!(domain_status))
+        .routes(routes!(domain_components))
+        .routes(routes!(domain_incidents))
+        .routes(routes!(domain_unresolved))
+        .routes(routes!(domain_maintenances))
+        .routes(routes!(domain_upcoming))
+        .routes(routes!(domain_active))
+}
+
+/// The slug of the page this host serves (custom domain, else default page).
+async fn host_page(state: &AppState, headers: &HeaderMap) -> Result<String, Response> {
+    match host_slug(state, headers).await {
+        Ok(Some(slug)) => Ok(slug),
+        Ok(None) => Err(public(Err(ApiError::NotFound(
+            "no status page is served at this host; use /s/{slug}/api/v2/...".into(),
+        )))),
+        Err(e) => Err(public(Err(e))),
+    }
 }
 
 #[derive(Serialize)]
@@ -74,7 +95,7 @@ fn maintenances_of(d: &PageData, only: Option<MaintenanceStatus>) -> Vec<AIncide
 }
 
 macro_rules! compat_route {
-    ($name:ident, $path:literal, $op:literal, $summary:literal, $key:literal, |$d:ident| $make:expr) => {
+    ($name:ident, $domain_name:ident, $path:literal, $domain_path:literal, $op:literal, $summary:literal, $key:literal, |$d:ident| $make:expr) => {
         #[utoipa::path(
             get,
             path = $path,
@@ -87,12 +108,29 @@ macro_rules! compat_route {
         async fn $name(State(state): State<AppState>, Path(slug): Path<String>, headers: HeaderMap) -> Response {
             fixed(&state, &slug, &headers, $key, |$d| Body::from_value(&$make)).await
         }
+
+        #[utoipa::path(
+            get,
+            path = $domain_path,
+            tag = "atlassian compatibility",
+            operation_id = concat!($op, "OnDomain"),
+            summary = concat!($summary, " (the page of this host: custom domain or default page)"),
+            responses((status = 200, description = "Statuspage v2 JSON", content_type = "application/json"), PublicErrors)
+        )]
+        async fn $domain_name(State(state): State<AppState>, headers: HeaderMap) -> Response {
+            match host_page(&state, &headers).await {
+                Ok(slug) => fixed(&state, &slug, &headers, $key, |$d| Body::from_value(&$make)).await,
+                Err(res) => res,
+            }
+        }
     };
 }
 
 compat_route!(
     summary,
+    domain_summary,
     "/s/{slug}/api/v2/summary.json",
+    "/api/v2/summary.json",
     "atlassianSummary",
     "Page, status, components, unresolved incidents, upcoming and active maintenance",
     "atl:summary",
@@ -106,7 +144,9 @@ compat_route!(
 );
 compat_route!(
     status,
+    domain_status,
     "/s/{slug}/api/v2/status.json",
+    "/api/v2/status.json",
     "atlassianStatus",
     "Page and status indicator",
     "atl:status",
@@ -114,7 +154,9 @@ compat_route!(
 );
 compat_route!(
     components,
+    domain_components,
     "/s/{slug}/api/v2/components.json",
+    "/api/v2/components.json",
     "atlassianComponents",
     "Components and group rows",
     "atl:components",
@@ -122,7 +164,9 @@ compat_route!(
 );
 compat_route!(
     incidents,
+    domain_incidents,
     "/s/{slug}/api/v2/incidents.json",
+    "/api/v2/incidents.json",
     "atlassianIncidents",
     "The latest 50 incidents",
     "atl:incidents",
@@ -130,7 +174,9 @@ compat_route!(
 );
 compat_route!(
     unresolved,
+    domain_unresolved,
     "/s/{slug}/api/v2/incidents/unresolved.json",
+    "/api/v2/incidents/unresolved.json",
     "atlassianUnresolved",
     "Unresolved incidents",
     "atl:unresolved",
@@ -138,7 +184,9 @@ compat_route!(
 );
 compat_route!(
     maintenances,
+    domain_maintenances,
     "/s/{slug}/api/v2/scheduled-maintenances.json",
+    "/api/v2/scheduled-maintenances.json",
     "atlassianMaintenances",
     "Upcoming and active maintenance",
     "atl:maintenances",
@@ -146,7 +194,9 @@ compat_route!(
 );
 compat_route!(
     upcoming,
+    domain_upcoming,
     "/s/{slug}/api/v2/scheduled-maintenances/upcoming.json",
+    "/api/v2/scheduled-maintenances/upcoming.json",
     "atlassianUpcoming",
     "Scheduled maintenance not yet started",
     "atl:upcoming",
@@ -157,7 +207,9 @@ compat_route!(
 );
 compat_route!(
     active,
+    domain_active,
     "/s/{slug}/api/v2/scheduled-maintenances/active.json",
+    "/api/v2/scheduled-maintenances/active.json",
     "atlassianActive",
     "Maintenance in progress",
     "atl:active",

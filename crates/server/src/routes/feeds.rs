@@ -6,7 +6,7 @@
 use crate::error::ApiError;
 use crate::extract::QueryParams;
 use crate::openapi::{BadQuery, PublicErrors};
-use crate::routes::public::{limited, page, public, serve};
+use crate::routes::public::{limited, page, public, serve_page};
 use crate::snapshot::Body;
 use crate::state::AppState;
 use axum::extract::State;
@@ -132,27 +132,17 @@ async fn feed(State(state): State<AppState>, q: QueryParams, headers: HeaderMap)
     public(
         async {
             let mut e = FieldErrors::new();
-            let slug = q.get("page").map(str::to_string);
-            if slug.is_none() {
-                e.push("page", "is required: the page's slug");
-            }
-            let atom_format = match q.get("format") {
-                None | Some("rss") => false,
-                Some("atom") => true,
-                Some(_) => {
-                    e.push("format", "must be rss or atom");
-                    false
-                }
-            };
+            let slug = q.page_slug(&mut e);
+            let atom_format = q.one_of("format", &["rss", "atom"], &mut e) == "atom";
             e.into_result()?;
-            let snap = page(&state, slug.as_deref().unwrap_or("")).await?;
+            let snap = page(&state, &slug, &headers).await?;
             let base = state.settings.public_url.clone();
             let body = if atom_format {
                 snap.body("feed:atom", |d| Ok(atom(d, &base)))?
             } else {
                 snap.body("feed:rss", |d| Ok(rss(d, &base)))?
             };
-            Ok::<_, ApiError>(serve(&headers, &body))
+            Ok::<_, ApiError>(serve_page(&snap, &headers, &body))
         }
         .await,
     )

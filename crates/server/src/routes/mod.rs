@@ -9,9 +9,15 @@ mod app_pages;
 mod atlassian;
 mod audit;
 pub(crate) mod auth;
+mod embeds;
 mod feeds;
 mod health;
+pub(crate) mod html_pages;
+mod live;
+mod page_password;
 pub mod public;
+mod quick_links;
+mod translate;
 mod two_factor;
 
 use crate::error::ApiError;
@@ -35,8 +41,13 @@ pub fn routes(state: &AppState) -> Routes {
         .merge(public::router(state))
         .merge(atlassian::router())
         .merge(feeds::router(state))
+        .merge(live::router(state))
+        .merge(embeds::router(state))
+        .merge(translate::router(state))
+        .merge(page_password::router())
         .merge(health::routes())
         .split_for_parts();
+    let public = public.merge(html_pages::router(state));
     let (managed, managed_doc) = OpenApiRouter::new()
         .nest("/api/v1", api_v1::router(state))
         .nest("/api/v2", api_v2::router(state))
@@ -46,6 +57,7 @@ pub fn routes(state: &AppState) -> Routes {
         .merge(admin::router())
         .merge(api_keys::router())
         .merge(app_pages::router())
+        .merge(quick_links::router())
         .split_for_parts();
     doc.merge(managed_doc);
     Routes {

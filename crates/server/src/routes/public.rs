@@ -9,6 +9,7 @@ use crate::client_ip::client_ip;
 use crate::error::ApiError;
 use crate::extract::QueryParams;
 use crate::openapi::{BadQuery, PublicErrors};
+use crate::page_gate;
 use crate::rate_limit::{Limits, Subject};
 use crate::snapshot::{Body, Encoding, Snapshot};
 use crate::state::AppState;
@@ -17,6 +18,7 @@ use axum::handler::HandlerWithoutStateExt;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
+use axum::routing::MethodRouter;
 use serde::Serialize;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -75,13 +77,18 @@ pub(crate) fn limited(
     (schemas, paths, route): UtoipaMethodRouter<AppState>,
     per_minute: u32,
 ) -> UtoipaMethodRouter<AppState> {
+    (schemas, paths, limit_route(state, route, per_minute))
+}
+
+/// `limited` for a route outside the OpenAPI document (the HTML pages).
+pub(crate) fn limit_route(state: &AppState, route: MethodRouter<AppState>, per_minute: u32) -> MethodRouter<AppState> {
     let route = if per_minute == 0 {
         route
     } else {
         route.route_layer(from_fn_with_state((state.clone(), Limits::new(per_minute, 0).swept()), limit_by_address))
     };
     let preflight = cors_layer().layer((|| async { StatusCode::NO_CONTENT }).into_service());
-    (schemas, paths, route.options_service(preflight))
+    route.options_service(preflight)
 }
 
 const EXPOSED: &str = "etag, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset";
@@ -175,6 +182,18 @@ pub(crate) fn serve(headers: &HeaderMap, body: &Body) -> Response {
     res
 }
 
+/// `serve` for a body of a page: a private page's bodies (seen with its
+/// password cookie) must stay out of shared caches.
+pub(crate) fn serve_page(snap: &Snapshot, headers: &HeaderMap, body: &Body) -> Response {
+    let mut res = serve(headers, body);
+    if snap.data.gated() {
+        let h = res.headers_mut();
+        h.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-cache"));
+        h.insert(header::VARY, HeaderValue::from_static("Accept-Encoding, Cookie"));
+    }
+    res
+}
+
 /// Serves the body a route always builds the same way from a page's snapshot.
 pub(crate) async fn fixed(
     state: &AppState,
@@ -185,15 +204,28 @@ pub(crate) async fn fixed(
 ) -> Response {
     public(
         async {
-            let snap = page(state, slug).await?;
+            let snap = page(state, slug, headers).await?;
             let body = snap.body(key, make)?;
-            Ok::<_, ApiError>(serve(headers, &body))
+            Ok::<_, ApiError>(serve_page(&snap, headers, &body))
         }
         .await,
     )
 }
 
-pub(crate) async fn page(state: &AppState, slug: &str) -> Result<Arc<Snapshot>, ApiError> {
+/// The snapshot of a page this request may read: public pages, and private
+/// ones with a password when the request carries the page's cookie.
+pub(crate) async fn page(state: &AppState, slug: &str, headers: &HeaderMap) -> Result<Arc<Snapshot>, ApiError> {
+    let snap = visible_page(state, slug).await?;
+    if !page_gate::opens(&snap.data, headers) {
+        return Err(ApiError::Unauthorized(format!(
+            "status page {slug:?} is private: open it with its password (POST /api/verify-page-password)"
+        )));
+    }
+    Ok(snap)
+}
+
+/// The snapshot of a public or password-protected page, without the gate.
+pub(crate) async fn visible_page(state: &AppState, slug: &str) -> Result<Arc<Snapshot>, ApiError> {
     state.snapshots.get(slug).await?.ok_or_else(|| ApiError::NotFound(format!("no public status page {slug:?}")))
 }
 
@@ -284,11 +316,11 @@ async fn incidents(
             let status = q.incident_status(&mut errors);
             let limit = q.limit("limit", DEFAULT_INCIDENT_LIMIT, MAX_INCIDENT_LIMIT, &mut errors);
             errors.into_result()?;
-            let snap = page(&state, &slug).await?;
+            let snap = page(&state, &slug, &headers).await?;
             let key = format!("incidents?status={}&limit={limit}", status.unwrap_or(""));
             let body =
                 snap.body(&key, |d| Body::from_value(&IncidentsBody { incidents: incident_view(d, status, limit) }))?;
-            Ok::<_, ApiError>(serve(&headers, &body))
+            Ok::<_, ApiError>(serve_page(&snap, &headers, &body))
         }
         .await,
     )
@@ -335,13 +367,13 @@ async fn uptime(
             let mut errors = FieldErrors::new();
             let days = q.limit("days", DEFAULT_UPTIME_DAYS, validate::UPTIME_DAYS_MAX, &mut errors) as u32;
             errors.into_result()?;
-            let snap = page(&state, &slug).await?;
+            let snap = page(&state, &slug, &headers).await?;
             let body = snap
                 .uptime_body(&state.db, days, |d, h| {
                     Body::from_value(&uptime::report(&d.page.time_zone, &d.components, h, days, Timestamp::now()))
                 })
                 .await?;
-            Ok::<_, ApiError>(serve(&headers, &body))
+            Ok::<_, ApiError>(serve_page(&snap, &headers, &body))
         }
         .await,
     )

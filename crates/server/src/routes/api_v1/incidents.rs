@@ -41,7 +41,7 @@ pub(crate) async fn list(State(state): State<AppState>, q: QueryParams) -> ApiRe
     let status = q.incident_status(&mut errors).map(str::to_string);
     let limit = q.limit("limit", DEFAULT_LIMIT, MAX_LIMIT, &mut errors);
     errors.into_result()?;
-    Ok(data(incidents::list(&state.db, &IncidentFilter { page_id, status, limit }).await?))
+    Ok(data(incidents::list(&state.db, &IncidentFilter { page_id, status, limit, ..Default::default() }).await?))
 }
 
 #[utoipa::path(

@@ -43,7 +43,8 @@ async fn list(State(state): State<AppState>, q: QueryParams) -> ApiResult<Respon
         q.parsed::<MaintenanceStatus>("status", &format!("one of: {}", MaintenanceStatus::expected()), &mut errors);
     let upcoming = q.bool("upcoming", &mut errors).unwrap_or(false);
     errors.into_result()?;
-    let filter = MaintenanceFilter { page_id, status, upcoming_after: upcoming.then(Timestamp::now) };
+    let filter =
+        MaintenanceFilter { page_id, status, upcoming_after: upcoming.then(Timestamp::now), ..Default::default() };
     Ok(data(maintenance::list(&state.db, &filter).await?))
 }
 

@@ -16,7 +16,10 @@ use upstate_store::{components, groups, pages};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(list, create)).routes(routes!(show, update, remove))
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        .routes(routes!(show, update, remove))
+        .routes(routes!(set_password, remove_password))
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -52,12 +55,16 @@ pub(crate) struct Detail {
     page: StatusPage,
     components: Vec<Component>,
     component_groups: Vec<ComponentGroup>,
+    /// Whether visitors can open this page with a password while it is not
+    /// public (set with `PUT /statuspages/{id}/password`).
+    password_protected: bool,
 }
 
 pub(crate) async fn detail(state: &AppState, page: StatusPage) -> ApiResult<Detail> {
     let components = components::list(&state.db, Some(page.id), None).await?;
     let component_groups = groups::list(&state.db, Some(page.id)).await?;
-    Ok(Detail { page, components, component_groups })
+    let password_protected = pages::password_hash(&state.db, page.id).await?.is_some();
+    Ok(Detail { page, components, component_groups, password_protected })
 }
 
 #[utoipa::path(
@@ -143,4 +150,63 @@ async fn update(
 async fn remove(State(state): State<AppState>, Audit(ctx): Audit, PathId(id): PathId) -> ApiResult<Response> {
     pages::delete(&state.db, &ctx, id).await?;
     Ok(deleted("Status page"))
+}
+
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+pub(crate) struct PasswordInput {
+    /// 8 to 128 characters.
+    password: Option<String>,
+}
+
+pub(crate) const PAGE_PASSWORD_MIN: usize = 8;
+pub(crate) const PAGE_PASSWORD_MAX: usize = 128;
+
+/// Hashes a page password after checking its length.
+pub(crate) async fn page_password_hash(input: PasswordInput) -> ApiResult<String> {
+    let password = input.password.unwrap_or_default();
+    let n = password.chars().count();
+    if !(PAGE_PASSWORD_MIN..=PAGE_PASSWORD_MAX).contains(&n) {
+        return Err(crate::error::ApiError::validation(
+            "password",
+            format!("must be {PAGE_PASSWORD_MIN} to {PAGE_PASSWORD_MAX} characters"),
+        ));
+    }
+    crate::password::hash(password).await
+}
+
+#[utoipa::path(
+    put,
+    path = "/statuspages/{id}/password",
+    tag = "status pages",
+    operation_id = "setStatusPagePassword",
+    summary = "Set the password that opens a private page to visitors",
+    params(("id" = i64, Path, description = "Status page id")),
+    request_body = PasswordInput,
+    responses((status = 200, body = Data<Detail>), KeyErrors, BodyErrors, NotFound),
+    security(("api_key" = []))
+)]
+async fn set_password(
+    State(state): State<AppState>,
+    Audit(ctx): Audit,
+    PathId(id): PathId,
+    Body(input): Body<PasswordInput>,
+) -> ApiResult<Response> {
+    let hash = page_password_hash(input).await?;
+    pages::set_password(&state.db, &ctx, id, Some(hash)).await?;
+    Ok(data(detail(&state, pages::get(&state.db, id).await?).await?))
+}
+
+#[utoipa::path(
+    delete,
+    path = "/statuspages/{id}/password",
+    tag = "status pages",
+    operation_id = "removeStatusPagePassword",
+    summary = "Remove a page's password (a private page is then closed to visitors)",
+    params(("id" = i64, Path, description = "Status page id")),
+    responses((status = 200, body = Data<Detail>), KeyErrors, NotFound),
+    security(("api_key" = []))
+)]
+async fn remove_password(State(state): State<AppState>, Audit(ctx): Audit, PathId(id): PathId) -> ApiResult<Response> {
+    pages::set_password(&state.db, &ctx, id, None).await?;
+    Ok(data(detail(&state, pages::get(&state.db, id).await?).await?))
 }

@@ -1,0 +1,45 @@
+//! The page's stylesheet, script and default icon, compiled into the binary
+//! and served with a content hash in their URL, so browsers keep them for a
+//! year and a new release is fetched at once.
+
+use crate::snapshot::Body;
+use std::sync::LazyLock;
+
+pub const FAVICON_URL: &str = "/assets/favicon.svg";
+
+pub struct Asset {
+    pub body: Body,
+    /// The versioned URL pages link to.
+    pub url: String,
+}
+
+fn asset(name: &str, bytes: &'static [u8], content_type: &'static str) -> Asset {
+    let body = Body::typed(bytes.to_vec(), content_type);
+    let url = format!("/assets/{name}?v={}", body.hash());
+    Asset { body, url }
+}
+
+pub static CSS: LazyLock<Asset> =
+    LazyLock::new(|| asset("status.css", include_bytes!("../../assets/status.css"), "text/css; charset=utf-8"));
+pub static JS: LazyLock<Asset> =
+    LazyLock::new(|| asset("status.js", include_bytes!("../../assets/status.js"), "text/javascript; charset=utf-8"));
+pub static FAVICON: LazyLock<Asset> =
+    LazyLock::new(|| asset("favicon.svg", include_bytes!("../../assets/favicon.svg"), "image/svg+xml"));
+
+pub fn css_url() -> &'static str {
+    &CSS.url
+}
+
+pub fn js_url() -> &'static str {
+    &JS.url
+}
+
+/// The asset with this file name.
+pub fn named(name: &str) -> Option<&'static Asset> {
+    match name {
+        "status.css" => Some(&CSS),
+        "status.js" => Some(&JS),
+        "favicon.svg" => Some(&FAVICON),
+        _ => None,
+    }
+}

@@ -1,0 +1,219 @@
+//! The public status page as server-rendered HTML (maud templates, escaped by
+//! construction). Everything works without JavaScript; `assets/status.js`
+//! only adds live updates, ageing relative times and arrow keys on the
+//! uptime bars. No external fonts, scripts or stylesheets: two small assets
+//! served by this binary.
+
+pub mod assets;
+mod detail;
+mod gate;
+mod page;
+
+pub use detail::{history, incident, maintenance};
+pub use gate::gate;
+pub use page::status_page;
+
+use crate::i18n::{LANGS, Lang};
+use jiff::tz::TimeZone;
+use maud::{DOCTYPE, Markup, html};
+use upstate_core::{ComponentStatus, Timestamp};
+use upstate_store::public::PageData;
+
+/// What every template needs: the page, the language, the clock and the zone.
+pub struct View<'a> {
+    pub d: &'a PageData,
+    pub lang: Lang,
+    pub now: Timestamp,
+    pub tz: TimeZone,
+    /// The snapshot version rendered, which live updates compare against.
+    pub version: u64,
+}
+
+impl<'a> View<'a> {
+    pub fn new(d: &'a PageData, lang: Lang, version: u64) -> View<'a> {
+        let tz = TimeZone::get(&d.page.time_zone).unwrap_or(TimeZone::UTC);
+        View { d, lang, now: Timestamp::now(), tz, version }
+    }
+
+    pub fn t(&self, key: &'static str) -> &'static str {
+        self.lang.t(key)
+    }
+
+    /// Where this page lives (`/s/{slug}`); custom domains serve the same bodies.
+    pub fn base(&self) -> String {
+        format!("/s/{}", self.d.page.slug)
+    }
+
+    /// A link to `path` under the page that keeps an explicit `?lang=`.
+    pub fn href(&self, path: &str) -> String {
+        format!("{}{path}", self.base())
+    }
+
+    pub fn zoned(&self, at: Timestamp) -> Option<jiff::Zoned> {
+        jiff::Timestamp::from_millisecond(at.millis()).ok().map(|t| t.to_zoned(self.tz.clone()))
+    }
+
+    pub fn zoned_now(&self) -> jiff::Zoned {
+        jiff::Timestamp::now().to_zoned(self.tz.clone())
+    }
+
+    /// An instant in the page's zone, e.g. `2026-11-22 14:05 CET`.
+    pub fn absolute(&self, at: Timestamp) -> String {
+        self.zoned(at).map(|z| z.strftime("%Y-%m-%d %H:%M %Z").to_string()).unwrap_or_else(|| at.to_rfc3339())
+    }
+
+    /// `{month name} {year}` of a `YYYY-MM` month.
+    pub fn month_title(&self, year: i16, month: i8) -> String {
+        let name = self.lang.t(MONTH_KEYS[(month.clamp(1, 12) - 1) as usize]);
+        if self.lang == Lang::Ja { format!("{year}年{name}") } else { format!("{name} {year}") }
+    }
+
+    /// "5 min ago", "in 2 h", from the dictionaries.
+    pub fn relative(&self, at: Timestamp) -> String {
+        let diff = (self.now.millis() - at.millis()) / 60_000;
+        let (past, m) = (diff >= 0, diff.abs());
+        let (key, n) = match m {
+            0 => return self.t("rel.now").to_string(),
+            1..=59 => (if past { "rel.minutes_ago" } else { "rel.in_minutes" }, m),
+            60..=2879 => (if past { "rel.hours_ago" } else { "rel.in_hours" }, m / 60),
+            _ => (if past { "rel.days_ago" } else { "rel.in_days" }, m / 1440),
+        };
+        self.lang.tn(key, n)
+    }
+
+    /// An instant as the page shows it: absolute in the page's zone, then
+    /// relative (kept current by the script).
+    pub fn when(&self, at: Timestamp) -> Markup {
+        html! {
+            time datetime=(at.to_rfc3339()) { (self.absolute(at)) }
+            " "
+            span.rel data-at=(at.to_rfc3339()) { "(" (self.relative(at)) ")" }
+        }
+    }
+}
+
+const MONTH_KEYS: [&str; 12] = [
+    "month.1", "month.2", "month.3", "month.4", "month.5", "month.6", "month.7", "month.8", "month.9", "month.10",
+    "month.11", "month.12",
+];
+
+/// The CSS class of a status: colour is never the only signal, each use also
+/// prints the status's name and a distinct symbol.
+pub fn status_class(s: ComponentStatus) -> &'static str {
+    match s {
+        ComponentStatus::Operational => "s-ok",
+        ComponentStatus::Degraded => "s-degraded",
+        ComponentStatus::PartialOutage => "s-partial",
+        ComponentStatus::MajorOutage => "s-major",
+        ComponentStatus::Maintenance => "s-maint",
+    }
+}
+
+pub fn status_symbol(s: ComponentStatus) -> &'static str {
+    match s {
+        ComponentStatus::Operational => "✓",
+        ComponentStatus::Degraded => "!",
+        ComponentStatus::PartialOutage => "◐",
+        ComponentStatus::MajorOutage => "✕",
+        ComponentStatus::Maintenance => "⚙",
+    }
+}
+
+pub fn status_key(s: ComponentStatus) -> &'static str {
+    match s {
+        ComponentStatus::Operational => "status.operational",
+        ComponentStatus::Degraded => "status.degraded",
+        ComponentStatus::PartialOutage => "status.partial_outage",
+        ComponentStatus::MajorOutage => "status.major_outage",
+        ComponentStatus::Maintenance => "status.maintenance",
+    }
+}
+
+pub fn overall_key(s: ComponentStatus) -> &'static str {
+    match s {
+        ComponentStatus::Operational => "overall.operational",
+        ComponentStatus::Degraded => "overall.degraded",
+        ComponentStatus::PartialOutage => "overall.partial_outage",
+        ComponentStatus::MajorOutage => "overall.major_outage",
+        ComponentStatus::Maintenance => "overall.maintenance",
+    }
+}
+
+/// A status as a badge: symbol (hidden from screen readers) and name.
+pub fn status_badge(v: &View, s: ComponentStatus) -> Markup {
+    html! {
+        span class={ "st " (status_class(s)) } data-status=(s.as_str()) {
+            span.sym aria-hidden="true" { (status_symbol(s)) } " " (v.t(status_key(s)))
+        }
+    }
+}
+
+/// The document around every public page: head, header, footer.
+pub fn layout(v: &View, title: &str, main: Markup) -> String {
+    document(v, title, main, true)
+}
+
+/// `content` false: the bare frame of the password gate, which shows the
+/// page's name and nothing else of it (no description, logo or feed links).
+fn document(v: &View, title: &str, main: Markup, content: bool) -> String {
+    let p = &v.d.page;
+    let slug = &p.slug;
+    let doc = html! {
+        (DOCTYPE)
+        html lang=(v.lang.code()) {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="color-scheme" content="light dark";
+                title { (title) }
+                @if content && !p.description.is_empty() { meta name="description" content=(p.description); }
+                link rel="icon" href=(p.favicon_url.as_deref().unwrap_or(assets::FAVICON_URL));
+                @if content {
+                    link rel="manifest" href={ "/api/manifest?page=" (slug) };
+                    link rel="alternate" type="application/rss+xml" title=(v.t("nav.rss")) href={ "/api/feed/rss?page=" (slug) };
+                    link rel="alternate" type="application/atom+xml" title=(v.t("nav.atom")) href={ "/api/feed/rss?format=atom&page=" (slug) };
+                }
+                link rel="stylesheet" href=(assets::css_url());
+                meta name="theme-color" content=(p.accent_color);
+                style { ":root{--accent:" (p.accent_color) "}" }
+                script src=(assets::js_url()) defer {}
+            }
+            body data-events=[content.then(|| format!("/api/public/status/{slug}/events"))] {
+                a.skip href="#main" { (v.t("nav.skip")) }
+                header.top {
+                    div.wrap {
+                        a.brand href=(v.base()) {
+                            @if let Some(logo) = p.logo_url.as_ref().filter(|_| content) {
+                                img src=(logo) alt=(p.name) height="40";
+                            } @else {
+                                span.name { (p.name) }
+                            }
+                        }
+                        @if content && !p.description.is_empty() { p.desc { (p.description) } }
+                    }
+                }
+                main #main .wrap { (main) }
+                footer.wrap {
+                    @if content { p {
+                        a href=(v.href("/history")) { (v.t("nav.history")) } " · "
+                        a href={ "/api/feed/rss?page=" (slug) } { (v.t("nav.rss")) } " · "
+                        a href={ "/api/feed/rss?format=atom&page=" (slug) } { (v.t("nav.atom")) } " · "
+                        a href={ "/api/calendar?page=" (slug) } { (v.t("nav.calendar")) }
+                    } }
+                    nav aria-label=(v.t("nav.language")) {
+                        ul.langs {
+                            @for l in LANGS {
+                                li {
+                                    a href={ "?lang=" (l.code()) } lang=(l.code()) hreflang=(l.code())
+                                        aria-current=[(l == v.lang).then_some("true")] { (l.name()) }
+                                }
+                            }
+                        }
+                    }
+                    p.powered { (v.t("footer.powered")) }
+                }
+            }
+        }
+    };
+    doc.into_string()
+}

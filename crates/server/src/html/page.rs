@@ -1,0 +1,247 @@
+//! The main page: banner, active incidents, maintenance, components with
+//! their uptime bars, quick links.
+
+use super::{View, layout, overall_key, status_badge, status_class, status_symbol};
+use maud::{Markup, html};
+use upstate_core::public::overall_status;
+use upstate_core::uptime::{DayUptime, StatusChange, day_windows, report};
+use upstate_core::*;
+
+pub fn status_page(v: &View, history: &[StatusChange]) -> String {
+    let d = v.d;
+    let title = format!("{} {}", d.page.name, v.t("page.status"));
+    let main = html! {
+        div #live data-version=(v.version) {
+            (live(v, history))
+        }
+        @if !d.quick_links.is_empty() {
+            nav.links aria-labelledby="links-h" {
+                h2 #links-h { (v.t("section.links")) }
+                ul {
+                    @for l in &d.quick_links {
+                        li { a href=(l.url) rel="noopener" { (l.label) } }
+                    }
+                }
+            }
+        }
+    };
+    layout(v, &title, main)
+}
+
+/// The part of the page live updates replace: everything that moves.
+fn live(v: &View, history: &[StatusChange]) -> Markup {
+    let d = v.d;
+    let overall = overall_status(&d.components, &d.incidents);
+    let active: Vec<&Incident> = d.incidents.iter().filter(|i| i.status != IncidentStatus::Resolved).collect();
+    html! {
+        section class={ "banner " (status_class(overall)) } role="status" aria-live="polite" data-status=(overall.as_str()) {
+            span.sym aria-hidden="true" { (status_symbol(overall)) }
+            " "
+            span.label { (v.t(overall_key(overall))) }
+        }
+        p.updated { (v.t("label.updated")) ": " (v.when(d.updated_at)) }
+        @if !active.is_empty() {
+            section aria-labelledby="inc-h" {
+                h2 #inc-h { (v.t("section.incidents")) }
+                @for i in active { (incident_card(v, i)) }
+            }
+        }
+        @if !d.maintenance.is_empty() {
+            section aria-labelledby="mnt-h" {
+                h2 #mnt-h { (v.t("section.maintenance")) }
+                @for m in &d.maintenance { (maintenance_card(v, m)) }
+            }
+        }
+        @if !d.components.is_empty() {
+            section aria-labelledby="cmp-h" {
+                h2 #cmp-h { (v.t("section.components")) }
+                (components(v, history))
+            }
+        }
+    }
+}
+
+fn component_names(v: &View, ids: &[Id]) -> String {
+    ids.iter()
+        .filter_map(|id| v.d.components.iter().find(|c| c.id == *id))
+        .map(|c| c.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+pub(super) fn impact_key(i: Impact) -> &'static str {
+    match i {
+        Impact::None => "impact.none",
+        Impact::Minor => "impact.minor",
+        Impact::Major => "impact.major",
+        Impact::Critical => "impact.critical",
+    }
+}
+
+pub(super) fn incident_status_key(s: IncidentStatus) -> &'static str {
+    match s {
+        IncidentStatus::Investigating => "incident.investigating",
+        IncidentStatus::Identified => "incident.identified",
+        IncidentStatus::Monitoring => "incident.monitoring",
+        IncidentStatus::Resolved => "incident.resolved",
+    }
+}
+
+pub(super) fn maintenance_status_key(s: MaintenanceStatus) -> &'static str {
+    match s {
+        MaintenanceStatus::Scheduled => "maintenance.scheduled",
+        MaintenanceStatus::InProgress => "maintenance.in_progress",
+        MaintenanceStatus::Completed => "maintenance.completed",
+        MaintenanceStatus::Cancelled => "maintenance.cancelled",
+    }
+}
+
+/// An incident with its timeline, newest update first.
+pub(super) fn incident_card(v: &View, i: &Incident) -> Markup {
+    let affected = component_names(v, &i.affected_components);
+    html! {
+        article class={ "card impact-" (i.impact.as_str()) } data-incident=(i.id) {
+            h3 { a href=(v.href(&format!("/incidents/{}", i.id))) { (i.title) } }
+            p.meta {
+                strong { (v.t(incident_status_key(i.status))) } " · " (v.t(impact_key(i.impact)))
+                @if !affected.is_empty() { " · " (v.t("label.affected")) ": " (affected) }
+            }
+            ol.timeline {
+                @for u in &i.updates {
+                    li {
+                        p.when { strong { (v.t(incident_status_key(u.status))) } " — " (v.when(u.created_at)) }
+                        p.msg { (u.message) }
+                    }
+                }
+            }
+        }
+    }
+}
+
+pub(super) fn maintenance_card(v: &View, m: &Maintenance) -> Markup {
+    let affected = component_names(v, &m.affected_components);
+    html! {
+        article.card.maint data-maintenance=(m.id) {
+            h3 { a href=(v.href(&format!("/maintenance/{}", m.id))) { (m.title) } }
+            p.meta {
+                strong { (v.t(maintenance_status_key(m.status))) } " · "
+                (v.t("label.scheduled")) " " (v.when(m.scheduled_start_time)) " – "
+                time datetime=(m.scheduled_end_time.to_rfc3339()) { (v.absolute(m.scheduled_end_time)) }
+                @if !affected.is_empty() { " · " (v.t("label.affected")) ": " (affected) }
+            }
+            @if !m.description.is_empty() { p.msg { (m.description) } }
+            @if !m.updates.is_empty() {
+                ol.timeline {
+                    @for u in &m.updates {
+                        li {
+                            p.when { strong { (v.t(maintenance_status_key(u.status))) } " — " (v.when(u.created_at)) }
+                            p.msg { (u.message) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Components in display order: groups (collapsible, open) by their order,
+/// ungrouped components after them, as the JSON lists them.
+fn components(v: &View, history: &[StatusChange]) -> Markup {
+    let d = v.d;
+    let days = d.page.uptime_days.clamp(1, 365) as u32;
+    let uptime = d.page.show_uptime.then(|| report(&d.page.time_zone, &d.components, history, days, v.now));
+    let windows = day_windows(&v.tz, days, v.now);
+    let row = |c: &Component| {
+        let series = uptime.as_ref().and_then(|r| r.components.iter().find(|x| x.id == c.id.to_string()));
+        html! {
+            li.comp data-component=(c.id) {
+                div.row {
+                    span.name { (c.name) }
+                    (status_badge(v, c.status))
+                }
+                @if !c.description.is_empty() { p.cdesc { (c.description) } }
+                @if let Some(s) = series {
+                    (bar(v, c, &s.days, s.uptime, &windows))
+                }
+            }
+        }
+    };
+    let mut groups: Vec<&ComponentGroup> = d.groups.iter().collect();
+    groups.sort_by_key(|g| (g.order, g.id));
+    let ungrouped: Vec<&Component> = d.components.iter().filter(|c| c.group_id.is_none()).collect();
+    html! {
+        @for g in groups {
+            @let members: Vec<&Component> = d.components.iter().filter(|c| c.group_id == Some(g.id)).collect();
+            @if !members.is_empty() {
+                @let worst = members.iter().map(|c| c.status).max_by_key(|s| s.severity()).unwrap_or(ComponentStatus::Operational);
+                details.group open data-group=(g.id) {
+                    summary {
+                        span.name { (g.name) }
+                        " "
+                        (status_badge(v, worst))
+                    }
+                    ul.comps { @for c in members { (row(c)) } }
+                }
+            }
+        }
+        @if !ungrouped.is_empty() {
+            ul.comps { @for c in ungrouped { (row(c)) } }
+        }
+    }
+}
+
+/// A component's daily uptime cells. Each is focusable and carries its
+/// tooltip as real text (date, share up, what happened), so hovering,
+/// focusing and screen readers all get the same.
+fn bar(
+    v: &View,
+    c: &Component,
+    days: &[DayUptime],
+    total: Option<f64>,
+    windows: &[(jiff::civil::Date, Timestamp, Timestamp)],
+) -> Markup {
+    let caption = v.lang.tn("uptime.caption", days.len() as i64);
+    html! {
+        div.uptime {
+            ol.bar aria-label={ (c.name) ": " (caption) } {
+                @for (day, w) in days.iter().zip(windows) {
+                    @let cls = day.worst_status.map(status_class).unwrap_or("s-none");
+                    li class={ "cell " (cls) } tabindex="0" {
+                        span.tip {
+                            strong { (day.date) } br;
+                            @match day.uptime {
+                                Some(u) => { (format!("{u:.2}")) "% " (v.t("label.uptime")) }
+                                None => { (v.t("label.no_data")) }
+                            }
+                            @if day.outage_minutes > 0 { br; (v.lang.tn("label.outage_minutes", day.outage_minutes)) }
+                            br;
+                            (happened(v, c.id, w.1, w.2))
+                        }
+                    }
+                }
+            }
+            p.legend {
+                span { (v.lang.tn("label.days_ago", days.len() as i64)) }
+                @if let Some(t) = total { span.total { (format!("{t:.2}")) "% " (v.t("label.uptime")) } }
+                span { (v.t("label.today")) }
+            }
+        }
+    }
+}
+
+/// The incidents and maintenance that touched a component within a day.
+fn happened(v: &View, component: Id, start: Timestamp, end: Timestamp) -> String {
+    let d = v.d;
+    let incidents = d.incidents.iter().filter(|i| {
+        i.affected_components.contains(&component) && i.created_at < end && i.resolved_at.unwrap_or(v.now) >= start
+    });
+    let windows = d.maintenance.iter().chain(&d.past_maintenance).filter(|m| {
+        m.status != MaintenanceStatus::Cancelled
+            && m.affected_components.contains(&component)
+            && m.scheduled_start_time < end
+            && m.scheduled_end_time >= start
+    });
+    let titles: Vec<&str> =
+        incidents.map(|i| i.title.as_str()).chain(windows.map(|m| m.title.as_str())).take(3).collect();
+    if titles.is_empty() { v.t("label.no_incidents_day").to_string() } else { titles.join("; ") }
+}

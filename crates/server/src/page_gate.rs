@@ -1,0 +1,85 @@
+//! The password gate of private pages. A visitor who gives the right password
+//! (`POST /api/verify-page-password`) gets a cookie that opens that one page
+//! for a week: `{expiry ms}.{HMAC-SHA256}` over the page id and the expiry,
+//! keyed with the page's password hash. The hash never leaves the server and
+//! carries a random salt, so the cookie cannot be forged, and changing or
+//! removing the password ends every cookie made with the old one. No session
+//! table, and it works the same on every instance.
+
+use axum::http::{HeaderMap, HeaderValue, header};
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+use upstate_core::{Id, Timestamp};
+use upstate_store::public::PageData;
+
+pub const LIFETIME_SECS: i64 = 7 * 86_400;
+
+pub fn cookie_name(page_id: Id) -> String {
+    format!("upstate_page_{page_id}")
+}
+
+fn mac(hash: &str, page_id: Id, expires: i64) -> Option<Hmac<Sha256>> {
+    let mut m = Hmac::<Sha256>::new_from_slice(hash.as_bytes()).ok()?;
+    m.update(format!("{page_id}.{expires}").as_bytes());
+    Some(m)
+}
+
+/// The cookie value opening `page_id` until `expires`.
+pub fn cookie_value(hash: &str, page_id: Id, expires: Timestamp) -> String {
+    let tag = mac(hash, page_id, expires.millis()).map(|m| hex::encode(m.finalize().into_bytes())).unwrap_or_default();
+    format!("{}.{tag}", expires.millis())
+}
+
+/// Whether the request carries a valid, unexpired cookie for this page.
+fn valid(hash: &str, page_id: Id, value: &str) -> bool {
+    let Some((expires, tag)) = value.split_once('.') else { return false };
+    let (Ok(expires), Ok(tag)) = (expires.parse::<i64>(), hex::decode(tag)) else { return false };
+    expires > Timestamp::now().millis() && mac(hash, page_id, expires).is_some_and(|m| m.verify_slice(&tag).is_ok())
+}
+
+/// Whether this request may see the page: public pages always, gated ones
+/// with their cookie.
+pub fn opens(d: &PageData, headers: &HeaderMap) -> bool {
+    let Some(hash) = d.password_hash.as_deref().filter(|_| d.gated()) else { return d.page.is_public };
+    let name = cookie_name(d.page.id);
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(cookie::Cookie::split_parse)
+        .filter_map(Result::ok)
+        .any(|c| c.name() == name && valid(hash, d.page.id, c.value()))
+}
+
+/// The Set-Cookie header opening a page for a week: HttpOnly (scripts
+/// never see it), SameSite=Lax, Secure unless serving plain http on loopback.
+pub fn set_cookie(page_id: Id, hash: &str, secure: bool) -> (HeaderValue, Timestamp) {
+    let expires = Timestamp::now().plus_millis(LIFETIME_SECS * 1000);
+    let c = cookie::Cookie::build((cookie_name(page_id), cookie_value(hash, page_id, expires)))
+        .http_only(true)
+        .same_site(cookie::SameSite::Lax)
+        .secure(secure)
+        .path("/")
+        .max_age(cookie::time::Duration::seconds(LIFETIME_SECS))
+        .build();
+    (HeaderValue::from_str(&c.to_string()).unwrap_or(HeaderValue::from_static("")), expires)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cookies_open_only_their_page_until_expiry_and_only_with_that_hash() {
+        let later = Timestamp::now().plus_millis(60_000);
+        let v = cookie_value("$argon2id$abc", 7, later);
+        assert!(valid("$argon2id$abc", 7, &v));
+        assert!(!valid("$argon2id$abd", 7, &v), "another password's hash");
+        assert!(!valid("$argon2id$abc", 8, &v), "another page");
+        let past = cookie_value("$argon2id$abc", 7, Timestamp::now().plus_millis(-1));
+        assert!(!valid("$argon2id$abc", 7, &past), "expired");
+        let forged = format!("{}.{}", later.plus_millis(1).millis(), v.split_once('.').map(|x| x.1).unwrap_or(""));
+        assert!(!valid("$argon2id$abc", 7, &forged), "expiry moved");
+        assert!(!valid("$argon2id$abc", 7, "garbage"));
+    }
+}

@@ -1,0 +1,268 @@
+//! The status page in HTML: `/s/{slug}`, its incidents, maintenance windows
+//! and monthly history, `/` for custom domains (or the default page), and the
+//! page's static assets. Bodies come from the page snapshot, per language,
+//! rebuilt at most every 30 s (relative times age) or at once on a change.
+//! These are pages for people, not API operations, so they are not in the
+//! OpenAPI document.
+
+use crate::error::ApiError;
+use crate::html::{self, View, assets};
+use crate::i18n::Lang;
+use crate::page_gate;
+use crate::routes::public::{limit_route, serve, serve_page, visible_page};
+use crate::snapshot::{Body, Snapshot};
+use crate::state::AppState;
+use axum::Router;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use jiff::civil::Date;
+use serde::Deserialize;
+use upstate_core::{Id, Timestamp};
+use upstate_store::public as store_public;
+
+/// No scripts, styles or frames from anywhere else; images (the page's logo)
+/// may come from anywhere. Inline style is allowed for the accent colour.
+const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src * data:; \
+                   connect-src 'self'; manifest-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+pub fn router(state: &AppState) -> Router<AppState> {
+    let per_minute = state.settings.public_limits.page;
+    Router::new()
+        .route("/", limit_route(state, get(root), per_minute))
+        .route("/s/{slug}", limit_route(state, get(page), per_minute))
+        .route("/s/{slug}/incidents/{id}", limit_route(state, get(incident), per_minute))
+        .route("/s/{slug}/maintenance/{id}", limit_route(state, get(maintenance), per_minute))
+        .route("/s/{slug}/history", limit_route(state, get(history), per_minute))
+        .route("/assets/{name}", get(asset))
+}
+
+#[derive(Deserialize, Default)]
+pub struct PageQuery {
+    lang: Option<String>,
+    /// Set by the password form's redirect after a failed attempt.
+    error: Option<String>,
+    month: Option<String>,
+}
+
+/// The page a host name stands for: a page's custom domain, else the
+/// configured default page.
+pub async fn host_slug(state: &AppState, headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    if let Some(slug) = state.snapshots.slug_for_host(host).await? {
+        return Ok(Some(slug));
+    }
+    Ok(state.settings.default_page.clone())
+}
+
+async fn root(State(state): State<AppState>, headers: HeaderMap, q: Query<PageQuery>, uri: Uri) -> Response {
+    match host_slug(&state, &headers).await {
+        Ok(Some(slug)) => page(State(state), Path(slug), headers, q, uri).await,
+        Ok(None) => {
+            ApiError::NotFound("no status page is served at this host; pages live at /s/{slug}".into()).into_response()
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+/// What an HTML route shows.
+enum Kind {
+    Page,
+    Incident(Id),
+    Maintenance(Id),
+    /// A month, or the current one.
+    History(Option<(i16, i8)>),
+}
+
+impl Kind {
+    fn key(&self) -> String {
+        match self {
+            Kind::Page => "page".into(),
+            Kind::Incident(id) => format!("incident:{id}"),
+            Kind::Maintenance(id) => format!("maintenance:{id}"),
+            Kind::History(None) => "history".into(),
+            Kind::History(Some((y, m))) => format!("history:{y}-{m}"),
+        }
+    }
+}
+
+async fn page(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    headers: HeaderMap,
+    Query(q): Query<PageQuery>,
+    uri: Uri,
+) -> Response {
+    render(&state, &slug, &headers, &q, &uri, Kind::Page).await
+}
+
+async fn incident(
+    State(state): State<AppState>,
+    Path((slug, id)): Path<(String, Id)>,
+    headers: HeaderMap,
+    Query(q): Query<PageQuery>,
+    uri: Uri,
+) -> Response {
+    render(&state, &slug, &headers, &q, &uri, Kind::Incident(id)).await
+}
+
+async fn maintenance(
+    State(state): State<AppState>,
+    Path((slug, id)): Path<(String, Id)>,
+    headers: HeaderMap,
+    Query(q): Query<PageQuery>,
+    uri: Uri,
+) -> Response {
+    render(&state, &slug, &headers, &q, &uri, Kind::Maintenance(id)).await
+}
+
+async fn history(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    headers: HeaderMap,
+    Query(q): Query<PageQuery>,
+    uri: Uri,
+) -> Response {
+    let month = match q.month.as_deref().map(parse_month) {
+        None => None,
+        Some(Some(m)) => Some(m),
+        Some(None) => return ApiError::validation("month", "must be a month as YYYY-MM, from 2000-01").into_response(),
+    };
+    render(&state, &slug, &headers, &q, &uri, Kind::History(month)).await
+}
+
+/// The HTML of `kind`, or None when there is no such thing to show.
+async fn build(state: &AppState, v: &View<'_>, snap: &Snapshot, kind: &Kind) -> Result<Option<String>, ApiError> {
+    let d = &snap.data;
+    Ok(match *kind {
+        Kind::Page => Some(html::status_page(v, snap.history(&state.db).await?)),
+        Kind::Incident(id) => match d.incidents.iter().find(|i| i.id == id) {
+            Some(i) => Some(html::incident(v, i)),
+            None => store_public::incident(&state.db, snap.page_id, id).await?.map(|i| html::incident(v, &i)),
+        },
+        Kind::Maintenance(id) => match d.maintenance.iter().chain(&d.past_maintenance).find(|m| m.id == id) {
+            Some(m) => Some(html::maintenance(v, m)),
+            None => store_public::maintenance(&state.db, snap.page_id, id).await?.map(|m| html::maintenance(v, &m)),
+        },
+        Kind::History(month) => month_history(state, v, snap, month).await?,
+    })
+}
+
+async fn month_history(
+    state: &AppState,
+    v: &View<'_>,
+    snap: &Snapshot,
+    month: Option<(i16, i8)>,
+) -> Result<Option<String>, ApiError> {
+    let today = v.zoned_now().date();
+    let current = (today.year(), today.month());
+    let month = month.unwrap_or(current);
+    if month > current {
+        return Ok(None);
+    }
+    let start = |(y, m): (i16, i8)| -> Result<Timestamp, ApiError> {
+        let date = Date::new(y, m, 1).map_err(|e| ApiError::Internal(e.to_string()))?;
+        let z = date.to_zoned(v.tz.clone()).map_err(|e| ApiError::Internal(e.to_string()))?;
+        Ok(Timestamp::from_millis(z.timestamp().as_millisecond()))
+    };
+    let h = store_public::history(&state.db, snap.page_id, start(month)?, start(month_after(month))?).await?;
+    let fmt = |(y, m): (i16, i8)| format!("{y:04}-{m:02}");
+    let created = v.zoned(snap.data.page.created_at).map(|z| (z.year(), z.month())).unwrap_or(month);
+    let prev = (month > created).then(|| fmt(month_before(month)));
+    let next = (month < current).then(|| fmt(month_after(month)));
+    Ok(Some(html::history(v, month, &h, prev, next)))
+}
+
+/// `YYYY-MM` → (year, month).
+fn parse_month(s: &str) -> Option<(i16, i8)> {
+    let (y, m) = s.split_once('-')?;
+    let (y, m) = (y.parse::<i16>().ok()?, m.parse::<i8>().ok()?);
+    ((2000..=9998).contains(&y) && (1..=12).contains(&m) && s.len() == 7).then_some((y, m))
+}
+
+fn month_after((y, m): (i16, i8)) -> (i16, i8) {
+    if m == 12 { (y + 1, 1) } else { (y, m + 1) }
+}
+
+fn month_before((y, m): (i16, i8)) -> (i16, i8) {
+    if m == 1 { (y - 1, 12) } else { (y, m - 1) }
+}
+
+/// The common path of every HTML page: find the page, choose the language,
+/// show the password form to visitors without the page's cookie, else serve
+/// the cached body or build it.
+async fn render(state: &AppState, slug: &str, headers: &HeaderMap, q: &PageQuery, uri: &Uri, kind: Kind) -> Response {
+    let snap = match visible_page(state, slug).await {
+        Ok(s) => s,
+        Err(e) => return e.into_response(),
+    };
+    let lang = Lang::negotiate(q.lang.as_deref(), headers);
+    if !page_gate::opens(&snap.data, headers) {
+        let error = match q.error.as_deref() {
+            Some("throttled") => Some("password.throttled"),
+            Some(_) => Some("password.wrong"),
+            None => None,
+        };
+        let next = uri.path_and_query().map_or("/", |p| p.as_str());
+        let body = html::gate(&View::new(&snap.data, lang, snap.version), next, error);
+        let mut res = (StatusCode::UNAUTHORIZED, body).into_response();
+        html_headers(&mut res);
+        res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        return res;
+    }
+    let key = format!("html:{}:{}", kind.key(), lang.code());
+    let body = match snap.timed(&key) {
+        Some(b) => b,
+        None => {
+            let view = View::new(&snap.data, lang, snap.version);
+            match build(state, &view, &snap, &kind).await {
+                Ok(Some(html)) => snap.keep_timed(key, Body::typed(html.into_bytes(), "text/html; charset=utf-8")),
+                Ok(None) => return ApiError::NotFound(format!("nothing at {}", uri.path())).into_response(),
+                Err(e) => return e.into_response(),
+            }
+        }
+    };
+    let mut res = serve_page(&snap, headers, &body);
+    html_headers(&mut res);
+    res
+}
+
+fn html_headers(res: &mut Response) {
+    let h = res.headers_mut();
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("strict-origin-when-cross-origin"));
+    let vary = match h.get(header::VARY).and_then(|v| v.to_str().ok()) {
+        Some(v) if v.contains("Cookie") => "Accept-Encoding, Accept-Language, Cookie",
+        _ => "Accept-Encoding, Accept-Language",
+    };
+    h.insert(header::VARY, HeaderValue::from_static(vary));
+}
+
+async fn asset(Path(name): Path<String>, headers: HeaderMap, uri: Uri) -> Response {
+    let Some(a) = assets::named(&name) else {
+        return ApiError::NotFound(format!("no asset {name:?}")).into_response();
+    };
+    let mut res = serve(&headers, &a.body);
+    // Only the URL with the current hash is immutable; others may change.
+    if uri.query().is_some_and(|q| a.url.ends_with(q)) {
+        res.headers_mut()
+            .insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=31536000, immutable"));
+    }
+    res
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn months_parse_strictly_and_roll_over() {
+        assert_eq!(parse_month("2026-11"), Some((2026, 11)));
+        for bad in ["2026-13", "2026-1", "26-01", "1999-12", "2026-00", "x"] {
+            assert_eq!(parse_month(bad), None, "{bad}");
+        }
+        assert_eq!(month_after((2026, 12)), (2027, 1));
+        assert_eq!(month_before((2026, 1)), (2025, 12));
+    }
+}

@@ -1,0 +1,96 @@
+//! `GET /api/public/status/{slug}/events`: a server-sent event stream per
+//! page. It sends a `status` event at once and after every change of the
+//! page (this instance's writes, and other instances' through PostgreSQL
+//! notifications), so an open status page follows within a second. Each
+//! event carries the snapshot version and the overall status; the page's
+//! script fetches the fresh HTML when the version moves.
+
+use crate::error::ApiError;
+use crate::openapi::PublicErrors;
+use crate::routes::public::{limited, page, public};
+use crate::snapshot::Snapshot;
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures_util::stream::{self, Stream, StreamExt};
+use serde::Serialize;
+use std::convert::Infallible;
+use std::time::Duration;
+use tokio::sync::broadcast::error::RecvError;
+use upstate_core::public::{overall_status, status_label};
+use upstate_core::{ComponentStatus, Timestamp};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(limited(state, routes!(events), state.settings.public_limits.page))
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct StatusEvent {
+    /// Moves whenever anything on the page changed.
+    version: u64,
+    status: ComponentStatus,
+    status_label: &'static str,
+    last_updated: Timestamp,
+}
+
+fn status_event(snap: &Snapshot) -> Event {
+    let d = &snap.data;
+    let status = overall_status(&d.components, &d.incidents);
+    let body =
+        StatusEvent { version: snap.version, status, status_label: status_label(status), last_updated: d.updated_at };
+    Event::default().event("status").json_data(body).unwrap_or_else(|_| Event::default().comment("unserializable"))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/public/status/{slug}/events",
+    tag = "public",
+    operation_id = "publicEvents",
+    summary = "Server-sent events: a `status` event now and after every change of the page",
+    params(("slug" = String, Path, description = "The page's slug")),
+    responses((status = 200, description = "text/event-stream of `status` events", body = StatusEvent, content_type = "text/event-stream"), PublicErrors)
+)]
+async fn events(State(state): State<AppState>, Path(slug): Path<String>, headers: HeaderMap) -> Response {
+    public(
+        async {
+            // Subscribe before reading the snapshot: a change in between is
+            // then an event, not a gap.
+            let changes = state.db.changes.subscribe();
+            let snap = page(&state, &slug, &headers).await?;
+            let first = stream::once(std::future::ready(Ok::<_, Infallible>(status_event(&snap))));
+            let rest = follow(state.clone(), slug, snap.page_id, changes);
+            let stream = first.chain(rest).take_until(crate::SHUTDOWN.clone().cancelled_owned());
+            let mut res =
+                Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response();
+            res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            res.headers_mut().insert("x-accel-buffering", HeaderValue::from_static("no"));
+            Ok::<_, ApiError>(res)
+        }
+        .await,
+    )
+}
+
+/// One event per change of this page (a lagging receiver counts as one).
+fn follow(
+    state: AppState,
+    slug: String,
+    page_id: i64,
+    changes: tokio::sync::broadcast::Receiver<Option<i64>>,
+) -> impl Stream<Item = Result<Event, Infallible>> {
+    stream::unfold((state, slug, changes), move |(state, slug, mut changes)| async move {
+        loop {
+            match changes.recv().await {
+                Ok(Some(id)) if id != page_id => continue,
+                Ok(_) | Err(RecvError::Lagged(_)) => {}
+                Err(RecvError::Closed) => return None,
+            }
+            // The page is gone, renamed or made private: end the stream.
+            let snap = state.snapshots.get(&slug).await.ok().flatten().filter(|s| s.page_id == page_id)?;
+            return Some((Ok(status_event(&snap)), (state, slug, changes)));
+        }
+    })
+}
