@@ -23,5 +23,6 @@ mod openapi;
 mod pages;
 mod public;
 mod rate_limits;
+mod status_html;
 mod two_factor;
 mod v2;

@@ -70,9 +70,8 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: QuickLinkFields) -> StoreResul
             .await?
         }),
     };
-    let row: Row =
-        on_tx!(&mut tx, |c| {
-            sqlx::query_as(concat!(
+    let row: Row = on_tx!(&mut tx, |c| {
+        sqlx::query_as(concat!(
         "INSERT INTO quick_links (page_id, label, url, position, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING ",
         cols!()
     ))
@@ -83,7 +82,7 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: QuickLinkFields) -> StoreResul
     .bind(Timestamp::now().millis())
     .fetch_one(c)
     .await?
-        });
+    });
     let link = QuickLink::from(row);
     tx.audit("quicklink.create", "quicklink", Some(link.id), json!(link)).await?;
     tx.touch(page_id).await?;
