@@ -10,6 +10,7 @@ mod app_pages;
 mod atlassian;
 mod audit;
 mod auth;
+mod browser;
 mod cli;
 mod components;
 mod embeds;

@@ -67,6 +67,7 @@ async fn password_gate_opens_page_json_and_feeds_only_with_the_cookie(b: Backend
     // Without the cookie: the form, never the content.
     let gate = fetch(&s, "/s/acme", &[]).await;
     assert_eq!(gate.status, 401);
+    assert_eq!(gate.header("content-type"), "text/html; charset=utf-8");
     assert!(gate.text.contains(r#"<form method="post" action="/api/verify-page-password">"#));
     assert!(gate.text.contains(r#"type="password""#) && gate.text.contains("This status page is private"));
     for secret in ["Public API", "Database upgrade", "Errors", "Acme's services", "acme.png", "/api/feed/rss"] {

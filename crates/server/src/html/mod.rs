@@ -169,7 +169,10 @@ fn document(v: &View, title: &str, main: Markup, content: bool) -> String {
                 @if content && !p.description.is_empty() { meta name="description" content=(p.description); }
                 link rel="icon" href=(p.favicon_url.as_deref().unwrap_or(assets::FAVICON_URL));
                 @if content {
-                    link rel="manifest" href={ "/api/manifest?page=" (slug) };
+                    // A private page's manifest needs the page cookie, which
+                    // manifest fetches only send when asked to.
+                    link rel="manifest" href={ "/api/manifest?page=" (slug) }
+                        crossorigin=[v.d.gated().then_some("use-credentials")];
                     link rel="alternate" type="application/rss+xml" title=(v.t("nav.rss")) href={ "/api/feed/rss?page=" (slug) };
                     link rel="alternate" type="application/atom+xml" title=(v.t("nav.atom")) href={ "/api/feed/rss?format=atom&page=" (slug) };
                 }

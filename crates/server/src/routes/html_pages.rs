@@ -206,7 +206,8 @@ async fn render(state: &AppState, slug: &str, headers: &HeaderMap, q: &PageQuery
         };
         let next = uri.path_and_query().map_or("/", |p| p.as_str());
         let body = html::gate(&View::new(&snap.data, lang, snap.version), next, error);
-        let mut res = (StatusCode::UNAUTHORIZED, body).into_response();
+        let mut res =
+            (StatusCode::UNAUTHORIZED, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response();
         html_headers(&mut res);
         res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
         return res;

@@ -1,0 +1,375 @@
+//! The public page in a real browser: headless Chromium driven over
+//! WebDriver (Debian's `chromium` and `chromium-driver`), with axe-core
+//! (from npm) checking accessibility. Screenshots land in
+//! `target/screenshots/`. Without Chromium these tests say they skipped,
+//! unless `UPSTATE_TEST_BROWSER=required` (CI) makes that a failure.
+
+use crate::on_both_backends;
+use crate::status_html::quick_link;
+use crate::support::{Backend, Server};
+use fantoccini::actions::InputSource;
+use fantoccini::wd::WebDriverCompatibleCommand;
+use fantoccini::{Client, ClientBuilder, Locator};
+use reqwest::Method;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+on_both_backends!(page_works_in_chromium_and_passes_axe);
+on_both_backends!(password_gate_in_chromium);
+
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn axe_path() -> PathBuf {
+    std::env::var_os("UPSTATE_TEST_AXE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/browser-test/node_modules/axe-core/axe.min.js"))
+}
+
+/// Whether the browser tests can run here; panics when CI requires them.
+fn browser_available(test: &str) -> bool {
+    let missing: Vec<String> = [PathBuf::from(CHROMEDRIVER), PathBuf::from(CHROMIUM), axe_path()]
+        .into_iter()
+        .filter(|p| !p.exists())
+        .map(|p| p.display().to_string())
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    let msg = format!("{test}: missing {missing:?} (apt-get install chromium chromium-driver; scripts/browser-deps)");
+    assert!(std::env::var("UPSTATE_TEST_BROWSER").as_deref() != Ok("required"), "{msg}");
+    eprintln!("skipping the browser test {msg}");
+    false
+}
+
+/// A chromedriver process and a headless Chromium session on it.
+struct Driver {
+    process: Child,
+    client: Option<Client>,
+    _profile: tempfile::TempDir,
+}
+
+impl Driver {
+    async fn start(extra_args: &[&str]) -> Driver {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let process = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start chromedriver");
+        let url = format!("http://127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while reqwest::get(format!("{url}/status")).await.is_err() {
+            assert!(Instant::now() < deadline, "chromedriver did not start");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let profile = tempfile::tempdir().unwrap();
+        // The flags the machine notes ask for: no sandbox as root, and no
+        // background traffic (this network is closed).
+        let mut args = vec![
+            "--headless=new".to_string(),
+            "--no-sandbox".into(),
+            "--disable-gpu".into(),
+            "--disable-dev-shm-usage".into(),
+            "--disable-quic".into(),
+            "--no-first-run".into(),
+            "--disable-background-networking".into(),
+            "--disable-component-update".into(),
+            "--disable-sync".into(),
+            format!("--user-data-dir={}", profile.path().display()),
+        ];
+        args.extend(extra_args.iter().map(|a| a.to_string()));
+        let caps = json!({
+            "goog:chromeOptions": {"binary": CHROMIUM, "args": args},
+            "goog:loggingPrefs": {"browser": "ALL"},
+        });
+        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        let client = ClientBuilder::new(connector)
+            .capabilities(caps.as_object().unwrap().clone())
+            .connect(&url)
+            .await
+            .expect("WebDriver session");
+        Driver { process, client: Some(client), _profile: profile }
+    }
+
+    fn c(&self) -> &Client {
+        self.client.as_ref().unwrap()
+    }
+
+    async fn js(&self, script: &str) -> Value {
+        self.c().execute(script, vec![]).await.unwrap_or_else(|e| panic!("{script}: {e}"))
+    }
+
+    /// Waits up to `within` for a script to return true; returns the time it took.
+    async fn until(&self, script: &str, within: Duration) -> Option<Duration> {
+        let start = Instant::now();
+        while start.elapsed() < within {
+            if self.js(script).await == json!(true) {
+                return Some(start.elapsed());
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        None
+    }
+
+    /// The console's errors since the last call (Chromium's log endpoint).
+    async fn console_errors(&self) -> Vec<String> {
+        let entries = self.c().issue_cmd(BrowserLog).await.expect("browser log");
+        entries
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|e| e["level"] == "SEVERE")
+            .map(|e| e["message"].as_str().unwrap_or("").to_string())
+            .collect()
+    }
+
+    async fn screenshot(&self, name: &str) {
+        let png = self.c().screenshot().await.expect("screenshot");
+        let dir = root().join("target/screenshots");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+    }
+
+    /// axe-core's WCAG 2.0–2.2 A/AA violations on the current page.
+    async fn axe(&self) -> Vec<Value> {
+        let source = std::fs::read_to_string(axe_path()).expect("axe-core");
+        self.c().execute(&source, vec![]).await.expect("load axe-core");
+        let script = "const done = arguments[arguments.length - 1];
+            axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']}})
+              .then(r => done(r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+                  nodes: v.nodes.map(n => n.html).slice(0, 3)}))))
+              .catch(e => done([{id: 'axe-error', help: String(e)}]));";
+        let out = self.c().execute_async(script, vec![]).await.expect("axe.run");
+        out.as_array().cloned().unwrap_or_default()
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        if let Some(client) = self.client.take() {
+            // Ends the browser; the driver process goes next.
+            let _ = futures_util::FutureExt::now_or_never(client.close());
+        }
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+/// chromedriver's `POST /session/{id}/se/log` (outside the W3C standard).
+#[derive(Debug)]
+struct BrowserLog;
+
+impl WebDriverCompatibleCommand for BrowserLog {
+    fn endpoint(&self, base: &url::Url, session: Option<&str>) -> Result<url::Url, url::ParseError> {
+        base.join(&format!("session/{}/se/log", session.unwrap_or("")))
+    }
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        (http::Method::POST, Some(r#"{"type":"browser"}"#.to_string()))
+    }
+}
+
+/// A page with every section; the logo comes from this server (the test
+/// network reaches nothing else).
+async fn seed(s: &Server) -> (i64, i64) {
+    let logo = format!("{}/assets/favicon.svg", s.base);
+    let p = s
+        .post(
+            "/api/v1/statuspages",
+            json!({"name": "Acme", "slug": "acme", "description": "Acme's services",
+            "logoUrl": logo, "accentColor": "#aa3300", "uptimeDays": 60, "timeZone": "Europe/Berlin"}),
+        )
+        .await
+        .data(201)["id"]
+        .as_i64()
+        .unwrap();
+    let g = s.group(p, "Core services").await;
+    let api = s
+        .post(
+            "/api/v1/components",
+            json!({"name": "Public API", "statusPageId": p, "groupId": g, "description": "REST"}),
+        )
+        .await
+        .data(201)["id"]
+        .as_i64()
+        .unwrap();
+    s.post("/api/v1/components", json!({"name": "Website", "statusPageId": p, "status": "degraded"})).await.data(201);
+    s.post(
+        "/api/v1/incidents",
+        json!({"title": "Slow logins", "statusPageId": p, "impact": "minor",
+        "message": "Logins take long; we are on it", "componentIds": [api]}),
+    )
+    .await
+    .data(201);
+    s.post(
+        "/api/v1/maintenance",
+        json!({"title": "Database upgrade", "statusPageId": p, "description": "Postgres 17",
+        "scheduledStartTime": "2099-03-01T02:00:00Z", "scheduledEndTime": "2099-03-01T04:00:00Z"}),
+    )
+    .await
+    .data(201);
+    quick_link(s, p, "Support", "https://support.example.com/").await;
+    (p, api)
+}
+
+fn report(violations: &[Value]) -> String {
+    serde_json::to_string_pretty(violations).unwrap_or_default()
+}
+
+async fn page_works_in_chromium_and_passes_axe(b: Backend) {
+    if !browser_available("page_works_in_chromium_and_passes_axe") {
+        return;
+    }
+    let s = Server::start(b).await;
+    let (_, api) = seed(&s).await;
+    let name = match b {
+        Backend::Sqlite => "sqlite",
+        Backend::Postgres => "postgres",
+    };
+    let d = Driver::start(&[]).await;
+    d.c().set_window_size(1280, 1000).await.unwrap();
+    d.c().goto(&format!("{}/s/acme", s.base)).await.unwrap();
+
+    // Every section renders.
+    for css in [".banner", "#inc-h", "#mnt-h", "#cmp-h", "details.group", ".links", ".bar .cell", "footer .langs"] {
+        d.c().find(Locator::Css(css)).await.unwrap_or_else(|_| panic!("{css} missing"));
+    }
+    assert_eq!(d.js("return document.querySelector('.banner .label').textContent").await, "Degraded Performance");
+    assert_eq!(d.js("return document.querySelectorAll('.bar').length").await, 2);
+    // The script is running: the live stream is connected.
+    let live = d.until("return document.body.dataset.live === 'on'", Duration::from_secs(10)).await;
+    assert!(live.is_some(), "event stream connected");
+
+    // Uptime tooltips: today's cell shows its tooltip on focus, another on hover.
+    let cell = d.c().find(Locator::Css(".bar .cell:last-child")).await.unwrap();
+    let hidden = "return getComputedStyle(document.querySelector('.bar .cell:nth-child(3) .tip')).visibility";
+    assert_eq!(d.js(hidden).await, "hidden");
+    d.js("document.querySelector('.bar .cell:last-child').focus()").await;
+    let tip = "return getComputedStyle(document.querySelector('.bar .cell:last-child .tip')).visibility";
+    assert_eq!(d.js(tip).await, "visible", "focus shows the tooltip");
+    assert!(cell.text().await.unwrap().contains("Slow logins"), "today's tooltip names the incident");
+    let other = d.c().find(Locator::Css(".bar .cell:nth-child(3)")).await.unwrap();
+    let hover = fantoccini::actions::MouseActions::new("mouse".to_string()).then(
+        fantoccini::actions::PointerAction::MoveToElement { element: other.clone(), duration: None, x: 0.0, y: 0.0 },
+    );
+    d.c().perform_actions(hover).await.unwrap();
+    assert_eq!(d.js(hidden).await, "visible", "hover shows the tooltip");
+    // Keyboard: one tab stop per bar, arrows move along it.
+    assert_eq!(d.js("return document.querySelectorAll('.bar .cell[tabindex=\"0\"]').length").await, 2);
+    cell.send_keys("\u{E012}").await.unwrap(); // ArrowLeft
+    assert_eq!(
+        d.js("return document.activeElement === document.querySelector('.bar .cell:nth-last-child(2)')").await,
+        true
+    );
+
+    // Accessibility, desktop.
+    let violations = d.axe().await;
+    assert!(violations.is_empty(), "axe (desktop): {}", report(&violations));
+    d.screenshot(&format!("{name}-desktop")).await;
+
+    // A status change arrives live, without a reload, within a second.
+    d.js("window.__noReload = 'still here'").await;
+    let changed = Instant::now();
+    s.send(
+        Method::PATCH,
+        &format!("/api/v1/components/{api}/status"),
+        Some(&s.key),
+        Some(json!({"status": "major_outage"})),
+    )
+    .await
+    .data(200);
+    let seen = d
+        .until(
+            "return document.querySelector('.banner .label').textContent === 'Major System Outage'",
+            Duration::from_secs(3),
+        )
+        .await;
+    let took = changed.elapsed();
+    assert!(seen.is_some(), "the change never showed");
+    assert!(took < Duration::from_secs(1), "shown after {took:?}");
+    assert_eq!(d.js("return window.__noReload").await, "still here", "no reload");
+    let status = "return document.querySelector('[data-component] .st').dataset.status";
+    assert_eq!(d.js(status).await, "major_outage");
+
+    // Phone width: no sideways scrolling, still accessible.
+    d.c().set_window_size(390, 844).await.unwrap();
+    d.c().goto(&format!("{}/s/acme", s.base)).await.unwrap();
+    assert_eq!(d.js("return document.documentElement.scrollWidth <= window.innerWidth").await, true);
+    let violations = d.axe().await;
+    assert!(violations.is_empty(), "axe (phone): {}", report(&violations));
+    d.screenshot(&format!("{name}-phone")).await;
+
+    // Other pages of the site, too.
+    for path in ["/s/acme/history", "/s/acme?lang=ja"] {
+        d.c().goto(&format!("{}{path}", s.base)).await.unwrap();
+        let violations = d.axe().await;
+        assert!(violations.is_empty(), "axe ({path}): {}", report(&violations));
+    }
+    let errors = d.console_errors().await;
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+    drop(d);
+
+    // Dark mode follows the visitor's preference, and stays accessible.
+    let dark = Driver::start(&["--blink-settings=preferredColorScheme=0"]).await;
+    dark.c().set_window_size(1280, 1000).await.unwrap();
+    dark.c().goto(&format!("{}/s/acme", s.base)).await.unwrap();
+    assert_eq!(dark.js("return matchMedia('(prefers-color-scheme: dark)').matches").await, true);
+    assert_eq!(dark.js("return getComputedStyle(document.body).backgroundColor").await, "rgb(13, 17, 23)");
+    let violations = dark.axe().await;
+    assert!(violations.is_empty(), "axe (dark): {}", report(&violations));
+    dark.screenshot(&format!("{name}-dark")).await;
+    let errors = dark.console_errors().await;
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
+async fn password_gate_in_chromium(b: Backend) {
+    if !browser_available("password_gate_in_chromium") {
+        return;
+    }
+    let s = Server::start(b).await;
+    let (p, _) = seed(&s).await;
+    s.patch(&format!("/api/v1/statuspages/{p}"), json!({"isPublic": false})).await.data(200);
+    s.send(
+        Method::PUT,
+        &format!("/api/v1/statuspages/{p}/password"),
+        Some(&s.key),
+        Some(json!({"password": "open sesame"})),
+    )
+    .await
+    .data(200);
+    let d = Driver::start(&[]).await;
+    d.c().goto(&format!("{}/s/acme/history", s.base)).await.unwrap();
+    assert_eq!(d.js("return document.body.innerText.includes('Public API')").await, false, "no content");
+    let violations = d.axe().await;
+    assert!(violations.is_empty(), "axe (gate): {}", report(&violations));
+
+    // A wrong password: back to the form, with the message announced.
+    d.c().find(Locator::Css("#page-password")).await.unwrap().send_keys("nope nope").await.unwrap();
+    d.c().find(Locator::Css("form button")).await.unwrap().click().await.unwrap();
+    let shown = d.until("return !!document.querySelector('.error[role=alert]')", Duration::from_secs(5)).await;
+    assert!(shown.is_some(), "wrong-password message");
+    assert_eq!(d.js("return document.cookie").await, "", "nothing readable by scripts");
+
+    // The right one: the page the visitor asked for, with its content.
+    d.c().find(Locator::Css("#page-password")).await.unwrap().send_keys("open sesame").await.unwrap();
+    d.c().find(Locator::Css("form button")).await.unwrap().click().await.unwrap();
+    let opened = d.until("return location.pathname === '/s/acme/history'", Duration::from_secs(5)).await;
+    assert!(opened.is_some());
+    d.c().goto(&format!("{}/s/acme", s.base)).await.unwrap();
+    assert_eq!(d.js("return document.body.innerText.includes('Public API')").await, true);
+    assert_eq!(d.js("return document.cookie").await, "", "the page cookie is HttpOnly");
+    let live = d.until("return document.body.dataset.live === 'on'", Duration::from_secs(10)).await;
+    assert!(live.is_some(), "the event stream opens with the cookie too");
+    d.screenshot(&format!("{}-private", if b == Backend::Sqlite { "sqlite" } else { "postgres" })).await;
+    let errors: Vec<String> =
+        d.console_errors().await.into_iter().filter(|e| !e.contains("401 (Unauthorized)")).collect();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
