@@ -103,7 +103,13 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     let local = listener.local_addr()?;
     let cancel = CancellationToken::new();
     let scheduler = tokio::spawn(upstate_jobs::run_scheduler(db.clone(), cancel.clone()));
-    let app = upstate_server::app(db.clone(), &config.server);
+    let mut settings = config.server.clone();
+    if settings.public_url == format!("http://{}", config.addr) {
+        // The default names the address as configured; with port 0 only the
+        // bound address is one visitors can use.
+        settings.public_url = format!("http://{local}");
+    }
+    let app = upstate_server::app(db.clone(), &settings);
     // Scripts and tests read this line to learn the port (useful with :0).
     println!("upstate listening on http://{local}");
     if let Some(token) = upstate_store::users::issue_setup_token(&db, SETUP_VALID_MS).await? {

@@ -54,7 +54,7 @@ async fn statuspage_v2_shapes_and_vocabulary(b: Backend) {
     let page = &summary["page"];
     assert_eq!(page["id"], p.to_string());
     assert_eq!(page["name"], "Acme");
-    assert_eq!(page["url"], "/s/acme");
+    assert_eq!(page["url"], format!("{}/s/acme", s.base), "absolute, like Statuspage's");
     assert_eq!(page["time_zone"], "Europe/Paris");
     assert!(page["updated_at"].is_string());
     assert_eq!(summary["status"], json!({"indicator": "minor", "description": "Degraded Performance"}));
@@ -86,7 +86,7 @@ async fn statuspage_v2_shapes_and_vocabulary(b: Backend) {
     assert_eq!(i["status"], "monitoring");
     assert_eq!(i["impact"], "minor");
     assert!(i["monitoring_at"].is_string() && i["resolved_at"].is_null());
-    assert_eq!(i["shortlink"], format!("/s/acme/incidents/{inc}"));
+    assert_eq!(i["shortlink"], format!("{}/s/acme/incidents/{inc}", s.base));
     assert_eq!(i["components"][0]["id"], api.to_string());
     let u = &i["incident_updates"][0];
     assert_eq!(

@@ -2,11 +2,11 @@
 //! WebDriver (Debian's `chromium` and `chromium-driver`), with axe-core
 //! (from npm) checking accessibility. Screenshots land in
 //! `target/screenshots/`. Without Chromium these tests say they skipped,
-//! unless `UPSTATE_TEST_BROWSER=required` (CI) makes that a failure.
+//! unless `UPSTATE_TEST_EXTERNAL=required` (CI) makes that a failure.
 
 use crate::on_both_backends;
 use crate::status_html::quick_link;
-use crate::support::{Backend, Server};
+use crate::support::{Backend, Server, peers_available, root};
 use fantoccini::actions::InputSource;
 use fantoccini::wd::WebDriverCompatibleCommand;
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -22,30 +22,14 @@ on_both_backends!(password_gate_in_chromium);
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 const CHROMIUM: &str = "/usr/bin/chromium";
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 fn axe_path() -> PathBuf {
     std::env::var_os("UPSTATE_TEST_AXE")
         .map(PathBuf::from)
         .unwrap_or_else(|| root().join("target/browser-test/node_modules/axe-core/axe.min.js"))
 }
 
-/// Whether the browser tests can run here; panics when CI requires them.
 fn browser_available(test: &str) -> bool {
-    let missing: Vec<String> = [PathBuf::from(CHROMEDRIVER), PathBuf::from(CHROMIUM), axe_path()]
-        .into_iter()
-        .filter(|p| !p.exists())
-        .map(|p| p.display().to_string())
-        .collect();
-    if missing.is_empty() {
-        return true;
-    }
-    let msg = format!("{test}: missing {missing:?} (apt-get install chromium chromium-driver; scripts/browser-deps)");
-    assert!(std::env::var("UPSTATE_TEST_BROWSER").as_deref() != Ok("required"), "{msg}");
-    eprintln!("skipping the browser test {msg}");
-    false
+    peers_available(test, &[PathBuf::from(CHROMEDRIVER), PathBuf::from(CHROMIUM), axe_path()])
 }
 
 /// A chromedriver process and a headless Chromium session on it.

@@ -13,6 +13,7 @@ mod auth;
 mod browser;
 mod cli;
 mod components;
+mod consumers;
 mod embeds;
 mod errors;
 mod feeds;

@@ -520,3 +520,22 @@ impl Browser {
         self.step_up = Some(token);
     }
 }
+
+/// The repository's root (where `target/` is).
+pub fn root() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Whether the real peers a test drives (Chromium, npm or PyPI packages; see
+/// scripts/test-deps) are installed. Without them the test says it skipped,
+/// unless `UPSTATE_TEST_EXTERNAL=required` (CI), which makes it a failure.
+pub fn peers_available(test: &str, paths: &[std::path::PathBuf]) -> bool {
+    let missing: Vec<String> = paths.iter().filter(|p| !p.exists()).map(|p| p.display().to_string()).collect();
+    if missing.is_empty() {
+        return true;
+    }
+    let msg = format!("{test}: missing {missing:?}; run scripts/test-deps");
+    assert!(std::env::var("UPSTATE_TEST_EXTERNAL").as_deref() != Ok("required"), "{msg}");
+    eprintln!("skipping {msg}");
+    false
+}

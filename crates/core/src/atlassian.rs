@@ -108,16 +108,18 @@ fn impact(i: Impact) -> &'static str {
     i.as_str()
 }
 
-/// Where the page is read: its custom domain, else its path on this server.
-pub fn page_url(p: &StatusPage) -> String {
+/// Where the page is read: its custom domain, else its path on this server
+/// (`server` is the server's public URL), absolute like Statuspage's links.
+pub fn page_url(p: &StatusPage, server: &str) -> String {
     match &p.custom_domain {
         Some(d) => format!("https://{d}"),
-        None => format!("/s/{}", p.slug),
+        None => format!("{server}/s/{}", p.slug),
     }
 }
 
-pub fn page(p: &StatusPage, updated_at: Timestamp) -> Page {
-    Page { id: p.id.to_string(), name: p.name.clone(), url: page_url(p), time_zone: p.time_zone.clone(), updated_at }
+pub fn page(p: &StatusPage, updated_at: Timestamp, server: &str) -> Page {
+    let url = page_url(p, server);
+    Page { id: p.id.to_string(), name: p.name.clone(), url, time_zone: p.time_zone.clone(), updated_at }
 }
 
 fn one(c: &Component) -> AComponent {

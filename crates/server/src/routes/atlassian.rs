@@ -65,9 +65,9 @@ struct Envelope {
     scheduled_maintenances: Option<Vec<AIncident>>,
 }
 
-fn envelope(d: &PageData) -> Envelope {
+fn envelope(d: &PageData, server: &str) -> Envelope {
     Envelope {
-        page: a::page(&d.page, d.updated_at),
+        page: a::page(&d.page, d.updated_at, server),
         status: None,
         components: None,
         incidents: None,
@@ -75,8 +75,8 @@ fn envelope(d: &PageData) -> Envelope {
     }
 }
 
-fn incidents_of(d: &PageData, open_only: bool) -> Vec<AIncident> {
-    let base = a::page_url(&d.page);
+fn incidents_of(d: &PageData, server: &str, open_only: bool) -> Vec<AIncident> {
+    let base = a::page_url(&d.page, server);
     d.incidents
         .iter()
         .filter(|i| !open_only || i.status != IncidentStatus::Resolved)
@@ -85,8 +85,8 @@ fn incidents_of(d: &PageData, open_only: bool) -> Vec<AIncident> {
         .collect()
 }
 
-fn maintenances_of(d: &PageData, only: Option<MaintenanceStatus>) -> Vec<AIncident> {
-    let base = a::page_url(&d.page);
+fn maintenances_of(d: &PageData, server: &str, only: Option<MaintenanceStatus>) -> Vec<AIncident> {
+    let base = a::page_url(&d.page, server);
     d.maintenance
         .iter()
         .filter(|m| only.is_none_or(|s| m.status == s))
@@ -95,7 +95,7 @@ fn maintenances_of(d: &PageData, only: Option<MaintenanceStatus>) -> Vec<AIncide
 }
 
 macro_rules! compat_route {
-    ($name:ident, $domain_name:ident, $path:literal, $domain_path:literal, $op:literal, $summary:literal, $key:literal, |$d:ident| $make:expr) => {
+    ($name:ident, $domain_name:ident, $path:literal, $domain_path:literal, $op:literal, $summary:literal, $key:literal, |$d:ident, $s:ident| $make:expr) => {
         #[utoipa::path(
             get,
             path = $path,
@@ -106,6 +106,7 @@ macro_rules! compat_route {
             responses((status = 200, description = "Statuspage v2 JSON", content_type = "application/json"), PublicErrors)
         )]
         async fn $name(State(state): State<AppState>, Path(slug): Path<String>, headers: HeaderMap) -> Response {
+            let $s = state.settings.public_url.as_str();
             fixed(&state, &slug, &headers, $key, |$d| Body::from_value(&$make)).await
         }
 
@@ -119,7 +120,10 @@ macro_rules! compat_route {
         )]
         async fn $domain_name(State(state): State<AppState>, headers: HeaderMap) -> Response {
             match host_page(&state, &headers).await {
-                Ok(slug) => fixed(&state, &slug, &headers, $key, |$d| Body::from_value(&$make)).await,
+                Ok(slug) => {
+                    let $s = state.settings.public_url.as_str();
+                    fixed(&state, &slug, &headers, $key, |$d| Body::from_value(&$make)).await
+                }
                 Err(res) => res,
             }
         }
@@ -134,12 +138,12 @@ compat_route!(
     "atlassianSummary",
     "Page, status, components, unresolved incidents, upcoming and active maintenance",
     "atl:summary",
-    |d| Envelope {
+    |d, server| Envelope {
         status: Some(a::status(&d.components, &d.incidents)),
         components: Some(a::components(&d.components, &d.groups, d.updated_at)),
-        incidents: Some(incidents_of(d, true)),
-        scheduled_maintenances: Some(maintenances_of(d, None)),
-        ..envelope(d)
+        incidents: Some(incidents_of(d, server, true)),
+        scheduled_maintenances: Some(maintenances_of(d, server, None)),
+        ..envelope(d, server)
     }
 );
 compat_route!(
@@ -150,7 +154,7 @@ compat_route!(
     "atlassianStatus",
     "Page and status indicator",
     "atl:status",
-    |d| Envelope { status: Some(a::status(&d.components, &d.incidents)), ..envelope(d) }
+    |d, server| Envelope { status: Some(a::status(&d.components, &d.incidents)), ..envelope(d, server) }
 );
 compat_route!(
     components,
@@ -160,7 +164,10 @@ compat_route!(
     "atlassianComponents",
     "Components and group rows",
     "atl:components",
-    |d| Envelope { components: Some(a::components(&d.components, &d.groups, d.updated_at)), ..envelope(d) }
+    |d, server| Envelope {
+        components: Some(a::components(&d.components, &d.groups, d.updated_at)),
+        ..envelope(d, server)
+    }
 );
 compat_route!(
     incidents,
@@ -170,7 +177,7 @@ compat_route!(
     "atlassianIncidents",
     "The latest 50 incidents",
     "atl:incidents",
-    |d| Envelope { incidents: Some(incidents_of(d, false)), ..envelope(d) }
+    |d, server| Envelope { incidents: Some(incidents_of(d, server, false)), ..envelope(d, server) }
 );
 compat_route!(
     unresolved,
@@ -180,7 +187,7 @@ compat_route!(
     "atlassianUnresolved",
     "Unresolved incidents",
     "atl:unresolved",
-    |d| Envelope { incidents: Some(incidents_of(d, true)), ..envelope(d) }
+    |d, server| Envelope { incidents: Some(incidents_of(d, server, true)), ..envelope(d, server) }
 );
 compat_route!(
     maintenances,
@@ -190,7 +197,7 @@ compat_route!(
     "atlassianMaintenances",
     "Upcoming and active maintenance",
     "atl:maintenances",
-    |d| Envelope { scheduled_maintenances: Some(maintenances_of(d, None)), ..envelope(d) }
+    |d, server| Envelope { scheduled_maintenances: Some(maintenances_of(d, server, None)), ..envelope(d, server) }
 );
 compat_route!(
     upcoming,
@@ -200,9 +207,9 @@ compat_route!(
     "atlassianUpcoming",
     "Scheduled maintenance not yet started",
     "atl:upcoming",
-    |d| Envelope {
-        scheduled_maintenances: Some(maintenances_of(d, Some(MaintenanceStatus::Scheduled))),
-        ..envelope(d)
+    |d, server| Envelope {
+        scheduled_maintenances: Some(maintenances_of(d, server, Some(MaintenanceStatus::Scheduled))),
+        ..envelope(d, server)
     }
 );
 compat_route!(
@@ -213,8 +220,8 @@ compat_route!(
     "atlassianActive",
     "Maintenance in progress",
     "atl:active",
-    |d| Envelope {
-        scheduled_maintenances: Some(maintenances_of(d, Some(MaintenanceStatus::InProgress))),
-        ..envelope(d)
+    |d, server| Envelope {
+        scheduled_maintenances: Some(maintenances_of(d, server, Some(MaintenanceStatus::InProgress))),
+        ..envelope(d, server)
     }
 );
