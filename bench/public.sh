@@ -69,6 +69,9 @@ for path in "" /components /incidents /maintenance /uptime; do
   [ -z "$path" ] && SUMMARY_RPS=$rps && SUMMARY_P99=$p99
   printf '%-34s %10s %9s %9s %8s\n' "upstate /api/public/status/acme$path" "$rps" "$p50" "$p99" "$bad"
 done
+# The HTML status page people open, from the same snapshot.
+read -r rps p50 p99 bad < <(run_wrk "http://127.0.0.1:$PORT/s/acme")
+printf '%-34s %10s %9s %9s %8s\n' "upstate /s/acme (HTML page)" "$rps" "$p50" "$p99" "$bad"
 kill "$SAMPLER" 2>/dev/null || true
 PEAK_KB=$(cat "$WORK/peak" 2>/dev/null || echo "$IDLE_KB")
 
@@ -101,4 +104,11 @@ ratio=$(awk -v a="$SUMMARY_RPS" -v b="$nrps" 'BEGIN { printf "%.2f", a / b }')
 echo
 echo "summary: upstate/nginx = ${ratio}x   (target >= 0.90x)"
 echo "summary: p99 = ${SUMMARY_P99} ms            (target < 5 ms)"
+PAGE=http://127.0.0.1:$PORT/s/acme
+weight=0
+for url in "$PAGE" "http://127.0.0.1:$PORT$(curl -s "$PAGE" | grep -o '/assets/status.css?v=[0-9a-f]*')" \
+           "http://127.0.0.1:$PORT$(curl -s "$PAGE" | grep -o '/assets/status.js?v=[0-9a-f]*')"; do
+  weight=$((weight + $(curl -s -H 'accept-encoding: br' "$url" | wc -c)))
+done
+echo "status page: $((weight / 1024)) KB over the wire with its assets (brotli)   (target < 100 KB)"
 echo "resident memory: idle $((IDLE_KB / 1024)) MB, peak under load $((PEAK_KB / 1024)) MB   (target < 30 MB)"

@@ -12,6 +12,7 @@ use fantoccini::wd::WebDriverCompatibleCommand;
 use fantoccini::{Client, ClientBuilder, Locator};
 use reqwest::Method;
 use serde_json::{Value, json};
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -42,7 +43,9 @@ struct Driver {
 impl Driver {
     async fn start(extra_args: &[&str]) -> Driver {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        // Its own process group, so the browsers it starts end with it.
         let process = Command::new(CHROMEDRIVER)
+            .process_group(0)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -137,13 +140,21 @@ impl Driver {
     }
 }
 
-impl Drop for Driver {
-    fn drop(&mut self) {
+impl Driver {
+    /// Ends the session (the browser quits), then the driver.
+    async fn quit(mut self) {
         if let Some(client) = self.client.take() {
-            // Ends the browser; the driver process goes next.
-            let _ = futures_util::FutureExt::now_or_never(client.close());
+            let _ = client.close().await;
         }
-        let _ = self.process.kill();
+    }
+}
+
+impl Drop for Driver {
+    /// Also on a failed assertion: the driver's whole process group (it and
+    /// every browser process it started) is killed.
+    fn drop(&mut self) {
+        let group = nix::unistd::Pid::from_raw(self.process.id() as i32);
+        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
         let _ = self.process.wait();
     }
 }
@@ -299,7 +310,7 @@ async fn page_works_in_chromium_and_passes_axe(b: Backend) {
     }
     let errors = d.console_errors().await;
     assert!(errors.is_empty(), "console errors: {errors:#?}");
-    drop(d);
+    d.quit().await;
 
     // Dark mode follows the visitor's preference, and stays accessible.
     let dark = Driver::start(&["--blink-settings=preferredColorScheme=0"]).await;
@@ -312,6 +323,7 @@ async fn page_works_in_chromium_and_passes_axe(b: Backend) {
     dark.screenshot(&format!("{name}-dark")).await;
     let errors = dark.console_errors().await;
     assert!(errors.is_empty(), "console errors: {errors:#?}");
+    dark.quit().await;
 }
 
 async fn password_gate_in_chromium(b: Backend) {
@@ -356,4 +368,5 @@ async fn password_gate_in_chromium(b: Backend) {
     let errors: Vec<String> =
         d.console_errors().await.into_iter().filter(|e| !e.contains("401 (Unauthorized)")).collect();
     assert!(errors.is_empty(), "console errors: {errors:#?}");
+    d.quit().await;
 }

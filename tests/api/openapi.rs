@@ -190,8 +190,10 @@ async fn openapi_documents_every_route(b: Backend) {
         };
         let url = path.replace("{slug}", "docs").replace("{id}", &id.to_string()).replace("{token}", "t");
         let method = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
-        if method == Method::DELETE {
-            continue; // proven routed by the method table above and by the resource tests
+        if method == Method::DELETE || path.ends_with("/events") {
+            // Proven routed by the method table above and by the resource
+            // tests (an event stream never ends, so it is not read here).
+            continue;
         }
         let r = s.send(method.clone(), &url, Some(&s.key), Some(json!({}))).await;
         assert_ne!(r.status, 405, "{method} {url}");
