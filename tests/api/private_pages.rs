@@ -52,15 +52,7 @@ async fn password_gate_opens_page_json_and_feeds_only_with_the_cookie(b: Backend
             .invalid_fields(&["password"]);
     }
     assert_eq!(s.get(&format!("/api/v1/statuspages/{p}")).await.data(200)["passwordProtected"], false);
-    let set = s
-        .send(
-            Method::PUT,
-            &format!("/api/v1/statuspages/{p}/password"),
-            Some(&s.key),
-            Some(json!({"password": "open sesame"})),
-        )
-        .await
-        .data(200);
+    let set = s.set_page_password(p, "open sesame").await;
     assert_eq!(set["passwordProtected"], true);
     assert!(!set.to_string().contains("argon2"), "the hash never leaves the server");
 
@@ -135,14 +127,7 @@ async fn password_gate_opens_page_json_and_feeds_only_with_the_cookie(b: Backend
     assert!(json_cookie.is_some());
 
     // A new password ends the old cookies; removing it closes the page.
-    s.send(
-        Method::PUT,
-        &format!("/api/v1/statuspages/{p}/password"),
-        Some(&s.key),
-        Some(json!({"password": "new secret"})),
-    )
-    .await
-    .data(200);
+    s.set_page_password(p, "new secret").await;
     assert_eq!(fetch(&s, "/s/acme", &[("cookie", &pair)]).await.status, 401);
     let removed =
         s.send(Method::DELETE, &format!("/api/v1/statuspages/{p}/password"), Some(&s.key), None).await.data(200);
@@ -160,15 +145,7 @@ async fn password_gate_opens_page_json_and_feeds_only_with_the_cookie(b: Backend
 async fn wrong_passwords_are_throttled(b: Backend) {
     let s = Server::start(b).await;
     let (p, _) = seeded(&s).await;
-    s.patch(&format!("/api/v1/statuspages/{p}"), json!({"isPublic": false})).await.data(200);
-    s.send(
-        Method::PUT,
-        &format!("/api/v1/statuspages/{p}/password"),
-        Some(&s.key),
-        Some(json!({"password": "open sesame"})),
-    )
-    .await
-    .data(200);
+    s.make_private(p, "open sesame").await;
     for i in 0..10 {
         let (status, _, _) = verify(&s, json!({"slug": "acme", "password": format!("guess {i}")})).await;
         assert_eq!(status, 401, "attempt {i}");

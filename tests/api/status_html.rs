@@ -213,7 +213,9 @@ async fn incident_maintenance_and_history_pages(b: Backend) {
     let foreign = s.incident(other, "Elsewhere").await["id"].as_i64().unwrap();
     assert_eq!(fetch(&s, &format!("/s/acme/incidents/{foreign}"), &[]).await.status, 404);
     assert_eq!(fetch(&s, "/s/acme/incidents/999999", &[]).await.status, 404);
-    assert_eq!(fetch(&s, "/s/acme/incidents/abc", &[]).await.status, 400);
+    let bad = fetch(&s, "/s/acme/incidents/abc", &[]).await;
+    assert_eq!((bad.status, bad.header("content-type")), (404, "application/problem+json"));
+    assert_eq!(fetch(&s, "/s/acme/nothing/1", &[]).await.status, 404);
 
     // History: this month lists the incident and the resolved one; pagination links.
     s.post(&format!("/api/v1/incidents/{inc}/resolve"), json!({"message": "All good"})).await.data(200);

@@ -355,6 +355,18 @@ impl Server {
         r.data(201)
     }
 
+    /// Sets a page's visitor password; returns the page's detail view.
+    pub async fn set_page_password(&self, page: i64, password: &str) -> Value {
+        let path = format!("/api/v1/statuspages/{page}/password");
+        self.send(Method::PUT, &path, Some(&self.key), Some(json!({"password": password}))).await.data(200)
+    }
+
+    /// Makes a page private, opened by `password`.
+    pub async fn make_private(&self, page: i64, password: &str) {
+        self.patch(&format!("/api/v1/statuspages/{page}"), json!({"isPublic": false})).await.data(200);
+        self.set_page_password(page, password).await;
+    }
+
     pub async fn component_status(&self, id: i64) -> String {
         self.get(&format!("/api/v1/components/{id}")).await.data(200)["status"].as_str().expect("status").to_string()
     }

@@ -19,17 +19,22 @@ async fn read_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<(bool, By
         let mime = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
         mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
     });
-    let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+    let bytes = raw_bytes(req, state).await?;
+    if !bytes.iter().all(u8::is_ascii_whitespace) && is_json != Some(true) {
+        return Err(ApiError::UnsupportedMediaType);
+    }
+    Ok((bytes.iter().all(u8::is_ascii_whitespace), bytes))
+}
+
+/// The body as bytes, within the body limit.
+async fn raw_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, ApiError> {
+    Bytes::from_request(req, state).await.map_err(|rejection| {
         if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::PayloadTooLarge
         } else {
             ApiError::BadRequest(rejection.body_text())
         }
-    })?;
-    if !bytes.iter().all(u8::is_ascii_whitespace) && is_json != Some(true) {
-        return Err(ApiError::UnsupportedMediaType);
-    }
-    Ok((bytes.iter().all(u8::is_ascii_whitespace), bytes))
+    })
 }
 
 /// Syntax errors are 400; well-formed JSON of the wrong shape is 422 naming
@@ -215,13 +220,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for FormOrJson<T> {
         if !is_form {
             return Body::<T>::from_request(req, state).await.map(|Body(t)| FormOrJson(t, false));
         }
-        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
-            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError::PayloadTooLarge
-            } else {
-                ApiError::BadRequest(rejection.body_text())
-            }
-        })?;
+        let bytes = raw_bytes(req, state).await?;
         let fields: serde_json::Map<String, serde_json::Value> = form_urlencoded::parse(&bytes)
             .map(|(k, v)| (k.into_owned(), serde_json::Value::String(v.into_owned())))
             .collect();

@@ -6,7 +6,7 @@
 //! removing the password ends every cookie made with the old one. No session
 //! table, and it works the same on every instance.
 
-use axum::http::{HeaderMap, HeaderValue, header};
+use axum::http::{HeaderMap, HeaderValue};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use upstate_core::{Id, Timestamp};
@@ -42,13 +42,7 @@ fn valid(hash: &str, page_id: Id, value: &str) -> bool {
 pub fn opens(d: &PageData, headers: &HeaderMap) -> bool {
     let Some(hash) = d.password_hash.as_deref().filter(|_| d.gated()) else { return d.page.is_public };
     let name = cookie_name(d.page.id);
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(cookie::Cookie::split_parse)
-        .filter_map(Result::ok)
-        .any(|c| c.name() == name && valid(hash, d.page.id, c.value()))
+    crate::session::cookies(headers).any(|c| c.name() == name && valid(hash, d.page.id, c.value()))
 }
 
 /// The Set-Cookie header opening a page for a week: HttpOnly (scripts

@@ -28,15 +28,18 @@ pub const IDLE_MS: i64 = 30 * 60_000;
 pub const ABSOLUTE_MS: i64 = 12 * 3_600_000;
 const TOUCH_EVERY_MS: i64 = 60_000;
 
-pub fn cookie_token(headers: &HeaderMap) -> Option<String> {
+/// Every well-formed cookie the request carries.
+pub fn cookies(headers: &HeaderMap) -> impl Iterator<Item = cookie::Cookie<'_>> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(cookie::Cookie::split_parse)
         .filter_map(Result::ok)
-        .find(|c| c.name() == COOKIE)
-        .map(|c| c.value().to_string())
+}
+
+pub fn cookie_token(headers: &HeaderMap) -> Option<String> {
+    cookies(headers).find(|c| c.name() == COOKIE).map(|c| c.value().to_string())
 }
 
 pub fn set_cookie(token: &str, secure: bool) -> HeaderValue {

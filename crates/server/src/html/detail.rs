@@ -2,30 +2,27 @@
 
 use super::page::{impact_key, incident_card, incident_status_key, maintenance_card, maintenance_status_key};
 use super::{View, layout};
-use maud::html;
+use maud::{Markup, html};
 use upstate_core::{Incident, Maintenance};
 use upstate_store::public::History;
 
 pub fn incident(v: &View, i: &Incident) -> String {
-    let title = format!("{} · {}", i.title, v.d.page.name);
-    layout(
-        v,
-        &title,
-        html! {
-            p { a href=(v.base()) { "← " (v.t("nav.back")) } }
-            (incident_card(v, i))
-        },
-    )
+    detail(v, &i.title, incident_card(v, i))
 }
 
 pub fn maintenance(v: &View, m: &Maintenance) -> String {
-    let title = format!("{} · {}", m.title, v.d.page.name);
+    detail(v, &m.title, maintenance_card(v, m))
+}
+
+/// One item's page: a way back to the page, and the item's card.
+fn detail(v: &View, name: &str, card: Markup) -> String {
+    let title = format!("{name} · {}", v.d.page.name);
     layout(
         v,
         &title,
         html! {
             p { a href=(v.base()) { "← " (v.t("nav.back")) } }
-            (maintenance_card(v, m))
+            (card)
         },
     )
 }

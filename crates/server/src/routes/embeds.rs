@@ -11,7 +11,7 @@ use crate::i18n::Lang;
 use crate::openapi::{BadQuery, PublicErrors};
 use crate::respond::Data;
 use crate::routes::html_pages::host_slug;
-use crate::routes::public::{limited, page, public, serve_page};
+use crate::routes::public::{limited, page, public, queried_page, serve_page};
 use crate::snapshot::{Body, Snapshot};
 use crate::state::AppState;
 use axum::extract::State;
@@ -99,10 +99,7 @@ fn event(d: &PageData, m: &Maintenance, base: &str, host: &str) -> Event {
 async fn calendar(State(state): State<AppState>, q: QueryParams, headers: HeaderMap) -> Response {
     public(
         async {
-            let mut e = FieldErrors::new();
-            let slug = q.page_slug(&mut e);
-            e.into_result()?;
-            let snap = page(&state, &slug, &headers).await?;
+            let snap = queried_page(&state, &q, &headers, FieldErrors::new()).await?;
             let component = component_of(&snap, &q)?;
             let key = format!("ics:{}", component.unwrap_or(0));
             let body = snap.body(&key, |d| Ok(ics(d, component, &state.settings.public_url)))?;
@@ -154,15 +151,13 @@ async fn badge(State(state): State<AppState>, q: QueryParams, headers: HeaderMap
     public(
         async {
             let mut e = FieldErrors::new();
-            let slug = q.page_slug(&mut e);
             let style = q.one_of("style", &["flat", "flat-square", "plastic", "for-the-badge"], &mut e);
             let format = q.one_of("format", &["svg", "shields"], &mut e);
             let label = q.get("label").map(str::to_string);
             if label.as_ref().is_some_and(|l| l.chars().count() > LABEL_MAX || l.chars().any(char::is_control)) {
                 e.push("label", format!("must be at most {LABEL_MAX} printable characters"));
             }
-            e.into_result()?;
-            let snap = page(&state, &slug, &headers).await?;
+            let snap = queried_page(&state, &q, &headers, e).await?;
             let component = component_of(&snap, &q)?;
             let d = &snap.data;
             let label = label.unwrap_or_else(|| {
@@ -247,10 +242,8 @@ async fn widget(State(state): State<AppState>, q: QueryParams, headers: HeaderMa
     public(
         async {
             let mut e = FieldErrors::new();
-            let slug = q.page_slug(&mut e);
             let format = q.one_of("format", &["html", "js"], &mut e);
-            e.into_result()?;
-            let snap = page(&state, &slug, &headers).await?;
+            let snap = queried_page(&state, &q, &headers, e).await?;
             let lang = Lang::negotiate(q.get("lang"), &headers);
             let base = &state.settings.public_url;
             let key = format!("widget:{format}:{}", lang.code());
@@ -324,10 +317,7 @@ fn manifest_of(d: &PageData) -> Manifest {
 async fn manifest(State(state): State<AppState>, q: QueryParams, headers: HeaderMap) -> Response {
     public(
         async {
-            let mut e = FieldErrors::new();
-            let slug = q.page_slug(&mut e);
-            e.into_result()?;
-            let snap = page(&state, &slug, &headers).await?;
+            let snap = queried_page(&state, &q, &headers, FieldErrors::new()).await?;
             let body = snap.body("manifest", |d| {
                 let json = serde_json::to_vec(&manifest_of(d)).map_err(|e| ApiError::Internal(e.to_string()))?;
                 Ok(Body::typed(json, "application/manifest+json"))

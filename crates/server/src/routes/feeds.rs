@@ -6,7 +6,7 @@
 use crate::error::ApiError;
 use crate::extract::QueryParams;
 use crate::openapi::{BadQuery, PublicErrors};
-use crate::routes::public::{limited, page, public, serve_page};
+use crate::routes::public::{limited, public, queried_page, serve_page};
 use crate::snapshot::Body;
 use crate::state::AppState;
 use axum::extract::State;
@@ -132,10 +132,8 @@ async fn feed(State(state): State<AppState>, q: QueryParams, headers: HeaderMap)
     public(
         async {
             let mut e = FieldErrors::new();
-            let slug = q.page_slug(&mut e);
             let atom_format = q.one_of("format", &["rss", "atom"], &mut e) == "atom";
-            e.into_result()?;
-            let snap = page(&state, &slug, &headers).await?;
+            let snap = queried_page(&state, &q, &headers, e).await?;
             let base = state.settings.public_url.clone();
             let body = if atom_format {
                 snap.body("feed:atom", |d| Ok(atom(d, &base)))?

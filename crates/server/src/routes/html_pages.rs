@@ -32,8 +32,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
     Router::new()
         .route("/", limit_route(state, get(root), per_minute))
         .route("/s/{slug}", limit_route(state, get(page), per_minute))
-        .route("/s/{slug}/incidents/{id}", limit_route(state, get(incident), per_minute))
-        .route("/s/{slug}/maintenance/{id}", limit_route(state, get(maintenance), per_minute))
+        .route("/s/{slug}/{kind}/{id}", limit_route(state, get(item), per_minute))
         .route("/s/{slug}/history", limit_route(state, get(history), per_minute))
         .route("/assets/{name}", get(asset))
 }
@@ -97,24 +96,20 @@ async fn page(
     render(&state, &slug, &headers, &q, &uri, Kind::Page).await
 }
 
-async fn incident(
+/// `/s/{slug}/incidents/{id}` and `/s/{slug}/maintenance/{id}`.
+async fn item(
     State(state): State<AppState>,
-    Path((slug, id)): Path<(String, Id)>,
+    Path((slug, kind, id)): Path<(String, String, String)>,
     headers: HeaderMap,
     Query(q): Query<PageQuery>,
     uri: Uri,
 ) -> Response {
-    render(&state, &slug, &headers, &q, &uri, Kind::Incident(id)).await
-}
-
-async fn maintenance(
-    State(state): State<AppState>,
-    Path((slug, id)): Path<(String, Id)>,
-    headers: HeaderMap,
-    Query(q): Query<PageQuery>,
-    uri: Uri,
-) -> Response {
-    render(&state, &slug, &headers, &q, &uri, Kind::Maintenance(id)).await
+    let kind = match (kind.as_str(), id.parse::<Id>()) {
+        ("incidents", Ok(id)) => Kind::Incident(id),
+        ("maintenance", Ok(id)) => Kind::Maintenance(id),
+        _ => return ApiError::NotFound(format!("nothing at {}", uri.path())).into_response(),
+    };
+    render(&state, &slug, &headers, &q, &uri, kind).await
 }
 
 async fn history(

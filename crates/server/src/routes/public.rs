@@ -224,6 +224,19 @@ pub(crate) async fn page(state: &AppState, slug: &str, headers: &HeaderMap) -> R
     Ok(snap)
 }
 
+/// The page the `page` query parameter names, once it and the other
+/// parameters (whose errors are in `errors`) are valid; all errors together.
+pub(crate) async fn queried_page(
+    state: &AppState,
+    q: &QueryParams,
+    headers: &HeaderMap,
+    mut errors: FieldErrors,
+) -> Result<Arc<Snapshot>, ApiError> {
+    let slug = q.page_slug(&mut errors);
+    errors.into_result()?;
+    page(state, &slug, headers).await
+}
+
 /// The snapshot of a public or password-protected page, without the gate.
 pub(crate) async fn visible_page(state: &AppState, slug: &str) -> Result<Arc<Snapshot>, ApiError> {
     state.snapshots.get(slug).await?.ok_or_else(|| ApiError::NotFound(format!("no public status page {slug:?}")))
