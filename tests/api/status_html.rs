@@ -171,6 +171,19 @@ async fn page_renders_every_section_escaped_and_light(b: Backend) {
     assert_eq!(after.status, 200);
     assert!(after.text.contains("Major System Outage"));
 
+    // Group order is respected; without showUptime there are no bars.
+    let edge = s.group(p, "Edge network").await;
+    s.post("/api/v1/components", json!({"name": "CDN", "statusPageId": p, "groupId": edge})).await.data(201);
+    let h = fetch(&s, "/s/acme", &[]).await.text;
+    assert!(h.find("Core services").unwrap() < h.find("Edge network").unwrap());
+    s.patch(&format!("/api/v1/component-groups/{edge}"), json!({"order": 0})).await.data(200);
+    s.patch(&format!("/api/v1/component-groups/{}", ids["group"]), json!({"order": 1})).await.data(200);
+    let h = fetch(&s, "/s/acme", &[]).await.text;
+    assert!(h.find("Edge network").unwrap() < h.find("Core services").unwrap(), "groups by their order");
+    s.patch(&format!("/api/v1/statuspages/{p}"), json!({"showUptime": false})).await.data(200);
+    let h = fetch(&s, "/s/acme", &[]).await.text;
+    assert!(!h.contains(r#"class="bar""#) && h.contains("CDN"));
+
     // Unknown and private pages are not shown.
     assert_eq!(fetch(&s, "/s/nope", &[]).await.status, 404);
     s.patch(&format!("/api/v1/statuspages/{p}"), json!({"isPublic": false})).await.data(200);
