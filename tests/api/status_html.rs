@@ -128,6 +128,9 @@ async fn page_renders_every_section_escaped_and_light(b: Backend) {
     assert!(h.contains(r#"<img src="https://cdn.example.com/acme.png" alt="Acme""#));
     assert!(h.contains("--accent:#aa3300") && h.contains(r#"<p class="desc">Acme's services</p>"#));
     assert!(h.contains("<title>Acme Status</title>"));
+    assert!(h.contains(r#"<link rel="icon" href="/assets/favicon.svg">"#), "the default icon");
+    // Times: in the page's zone and relative (the script keeps the latter current).
+    assert!(h.contains(r#"<span class="rel" data-at=""#) && h.contains("(just now)"));
     // The incident, escaped, with its timeline (newest first) and affected component.
     assert!(h.contains("Errors &lt;script&gt;alert(1)&lt;/script&gt;") && !h.contains("<script>alert(1)"));
     let (newer, older) = (h.find("Fix deployed, watching").unwrap(), h.find("We are looking into elevated").unwrap());
@@ -170,6 +173,13 @@ async fn page_renders_every_section_escaped_and_light(b: Backend) {
     let after = fetch(&s, "/s/acme", &[("if-none-match", &etag)]).await;
     assert_eq!(after.status, 200);
     assert!(after.text.contains("Major System Outage"));
+
+    // The page's own favicon replaces the default one.
+    s.patch(&format!("/api/v1/statuspages/{p}"), json!({"faviconUrl": "https://cdn.example.com/icon.png"}))
+        .await
+        .data(200);
+    let h = fetch(&s, "/s/acme", &[]).await.text;
+    assert!(h.contains(r#"<link rel="icon" href="https://cdn.example.com/icon.png">"#));
 
     // Group order is respected; without showUptime there are no bars.
     let edge = s.group(p, "Edge network").await;
@@ -250,6 +260,7 @@ async fn incident_maintenance_and_history_pages(b: Backend) {
     let r = fetch(&s, "/s/acme/history?month=2026-10", &[]).await;
     assert!(r.status == 200 && !r.text.contains(&format!(r#"data-incident="{inc}""#)));
     assert!(r.text.contains("Nothing was reported this month."));
+    assert!(r.text.contains(r#"href="/s/acme/history?month=2026-10&amp;lang=de""#), "language links keep the month");
 }
 
 async fn custom_domains_and_the_default_page(b: Backend) {

@@ -27,12 +27,20 @@ pub struct View<'a> {
     pub tz: TimeZone,
     /// The snapshot version rendered, which live updates compare against.
     pub version: u64,
+    /// This page's own URL (without `lang`), for the language links.
+    pub here: String,
 }
 
 impl<'a> View<'a> {
-    pub fn new(d: &'a PageData, lang: Lang, version: u64) -> View<'a> {
+    pub fn new(d: &'a PageData, lang: Lang, version: u64, here: String) -> View<'a> {
         let tz = TimeZone::get(&d.page.time_zone).unwrap_or(TimeZone::UTC);
-        View { d, lang, now: Timestamp::now(), tz, version }
+        View { d, lang, now: Timestamp::now(), tz, version, here }
+    }
+
+    /// This page in another language.
+    fn in_lang(&self, l: Lang) -> String {
+        let sep = if self.here.contains('?') { '&' } else { '?' };
+        format!("{}{sep}lang={}", self.here, l.code())
     }
 
     pub fn t(&self, key: &'static str) -> &'static str {
@@ -207,7 +215,7 @@ fn document(v: &View, title: &str, main: Markup, content: bool) -> String {
                         ul.langs {
                             @for l in LANGS {
                                 li {
-                                    a href={ "?lang=" (l.code()) } lang=(l.code()) hreflang=(l.code())
+                                    a href=(v.in_lang(l)) lang=(l.code()) hreflang=(l.code())
                                         aria-current=[(l == v.lang).then_some("true")] { (l.name()) }
                                 }
                             }

@@ -75,6 +75,17 @@ enum Kind {
 }
 
 impl Kind {
+    /// The page's canonical URL (the same body serves `/` on a custom domain).
+    fn path(&self, slug: &str) -> String {
+        match self {
+            Kind::Page => format!("/s/{slug}"),
+            Kind::Incident(id) => format!("/s/{slug}/incidents/{id}"),
+            Kind::Maintenance(id) => format!("/s/{slug}/maintenance/{id}"),
+            Kind::History(None) => format!("/s/{slug}/history"),
+            Kind::History(Some((y, m))) => format!("/s/{slug}/history?month={y:04}-{m:02}"),
+        }
+    }
+
     fn key(&self) -> String {
         match self {
             Kind::Page => "page".into(),
@@ -200,7 +211,7 @@ async fn render(state: &AppState, slug: &str, headers: &HeaderMap, q: &PageQuery
             None => None,
         };
         let next = uri.path_and_query().map_or("/", |p| p.as_str());
-        let body = html::gate(&View::new(&snap.data, lang, snap.version), next, error);
+        let body = html::gate(&View::new(&snap.data, lang, snap.version, kind.path(slug)), next, error);
         let mut res =
             (StatusCode::UNAUTHORIZED, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response();
         html_headers(&mut res);
@@ -211,7 +222,7 @@ async fn render(state: &AppState, slug: &str, headers: &HeaderMap, q: &PageQuery
     let body = match snap.timed(&key) {
         Some(b) => b,
         None => {
-            let view = View::new(&snap.data, lang, snap.version);
+            let view = View::new(&snap.data, lang, snap.version, kind.path(slug));
             match build(state, &view, &snap, &kind).await {
                 Ok(Some(html)) => snap.keep_timed(key, Body::typed(html.into_bytes(), "text/html; charset=utf-8")),
                 Ok(None) => return ApiError::NotFound(format!("nothing at {}", uri.path())).into_response(),
