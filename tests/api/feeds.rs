@@ -50,6 +50,14 @@ async fn rss_and_atom_feeds_parse_and_hold_everything(b: Backend) {
     assert_eq!(feed.entries().len(), 2);
     assert!(feed.entries().iter().any(|e| e.title().as_str().starts_with("API errors")));
 
+    // A finished window stays in the feed, its end in its timeline.
+    s.post(&format!("/api/v1/maintenance/{m}/cancel"), json!({"message": "Postponed to April"})).await.data(200);
+    let body = reqwest::get(format!("{}/api/feed/rss?page=acme", s.base)).await.unwrap().bytes().await.unwrap();
+    let channel = rss::Channel::read_from(&body[..]).unwrap();
+    let window = channel.items().iter().find(|i| i.title().unwrap().contains("DB upgrade")).expect("still listed");
+    assert!(window.title().unwrap().contains("cancelled"));
+    assert!(window.description().unwrap().contains("[cancelled] Postponed to April"));
+
     // Fresh after a write; clear errors for bad queries; private pages stay private.
     s.post("/api/v1/incidents", json!({"title": "New one", "statusPageId": p})).await.data(201);
     let body = reqwest::get(format!("{}/api/feed/rss?page=acme", s.base)).await.unwrap().bytes().await.unwrap();

@@ -1,5 +1,5 @@
 //! `GET /api/feed/rss?page={slug}[&format=atom]`: a page's incidents and its
-//! scheduled or ongoing maintenance, each with its updates, as RSS 2.0 (or
+//! maintenance (scheduled, ongoing and recently finished), each with its updates, as RSS 2.0 (or
 //! Atom). Built with the rss and atom_syndication crates and served from the
 //! page's snapshot like every public body (ETag, 304, compression, CORS).
 
@@ -20,6 +20,9 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(limited(state, routes!(feed), state.settings.public_limits.page))
 }
+
+/// How many completed or cancelled maintenance windows a feed keeps.
+const FINISHED_LISTED: usize = 50;
 
 /// One feed entry: an incident or a maintenance window with its timeline.
 struct Entry {
@@ -50,7 +53,10 @@ fn entries(d: &PageData, base: &str) -> Vec<Entry> {
             text: timeline(i.updates.iter().map(|u| (u.created_at, u.status.to_string(), u.message.clone())).collect()),
         })
         .collect();
-    out.extend(d.maintenance.iter().map(|m| Entry {
+    // Finished windows stay (their last update says how they ended), the
+    // latest `FINISHED_LISTED`, so a reader that polls late still sees them.
+    let finished = d.past_maintenance.iter().take(FINISHED_LISTED);
+    out.extend(d.maintenance.iter().chain(finished).map(|m| Entry {
         id: format!("{page}/maintenance/{}", m.id),
         title: format!(
             "Maintenance: {} ({}, {} to {})",
