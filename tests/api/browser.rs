@@ -278,6 +278,14 @@ async fn page_works_in_chromium_and_passes_axe(b: Backend) {
     }
     let errors = d.console_errors().await;
     assert!(errors.is_empty(), "console errors: {errors:#?}");
+    // The page a visitor gets for a wrong address is accessible too (its 404
+    // is the only console message).
+    d.c().goto(&format!("{}/s/no-such-page", s.base)).await.unwrap();
+    assert_eq!(d.js("return document.querySelector('h1').textContent").await, "There is nothing at this address.");
+    let violations = d.axe().await;
+    assert!(violations.is_empty(), "axe (404): {}", report(&violations));
+    let errors: Vec<String> = d.console_errors().await.into_iter().filter(|e| !e.contains("404 (Not Found)")).collect();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
     d.quit().await;
 
     // Dark mode follows the visitor's preference, and stays accessible.

@@ -194,8 +194,18 @@ async fn page_renders_every_section_escaped_and_light(b: Backend) {
     let h = fetch(&s, "/s/acme", &[]).await.text;
     assert!(!h.contains(r#"class="bar""#) && h.contains("CDN"));
 
-    // Unknown and private pages are not shown.
-    assert_eq!(fetch(&s, "/s/nope", &[]).await.status, 404);
+    // Unknown and private pages are not shown. Browsers get a page saying so
+    // in their language; other clients the problem document.
+    let nope = fetch(&s, "/s/nope", &[]).await;
+    assert_eq!((nope.status, nope.header("content-type")), (404, "application/problem+json"));
+    let browser = [("accept", "text/html,application/xhtml+xml;q=0.9"), ("accept-language", "de")];
+    let nope = fetch(&s, "/s/nope", &browser).await;
+    assert_eq!((nope.status, nope.header("content-type")), (404, "text/html; charset=utf-8"));
+    assert!(nope.text.contains("Unter dieser Adresse gibt es nichts.") && nope.text.contains("no public status page"));
+    let bad = fetch(&s, "/s/acme/history?month=13", &browser).await;
+    assert!(
+        bad.status == 422 && bad.text.contains("Diese Adresse ist ungültig.") && bad.text.contains("month: must be")
+    );
     s.patch(&format!("/api/v1/statuspages/{p}"), json!({"isPublic": false})).await.data(200);
     let hidden = fetch(&s, "/s/acme", &[]).await;
     assert_eq!(hidden.status, 404);

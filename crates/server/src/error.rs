@@ -76,6 +76,17 @@ impl ApiError {
         }
     }
 
+    /// The status and a sentence for people, for the HTML pages' error view.
+    pub(crate) fn for_people(&self) -> (StatusCode, String) {
+        let detail = match self {
+            ApiError::Validation(e) => {
+                e.0.iter().map(|f| format!("{}: {}", f.field, f.message)).collect::<Vec<_>>().join("; ")
+            }
+            other => other.detail(),
+        };
+        (self.parts().0, detail)
+    }
+
     fn detail(&self) -> String {
         match self {
             ApiError::BadRequest(d)

@@ -228,3 +228,33 @@ fn document(v: &View, title: &str, main: Markup, content: bool) -> String {
     };
     doc.into_string()
 }
+
+/// What a person sees when an HTML route fails: the error in their language,
+/// with the technical detail below it. No page data: the page may not exist.
+pub fn error_page(lang: Lang, status: u16, detail: &str) -> String {
+    let key = match status {
+        404 => "error.not_found",
+        400 | 422 => "error.invalid",
+        _ => "error.other",
+    };
+    html! {
+        (DOCTYPE)
+        html lang=(lang.code()) {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="color-scheme" content="light dark";
+                title { (status) " · " (lang.t(key)) }
+                link rel="icon" href=(assets::FAVICON_URL);
+                link rel="stylesheet" href=(assets::css_url());
+            }
+            body {
+                main #main .wrap {
+                    h1 { (lang.t(key)) }
+                    p.meta { (status) " · " (detail) }
+                }
+            }
+        }
+    }
+    .into_string()
+}

@@ -59,9 +59,10 @@ async fn root(State(state): State<AppState>, headers: HeaderMap, q: Query<PageQu
     match host_slug(&state, &headers).await {
         Ok(Some(slug)) => page(State(state), Path(slug), headers, q, uri).await,
         Ok(None) => {
-            ApiError::NotFound("no status page is served at this host; pages live at /s/{slug}".into()).into_response()
+            let e = ApiError::NotFound("no status page is served at this host; pages live at /s/{slug}".into());
+            fail(&headers, e)
         }
-        Err(e) => e.into_response(),
+        Err(e) => fail(&headers, e),
     }
 }
 
@@ -118,7 +119,7 @@ async fn item(
     let kind = match (kind.as_str(), id.parse::<Id>()) {
         ("incidents", Ok(id)) => Kind::Incident(id),
         ("maintenance", Ok(id)) => Kind::Maintenance(id),
-        _ => return ApiError::NotFound(format!("nothing at {}", uri.path())).into_response(),
+        _ => return fail(&headers, ApiError::NotFound(format!("nothing at {}", uri.path()))),
     };
     render(&state, &slug, &headers, &q, &uri, kind).await
 }
@@ -133,7 +134,9 @@ async fn history(
     let month = match q.month.as_deref().map(parse_month) {
         None => None,
         Some(Some(m)) => Some(m),
-        Some(None) => return ApiError::validation("month", "must be a month as YYYY-MM, from 2000-01").into_response(),
+        Some(None) => {
+            return fail(&headers, ApiError::validation("month", "must be a month as YYYY-MM, from 2000-01"));
+        }
     };
     render(&state, &slug, &headers, &q, &uri, Kind::History(month)).await
 }
@@ -201,7 +204,7 @@ fn month_before((y, m): (i16, i8)) -> (i16, i8) {
 async fn render(state: &AppState, slug: &str, headers: &HeaderMap, q: &PageQuery, uri: &Uri, kind: Kind) -> Response {
     let snap = match visible_page(state, slug).await {
         Ok(s) => s,
-        Err(e) => return e.into_response(),
+        Err(e) => return fail(headers, e),
     };
     let lang = Lang::negotiate(q.lang.as_deref(), headers);
     if !page_gate::opens(&snap.data, headers) {
@@ -225,13 +228,32 @@ async fn render(state: &AppState, slug: &str, headers: &HeaderMap, q: &PageQuery
             let view = View::new(&snap.data, lang, snap.version, kind.path(slug));
             match build(state, &view, &snap, &kind).await {
                 Ok(Some(html)) => snap.keep_timed(key, Body::typed(html.into_bytes(), "text/html; charset=utf-8")),
-                Ok(None) => return ApiError::NotFound(format!("nothing at {}", uri.path())).into_response(),
-                Err(e) => return e.into_response(),
+                Ok(None) => return fail(headers, ApiError::NotFound(format!("nothing at {}", uri.path()))),
+                Err(e) => return fail(headers, e),
             }
         }
     };
     let mut res = serve_page(&snap, headers, &body);
     html_headers(&mut res);
+    res
+}
+
+/// An error of an HTML route: a page for browsers (which ask for
+/// `text/html`), the problem+json document for everything else.
+fn fail(headers: &HeaderMap, e: ApiError) -> Response {
+    let wants_html = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.split(',').any(|t| t.trim().starts_with("text/html")));
+    if !wants_html {
+        return e.into_response();
+    }
+    let (status, detail) = e.for_people();
+    let lang = Lang::negotiate(None, headers);
+    let body = html::error_page(lang, status.as_u16(), &detail);
+    let mut res = (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response();
+    html_headers(&mut res);
+    res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     res
 }
 
