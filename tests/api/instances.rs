@@ -1,5 +1,6 @@
 //! Several instances on one PostgreSQL database (the scale-out setup).
 
+use crate::status_html::next_event;
 use crate::support::{Backend, Server, at_offset_ms, postgres_admin_url, spawn};
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -64,4 +65,27 @@ async fn instances_share_writes_snapshots_and_the_scheduler() {
     let updates = a.get(&format!("/api/v1/maintenance/{m}")).await.data(200)["updates"].as_array().unwrap().len();
     assert_eq!(updates, 2, "started once and completed once");
     assert_eq!(a.component_status(c).await, "major_outage", "its status before the window came back");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn live_events_carry_writes_made_on_another_instance() {
+    if postgres_admin_url().is_none() {
+        eprintln!("UPSTATE_TEST_POSTGRES_URL is not set: skipping the multi-instance test");
+        return;
+    }
+    let a = Server::start(Backend::Postgres).await;
+    let (child, b_base) = spawn(&a.db, &[]);
+    let _b = Other(child);
+    let p = a.page("shared").await;
+    let c = a.component(p, "API").await;
+    // A visitor's page on B listens; the operator writes through A.
+    let r = reqwest::get(format!("{b_base}/api/public/status/shared/events")).await.unwrap();
+    let mut stream = futures_util::StreamExt::boxed(r.bytes_stream());
+    let mut buf = String::new();
+    let first = next_event(&mut stream, &mut buf, Instant::now() + Duration::from_secs(5)).await.expect("first event");
+    assert_eq!(first["status"], "operational");
+    let changed = Instant::now();
+    a.patch(&format!("/api/v1/components/{c}/status"), json!({"status": "major_outage"})).await.data(200);
+    let next = next_event(&mut stream, &mut buf, changed + Duration::from_secs(1)).await;
+    assert_eq!(next.expect("B's stream reports A's write within 1 s")["status"], "major_outage");
 }

@@ -307,7 +307,7 @@ async fn custom_domains_and_the_default_page(b: Backend) {
 }
 
 /// The data of the next server-sent `status` event, or None when the time is up.
-async fn next_event<B: AsRef<[u8]>>(
+pub async fn next_event<B: AsRef<[u8]>>(
     stream: &mut (impl futures_util::Stream<Item = reqwest::Result<B>> + Unpin),
     buf: &mut String,
     deadline: Instant,
