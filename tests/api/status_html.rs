@@ -353,4 +353,13 @@ async fn event_stream_reports_a_change_within_a_second(b: Backend) {
     let quiet = next_event(&mut stream, &mut buf, Instant::now() + Duration::from_millis(500)).await;
     assert!(quiet.is_none(), "{quiet:?}");
     s.send(Method::GET, "/api/public/status/nope/events", None, None).await.problem(404);
+
+    // Shutting down ends open streams at once instead of waiting on them.
+    let mut s = s;
+    let stopping = Instant::now();
+    assert!(s.stop(), "clean exit with a stream open");
+    assert!(stopping.elapsed() < Duration::from_secs(5), "took {:?}", stopping.elapsed());
+    let rest =
+        tokio::time::timeout(Duration::from_secs(2), async { while let Some(Ok(_)) = stream.next().await {} }).await;
+    assert!(rest.is_ok(), "the stream ended");
 }
