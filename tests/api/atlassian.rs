@@ -125,6 +125,14 @@ async fn statuspage_v2_shapes_and_vocabulary(b: Backend) {
     let act = get(&s, "scheduled-maintenances/active.json").await["scheduled_maintenances"].clone();
     assert_eq!(act.as_array().unwrap().iter().map(|m| m["id"].clone()).collect::<Vec<_>>(), [json!(now.to_string())]);
 
+    // scheduled-maintenances.json keeps completed windows, as Statuspage's does.
+    s.post_empty(&format!("/api/v1/maintenance/{now}/complete")).await.data(200);
+    let recent = get(&s, "scheduled-maintenances.json").await["scheduled_maintenances"].clone();
+    let states: Vec<(Value, Value)> =
+        recent.as_array().unwrap().iter().map(|m| (m["id"].clone(), m["status"].clone())).collect();
+    assert_eq!(states, [(json!(later.to_string()), json!("scheduled")), (json!(now.to_string()), json!("completed"))]);
+    assert_eq!(get(&s, "scheduled-maintenances/active.json").await["scheduled_maintenances"], json!([]));
+
     // A write shows at once; a private page is not there.
     s.post(&format!("/api/v1/incidents/{inc}/resolve"), json!({"message": "Fine"})).await.data(200);
     assert_eq!(get(&s, "incidents/unresolved.json").await["incidents"], json!([]));

@@ -22,13 +22,16 @@ pub struct MaintenanceFilter {
     pub upcoming_after: Option<Timestamp>,
     /// Only windows starting at or after this instant and before the next.
     pub starting_between: Option<(Timestamp, Timestamp)>,
+    /// Only windows scheduled to end at or after this instant.
+    pub ending_after: Option<Timestamp>,
 }
 
 macro_rules! maintenance_filter {
     () => {
         " FROM maintenance WHERE ($1 IS NULL OR page_id = $1) AND ($2 IS NULL OR status = $2) \
           AND ($3 IS NULL OR (status = 'scheduled' AND scheduled_start > $3)) \
-          AND ($4 IS NULL OR scheduled_start >= $4) AND ($5 IS NULL OR scheduled_start < $5)"
+          AND ($4 IS NULL OR scheduled_start >= $4) AND ($5 IS NULL OR scheduled_start < $5) \
+          AND ($6 IS NULL OR scheduled_end >= $6)"
     };
 }
 
@@ -36,6 +39,7 @@ pub async fn list(db: &Db, f: &MaintenanceFilter) -> StoreResult<Vec<Maintenance
     let status = f.status.map(MaintenanceStatus::as_str);
     let after = f.upcoming_after.map(Timestamp::millis);
     let (from, until) = f.starting_between.map(|(a, b)| (a.millis(), b.millis())).unzip();
+    let ending_after = f.ending_after.map(Timestamp::millis);
     let rows: Vec<MaintenanceRow> = on_db!(db, |c| sqlx::query_as(concat!(
         "SELECT ",
         maintenance_cols!(),
@@ -47,6 +51,7 @@ pub async fn list(db: &Db, f: &MaintenanceFilter) -> StoreResult<Vec<Maintenance
     .bind(after)
     .bind(from)
     .bind(until)
+    .bind(ending_after)
     .fetch_all(c)
     .await?);
     let updates: Vec<UpdateRow> = on_db!(db, |c| {
@@ -60,6 +65,7 @@ pub async fn list(db: &Db, f: &MaintenanceFilter) -> StoreResult<Vec<Maintenance
     .bind(after)
     .bind(from)
     .bind(until)
+    .bind(ending_after)
     .fetch_all(c)
     .await?
     });
@@ -74,6 +80,7 @@ pub async fn list(db: &Db, f: &MaintenanceFilter) -> StoreResult<Vec<Maintenance
     .bind(after)
     .bind(from)
     .bind(until)
+    .bind(ending_after)
     .fetch_all(c)
     .await?
     });

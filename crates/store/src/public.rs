@@ -24,7 +24,7 @@ pub struct PageData {
     pub incidents: Vec<Incident>,
     /// Scheduled and in-progress windows, by start time.
     pub maintenance: Vec<Maintenance>,
-    /// Completed and cancelled windows that started in the last
+    /// Completed and cancelled windows scheduled to end within the last
     /// `PAST_MAINTENANCE_DAYS`, latest start first (calendars, feeds).
     pub past_maintenance: Vec<Maintenance>,
     pub quick_links: Vec<upstate_core::links::QuickLink>,
@@ -162,7 +162,7 @@ pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
         let filter = MaintenanceFilter {
             page_id: Some(page_id),
             status: Some(status),
-            starting_between: Some((since, Timestamp::from_millis(i64::MAX))),
+            ending_after: Some(since),
             ..Default::default()
         };
         past.extend(maintenance::list(db, &filter).await?);

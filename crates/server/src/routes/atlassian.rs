@@ -94,6 +94,14 @@ fn maintenances_of(d: &PageData, server: &str, only: Option<MaintenanceStatus>) 
         .collect()
 }
 
+/// Statuspage's `scheduled-maintenances.json`: the 50 most recent windows,
+/// completed ones included (upcoming and ongoing first, then the latest ended).
+fn recent_maintenances(d: &PageData, server: &str) -> Vec<AIncident> {
+    let base = a::page_url(&d.page, server);
+    let ended = d.past_maintenance.iter().filter(|m| m.status == MaintenanceStatus::Completed);
+    d.maintenance.iter().chain(ended).take(INCIDENTS_LISTED).map(|m| a::maintenance(m, &d.components, &base)).collect()
+}
+
 macro_rules! compat_route {
     ($name:ident, $domain_name:ident, $path:literal, $domain_path:literal, $op:literal, $summary:literal, $key:literal, |$d:ident, $s:ident| $make:expr) => {
         #[utoipa::path(
@@ -195,9 +203,9 @@ compat_route!(
     "/s/{slug}/api/v2/scheduled-maintenances.json",
     "/api/v2/scheduled-maintenances.json",
     "atlassianMaintenances",
-    "Upcoming and active maintenance",
+    "The 50 most recent maintenance windows: upcoming, active and completed",
     "atl:maintenances",
-    |d, server| Envelope { scheduled_maintenances: Some(maintenances_of(d, server, None)), ..envelope(d, server) }
+    |d, server| Envelope { scheduled_maintenances: Some(recent_maintenances(d, server)), ..envelope(d, server) }
 );
 compat_route!(
     upcoming,
