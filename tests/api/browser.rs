@@ -272,11 +272,31 @@ async fn page_works_in_chromium_and_passes_axe(b: Backend) {
     d.screenshot(&format!("{name}-phone")).await;
 
     // Other pages of the site, too.
-    for path in ["/s/acme/history", "/s/acme?lang=ja"] {
+    for path in ["/s/acme/history", "/s/acme?lang=ja", "/api/widget?page=acme"] {
         d.c().goto(&format!("{}{path}", s.base)).await.unwrap();
         let violations = d.axe().await;
         assert!(violations.is_empty(), "axe ({path}): {}", report(&violations));
     }
+    // The widget follows the status live too, without reloading.
+    d.c().goto(&format!("{}/api/widget?page=acme", s.base)).await.unwrap();
+    d.js("window.__noReload = 'still here'").await;
+    assert_eq!(d.js("return document.querySelector('.label').textContent").await, "Major System Outage");
+    // Let the widget's stream connect, then change the page.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    s.send(
+        Method::PATCH,
+        &format!("/api/v1/components/{api}/status"),
+        Some(&s.key),
+        Some(json!({"status": "operational"})),
+    )
+    .await
+    .data(200);
+    let now_label = "return document.querySelector('.label').textContent";
+    let back = d.until(&format!("{now_label} === 'Partial System Outage'"), Duration::from_secs(3)).await;
+    assert!(back.is_some(), "widget: {}", d.js(now_label).await);
+    assert_eq!(d.js("return window.__noReload").await, "still here");
+    assert_eq!(d.js("return document.querySelector('.w').className").await, "w s-partial");
+
     let errors = d.console_errors().await;
     assert!(errors.is_empty(), "console errors: {errors:#?}");
     // The page a visitor gets for a wrong address is accessible too (its 404

@@ -125,7 +125,9 @@ async fn widget_manifest_and_overall_status(b: Backend) {
     assert_eq!(r.header("content-type"), "text/html; charset=utf-8");
     assert!(r.header("content-security-policy").contains("frame-ancestors *"), "any site may frame it");
     assert!(r.text.contains("Partial System Outage") && r.text.contains(r#"href="https://status.example.com/s/acme""#));
-    assert!(!r.text.contains("<script"), "nothing runs inside the widget");
+    assert!(r.text.contains(r#"<script src="/assets/widget.js?v="#), "only its own script");
+    assert!(!r.text.contains("http-equiv=\"refresh\""), "no timed reloads (WCAG 2.2.1)");
+    assert!(r.header("content-security-policy").contains("script-src 'self'"));
     let de = fetch(&s, "/api/widget?page=acme&lang=de", &[]).await;
     assert!(de.text.contains("Teilweiser Systemausfall"));
     let js = fetch(&s, "/api/widget?page=acme&format=js", &[]).await;

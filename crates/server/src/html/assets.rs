@@ -23,6 +23,8 @@ pub static CSS: LazyLock<Asset> =
     LazyLock::new(|| asset("status.css", include_bytes!("../../assets/status.css"), "text/css; charset=utf-8"));
 pub static JS: LazyLock<Asset> =
     LazyLock::new(|| asset("status.js", include_bytes!("../../assets/status.js"), "text/javascript; charset=utf-8"));
+pub static WIDGET_JS: LazyLock<Asset> =
+    LazyLock::new(|| asset("widget.js", include_bytes!("../../assets/widget.js"), "text/javascript; charset=utf-8"));
 pub static FAVICON: LazyLock<Asset> =
     LazyLock::new(|| asset("favicon.svg", include_bytes!("../../assets/favicon.svg"), "image/svg+xml"));
 
@@ -39,6 +41,7 @@ pub fn named(name: &str) -> Option<&'static Asset> {
     match name {
         "status.css" => Some(&CSS),
         "status.js" => Some(&JS),
+        "widget.js" => Some(&WIDGET_JS),
         "favicon.svg" => Some(&FAVICON),
         _ => None,
     }

@@ -191,6 +191,12 @@ async fn badge(State(state): State<AppState>, q: QueryParams, headers: HeaderMap
 fn widget_html(d: &PageData, lang: Lang, base: &str) -> String {
     let s = overall_status(&d.components, &d.incidents);
     let page_url = format!("{base}/s/{}", d.page.slug);
+    // What the script needs to show any status in this language.
+    let table = |f: &dyn Fn(ComponentStatus) -> &'static str| {
+        let map: serde_json::Map<String, serde_json::Value> =
+            ComponentStatus::ALL.iter().map(|&st| (st.as_str().to_string(), f(st).into())).collect();
+        serde_json::Value::Object(map).to_string()
+    };
     maud::html! {
         (maud::DOCTYPE)
         html lang=(lang.code()) {
@@ -198,13 +204,16 @@ fn widget_html(d: &PageData, lang: Lang, base: &str) -> String {
                 meta charset="utf-8";
                 meta name="color-scheme" content="light dark";
                 title { (d.page.name) " " (lang.t("page.status")) }
-                meta http-equiv="refresh" content="60";
                 style { (WIDGET_CSS) }
+                script src=(assets::WIDGET_JS.url) defer {}
             }
             body {
-                a class={ "w " (status_class(s)) } href=(page_url) target="_blank" rel="noopener" data-status=(s.as_str()) {
+                a class={ "w " (status_class(s)) } href=(page_url) target="_blank" rel="noopener" data-status=(s.as_str())
+                    data-events={ "/api/public/status/" (d.page.slug) "/events" }
+                    data-labels=(table(&|st| lang.t(overall_key(st))))
+                    data-symbols=(table(&status_symbol)) data-classes=(table(&status_class)) {
                     span.dot aria-hidden="true" { (status_symbol(s)) }
-                    span { strong { (d.page.name) } ": " (lang.t(overall_key(s))) }
+                    span { strong { (d.page.name) } ": " span.label { (lang.t(overall_key(s))) } }
                 }
             }
         }
@@ -258,10 +267,13 @@ async fn widget(State(state): State<AppState>, q: QueryParams, headers: HeaderMa
             let h = res.headers_mut();
             h.insert(header::VARY, HeaderValue::from_static("Accept-Encoding, Accept-Language"));
             if format == "html" {
-                // Made to be framed by any site; nothing inside runs or loads.
+                // Made to be framed by any site; only its own script runs.
                 h.insert(
                     header::CONTENT_SECURITY_POLICY,
-                    HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'; frame-ancestors *"),
+                    HeaderValue::from_static(
+                        "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; \
+                         frame-ancestors *",
+                    ),
                 );
             }
             Ok::<_, ApiError>(res)
