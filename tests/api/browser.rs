@@ -182,6 +182,16 @@ async fn seed(s: &Server) -> (i64, i64) {
     (p, ids["api"].as_i64().unwrap())
 }
 
+/// Another site (its own origin, `localhost` rather than `127.0.0.1`)
+/// serving one HTML page; returns its URL.
+async fn other_site(html: String) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let app = axum::Router::new().route("/", axum::routing::get(move || async move { axum::response::Html(html) }));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://localhost:{port}/")
+}
+
 fn report(violations: &[Value]) -> String {
     serde_json::to_string_pretty(violations).unwrap_or_default()
 }
@@ -296,6 +306,27 @@ async fn page_works_in_chromium_and_passes_axe(b: Backend) {
     assert!(back.is_some(), "widget: {}", d.js(now_label).await);
     assert_eq!(d.js("return window.__noReload").await, "still here");
     assert_eq!(d.js("return document.querySelector('.w').className").await, "w s-partial");
+
+    // The snippet site owners paste: on a site of another origin it places
+    // the widget right after itself.
+    let snippet = format!(
+        "<!doctype html><html lang=en><title>Shop</title><link rel=icon href=\"data:,\"><p>Our status:</p>\
+         <script src=\"{}/api/widget?page=acme&format=js\" async></script><p>after</p>",
+        s.base
+    );
+    let site = other_site(snippet).await;
+    d.c().goto(&site).await.unwrap();
+    let placed = "const f = document.querySelector('iframe');
+        return !!f && f.previousElementSibling.tagName === 'SCRIPT' && f.src.includes('/api/widget?page=acme')";
+    let ok = d.until(placed, Duration::from_secs(5)).await.is_some();
+    assert!(ok, "the iframe is placed after the script: {:?}", d.console_errors().await);
+    let framed = d.until("return document.querySelector('iframe').contentWindow.length === 0", Duration::from_secs(5));
+    assert!(framed.await.is_some());
+    d.c().enter_frame(0).await.unwrap();
+    let label = d.until("return !!document.querySelector('.label')", Duration::from_secs(5)).await;
+    assert!(label.is_some(), "the widget loads inside the frame");
+    assert_eq!(d.js("return document.querySelector('.label').textContent").await, "Partial System Outage");
+    d.c().enter_parent_frame().await.unwrap();
 
     let errors = d.console_errors().await;
     assert!(errors.is_empty(), "console errors: {errors:#?}");
