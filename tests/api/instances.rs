@@ -14,15 +14,21 @@ impl Drop for Other {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn instances_share_writes_snapshots_and_the_scheduler() {
+/// Instance A (a test server on a fresh PostgreSQL database) and the base
+/// URL of instance B on the same database; None without PostgreSQL.
+async fn two_instances() -> Option<(Server, String, Other)> {
     if postgres_admin_url().is_none() {
         eprintln!("UPSTATE_TEST_POSTGRES_URL is not set: skipping the multi-instance test");
-        return;
+        return None;
     }
     let a = Server::start(Backend::Postgres).await;
     let (child, b_base) = spawn(&a.db, &[]);
-    let _b = Other(child);
+    Some((a, b_base, Other(child)))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn instances_share_writes_snapshots_and_the_scheduler() {
+    let Some((a, b_base, _b)) = two_instances().await else { return };
     let client = reqwest::Client::new();
     let p = a.page("shared").await;
     let c = a.component(p, "API").await;
@@ -69,13 +75,7 @@ async fn instances_share_writes_snapshots_and_the_scheduler() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn live_events_carry_writes_made_on_another_instance() {
-    if postgres_admin_url().is_none() {
-        eprintln!("UPSTATE_TEST_POSTGRES_URL is not set: skipping the multi-instance test");
-        return;
-    }
-    let a = Server::start(Backend::Postgres).await;
-    let (child, b_base) = spawn(&a.db, &[]);
-    let _b = Other(child);
+    let Some((a, b_base, _b)) = two_instances().await else { return };
     let p = a.page("shared").await;
     let c = a.component(p, "API").await;
     // A visitor's page on B listens; the operator writes through A.
