@@ -267,6 +267,7 @@ async fn page_works_in_chromium_and_passes_axe(b: Backend) {
         .await;
     let took = changed.elapsed();
     assert!(seen.is_some(), "the change never showed");
+    eprintln!("live update shown {took:?} after the write");
     assert!(took < Duration::from_secs(1), "shown after {took:?}");
     assert_eq!(d.js("return window.__noReload").await, "still here", "no reload");
     let status = "return document.querySelector('[data-component] .st').dataset.status";
