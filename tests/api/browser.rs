@@ -367,6 +367,7 @@ async fn password_gate_in_chromium(b: Backend) {
     assert_eq!(d.js("return document.body.innerText.includes('Public API')").await, false, "no content");
     let violations = d.axe().await;
     assert!(violations.is_empty(), "axe (gate): {}", report(&violations));
+    d.screenshot(&format!("{}-gate", if b == Backend::Sqlite { "sqlite" } else { "postgres" })).await;
 
     // A wrong password: back to the form, with the message announced.
     d.c().find(Locator::Css("#page-password")).await.unwrap().send_keys("nope nope").await.unwrap();
