@@ -200,10 +200,7 @@ impl Db {
                         // Whatever happened while we were not listening is unknown.
                         self.changes.bump_all();
                         while let Ok(n) = listener.recv().await {
-                            match n.payload().parse::<Id>() {
-                                Ok(page) => self.changes.bump(page),
-                                Err(_) => self.changes.bump_all(),
-                            }
+                            self.changes.heard(n.payload());
                         }
                     }
                     tracing::warn!("lost the change notification connection; reconnecting");
@@ -243,7 +240,8 @@ impl Tx {
             .await?
             .rows_affected());
         if let TxInner::Postgres(t) = &mut self.inner {
-            sqlx::query("SELECT pg_notify($1, $2)").bind(CHANNEL).bind(page.to_string()).execute(&mut **t).await?;
+            let payload = self.changes.payload(page);
+            sqlx::query("SELECT pg_notify($1, $2)").bind(CHANNEL).bind(payload).execute(&mut **t).await?;
         }
         self.touched.push(page);
         Ok(())

@@ -62,7 +62,7 @@ async fn events(State(state): State<AppState>, Path(slug): Path<String>, headers
             let changes = state.db.changes.subscribe();
             let snap = page(&state, &slug, &headers).await?;
             let first = stream::once(std::future::ready(Ok::<_, Infallible>(status_event(&snap))));
-            let rest = follow(state.clone(), slug, snap.page_id, snap.data.updated_at, changes);
+            let rest = follow(state.clone(), slug, snap.page_id, changes);
             let stream = first.chain(rest).take_until(crate::SHUTDOWN.clone().cancelled_owned());
             let mut res =
                 Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response();
@@ -75,17 +75,13 @@ async fn events(State(state): State<AppState>, Path(slug): Path<String>, headers
 }
 
 /// One event per change of this page (a lagging receiver counts as one).
-/// Every write stamps the page's `updated_at`, so a version bump that shows
-/// the same stamp is the same change seen twice (on PostgreSQL an instance
-/// hears its own writes back as notifications) and is not sent again.
 fn follow(
     state: AppState,
     slug: String,
     page_id: i64,
-    seen: Timestamp,
     changes: tokio::sync::broadcast::Receiver<Option<i64>>,
 ) -> impl Stream<Item = Result<Event, Infallible>> {
-    stream::unfold((state, slug, changes, seen), move |(state, slug, mut changes, seen)| async move {
+    stream::unfold((state, slug, changes), move |(state, slug, mut changes)| async move {
         loop {
             match changes.recv().await {
                 Ok(Some(id)) if id != page_id => continue,
@@ -94,11 +90,7 @@ fn follow(
             }
             // The page is gone, renamed or made private: end the stream.
             let snap = state.snapshots.get(&slug).await.ok().flatten().filter(|s| s.page_id == page_id)?;
-            if snap.data.updated_at == seen {
-                continue;
-            }
-            let stamp = snap.data.updated_at;
-            return Some((Ok(status_event(&snap)), (state, slug, changes, stamp)));
+            return Some((Ok(status_event(&snap)), (state, slug, changes)));
         }
     })
 }
