@@ -24,6 +24,8 @@ pub struct MaintenanceFilter {
     pub starting_between: Option<(Timestamp, Timestamp)>,
     /// Only windows scheduled to end at or after this instant.
     pub ending_after: Option<Timestamp>,
+    /// Only finished (completed or cancelled) windows, or only unfinished ones.
+    pub finished: Option<bool>,
 }
 
 macro_rules! maintenance_filter {
@@ -31,7 +33,8 @@ macro_rules! maintenance_filter {
         " FROM maintenance WHERE ($1 IS NULL OR page_id = $1) AND ($2 IS NULL OR status = $2) \
           AND ($3 IS NULL OR (status = 'scheduled' AND scheduled_start > $3)) \
           AND ($4 IS NULL OR scheduled_start >= $4) AND ($5 IS NULL OR scheduled_start < $5) \
-          AND ($6 IS NULL OR scheduled_end >= $6)"
+          AND ($6 IS NULL OR scheduled_end >= $6) \
+          AND ($7 IS NULL OR (status IN ('completed', 'cancelled')) = $7)"
     };
 }
 
@@ -52,6 +55,7 @@ pub async fn list(db: &Db, f: &MaintenanceFilter) -> StoreResult<Vec<Maintenance
     .bind(from)
     .bind(until)
     .bind(ending_after)
+    .bind(f.finished)
     .fetch_all(c)
     .await?);
     let updates: Vec<UpdateRow> = on_db!(db, |c| {
@@ -66,6 +70,7 @@ pub async fn list(db: &Db, f: &MaintenanceFilter) -> StoreResult<Vec<Maintenance
     .bind(from)
     .bind(until)
     .bind(ending_after)
+    .bind(f.finished)
     .fetch_all(c)
     .await?
     });
@@ -81,6 +86,7 @@ pub async fn list(db: &Db, f: &MaintenanceFilter) -> StoreResult<Vec<Maintenance
     .bind(from)
     .bind(until)
     .bind(ending_after)
+    .bind(f.finished)
     .fetch_all(c)
     .await?
     });

@@ -100,6 +100,7 @@ struct PageWithStamp {
     #[sqlx(flatten)]
     page: PageRow,
     updated_at: i64,
+    password_hash: Option<String>,
 }
 
 /// The id of the page with this slug, if there is one.
@@ -122,12 +123,12 @@ pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
     let row: Option<PageWithStamp> = on_db!(db, |c| sqlx::query_as(concat!(
         "SELECT ",
         page_cols!(),
-        ", updated_at FROM status_pages WHERE id = $1"
+        ", updated_at, password_hash FROM status_pages WHERE id = $1"
     ))
     .bind(page_id)
     .fetch_optional(c)
     .await?);
-    let Some(PageWithStamp { page, updated_at }) = row else { return Ok(None) };
+    let Some(PageWithStamp { page, updated_at, password_hash }) = row else { return Ok(None) };
     let mut open = incidents::list(
         db,
         &IncidentFilter {
@@ -150,24 +151,18 @@ pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
     .await?;
     open.extend(resolved);
     open.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
-    let mut windows = vec![];
-    for status in [MaintenanceStatus::Scheduled, MaintenanceStatus::InProgress] {
-        let filter = MaintenanceFilter { page_id: Some(page_id), status: Some(status), ..Default::default() };
-        windows.extend(maintenance::list(db, &filter).await?);
-    }
-    windows.sort_by(|a, b| a.scheduled_start_time.cmp(&b.scheduled_start_time).then(a.id.cmp(&b.id)));
+    // Both lists come ordered by start (and id) from the store.
+    let unfinished = MaintenanceFilter { page_id: Some(page_id), finished: Some(false), ..Default::default() };
+    let windows = maintenance::list(db, &unfinished).await?;
     let since = Timestamp::now().plus_millis(-PAST_MAINTENANCE_DAYS * 86_400_000);
-    let mut past = vec![];
-    for status in [MaintenanceStatus::Completed, MaintenanceStatus::Cancelled] {
-        let filter = MaintenanceFilter {
-            page_id: Some(page_id),
-            status: Some(status),
-            ending_after: Some(since),
-            ..Default::default()
-        };
-        past.extend(maintenance::list(db, &filter).await?);
-    }
-    past.sort_by(|a, b| b.scheduled_start_time.cmp(&a.scheduled_start_time).then(b.id.cmp(&a.id)));
+    let finished = MaintenanceFilter {
+        page_id: Some(page_id),
+        finished: Some(true),
+        ending_after: Some(since),
+        ..Default::default()
+    };
+    let mut past = maintenance::list(db, &finished).await?;
+    past.reverse();
     Ok(Some(PageData {
         page: page.into(),
         updated_at: Timestamp::from_millis(updated_at),
@@ -177,7 +172,7 @@ pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
         maintenance: windows,
         past_maintenance: past,
         quick_links: crate::quick_links::list(db, Some(page_id)).await?,
-        password_hash: crate::pages::password_hash(db, page_id).await?,
+        password_hash,
     }))
 }
 
