@@ -166,7 +166,8 @@ impl Config {
         let loopback =
             addr.parse::<std::net::SocketAddr>().is_ok_and(|a| a.ip().is_loopback()) || addr.starts_with("localhost:");
         let secure_cookies = o.secure_cookies.or(file.secure_cookies).unwrap_or(!loopback);
-        let public_url = o.public_url.clone().or(file.public_url).unwrap_or_else(|| format!("http://{addr}"));
+        // Unset stays empty: `serve` fills in the address it is bound to.
+        let public_url = o.public_url.clone().or(file.public_url).unwrap_or_default();
         let public_url = public_url.trim_end_matches('/').to_string();
         Ok(Config {
             addr,

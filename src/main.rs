@@ -104,9 +104,8 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     let cancel = CancellationToken::new();
     let scheduler = tokio::spawn(upstate_jobs::run_scheduler(db.clone(), cancel.clone()));
     let mut settings = config.server.clone();
-    if settings.public_url == format!("http://{}", config.addr) {
-        // The default names the address as configured; with port 0 only the
-        // bound address is one visitors can use.
+    if settings.public_url.is_empty() {
+        // Not configured: where this server really listens (port 0 resolved).
         settings.public_url = format!("http://{local}");
     }
     let app = upstate_server::app(db.clone(), &settings);
