@@ -228,3 +228,14 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for FormOrJson<T> {
         parse(&json).map(|t| FormOrJson(t, true))
     }
 }
+
+/// The items of a comma-separated, quality-weighted header (`Accept-Encoding`,
+/// `Accept-Language`, `Accept`) as (token, q), q defaulting to 1.
+pub fn weighted(headers: &axum::http::HeaderMap, name: header::HeaderName) -> impl Iterator<Item = (&str, f32)> {
+    headers.get_all(name).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).map(|item| {
+        let mut parts = item.split(';').map(str::trim);
+        let token = parts.next().unwrap_or("");
+        let q = parts.find_map(|p| p.strip_prefix("q=")).and_then(|q| q.parse::<f32>().ok()).unwrap_or(1.0);
+        (token, q)
+    })
+}

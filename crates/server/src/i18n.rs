@@ -79,12 +79,8 @@ impl Lang {
             return l;
         }
         let mut best: Option<(f32, Lang)> = None;
-        for item in
-            headers.get_all(header::ACCEPT_LANGUAGE).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(','))
-        {
-            let mut parts = item.split(';').map(str::trim);
-            let Some(lang) = parts.next().and_then(Lang::parse) else { continue };
-            let q = parts.find_map(|p| p.strip_prefix("q=")).and_then(|q| q.parse::<f32>().ok()).unwrap_or(1.0);
+        for (tag, q) in crate::extract::weighted(headers, header::ACCEPT_LANGUAGE) {
+            let Some(lang) = Lang::parse(tag) else { continue };
             if q > 0.0 && best.is_none_or(|(bq, _)| q > bq) {
                 best = Some((q, lang));
             }

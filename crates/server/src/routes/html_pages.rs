@@ -6,6 +6,7 @@
 //! OpenAPI document.
 
 use crate::error::ApiError;
+use crate::extract::weighted;
 use crate::html::{self, View, assets};
 use crate::i18n::Lang;
 use crate::page_gate;
@@ -241,10 +242,7 @@ async fn render(state: &AppState, slug: &str, headers: &HeaderMap, q: &PageQuery
 /// An error of an HTML route: a page for browsers (which ask for
 /// `text/html`), the problem+json document for everything else.
 fn fail(headers: &HeaderMap, e: ApiError) -> Response {
-    let wants_html = headers
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|a| a.split(',').any(|t| t.trim().starts_with("text/html")));
+    let wants_html = weighted(headers, header::ACCEPT).any(|(t, q)| t == "text/html" && q > 0.0);
     if !wants_html {
         return e.into_response();
     }

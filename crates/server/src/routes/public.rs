@@ -7,7 +7,7 @@
 use crate::auth::rate_headers;
 use crate::client_ip::client_ip;
 use crate::error::ApiError;
-use crate::extract::QueryParams;
+use crate::extract::{QueryParams, weighted};
 use crate::openapi::{BadQuery, PublicErrors};
 use crate::page_gate;
 use crate::rate_limit::{Limits, Subject};
@@ -133,16 +133,8 @@ async fn limit_by_address(
 }
 
 fn encoding(headers: &HeaderMap) -> Encoding {
-    let accepted = |name: &str| {
-        headers.get_all(header::ACCEPT_ENCODING).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(
-            |item| {
-                let mut parts = item.split(';').map(str::trim);
-                let token = parts.next().unwrap_or("");
-                let q = parts.find_map(|p| p.strip_prefix("q=")).and_then(|q| q.parse::<f32>().ok()).unwrap_or(1.0);
-                token.eq_ignore_ascii_case(name) && q > 0.0
-            },
-        )
-    };
+    let accepted =
+        |name: &str| weighted(headers, header::ACCEPT_ENCODING).any(|(t, q)| t.eq_ignore_ascii_case(name) && q > 0.0);
     if accepted("br") {
         Encoding::Brotli
     } else if accepted("gzip") {
