@@ -99,6 +99,12 @@ pub enum BadQuery {
 pub enum PublicErrors {
     #[response(status = 304, description = "Not modified: the If-None-Match ETag is current")]
     NotModified,
+    #[response(
+        status = 401,
+        description = "A private page, and the request lacks its password cookie (POST /api/verify-page-password)",
+        content_type = "application/problem+json"
+    )]
+    Locked(Problem),
     #[response(status = 404, description = "Unknown or private page", content_type = "application/problem+json")]
     NotFound(Problem),
     #[response(
