@@ -49,14 +49,9 @@ pub fn opens(d: &PageData, headers: &HeaderMap) -> bool {
 /// never see it), SameSite=Lax, Secure unless serving plain http on loopback.
 pub fn set_cookie(page_id: Id, hash: &str, secure: bool) -> (HeaderValue, Timestamp) {
     let expires = Timestamp::now().plus_millis(LIFETIME_SECS * 1000);
-    let c = cookie::Cookie::build((cookie_name(page_id), cookie_value(hash, page_id, expires)))
-        .http_only(true)
-        .same_site(cookie::SameSite::Lax)
-        .secure(secure)
-        .path("/")
-        .max_age(cookie::time::Duration::seconds(LIFETIME_SECS))
-        .build();
-    (HeaderValue::from_str(&c.to_string()).unwrap_or(HeaderValue::from_static("")), expires)
+    let value = cookie_value(hash, page_id, expires);
+    let max_age = cookie::time::Duration::seconds(LIFETIME_SECS);
+    (crate::session::cookie_header(cookie_name(page_id), value, secure, max_age), expires)
 }
 
 #[cfg(test)]

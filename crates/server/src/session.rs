@@ -42,26 +42,26 @@ pub fn cookie_token(headers: &HeaderMap) -> Option<String> {
     cookies(headers).find(|c| c.name() == COOKIE).map(|c| c.value().to_string())
 }
 
-pub fn set_cookie(token: &str, secure: bool) -> HeaderValue {
-    let c = cookie::Cookie::build((COOKIE, token.to_string()))
+/// A Set-Cookie value with the attributes every Upstate cookie has:
+/// HttpOnly, SameSite=Lax, path `/`, Secure when configured.
+pub fn cookie_header(name: String, value: String, secure: bool, max_age: cookie::time::Duration) -> HeaderValue {
+    let c = cookie::Cookie::build((name, value))
         .http_only(true)
         .same_site(cookie::SameSite::Lax)
         .secure(secure)
         .path("/")
-        .max_age(cookie::time::Duration::milliseconds(ABSOLUTE_MS))
+        .max_age(max_age)
         .build();
     HeaderValue::from_str(&c.to_string()).unwrap_or(HeaderValue::from_static(""))
 }
 
+pub fn set_cookie(token: &str, secure: bool) -> HeaderValue {
+    cookie_header(COOKIE.into(), token.into(), secure, cookie::time::Duration::milliseconds(ABSOLUTE_MS))
+}
+
+/// Removes the session cookie (empty, expired).
 pub fn clear_cookie(secure: bool) -> HeaderValue {
-    let mut c = cookie::Cookie::build((COOKIE, ""))
-        .http_only(true)
-        .same_site(cookie::SameSite::Lax)
-        .secure(secure)
-        .path("/")
-        .build();
-    c.make_removal();
-    HeaderValue::from_str(&c.to_string()).unwrap_or(HeaderValue::from_static(""))
+    cookie_header(COOKIE.into(), String::new(), secure, cookie::time::Duration::ZERO)
 }
 
 /// The audit context of any request: who (given), from where, with what.
