@@ -30,7 +30,7 @@ async fn call(s: &Server, b: &Browser, method: Method, path: &str, csrf: bool, b
     (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
-fn setup_token(log: &str) -> Option<String> {
+pub(crate) fn setup_token(log: &str) -> Option<String> {
     let at = log.find("no users yet")?;
     log[at..].split(|c: char| !c.is_ascii_hexdigit()).find(|w| w.len() == 64).map(String::from)
 }

@@ -3,7 +3,7 @@ use crate::support::{Backend, Server};
 use reqwest::Method;
 use serde_json::json;
 
-on_both_backends!(malformed_bodies, unknown_routes_and_methods);
+on_both_backends!(malformed_bodies, unknown_routes_and_methods, every_mistyped_field_is_reported);
 
 async fn malformed_bodies(b: Backend) {
     let s = Server::start(b).await;
@@ -57,4 +57,21 @@ async fn unknown_routes_and_methods(b: Backend) {
     let health = s.send(Method::GET, "/api/health", None, None).await;
     assert_eq!(health.status, 200);
     assert_eq!(health.body["database"], "ok");
+}
+
+async fn every_mistyped_field_is_reported(b: Backend) {
+    let s = Server::start(b).await;
+    let p = s.page("p").await;
+    let before = s.snapshot().await;
+    let body = json!({"title": 5, "status": "investigating", "impact": true, "statusPageId": "one",
+                      "message": ["x"], "componentIds": [1, "two"]});
+    let r = s.post("/api/v1/incidents", body).await;
+    r.invalid_fields(&["title", "impact", "statusPageId", "message", "componentIds[1]"]);
+    for e in r.body["errors"].as_array().unwrap() {
+        assert!(e["message"].as_str().unwrap().contains("invalid"), "a message for people: {e}");
+    }
+    // A type error beside a good field names only the bad one.
+    let r = s.post("/api/v1/components", json!({"name": "ok", "statusPageId": p, "groupId": "g"})).await;
+    r.invalid_fields(&["groupId"]);
+    assert_eq!(s.snapshot().await, before, "nothing was stored");
 }

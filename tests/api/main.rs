@@ -17,6 +17,8 @@ mod consumers;
 mod embeds;
 mod errors;
 mod feeds;
+mod guard;
+mod headers;
 mod incidents;
 mod instances;
 mod key_routes;

@@ -6,12 +6,12 @@ on_both_backends!(two_factor_setup_sign_in_and_replay, recovery_codes_and_disabl
 
 const PW: &str = "correct horse battery";
 
-fn code(secret: &str, at: u64) -> String {
+pub(crate) fn code(secret: &str, at: u64) -> String {
     let bytes = totp_rs::Secret::Encoded(secret.to_string()).to_bytes().unwrap();
     totp_rs::TOTP::new(totp_rs::Algorithm::SHA1, 6, 1, 30, bytes, None, "x".into()).unwrap().generate(at)
 }
 
-fn now() -> u64 {
+pub(crate) fn now() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
 }
 

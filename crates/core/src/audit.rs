@@ -33,6 +33,10 @@ impl Actor {
     pub fn cli() -> Actor {
         Actor { kind: "cli".into(), id: None, label: "command line".into() }
     }
+    /// Someone not signed in: a sign-in attempt, a visitor at a private page.
+    pub fn anonymous() -> Actor {
+        Actor { kind: "anonymous".into(), id: None, label: "not signed in".into() }
+    }
     pub fn system(what: &str) -> Actor {
         Actor { kind: "system".into(), id: None, label: what.into() }
     }

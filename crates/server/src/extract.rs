@@ -38,25 +38,43 @@ async fn raw_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, Api
 }
 
 /// Syntax errors are 400; well-formed JSON of the wrong shape is 422 naming
-/// the field that did not fit.
+/// every field that did not fit (not only the first serde stops at).
 fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let de = &mut serde_json::Deserializer::from_slice(bytes);
-    serde_path_to_error::deserialize(de).map_err(|err| {
+    let err = match serde_path_to_error::deserialize(de) {
+        Ok(t) => return Ok(t),
+        Err(err) => err,
+    };
+    if err.inner().classify() != serde_json::error::Category::Data {
+        return Err(ApiError::BadRequest(format!("malformed JSON: {}", err.into_inner())));
+    }
+    let Ok(serde_json::Value::Object(mut fields)) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+        return Err(ApiError::Validation(FieldErrors::single("body", "must be a JSON object")));
+    };
+    // Each round names one bad field and sets it aside, until the rest fits
+    // or what is left to report is only the absence of a field set aside.
+    let mut errors = FieldErrors::new();
+    let mut next = Some(err);
+    while let Some(err) = next.take() {
+        let top = match err.path().iter().next() {
+            Some(serde_path_to_error::Segment::Map { key }) => Some(key.clone()),
+            _ => None,
+        };
         let path = err.path().to_string();
-        let inner = err.into_inner();
-        match inner.classify() {
-            serde_json::error::Category::Data => {
-                let field = if path == "." || path.is_empty() { "body".to_string() } else { path };
-                let message = if field == "body" {
-                    "must be a JSON object".to_string()
-                } else {
-                    clean_message(&inner.to_string())
-                };
-                ApiError::validation(&field, message)
+        match top {
+            Some(key) if fields.remove(&key).is_some() => {
+                errors.push(&path, clean_message(&err.into_inner().to_string()));
+                let rest = serde_json::Value::Object(fields.clone());
+                next = serde_path_to_error::deserialize::<_, T>(&rest).err();
             }
-            _ => ApiError::BadRequest(format!("malformed JSON: {inner}")),
+            _ if errors.is_empty() => {
+                let field = if path == "." || path.is_empty() { "body".to_string() } else { path };
+                errors.push(&field, clean_message(&err.into_inner().to_string()));
+            }
+            _ => {}
         }
-    })
+    }
+    Err(ApiError::Validation(errors))
 }
 
 /// serde's messages end with " at line L column C", noise next to a field name.

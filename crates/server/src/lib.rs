@@ -4,6 +4,7 @@ pub mod auth;
 mod client_ip;
 pub mod error;
 pub mod extract;
+mod guard;
 mod html;
 pub mod i18n;
 mod openapi;
@@ -12,6 +13,7 @@ mod password;
 pub mod rate_limit;
 mod respond;
 mod routes;
+mod security_headers;
 mod session;
 mod snapshot;
 pub mod state;
@@ -73,7 +75,6 @@ impl Default for ServerSettings {
 pub fn app(db: upstate_store::Db, settings: &ServerSettings) -> Router {
     let state = AppState::new(state::Shared {
         limits: rate_limit::Limits::new(settings.api_rate_per_minute, settings.api_rate_per_hour).swept(),
-        gate_limits: rate_limit::Limits::new(10, 60).swept(),
         snapshots: snapshot::Snapshots::new(db.clone()),
         settings: settings.clone(),
         db: db.clone(),

@@ -85,6 +85,18 @@ pub enum Conflict {
     Conflict(Problem),
 }
 
+/// The 429 of every route that checks a secret (`crate::guard`).
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code, reason = "describes responses to the document; never built")]
+pub enum Throttled {
+    #[response(
+        status = 429,
+        description = "Too many wrong guesses at this secret: locked until Retry-After (seconds) has passed",
+        content_type = "application/problem+json"
+    )]
+    Locked(Problem),
+}
+
 /// The 422 of routes whose query parameters are validated.
 #[derive(utoipa::IntoResponses)]
 #[allow(dead_code, reason = "describes responses to the document; never built")]
@@ -156,5 +168,7 @@ pub fn finish(mut doc: OpenApi) -> OpenApi {
 
 /// `/api/openapi.json` and the reference page at `/api/docs`.
 pub fn routes(doc: OpenApi) -> Router {
-    Router::from(SwaggerUi::new("/api/docs").url("/api/openapi.json", doc))
+    let config = utoipa_swagger_ui::Config::from("/api/openapi.json").validator_url("none");
+    Router::from(SwaggerUi::new("/api/docs").url("/api/openapi.json", doc).config(config))
+        .layer(axum::middleware::map_response(crate::security_headers::docs))
 }

@@ -1,11 +1,12 @@
 //! Password hashing: Argon2id with the argon2 crate's defaults (m = 19 MiB,
 //! t = 2, p = 1: OWASP's recommended minimum), a random salt per hash, PHC
-//! string format. Hashing takes tens of milliseconds of CPU, so it runs on the
-//! blocking pool, never on the request threads.
+//! string format. Hashing takes tens of milliseconds of CPU, so it runs on
+//! the blocking pool, never on the request threads. Checking a password is
+//! the guard's (`crate::guard`), which counts failures.
 
 use crate::error::ApiError;
 use argon2::Argon2;
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::password_hash::{PasswordHasher, SaltString};
 use rand::RngCore;
 
 fn salt() -> Result<SaltString, argon2::password_hash::Error> {
@@ -20,24 +21,6 @@ pub async fn hash(password: String) -> Result<String, ApiError> {
         .map_err(|e| ApiError::Internal(e.to_string()))?
         .map_err(ApiError::Internal)
 }
-
-/// Verifies against a stored hash; with no hash (unknown account) it verifies
-/// against a fixed one, so the answer takes as long either way.
-pub async fn verify(password: String, stored: Option<String>) -> bool {
-    tokio::task::spawn_blocking(move || {
-        let known = stored.is_some();
-        let stored = stored.unwrap_or_else(|| DUMMY.clone());
-        let ok = PasswordHash::new(&stored)
-            .is_ok_and(|h| Argon2::default().verify_password(password.as_bytes(), &h).is_ok());
-        ok && known
-    })
-    .await
-    .unwrap_or(false)
-}
-
-/// An Argon2id hash of a random string nobody knows, made once.
-static DUMMY: std::sync::LazyLock<String> =
-    std::sync::LazyLock::new(|| hash_blocking(&upstate_store::users::token()).unwrap_or_default());
 
 /// For the command line, which has no runtime of its own to spare.
 pub fn hash_blocking(password: &str) -> Result<String, String> {

@@ -15,8 +15,6 @@ pub struct AppState(Arc<Shared>);
 pub struct Shared {
     pub db: Db,
     pub limits: Arc<Limits>,
-    /// Attempts at private pages' passwords, per client address.
-    pub gate_limits: Arc<Limits>,
     pub snapshots: Snapshots,
     pub settings: ServerSettings,
 }

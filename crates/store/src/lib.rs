@@ -13,6 +13,7 @@ pub mod audit;
 pub mod changes;
 pub mod components;
 mod error;
+pub mod failures;
 pub mod groups;
 pub mod incidents;
 pub mod maintenance;

@@ -251,53 +251,6 @@ pub async fn logout(db: &Db, ctx: &AuditCtx, session: &Session) -> StoreResult<(
     tx.commit().await
 }
 
-// ------------------------------------------------------------- throttling
-
-/// Failed sign-ins for a key (`account:<email>` or `addr:<ip>`): the lock
-/// grows with each failure from the third on (1 s, 2 s, 4 s ... up to 15 min).
-pub async fn locked_until(db: &Db, key: &str) -> StoreResult<Option<Timestamp>> {
-    let until: Option<i64> =
-        on_db!(db, |c| sqlx::query_scalar("SELECT locked_until FROM login_throttle WHERE key = $1")
-            .bind(key)
-            .fetch_optional(c)
-            .await?);
-    Ok(until.filter(|u| *u > Timestamp::now().millis()).map(Timestamp::from_millis))
-}
-
-pub async fn record_failure(db: &Db, key: &str) -> StoreResult<i64> {
-    let now = Timestamp::now().millis();
-    let mut tx = db.begin().await?;
-    let failures: i64 = on_tx!(&mut tx, |c| sqlx::query_scalar(
-        "INSERT INTO login_throttle (key, failures, locked_until, updated_at) VALUES ($1, 1, 0, $2) \
-         ON CONFLICT (key) DO UPDATE SET failures = login_throttle.failures + 1, updated_at = $2 RETURNING failures"
-    )
-    .bind(key)
-    .bind(now)
-    .fetch_one(c)
-    .await?);
-    if failures >= 3 {
-        let lock_ms = (1_000i64 << (failures - 3).min(10)).min(15 * 60_000);
-        on_tx!(&mut tx, |c| sqlx::query("UPDATE login_throttle SET locked_until = $1 WHERE key = $2")
-            .bind(now + lock_ms)
-            .bind(key)
-            .execute(c)
-            .await?
-            .rows_affected());
-    }
-    tx.commit().await?;
-    Ok(failures)
-}
-
-pub async fn clear_failures(db: &Db, key: &str) -> StoreResult<()> {
-    let mut tx = db.begin().await?;
-    on_tx!(&mut tx, |c| sqlx::query("DELETE FROM login_throttle WHERE key = $1")
-        .bind(key)
-        .execute(c)
-        .await?
-        .rows_affected());
-    tx.commit().await
-}
-
 // ------------------------------------------------------------- first owner
 
 /// Issues a one-time setup token when there are no users and no live token.

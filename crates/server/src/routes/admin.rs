@@ -8,13 +8,13 @@
 
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, PathId};
-use crate::openapi::{BodyErrors, Conflict, NotFound};
+use crate::guard::{Code, Guard, Purpose};
+use crate::openapi::{BodyErrors, Conflict, NotFound, Throttled};
 use crate::password;
 use crate::respond::{Data, data};
 use crate::routes::auth::SessionErrors;
 use crate::session::SignedIn;
 use crate::state::AppState;
-use crate::totp;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -131,17 +131,17 @@ fn token_of(p: &StepUpProof) -> ApiResult<String> {
 }
 
 #[utoipa::path(post, path = "/api/admin/step-up/verify-password", tag = "step-up", operation_id = "stepUpVerifyPassword",
-    summary = "Verify a step-up with your password", request_body = StepUpProof,
-    responses((status = 200, body = Data<StepUpStatus>), SessionErrors, BodyErrors, Conflict))]
+    summary = "Verify a step-up with your password (3 wrong proofs end the step-up)", request_body = StepUpProof,
+    responses((status = 200, body = Data<StepUpStatus>), SessionErrors, BodyErrors, Conflict, Throttled))]
 async fn step_up_password(
     State(state): State<AppState>,
     me: SignedIn,
+    guard: Guard,
     Body(p): Body<StepUpProof>,
 ) -> ApiResult<Response> {
     let token = token_of(&p)?;
     let pw = p.password.filter(|x| !x.is_empty()).ok_or_else(|| ApiError::validation("password", "is required"))?;
-    let stored = users::password_hash(&state.db, me.session.user.id).await?;
-    if !password::verify(pw, Some(stored)).await {
+    if !guard.password(&me.session.user, pw, Purpose::StepUp { token: &token }).await? {
         return Err(ApiError::validation("password", "is wrong"));
     }
     step_up::verify(&state.db, &me.audit, &me.session.id, &token, "password", STEP_UP_MS).await?;
@@ -149,21 +149,20 @@ async fn step_up_password(
 }
 
 #[utoipa::path(post, path = "/api/admin/step-up/verify-totp", tag = "step-up", operation_id = "stepUpVerifyTotp",
-    summary = "Verify a step-up with a current TOTP code", request_body = StepUpProof,
-    responses((status = 200, body = Data<StepUpStatus>), SessionErrors, BodyErrors, Conflict))]
-async fn step_up_totp(State(state): State<AppState>, me: SignedIn, Body(p): Body<StepUpProof>) -> ApiResult<Response> {
+    summary = "Verify a step-up with a current TOTP code (3 wrong proofs end the step-up)", request_body = StepUpProof,
+    responses((status = 200, body = Data<StepUpStatus>), SessionErrors, BodyErrors, Conflict, Throttled))]
+async fn step_up_totp(
+    State(state): State<AppState>,
+    me: SignedIn,
+    guard: Guard,
+    Body(p): Body<StepUpProof>,
+) -> ApiResult<Response> {
     let token = token_of(&p)?;
     let code = p.code.filter(|x| !x.is_empty()).ok_or_else(|| ApiError::validation("code", "is required"))?;
-    let user = me.session.user.id;
-    let secret = two_factor::state(&state.db, user)
-        .await?
-        .secret
-        .ok_or_else(|| ApiError::Conflict("two-factor authentication is off; verify with your password".into()))?;
-    let fresh = match totp::matching_step(&secret, &code, totp::now_secs()) {
-        Some(step) => two_factor::use_step(&state.db, user, step).await?,
-        None => false,
-    };
-    if !fresh {
+    if !me.session.user.totp_enabled {
+        return Err(ApiError::Conflict("two-factor authentication is off; verify with your password".into()));
+    }
+    if !guard.second_factor(&me.session.user, Code::Totp(code), Purpose::StepUp { token: &token }).await? {
         return Err(ApiError::validation("code", "is wrong or already used"));
     }
     step_up::verify(&state.db, &me.audit, &me.session.id, &token, "totp", STEP_UP_MS).await?;

@@ -62,9 +62,9 @@ fn filter(q: &QueryParams, paged: bool) -> ApiResult<AuditFilter> {
     let mut e = FieldErrors::new();
     let actor_kind = q.get("actorKind").map(str::to_string);
     if let Some(k) = &actor_kind
-        && !["key", "user", "cli", "system"].contains(&k.as_str())
+        && !["key", "user", "cli", "system", "anonymous"].contains(&k.as_str())
     {
-        e.push("actorKind", "must be one of: key, user, cli, system");
+        e.push("actorKind", "must be one of: key, user, cli, system, anonymous");
     }
     let time = |e: &mut FieldErrors, name: &str| q.get(name).and_then(|v| e.check(name, Timestamp::parse(v)));
     let f = AuditFilter {
@@ -131,7 +131,7 @@ async fn page(state: AppState, q: QueryParams) -> ApiResult<Response> {
     operation_id = "listAuditEvents",
     summary = "Audit events, newest first, with filters, cursor pagination and aggregations",
     params(
-        ("actorKind" = Option<String>, Query, description = "key, user, cli or system"),
+        ("actorKind" = Option<String>, Query, description = "key, user, cli, system or anonymous"),
         ("actorId" = Option<i64>, Query),
         ("action" = Option<String>, Query, description = "e.g. incident.resolve"),
         ("targetType" = Option<String>, Query),

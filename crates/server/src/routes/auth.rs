@@ -2,13 +2,13 @@
 //! password change, CSRF token, roles, and the first owner's setup.
 //!
 //! Sign-in answers the same for an unknown email as for a wrong password, in
-//! about the same time (a dummy hash is verified), and is throttled per
-//! account and per client address: from the third failure on each further
-//! attempt is locked out for a growing time (1 s, 2 s, 4 s ... 15 min).
+//! about the same time (a dummy hash is verified). Every password check here
+//! goes through the guard (`crate::guard`), which throttles failures.
 
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Body;
-use crate::openapi::{BodyErrors, Conflict};
+use crate::guard::{Guard, Purpose};
+use crate::openapi::{BodyErrors, Conflict, Throttled};
 use crate::password;
 use crate::respond::{Data, data, nosniff};
 use crate::session::{self, SignedIn, audit_ctx};
@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
 use upstate_core::audit::Actor;
 use upstate_core::roles::{self, Permission, Role};
-use upstate_core::{FieldErrors, Timestamp, validate};
+use upstate_core::{FieldErrors, validate};
 use upstate_store::users::{self, User};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -77,15 +77,6 @@ struct SecondFactorNeeded {
     two_factor_required: bool,
 }
 
-fn account_key(email: &str) -> String {
-    format!("account:{email}")
-}
-
-fn retry_after(until: Timestamp) -> ApiError {
-    let secs = ((until.millis() - Timestamp::now().millis()).max(0) as u64).div_ceil(1000).max(1);
-    ApiError::RateLimited { retry_after_secs: secs }
-}
-
 #[utoipa::path(
     post,
     path = "/api/auth/login",
@@ -96,7 +87,7 @@ fn retry_after(until: Timestamp) -> ApiError {
     responses(
         (status = 200, body = Data<SignedInBody>, description = "Signed in (or, with two-factor on, `{twoFactorRequired: true}` and a pending session)"),
         (status = 401, description = "Wrong email or password (the same answer for both)", content_type = "application/problem+json"),
-        (status = 429, description = "Too many failed sign-ins; see Retry-After", content_type = "application/problem+json"),
+        Throttled,
         BodyErrors
     )
 )]
@@ -104,6 +95,7 @@ async fn login(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
+    guard: Guard,
     Body(input): Body<LoginInput>,
 ) -> ApiResult<Response> {
     let mut e = FieldErrors::new();
@@ -120,28 +112,9 @@ async fn login(
     }
     e.into_result()?;
     let (Some(email), Some(pw)) = (email, pw) else { return Err(ApiError::BadRequest("email and password".into())) };
-    let ip = crate::client_ip::client_ip(peer.ip(), &headers, &state.settings.trusted_proxies);
-    let keys = [account_key(&email), format!("addr:{ip}")];
-    for key in &keys {
-        if let Some(until) = users::locked_until(&state.db, key).await? {
-            return Err(retry_after(until));
-        }
-    }
-    let found = users::credentials(&state.db, &email).await?;
-    let (user, hash) = match found {
-        Some((u, h)) => (Some(u), Some(h)),
-        None => (None, None),
-    };
-    let ok = password::verify(pw, hash).await;
-    let Some(user) = user.filter(|_| ok) else {
-        for key in &keys {
-            users::record_failure(&state.db, key).await?;
-        }
+    let Some(user) = guard.sign_in(&email, pw).await? else {
         return Err(ApiError::Unauthorized("the email or the password is wrong".into()));
     };
-    for key in &keys {
-        users::clear_failures(&state.db, key).await?;
-    }
     let actor = Actor { kind: "user".into(), id: Some(user.id), label: user.email.clone() };
     let ctx = audit_ctx(&headers, Some(peer), &state, actor);
     let (session, token) = users::start_session(&state.db, &ctx, &user, session::ABSOLUTE_MS).await?;
@@ -215,11 +188,12 @@ struct ChangePasswordInput {
     operation_id = "changePassword",
     summary = "Change your password (needs the current one); ends your other sessions",
     request_body = ChangePasswordInput,
-    responses((status = 204, description = "Changed"), SessionErrors, BodyErrors)
+    responses((status = 204, description = "Changed"), SessionErrors, BodyErrors, Throttled)
 )]
 async fn change_password(
     State(state): State<AppState>,
     me: SignedIn,
+    guard: Guard,
     Body(input): Body<ChangePasswordInput>,
 ) -> ApiResult<Response> {
     let mut e = FieldErrors::new();
@@ -230,8 +204,7 @@ async fn change_password(
     let new = input.new_password.unwrap_or_default();
     e.check("newPassword", roles::password(&new));
     e.into_result()?;
-    let stored = users::password_hash(&state.db, me.session.user.id).await?;
-    if !password::verify(current, Some(stored)).await {
+    if !guard.password(&me.session.user, current, Purpose::Proof).await? {
         return Err(ApiError::validation("currentPassword", "is wrong"));
     }
     let hash = password::hash(new).await?;
@@ -291,12 +264,13 @@ struct SetupInput {
     operation_id = "setupOwner",
     summary = "Create the first owner with the one-time link logged at start-up",
     request_body = SetupInput,
-    responses((status = 201, body = Data<Object>), BodyErrors, Conflict)
+    responses((status = 201, body = Data<Object>), BodyErrors, Conflict, Throttled)
 )]
 async fn setup(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
+    guard: Guard,
     Body(input): Body<SetupInput>,
 ) -> ApiResult<Response> {
     let mut e = FieldErrors::new();
@@ -312,8 +286,7 @@ async fn setup(
     let (Some(token), Some(email), Some(name)) = (token, email, name) else {
         return Err(ApiError::BadRequest("token, email, name and password".into()));
     };
-    let hash = password::hash(pw).await?;
     let ctx = audit_ctx(&headers, Some(peer), &state, Actor::system("setup link"));
-    let user = users::setup_owner(&state.db, &ctx, &token, &email, &name, &hash).await?;
+    let user = guard.setup_owner(&ctx, &token, &email, &name, pw).await?;
     Ok(nosniff((StatusCode::CREATED, axum::Json(Data { data: user })).into_response()))
 }

@@ -12,6 +12,7 @@ use crate::openapi::{BadQuery, PublicErrors};
 use crate::respond::Data;
 use crate::routes::html_pages::host_slug;
 use crate::routes::public::{limited, page, public, queried_page, serve_page};
+use crate::security_headers;
 use crate::snapshot::{Body, Snapshot};
 use crate::state::AppState;
 use axum::extract::State;
@@ -267,14 +268,7 @@ async fn widget(State(state): State<AppState>, q: QueryParams, headers: HeaderMa
             let h = res.headers_mut();
             h.insert(header::VARY, HeaderValue::from_static("Accept-Encoding, Accept-Language"));
             if format == "html" {
-                // Made to be framed by any site; only its own script runs.
-                h.insert(
-                    header::CONTENT_SECURITY_POLICY,
-                    HeaderValue::from_static(
-                        "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; \
-                         frame-ancestors *",
-                    ),
-                );
+                security_headers::html(h, security_headers::WIDGET_CSP);
             }
             Ok::<_, ApiError>(res)
         }

@@ -11,6 +11,7 @@ use crate::html::{self, View, assets};
 use crate::i18n::Lang;
 use crate::page_gate;
 use crate::routes::public::{limit_route, serve, serve_page, visible_page};
+use crate::security_headers;
 use crate::snapshot::{Body, Snapshot};
 use crate::state::AppState;
 use axum::Router;
@@ -22,11 +23,6 @@ use jiff::civil::Date;
 use serde::Deserialize;
 use upstate_core::{Id, Timestamp};
 use upstate_store::public as store_public;
-
-/// No scripts, styles or frames from anywhere else; images (the page's logo)
-/// may come from anywhere. Inline style is allowed for the accent colour.
-const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src * data:; \
-                   connect-src 'self'; manifest-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 pub fn router(state: &AppState) -> Router<AppState> {
     let per_minute = state.settings.public_limits.page;
@@ -257,8 +253,7 @@ fn fail(headers: &HeaderMap, e: ApiError) -> Response {
 
 fn html_headers(res: &mut Response) {
     let h = res.headers_mut();
-    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
-    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("strict-origin-when-cross-origin"));
+    security_headers::html(h, security_headers::PAGE_CSP);
     let vary = match h.get(header::VARY).and_then(|v| v.to_str().ok()) {
         Some(v) if v.contains("Cookie") => "Accept-Encoding, Accept-Language, Cookie",
         _ => "Accept-Encoding, Accept-Language",

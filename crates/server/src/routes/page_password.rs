@@ -2,24 +2,21 @@
 //! knows its password, with a signed HttpOnly cookie (see `page_gate`).
 //! Takes JSON (`{"slug", "password"}`: 200 or a problem) or the page's HTML
 //! form (then answers with a redirect back to the page, so it works without
-//! JavaScript). Attempts are limited per client address before any password
-//! is checked: 10 a minute, 60 an hour.
+//! JavaScript). Wrong passwords are throttled by the guard (`crate::guard`):
+//! 10 free failures per page and address, 100 per page, 50 per address.
 
-use crate::client_ip::client_ip;
 use crate::error::ApiError;
 use crate::extract::FormOrJson;
-use crate::openapi::BodyErrors;
+use crate::guard::Guard;
+use crate::openapi::{BodyErrors, Throttled};
 use crate::page_gate;
-use crate::password;
-use crate::rate_limit::Subject;
 use crate::respond::{Data, data};
 use crate::routes::public::visible_page;
 use crate::state::AppState;
-use axum::extract::{ConnectInfo, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
-use std::net::SocketAddr;
 use upstate_core::Timestamp;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -51,11 +48,12 @@ struct Opened {
     operation_id = "verifyPagePassword",
     summary = "Open a private page with its password (sets an HttpOnly cookie for that page)",
     request_body = VerifyInput,
-    responses((status = 200, body = Data<Opened>), (status = 401, description = "Wrong password", body = crate::openapi::Problem, content_type = "application/problem+json"), (status = 429, description = "Too many attempts", body = crate::openapi::Problem, content_type = "application/problem+json"), BodyErrors))]
+    responses((status = 200, body = Data<Opened>), (status = 401, description = "Wrong password", body = crate::openapi::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such public page, or the page has no password", body = crate::openapi::Problem, content_type = "application/problem+json"),
+        Throttled, BodyErrors))]
 async fn verify(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
+    guard: Guard,
     FormOrJson(input, is_form): FormOrJson<VerifyInput>,
 ) -> Response {
     let slug = input.slug.clone().unwrap_or_default();
@@ -79,14 +77,6 @@ async fn verify(
         res.headers_mut().insert(header::LOCATION, HeaderValue::from_str(&to).unwrap_or(HeaderValue::from_static("/")));
         res
     };
-    let ip = client_ip(peer.ip(), &headers, &state.settings.trusted_proxies);
-    if let Some(retry_after_secs) = state.gate_limits.check(Subject::Addr(ip)).and_then(|d| d.retry_after_secs) {
-        return if is_form {
-            redirect(Some("throttled"))
-        } else {
-            ApiError::RateLimited { retry_after_secs }.into_response()
-        };
-    }
     let mut errors = upstate_core::FieldErrors::new();
     if slug.is_empty() {
         errors.push("slug", "is required");
@@ -105,12 +95,16 @@ async fn verify(
     let Some(hash) = snap.data.password_hash.clone().filter(|_| snap.data.gated()) else {
         return ApiError::NotFound(format!("status page {slug:?} has no password")).into_response();
     };
-    if !password::verify(password, Some(hash.clone())).await {
-        return if is_form {
-            redirect(Some("wrong"))
-        } else {
-            ApiError::Unauthorized("wrong password for this page".into()).into_response()
-        };
+    match guard.page_password(snap.page_id, hash.clone(), password).await {
+        Ok(true) => {}
+        Err(ApiError::RateLimited { retry_after_secs }) if is_form => {
+            let mut res = redirect(Some("throttled"));
+            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+            return res;
+        }
+        Err(e) => return e.into_response(),
+        Ok(false) if is_form => return redirect(Some("wrong")),
+        Ok(false) => return ApiError::Unauthorized("wrong password for this page".into()).into_response(),
     }
     let (cookie, expires_at) = page_gate::set_cookie(snap.page_id, &hash, state.settings.secure_cookies);
     let mut res = if is_form { redirect(None) } else { data(Opened { slug, expires_at }) };

@@ -3,8 +3,8 @@
 
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Body;
-use crate::openapi::BodyErrors;
-use crate::password;
+use crate::guard::{Code, Guard, Purpose};
+use crate::openapi::{BodyErrors, Throttled};
 use crate::respond::{Data, data};
 use crate::routes::auth::SessionErrors;
 use crate::session::{self, SignedIn, audit_ctx};
@@ -85,11 +85,13 @@ fn required_code(c: Option<String>) -> ApiResult<String> {
     operation_id = "twoFactorVerifySetup",
     summary = "Turn two-factor on with a code from the new secret; returns 10 recovery codes",
     request_body = CodeInput,
-    responses((status = 200, body = Data<CodesBody>), SessionErrors, BodyErrors)
+    responses((status = 200, body = Data<CodesBody>), SessionErrors, BodyErrors, Throttled,
+        (status = 409, description = "No setup was started", content_type = "application/problem+json"))
 )]
 async fn verify_setup(
     State(state): State<AppState>,
     me: SignedIn,
+    guard: Guard,
     Body(input): Body<CodeInput>,
 ) -> ApiResult<Response> {
     let code = required_code(input.code)?;
@@ -98,7 +100,9 @@ async fn verify_setup(
         .await?
         .pending
         .ok_or_else(|| ApiError::Conflict("start with POST /api/auth/2fa/setup".into()))?;
-    let step = totp::matching_step(&pending, &code, totp::now_secs())
+    let step = guard
+        .new_second_factor(&me.session.user, &pending, &code)
+        .await?
         .ok_or_else(|| ApiError::validation("code", "is not the current code of the new secret"))?;
     let codes = totp::recovery_codes();
     two_factor::enable(&state.db, &me.audit, user, &pending, step, &codes).await?;
@@ -132,20 +136,20 @@ struct ProofInput {
 }
 
 /// The user proves it is them again: the password, or a current TOTP code.
-async fn prove(state: &AppState, user: &users::User, input: ProofInput) -> ApiResult<()> {
+async fn prove(guard: &Guard, user: &users::User, input: ProofInput) -> ApiResult<()> {
     if let Some(code) = input.code.filter(|c| !c.trim().is_empty()) {
-        let secret = two_factor::state(&state.db, user.id).await?.secret;
-        let step = secret.and_then(|s| totp::matching_step(&s, &code, totp::now_secs()));
-        return match step {
-            Some(step) if two_factor::use_step(&state.db, user.id, step).await? => Ok(()),
-            _ => Err(ApiError::validation("code", "is wrong or already used")),
+        return match guard.second_factor(user, Code::Totp(code), Purpose::Proof).await? {
+            true => Ok(()),
+            false => Err(ApiError::validation("code", "is wrong or already used")),
         };
     }
     let Some(pw) = input.password.filter(|p| !p.is_empty()) else {
         return Err(ApiError::validation("password", "give your password or a current code"));
     };
-    let stored = users::password_hash(&state.db, user.id).await?;
-    if password::verify(pw, Some(stored)).await { Ok(()) } else { Err(ApiError::validation("password", "is wrong")) }
+    match guard.password(user, pw, Purpose::Proof).await? {
+        true => Ok(()),
+        false => Err(ApiError::validation("password", "is wrong")),
+    }
 }
 
 #[utoipa::path(
@@ -155,10 +159,15 @@ async fn prove(state: &AppState, user: &users::User, input: ProofInput) -> ApiRe
     operation_id = "twoFactorDisable",
     summary = "Turn two-factor off (needs the password or a current code)",
     request_body = ProofInput,
-    responses((status = 204, description = "Off"), SessionErrors, BodyErrors)
+    responses((status = 204, description = "Off"), SessionErrors, BodyErrors, Throttled)
 )]
-async fn disable(State(state): State<AppState>, me: SignedIn, Body(input): Body<ProofInput>) -> ApiResult<Response> {
-    prove(&state, &me.session.user, input).await?;
+async fn disable(
+    State(state): State<AppState>,
+    me: SignedIn,
+    guard: Guard,
+    Body(input): Body<ProofInput>,
+) -> ApiResult<Response> {
+    prove(&guard, &me.session.user, input).await?;
     two_factor::disable(&state.db, &me.audit, me.session.user.id).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
@@ -170,17 +179,19 @@ async fn disable(State(state): State<AppState>, me: SignedIn, Body(input): Body<
     operation_id = "twoFactorRegenerateCodes",
     summary = "Replace the recovery codes with 10 new ones (needs the password or a current code)",
     request_body = ProofInput,
-    responses((status = 200, body = Data<CodesBody>), SessionErrors, BodyErrors)
+    responses((status = 200, body = Data<CodesBody>), SessionErrors, BodyErrors, Throttled,
+        (status = 409, description = "Two-factor is off", content_type = "application/problem+json"))
 )]
 async fn regenerate_codes(
     State(state): State<AppState>,
     me: SignedIn,
+    guard: Guard,
     Body(input): Body<ProofInput>,
 ) -> ApiResult<Response> {
     if !me.session.user.totp_enabled {
         return Err(ApiError::Conflict("two-factor authentication is off".into()));
     }
-    prove(&state, &me.session.user, input).await?;
+    prove(&guard, &me.session.user, input).await?;
     let codes = totp::recovery_codes();
     two_factor::regenerate_codes(&state.db, &me.audit, me.session.user.id, &codes).await?;
     Ok(data(CodesBody { recovery_codes: codes }))
@@ -200,13 +211,14 @@ struct SecondFactorInput {
     operation_id = "verifyTwoFactor",
     summary = "Finish a sign-in with a TOTP or recovery code; replaces the pending session with a full one",
     request_body = SecondFactorInput,
-    responses((status = 200, body = Data<crate::routes::auth::SignedInBody>), BodyErrors,
-        (status = 401, description = "No sign-in is waiting for a second factor", content_type = "application/problem+json"))
+    responses((status = 200, body = Data<crate::routes::auth::SignedInBody>), BodyErrors, Throttled,
+        (status = 401, description = "No sign-in is waiting for a second factor (or it ended after too many wrong codes)", content_type = "application/problem+json"))
 )]
 async fn verify_2fa(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
+    guard: Guard,
     Body(input): Body<SecondFactorInput>,
 ) -> ApiResult<Response> {
     let token = session::cookie_token(&headers)
@@ -214,21 +226,15 @@ async fn verify_2fa(
     let (pending_id, user_id) = two_factor::pending_user(&state.db, &token, PENDING_MS)
         .await?
         .ok_or_else(|| ApiError::Unauthorized("sign in with your password first".into()))?;
-    let ok = if let Some(recovery) = input.recovery_code.filter(|c| !c.trim().is_empty()) {
-        two_factor::spend_code(&state.db, user_id, &recovery).await?
-    } else {
-        let code = required_code(input.code)?;
-        let secret = two_factor::state(&state.db, user_id).await?.secret;
-        match secret.and_then(|s| totp::matching_step(&s, &code, totp::now_secs())) {
-            Some(step) => two_factor::use_step(&state.db, user_id, step).await?,
-            None => false,
-        }
+    let code = match input.recovery_code.filter(|c| !c.trim().is_empty()) {
+        Some(recovery) => Code::Recovery(recovery),
+        None => Code::Totp(required_code(input.code)?),
     };
-    if !ok {
+    let user = users::get(&state.db, user_id).await?;
+    if !guard.second_factor(&user, code, Purpose::SignIn { pending: &pending_id }).await? {
         return Err(ApiError::validation("code", "is wrong or already used"));
     }
     users::end_session(&state.db, &pending_id).await?;
-    let user = users::get(&state.db, user_id).await?;
     let actor = Actor { kind: "user".into(), id: Some(user.id), label: user.email.clone() };
     let ctx = audit_ctx(&headers, Some(peer), &state, actor);
     let (session, token) = users::start_session(&state.db, &ctx, &user, session::ABSOLUTE_MS).await?;

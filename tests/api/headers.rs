@@ -1,0 +1,56 @@
+//! Every HTML response carries the same security headers, whichever route
+//! makes it (security_headers.rs): CSP, nosniff, a referrer policy, and frame
+//! protection except for the widget, which is made to be framed.
+
+use crate::on_both_backends;
+use crate::support::{Backend, Server};
+
+on_both_backends!(every_html_response_carries_the_security_headers);
+
+async fn get_html(s: &Server, path: &str) -> (u16, reqwest::header::HeaderMap) {
+    let r = reqwest::Client::new()
+        .get(format!("{}{path}", s.base))
+        .header("accept", "text/html,application/xhtml+xml")
+        .send()
+        .await
+        .unwrap();
+    (r.status().as_u16(), r.headers().clone())
+}
+
+async fn every_html_response_carries_the_security_headers(b: Backend) {
+    let s = Server::start(b).await;
+    let p = s.page("acme").await;
+    let incident = s.incident(p, "Slow").await;
+    let private = s.page("hidden").await;
+    s.make_private(private, "open sesame").await;
+    let pages = [
+        ("/s/acme".to_string(), 200, true),
+        ("/s/acme/history".to_string(), 200, true),
+        (format!("/s/acme/incidents/{}", incident["id"]), 200, true),
+        ("/s/nothing-here".to_string(), 404, true),
+        ("/s/hidden".to_string(), 401, true),
+        ("/api/docs/".to_string(), 200, true),
+        ("/api/widget?page=acme".to_string(), 200, false),
+    ];
+    for (path, status, deny_frames) in pages {
+        let (got, h) = get_html(&s, &path).await;
+        assert_eq!(got, status, "{path}");
+        let header = |name: &str| h.get(name).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+        assert!(header("content-type").starts_with("text/html"), "{path}: {}", header("content-type"));
+        assert_eq!(header("x-content-type-options"), "nosniff", "{path}");
+        assert_eq!(header("referrer-policy"), "strict-origin-when-cross-origin", "{path}");
+        let csp = header("content-security-policy");
+        assert!(csp.contains("default-src 'none'") && csp.contains("base-uri 'none'"), "{path}: {csp}");
+        if deny_frames {
+            assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp}");
+            assert_eq!(header("x-frame-options"), "DENY", "{path}");
+        } else {
+            assert!(csp.contains("frame-ancestors *"), "{path}: {csp}");
+            assert!(h.get("x-frame-options").is_none(), "{path}: the widget is made to be framed");
+        }
+    }
+    // The reference sends nothing to an outside validator.
+    let init = s.send(reqwest::Method::GET, "/api/docs/swagger-initializer.js", None, None).await;
+    let init = init.body.as_str().unwrap_or_default().to_string();
+    assert!(init.contains("\"validatorUrl\": \"none\"") || init.contains("\"validatorUrl\":\"none\""), "{init}");
+}
