@@ -1,10 +1,10 @@
 use crate::on_both_backends;
-use crate::support::{Backend, Server};
+use crate::support::{Backend, Browser, Server};
 use reqwest::Method;
 use serde_json::json;
 use std::collections::BTreeSet;
 
-on_both_backends!(openapi_documents_every_route);
+on_both_backends!(openapi_documents_every_route, documented_answers_are_the_ones_served);
 
 /// Every route the server serves, as this test suite exercises them.
 const SERVED: &[(&str, &str)] = &[
@@ -222,5 +222,44 @@ fn collect_refs(v: &serde_json::Value, out: &mut Vec<String>) {
         }
         serde_json::Value::Array(xs) => xs.iter().for_each(|x| collect_refs(x, out)),
         _ => {}
+    }
+}
+
+/// Asserts the document lists `status` for the operation, with `content_type`
+/// among its media types when given.
+#[track_caller]
+fn documented(doc: &serde_json::Value, method: &str, path: &str, status: u16, content_type: Option<&str>) {
+    let response = &doc["paths"][path][method]["responses"][status.to_string()];
+    assert!(response.is_object(), "{method} {path} answers {status} but does not document it");
+    if let Some(ct) = content_type {
+        let media = ct.split(';').next().unwrap().trim();
+        assert!(response["content"][media].is_object(), "{method} {path} {status} answers {media}: {response}");
+    }
+}
+
+async fn documented_answers_are_the_ones_served(b: Backend) {
+    let s = Server::start(b).await;
+    let doc = s.send(Method::GET, "/api/openapi.json", None, None).await.body;
+    s.page("acme").await;
+    for (query, ct) in [("", "image/svg+xml"), ("&format=shields", "application/json")] {
+        let r = s.send(Method::GET, &format!("/api/badge?page=acme{query}"), None, None).await;
+        assert_eq!(r.header("content-type").map(|c| c.starts_with(ct)), Some(true), "{query}");
+        documented(&doc, "get", "/api/badge", 200, r.header("content-type"));
+    }
+    for query in ["", "?format=json", "?format=csv"] {
+        let r = s.get(&format!("/api/audit-events/export{query}")).await;
+        assert_eq!(r.status, 200);
+        documented(&doc, "get", "/api/audit-events/export", 200, r.header("content-type"));
+    }
+    let r =
+        s.send(Method::POST, "/api/verify-page-password", None, Some(json!({"slug": "nope", "password": "x"}))).await;
+    r.problem(404);
+    documented(&doc, "post", "/api/verify-page-password", 404, r.header("content-type"));
+    s.db.user("me@example.com", "viewer");
+    let me = Browser::signed_in(&s, "me@example.com").await;
+    for path in ["/api/auth/2fa/verify-setup", "/api/auth/2fa/regenerate-codes"] {
+        let (status, body, headers) = me.send(Method::POST, path, Some(json!({"code": "123456"}))).await;
+        assert_eq!(status, 409, "{path}: {body}");
+        documented(&doc, "post", path, 409, headers.get("content-type").and_then(|v| v.to_str().ok()));
     }
 }

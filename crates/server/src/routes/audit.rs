@@ -269,8 +269,8 @@ fn json_rows(events: &[AuditEvent], first: bool) -> Vec<u8> {
     summary = "All matching events, newest first, streamed as JSON (an array) or CSV",
     params(("format" = Option<String>, Query, description = "json (default) or csv; the listing's filters apply")),
     responses(
-        (status = 200, description = "The events", content_type = "application/json", body = Vec<AuditEvent>),
-        (status = 200, description = "The events as CSV", content_type = "text/csv"),
+        (status = 200, description = "The events: a JSON array (the default), or CSV with format=csv",
+            content((Vec<AuditEvent> = "application/json"), ("text/csv"))),
         KeyErrors, BadQuery
     ),
     security(("api_key" = []), ("session" = []))

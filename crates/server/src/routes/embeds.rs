@@ -147,7 +147,8 @@ const LABEL_MAX: usize = 64;
         ("style" = Option<String>, Query, description = "flat (default), flat-square, plastic or for-the-badge"),
         ("label" = Option<String>, Query, description = "The left-hand text (default: status, or the component's name)"),
         ("format" = Option<String>, Query, description = "svg (default) or shields")),
-    responses((status = 200, description = "image/svg+xml, or the shields.io endpoint JSON", body = ShieldsEndpoint), PublicErrors, BadQuery))]
+    responses((status = 200, description = "An SVG badge (the default), or with format=shields the shields.io endpoint JSON",
+        content(("image/svg+xml"), (ShieldsEndpoint = "application/json"))), PublicErrors, BadQuery))]
 async fn badge(State(state): State<AppState>, q: QueryParams, headers: HeaderMap) -> Response {
     public(
         async {
