@@ -3,7 +3,12 @@ use crate::support::{Backend, Server};
 use reqwest::Method;
 use serde_json::json;
 
-on_both_backends!(malformed_bodies, unknown_routes_and_methods, every_mistyped_field_is_reported);
+on_both_backends!(
+    malformed_bodies,
+    unknown_routes_and_methods,
+    every_mistyped_field_is_reported,
+    requests_too_big_for_http_get_problems
+);
 
 async fn malformed_bodies(b: Backend) {
     let s = Server::start(b).await;
@@ -74,4 +79,41 @@ async fn every_mistyped_field_is_reported(b: Backend) {
     let r = s.post("/api/v1/components", json!({"name": "ok", "statusPageId": p, "groupId": "g"})).await;
     r.invalid_fields(&["groupId"]);
     assert_eq!(s.snapshot().await, before, "nothing was stored");
+}
+
+/// Sends raw bytes and reads the whole answer (the server closes after these).
+fn raw(base: &str, request: &[u8]) -> (u16, String, serde_json::Value) {
+    use std::io::{Read, Write};
+    let addr = base.trim_start_matches("http://");
+    let mut c = std::net::TcpStream::connect(addr).unwrap();
+    c.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
+    // The server may answer and close before reading all of a huge request.
+    let _ = c.write_all(request);
+    let mut out = Vec::new();
+    let _ = c.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head.get(9..12).and_then(|s| s.parse().ok()).unwrap_or(0);
+    (status, head.to_ascii_lowercase(), serde_json::from_str(body).unwrap_or(serde_json::Value::Null))
+}
+
+async fn requests_too_big_for_http_get_problems(b: Backend) {
+    let s = Server::start(b).await;
+    let long_url = format!("GET /api/public/status/x?{} HTTP/1.1\r\nHost: x\r\n\r\n", "a".repeat(70_000));
+    let many_headers = format!(
+        "GET /api/health HTTP/1.1\r\nHost: x\r\n{}\r\n",
+        (0..120).map(|i| format!("X-H{i}: v\r\n")).collect::<String>()
+    );
+    let huge_header = format!("GET /api/health HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n", "a".repeat(500_000));
+    let cases = [(long_url, 414), (many_headers, 431), (huge_header, 431), ("NOT HTTP AT ALL\r\n\r\n".into(), 400)];
+    for (request, status) in cases {
+        let (got, head, body) = raw(&s.base, request.as_bytes());
+        assert_eq!(got, status, "{head}");
+        assert!(head.contains("content-type: application/problem+json"), "{head}");
+        assert_eq!(body["status"], json!(status), "{body}");
+        assert!(body["type"].as_str().unwrap().starts_with("urn:upstate:problem:"), "{body}");
+        assert!(!body["detail"].as_str().unwrap().is_empty());
+    }
+    // The server goes on serving.
+    assert_eq!(s.send(Method::GET, "/api/health", None, None).await.status, 200);
 }

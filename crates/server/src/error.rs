@@ -109,6 +109,14 @@ impl ApiError {
     }
 }
 
+/// A problem document without field errors, for answers made outside a
+/// handler (see `connection`).
+pub(crate) fn problem_body(status: u16, kind: &str, title: &str, detail: &str) -> Vec<u8> {
+    let kind = format!("urn:upstate:problem:{kind}");
+    let body = Problem { kind: &kind, title, status, detail: detail.into(), errors: None };
+    serde_json::to_vec(&body).unwrap_or_default()
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         if let ApiError::Internal(cause) = &self {

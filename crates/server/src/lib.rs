@@ -2,6 +2,7 @@
 
 pub mod auth;
 mod client_ip;
+mod connection;
 pub mod error;
 pub mod extract;
 mod guard;
@@ -101,8 +102,8 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     // Small JSON answers go out at once instead of waiting on Nagle's algorithm.
-    let listener = listener.tap_io(|tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
+    let listener = connection::ProblemListener(listener).tap_io(|conn| {
+        if let Err(e) = conn.stream().set_nodelay(true) {
             tracing::debug!(error = %e, "could not set TCP_NODELAY");
         }
     });
