@@ -29,7 +29,11 @@ const DAY_MS: i64 = 86_400_000;
 
 pub async fn run(db: &Db, cmd: KeyCommand) -> anyhow::Result<()> {
     match cmd {
-        KeyCommand::Create { name, scopes, expires_in_days } => {
+        KeyCommand::Create {
+            name,
+            scopes,
+            expires_in_days,
+        } => {
             let name = validate::name(&name).map_err(|m| anyhow::anyhow!("--name {m}"))?;
             let scopes = parse_scopes(&scopes).map_err(|e| anyhow::anyhow!("--scopes {e}"))?;
             let expires_at = match expires_in_days {
@@ -37,11 +41,17 @@ pub async fn run(db: &Db, cmd: KeyCommand) -> anyhow::Result<()> {
                 Some(d) => Some(Timestamp::now().plus_millis(i64::from(d) * DAY_MS)),
                 None => None,
             };
-            let (key, secret) = api_keys::create(db, &AuditCtx::of(Actor::cli()), &name, &scopes, expires_at)
-                .await
-                .context("cannot create key")?;
+            let (key, secret) =
+                api_keys::create(db, &AuditCtx::of(Actor::cli()), &name, &scopes, expires_at)
+                    .await
+                    .context("cannot create key")?;
             let scope_list: Vec<&str> = key.scopes.iter().map(|s| s.as_str()).collect();
-            println!("Created API key {} \"{}\" with scopes {}.", key.id, key.name, scope_list.join(","));
+            println!(
+                "Created API key {} \"{}\" with scopes {}.",
+                key.id,
+                key.name,
+                scope_list.join(",")
+            );
             match key.expires_at {
                 Some(t) => println!("It expires at {}.", t.to_rfc3339()),
                 None => println!("It does not expire."),
@@ -65,7 +75,8 @@ pub async fn run(db: &Db, cmd: KeyCommand) -> anyhow::Result<()> {
                 } else {
                     "active"
                 };
-                let show = |t: Option<Timestamp>| t.map(|t| t.to_rfc3339()).unwrap_or_else(|| "-".into());
+                let show =
+                    |t: Option<Timestamp>| t.map(|t| t.to_rfc3339()).unwrap_or_else(|| "-".into());
                 println!(
                     "{:<6} {:<24} {:<14} {:<18} {:<10} {:<26} {:<26}",
                     k.id,
@@ -78,11 +89,13 @@ pub async fn run(db: &Db, cmd: KeyCommand) -> anyhow::Result<()> {
                 );
             }
         }
-        KeyCommand::Revoke { id } => match api_keys::revoke(db, &AuditCtx::of(Actor::cli()), id).await {
-            Ok(k) => println!("Revoked API key {} \"{}\".", k.id, k.name),
-            Err(StoreError::NotFound(_)) => bail!("no API key with id {id}"),
-            Err(e) => return Err(e.into()),
-        },
+        KeyCommand::Revoke { id } => {
+            match api_keys::revoke(db, &AuditCtx::of(Actor::cli()), id).await {
+                Ok(k) => println!("Revoked API key {} \"{}\".", k.id, k.name),
+                Err(StoreError::NotFound(_)) => bail!("no API key with id {id}"),
+                Err(e) => return Err(e.into()),
+            }
+        }
     }
     Ok(())
 }

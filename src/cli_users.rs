@@ -27,7 +27,12 @@ pub enum UserCommand {
 }
 
 pub async fn run(db: &Db, cmd: UserCommand) -> anyhow::Result<()> {
-    let UserCommand::Create { email, name, role, password_stdin } = cmd;
+    let UserCommand::Create {
+        email,
+        name,
+        role,
+        password_stdin,
+    } = cmd;
     if !password_stdin {
         bail!("pass the password on standard input with --password-stdin");
     }
@@ -35,15 +40,23 @@ pub async fn run(db: &Db, cmd: UserCommand) -> anyhow::Result<()> {
     let name = validate::name(&name).map_err(|m| anyhow::anyhow!("--name {m}"))?;
     let role: Role = role.parse().map_err(|e| anyhow::anyhow!("--role {e}"))?;
     let mut password = String::new();
-    std::io::stdin().read_to_string(&mut password).context("cannot read the password from standard input")?;
+    std::io::stdin()
+        .read_to_string(&mut password)
+        .context("cannot read the password from standard input")?;
     let password = password.trim_end_matches(['\n', '\r']).to_string();
     roles::password(&password).map_err(|m| anyhow::anyhow!("the password {m}"))?;
     let hash = tokio::task::spawn_blocking(move || upstate_server::hash_password(&password))
         .await?
         .map_err(|e| anyhow::anyhow!(e))?;
-    let user = upstate_store::users::create(db, &AuditCtx::of(Actor::cli()), &email, &name, role, &hash)
-        .await
-        .context("cannot create the user")?;
-    println!("Created user {} <{}> with role {}.", user.id, user.email, role.as_str());
+    let user =
+        upstate_store::users::create(db, &AuditCtx::of(Actor::cli()), &email, &name, role, &hash)
+            .await
+            .context("cannot create the user")?;
+    println!(
+        "Created user {} <{}> with role {}.",
+        user.id,
+        user.email,
+        role.as_str()
+    );
     Ok(())
 }

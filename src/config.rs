@@ -17,7 +17,12 @@ pub struct Overrides {
     #[arg(long, env = "UPSTATE_ADDR", global = true)]
     pub addr: Option<String>,
     /// sqlite://PATH or postgres://USER@HOST/DB (default: sqlite in the data dir).
-    #[arg(long, env = "UPSTATE_DATABASE_URL", global = true, hide_env_values = true)]
+    #[arg(
+        long,
+        env = "UPSTATE_DATABASE_URL",
+        global = true,
+        hide_env_values = true
+    )]
     pub database_url: Option<String>,
     /// Where the embedded SQLite database lives.
     #[arg(long, env = "UPSTATE_DATA_DIR", global = true)]
@@ -59,7 +64,12 @@ pub struct Overrides {
     #[arg(long, env = "UPSTATE_SECURE_COOKIES", global = true)]
     pub secure_cookies: Option<bool>,
     /// Proxies whose X-Forwarded-For is trusted: comma-separated addresses or CIDR ranges.
-    #[arg(long, env = "UPSTATE_TRUSTED_PROXIES", global = true, value_delimiter = ',')]
+    #[arg(
+        long,
+        env = "UPSTATE_TRUSTED_PROXIES",
+        global = true,
+        value_delimiter = ','
+    )]
     pub trusted_proxies: Option<Vec<String>>,
 }
 
@@ -101,7 +111,9 @@ fn parse_proxies(list: &[String]) -> anyhow::Result<Vec<ipnet::IpNet>> {
         .map(|s| {
             s.parse::<ipnet::IpNet>()
                 .or_else(|_| s.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
-                .map_err(|_| anyhow::anyhow!("trusted proxy {s:?} is neither an IP address nor a CIDR range"))
+                .map_err(|_| {
+                    anyhow::anyhow!("trusted proxy {s:?} is neither an IP address nor a CIDR range")
+                })
         })
         .collect()
 }
@@ -130,14 +142,19 @@ fn read_file(explicit: Option<&Path>) -> anyhow::Result<FileConfig> {
         None if Path::new("upstate.toml").exists() => PathBuf::from("upstate.toml"),
         None => return Ok(FileConfig::default()),
     };
-    let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
     toml::from_str(&text).with_context(|| format!("invalid configuration in {}", path.display()))
 }
 
 impl Config {
     pub fn resolve(o: &Overrides) -> anyhow::Result<Config> {
         let file = read_file(o.config.as_deref())?;
-        let data_dir = o.data_dir.clone().or(file.data_dir).unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
+        let data_dir = o
+            .data_dir
+            .clone()
+            .or(file.data_dir)
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
         let database_url = match o.database_url.clone().or(file.database_url) {
             Some(url) => url,
             None => format!("sqlite://{}", data_dir.join("upstate.db").display()),
@@ -155,17 +172,40 @@ impl Config {
         let (dp, fp) = (&defaults.public_limits, &file.public_rate_limits);
         let public_limits = upstate_server::PublicLimits {
             summary: o.public_rate_summary.or(fp.summary).unwrap_or(dp.summary),
-            components: o.public_rate_components.or(fp.components).unwrap_or(dp.components),
-            incidents: o.public_rate_incidents.or(fp.incidents).unwrap_or(dp.incidents),
-            maintenance: o.public_rate_maintenance.or(fp.maintenance).unwrap_or(dp.maintenance),
+            components: o
+                .public_rate_components
+                .or(fp.components)
+                .unwrap_or(dp.components),
+            incidents: o
+                .public_rate_incidents
+                .or(fp.incidents)
+                .unwrap_or(dp.incidents),
+            maintenance: o
+                .public_rate_maintenance
+                .or(fp.maintenance)
+                .unwrap_or(dp.maintenance),
             uptime: o.public_rate_uptime.or(fp.uptime).unwrap_or(dp.uptime),
             page: o.public_rate_page.or(fp.page).unwrap_or(dp.page),
         };
-        let trusted_proxies = parse_proxies(&o.trusted_proxies.clone().or(file.trusted_proxies).unwrap_or_default())?;
-        let addr = o.addr.clone().or(file.addr).unwrap_or_else(|| DEFAULT_ADDR.to_string());
-        let loopback =
-            addr.parse::<std::net::SocketAddr>().is_ok_and(|a| a.ip().is_loopback()) || addr.starts_with("localhost:");
-        let secure_cookies = o.secure_cookies.or(file.secure_cookies).unwrap_or(!loopback);
+        let trusted_proxies = parse_proxies(
+            &o.trusted_proxies
+                .clone()
+                .or(file.trusted_proxies)
+                .unwrap_or_default(),
+        )?;
+        let addr = o
+            .addr
+            .clone()
+            .or(file.addr)
+            .unwrap_or_else(|| DEFAULT_ADDR.to_string());
+        let loopback = addr
+            .parse::<std::net::SocketAddr>()
+            .is_ok_and(|a| a.ip().is_loopback())
+            || addr.starts_with("localhost:");
+        let secure_cookies = o
+            .secure_cookies
+            .or(file.secure_cookies)
+            .unwrap_or(!loopback);
         // Unset stays empty: `serve` fills in the address it is bound to.
         let public_url = o.public_url.clone().or(file.public_url).unwrap_or_default();
         let public_url = public_url.trim_end_matches('/').to_string();
@@ -178,25 +218,38 @@ impl Config {
                     .api_rate_per_minute
                     .or(file.api_rate_per_minute)
                     .unwrap_or(defaults.api_rate_per_minute),
-                api_rate_per_hour: o.api_rate_per_hour.or(file.api_rate_per_hour).unwrap_or(defaults.api_rate_per_hour),
+                api_rate_per_hour: o
+                    .api_rate_per_hour
+                    .or(file.api_rate_per_hour)
+                    .unwrap_or(defaults.api_rate_per_hour),
                 max_body_bytes: file.max_body_bytes.unwrap_or(defaults.max_body_bytes),
                 public_limits,
                 trusted_proxies,
                 secure_cookies,
                 public_url,
-                default_page: o.default_page.clone().or(file.default_page).filter(|s| !s.is_empty()),
+                default_page: o
+                    .default_page
+                    .clone()
+                    .or(file.default_page)
+                    .filter(|s| !s.is_empty()),
             },
         })
     }
 
     /// Creates the directory an SQLite file will live in.
     pub fn prepare_storage(&self) -> anyhow::Result<()> {
-        if let Some(path) =
-            self.database_url.strip_prefix("sqlite://").or_else(|| self.database_url.strip_prefix("sqlite:"))
+        if let Some(path) = self
+            .database_url
+            .strip_prefix("sqlite://")
+            .or_else(|| self.database_url.strip_prefix("sqlite:"))
         {
             let path = path.split('?').next().unwrap_or(path);
-            if let Some(dir) = Path::new(path).parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            if let Some(dir) = Path::new(path)
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+            {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("cannot create {}", dir.display()))?;
             }
         }
         Ok(())

@@ -37,11 +37,15 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,sqlx=warn".into()),
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,sqlx=warn".into()),
         )
         .with_writer(std::io::stderr)
         .init();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");
@@ -59,9 +63,12 @@ fn main() -> std::process::ExitCode {
 
 async fn open(config: &Config) -> anyhow::Result<Db> {
     config.prepare_storage()?;
-    let db = Db::connect(&config.database_url)
-        .await
-        .with_context(|| format!("cannot open database {}", upstate_store::redact(&config.database_url)))?;
+    let db = Db::connect(&config.database_url).await.with_context(|| {
+        format!(
+            "cannot open database {}",
+            upstate_store::redact(&config.database_url)
+        )
+    })?;
     db.migrate().await.context("cannot apply migrations")?;
     Ok(db)
 }

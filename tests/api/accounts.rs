@@ -16,8 +16,17 @@ on_both_backends!(
 
 const PW: &str = "correct horse battery";
 
-async fn call(s: &Server, b: &Browser, method: Method, path: &str, csrf: bool, body: Option<Value>) -> (u16, Value) {
-    let mut req = reqwest::Client::new().request(method, format!("{}{path}", s.base)).header("cookie", &b.cookie);
+async fn call(
+    s: &Server,
+    b: &Browser,
+    method: Method,
+    path: &str,
+    csrf: bool,
+    body: Option<Value>,
+) -> (u16, Value) {
+    let mut req = reqwest::Client::new()
+        .request(method, format!("{}{path}", s.base))
+        .header("cookie", &b.cookie);
     if csrf {
         req = req.header("x-csrf-token", &b.csrf);
     }
@@ -32,7 +41,10 @@ async fn call(s: &Server, b: &Browser, method: Method, path: &str, csrf: bool, b
 
 pub(crate) fn setup_token(log: &str) -> Option<String> {
     let at = log.find("no users yet")?;
-    log[at..].split(|c: char| !c.is_ascii_hexdigit()).find(|w| w.len() == 64).map(String::from)
+    log[at..]
+        .split(|c: char| !c.is_ascii_hexdigit())
+        .find(|w| w.len() == 64)
+        .map(String::from)
 }
 
 async fn first_owner_from_the_setup_link(b: Backend) {
@@ -46,17 +58,26 @@ async fn first_owner_from_the_setup_link(b: Backend) {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let token = token.expect("a fresh install logs a setup link");
-    let send = async |body: Value| s.send(Method::POST, "/api/auth/setup", None, Some(body)).await;
-    send(json!({"token": "0".repeat(64), "email": "o@example.com", "name": "O", "password": PW})).await.problem(409);
+    let send = async |body: Value| {
+        s.send(Method::POST, "/api/auth/setup", None, Some(body))
+            .await
+    };
+    send(json!({"token": "0".repeat(64), "email": "o@example.com", "name": "O", "password": PW}))
+        .await
+        .problem(409);
     send(json!({"token": token, "email": "not-an-email", "name": "", "password": "short"}))
         .await
         .invalid_fields(&["email", "name", "password"]);
-    let r = send(json!({"token": token, "email": "Owner@Example.com", "name": "Olga", "password": PW})).await;
+    let r =
+        send(json!({"token": token, "email": "Owner@Example.com", "name": "Olga", "password": PW}))
+            .await;
     let owner = r.data(201);
     assert_eq!(owner["email"], "owner@example.com");
     assert_eq!(owner["role"], "owner");
     assert!(owner.get("passwordHash").is_none());
-    send(json!({"token": token, "email": "second@example.com", "name": "S", "password": PW})).await.problem(409);
+    send(json!({"token": token, "email": "second@example.com", "name": "S", "password": PW}))
+        .await
+        .problem(409);
     assert!(Browser::login(&s, "owner@example.com", PW).await.is_ok());
     // With a user in place, a restart logs no new link.
     assert!(s.stop());
@@ -80,7 +101,16 @@ async fn cli_users_sign_in_with_sessions_and_roles(b: Backend) {
         assert!(!ok && err.contains("error"), "{email} {role}: {err}");
     }
     let out = Command::new(BIN)
-        .args(["user", "create", "--email", "z@example.com", "--name", "Z", "--role", "viewer"])
+        .args([
+            "user",
+            "create",
+            "--email",
+            "z@example.com",
+            "--name",
+            "Z",
+            "--role",
+            "viewer",
+        ])
         .env("UPSTATE_DATABASE_URL", &s.db.url)
         .output()
         .unwrap();
@@ -101,7 +131,10 @@ async fn cli_users_sign_in_with_sessions_and_roles(b: Backend) {
             && cookie.contains("Path=/"),
         "{cookie}"
     );
-    assert!(!cookie.contains("Secure"), "plain http on loopback: not Secure");
+    assert!(
+        !cookie.contains("Secure"),
+        "plain http on loopback: not Secure"
+    );
 
     let ed = Browser::login(&s, "ed@example.com", PW).await.ok().unwrap();
     let ed2 = Browser::login(&s, "ed@example.com", PW).await.ok().unwrap();
@@ -110,7 +143,13 @@ async fn cli_users_sign_in_with_sessions_and_roles(b: Backend) {
     assert_eq!(status, 200);
     assert_eq!(me["data"]["email"], "ed@example.com");
     assert!(me["data"]["lastLoginAt"].is_string());
-    assert_eq!(call(&s, &ed2, Method::GET, "/api/auth/me", false, None).await.0, 200, "both sessions live");
+    assert_eq!(
+        call(&s, &ed2, Method::GET, "/api/auth/me", false, None)
+            .await
+            .0,
+        200,
+        "both sessions live"
+    );
     let (_, perms) = call(&s, &ed, Method::GET, "/api/auth/permissions", false, None).await;
     assert_eq!(
         perms["data"],
@@ -118,26 +157,54 @@ async fn cli_users_sign_in_with_sessions_and_roles(b: Backend) {
     );
     let (status, body) = call(&s, &ed, Method::GET, "/api/admin/roles", false, None).await;
     assert_eq!(status, 403, "editors lack ROLES_VIEW: {body}");
-    let owner = Browser::login(&s, "owner@example.com", PW).await.ok().unwrap();
+    let owner = Browser::login(&s, "owner@example.com", PW)
+        .await
+        .ok()
+        .unwrap();
     let (status, roles) = call(&s, &owner, Method::GET, "/api/admin/roles", false, None).await;
     assert_eq!(status, 200);
     assert_eq!(roles["data"].as_array().unwrap().len(), 4);
-    assert_eq!(roles["data"][3], json!({"role": "viewer", "permissions": ["PAGES_READ"]}));
+    assert_eq!(
+        roles["data"][3],
+        json!({"role": "viewer", "permissions": ["PAGES_READ"]})
+    );
     assert_eq!(owner.user["role"], "owner");
 
-    for path in ["/api/auth/me", "/api/auth/permissions", "/api/csrf", "/api/admin/roles"] {
+    for path in [
+        "/api/auth/me",
+        "/api/auth/permissions",
+        "/api/csrf",
+        "/api/admin/roles",
+    ] {
         s.send(Method::GET, path, None, None).await.problem(401);
     }
-    let bogus = Browser { cookie: format!("upstate_session={}", "f".repeat(64)), csrf: String::new(), ..ed.clone() };
-    assert_eq!(call(&s, &bogus, Method::GET, "/api/auth/me", false, None).await.0, 401);
+    let bogus = Browser {
+        cookie: format!("upstate_session={}", "f".repeat(64)),
+        csrf: String::new(),
+        ..ed.clone()
+    };
+    assert_eq!(
+        call(&s, &bogus, Method::GET, "/api/auth/me", false, None)
+            .await
+            .0,
+        401
+    );
 
     // Sign-ins and user creation are in the audit log, by their actors.
-    let audit = s.get("/api/audit-events?targetType=user&limit=100").await.body;
+    let audit = s
+        .get("/api/audit-events?targetType=user&limit=100")
+        .await
+        .body;
     let actions: Vec<(String, String)> = audit["data"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|e| (e["action"].as_str().unwrap().into(), e["actor"]["kind"].as_str().unwrap().into()))
+        .map(|e| {
+            (
+                e["action"].as_str().unwrap().into(),
+                e["actor"]["kind"].as_str().unwrap().into(),
+            )
+        })
         .collect();
     assert!(actions.contains(&("user.create".into(), "cli".into())));
     assert!(actions.contains(&("user.login".into(), "user".into())));
@@ -152,9 +219,23 @@ async fn csrf_guards_session_writes(b: Backend) {
     assert_eq!(body["data"]["csrfToken"], v.csrf.as_str());
     let (status, body) = call(&s, &v, Method::POST, "/api/auth/logout", false, None).await;
     assert_eq!(status, 403, "{body}");
-    let wrong = Browser { csrf: "0".repeat(64), ..v.clone() };
-    assert_eq!(call(&s, &wrong, Method::POST, "/api/auth/logout", true, None).await.0, 403);
-    assert_eq!(call(&s, &v, Method::GET, "/api/auth/me", false, None).await.0, 200, "refused logout changed nothing");
+    let wrong = Browser {
+        csrf: "0".repeat(64),
+        ..v.clone()
+    };
+    assert_eq!(
+        call(&s, &wrong, Method::POST, "/api/auth/logout", true, None)
+            .await
+            .0,
+        403
+    );
+    assert_eq!(
+        call(&s, &v, Method::GET, "/api/auth/me", false, None)
+            .await
+            .0,
+        200,
+        "refused logout changed nothing"
+    );
     let r = reqwest::Client::new()
         .post(format!("{}/api/auth/logout", s.base))
         .header("cookie", &v.cookie)
@@ -163,8 +244,19 @@ async fn csrf_guards_session_writes(b: Backend) {
         .await
         .unwrap();
     assert_eq!(r.status(), 204);
-    assert!(r.headers()["set-cookie"].to_str().unwrap().contains("Max-Age=0"), "the cookie is cleared");
-    assert_eq!(call(&s, &v, Method::GET, "/api/auth/me", false, None).await.0, 401);
+    assert!(
+        r.headers()["set-cookie"]
+            .to_str()
+            .unwrap()
+            .contains("Max-Age=0"),
+        "the cookie is cleared"
+    );
+    assert_eq!(
+        call(&s, &v, Method::GET, "/api/auth/me", false, None)
+            .await
+            .0,
+        401
+    );
 }
 
 async fn password_change_ends_other_sessions(b: Backend) {
@@ -172,18 +264,63 @@ async fn password_change_ends_other_sessions(b: Backend) {
     assert!(s.db.add_user("a@example.com", "admin", PW).0);
     let here = Browser::login(&s, "a@example.com", PW).await.ok().unwrap();
     let elsewhere = Browser::login(&s, "a@example.com", PW).await.ok().unwrap();
-    let change = async |body: Value| call(&s, &here, Method::POST, "/api/auth/change-password", true, Some(body)).await;
-    let (status, body) =
-        change(json!({"currentPassword": "not it at all", "newPassword": "another fine passphrase"})).await;
-    assert_eq!((status, body["errors"][0]["field"].as_str()), (422, Some("currentPassword")));
+    let change = async |body: Value| {
+        call(
+            &s,
+            &here,
+            Method::POST,
+            "/api/auth/change-password",
+            true,
+            Some(body),
+        )
+        .await
+    };
+    let (status, body) = change(
+        json!({"currentPassword": "not it at all", "newPassword": "another fine passphrase"}),
+    )
+    .await;
+    assert_eq!(
+        (status, body["errors"][0]["field"].as_str()),
+        (422, Some("currentPassword"))
+    );
     let (status, body) = change(json!({"currentPassword": PW, "newPassword": "short"})).await;
-    assert_eq!((status, body["errors"][0]["field"].as_str()), (422, Some("newPassword")));
-    assert_eq!(call(&s, &elsewhere, Method::GET, "/api/auth/me", false, None).await.0, 200, "refusals change nothing");
-    assert_eq!(change(json!({"currentPassword": PW, "newPassword": "another fine passphrase"})).await.0, 204);
-    assert_eq!(call(&s, &elsewhere, Method::GET, "/api/auth/me", false, None).await.0, 401, "other sessions end");
-    assert_eq!(call(&s, &here, Method::GET, "/api/auth/me", false, None).await.0, 200, "this one stays");
+    assert_eq!(
+        (status, body["errors"][0]["field"].as_str()),
+        (422, Some("newPassword"))
+    );
+    assert_eq!(
+        call(&s, &elsewhere, Method::GET, "/api/auth/me", false, None)
+            .await
+            .0,
+        200,
+        "refusals change nothing"
+    );
+    assert_eq!(
+        change(json!({"currentPassword": PW, "newPassword": "another fine passphrase"}))
+            .await
+            .0,
+        204
+    );
+    assert_eq!(
+        call(&s, &elsewhere, Method::GET, "/api/auth/me", false, None)
+            .await
+            .0,
+        401,
+        "other sessions end"
+    );
+    assert_eq!(
+        call(&s, &here, Method::GET, "/api/auth/me", false, None)
+            .await
+            .0,
+        200,
+        "this one stays"
+    );
     assert!(Browser::login(&s, "a@example.com", PW).await.is_err());
-    assert!(Browser::login(&s, "a@example.com", "another fine passphrase").await.is_ok());
+    assert!(
+        Browser::login(&s, "a@example.com", "another fine passphrase")
+            .await
+            .is_ok()
+    );
     let (status, _) = call(
         &s,
         &here,
@@ -207,13 +344,19 @@ async fn sign_in_is_throttled_without_telling_who_exists(b: Backend) {
             .await
             .unwrap();
         let status = r.status().as_u16();
-        let retry = r.headers().get("retry-after").map(|v| v.to_str().unwrap().to_string());
+        let retry = r
+            .headers()
+            .get("retry-after")
+            .map(|v| v.to_str().unwrap().to_string());
         (status, retry, r.json::<Value>().await.unwrap())
     };
     let (s1, _, wrong_pw) = attempt("real@example.com", "wrong password here").await;
     let (s2, _, unknown) = attempt("ghost@example.com", "wrong password here").await;
     assert_eq!((s1, s2), (401, 401));
-    assert_eq!(wrong_pw["detail"], unknown["detail"], "the answer never tells whether an email exists");
+    assert_eq!(
+        wrong_pw["detail"], unknown["detail"],
+        "the answer never tells whether an email exists"
+    );
     attempt("real@example.com", "wrong password here").await;
     attempt("real@example.com", "wrong password here").await;
     // Locked now: even the right password waits.
@@ -225,10 +368,17 @@ async fn sign_in_is_throttled_without_telling_who_exists(b: Backend) {
     assert_eq!(status, 200, "the lock is temporary");
     let (status, _, _) = attempt("real@example.com", "wrong password here").await;
     assert_eq!(status, 401, "success cleared the count");
-    s.send(Method::POST, "/api/auth/login", None, Some(json!({"email": "real@example.com"})))
+    s.send(
+        Method::POST,
+        "/api/auth/login",
+        None,
+        Some(json!({"email": "real@example.com"})),
+    )
+    .await
+    .invalid_fields(&["password"]);
+    s.send(Method::POST, "/api/auth/login", None, Some(json!({})))
         .await
-        .invalid_fields(&["password"]);
-    s.send(Method::POST, "/api/auth/login", None, Some(json!({}))).await.invalid_fields(&["email", "password"]);
+        .invalid_fields(&["email", "password"]);
 }
 
 async fn sessions_expire_idle_and_absolute(b: Backend) {
@@ -242,17 +392,47 @@ async fn sessions_expire_idle_and_absolute(b: Backend) {
         use sha2_digest::hash;
         hash(b.cookie.trim_start_matches("upstate_session="))
     };
-    s.db.execute(&format!("UPDATE sessions SET last_seen_at = {} WHERE id = '{}'", now - 31 * 60_000, id(&idle))).await;
-    s.db.execute(&format!("UPDATE sessions SET expires_at = {} WHERE id = '{}'", now - 1, id(&old))).await;
-    assert_eq!(call(&s, &idle, Method::GET, "/api/auth/me", false, None).await.0, 401, "30 minutes idle");
-    assert_eq!(call(&s, &old, Method::GET, "/api/auth/me", false, None).await.0, 401, "12 hours in all");
-    assert_eq!(call(&s, &live, Method::GET, "/api/auth/me", false, None).await.0, 200);
+    s.db.execute(&format!(
+        "UPDATE sessions SET last_seen_at = {} WHERE id = '{}'",
+        now - 31 * 60_000,
+        id(&idle)
+    ))
+    .await;
+    s.db.execute(&format!(
+        "UPDATE sessions SET expires_at = {} WHERE id = '{}'",
+        now - 1,
+        id(&old)
+    ))
+    .await;
+    assert_eq!(
+        call(&s, &idle, Method::GET, "/api/auth/me", false, None)
+            .await
+            .0,
+        401,
+        "30 minutes idle"
+    );
+    assert_eq!(
+        call(&s, &old, Method::GET, "/api/auth/me", false, None)
+            .await
+            .0,
+        401,
+        "12 hours in all"
+    );
+    assert_eq!(
+        call(&s, &live, Method::GET, "/api/auth/me", false, None)
+            .await
+            .0,
+        200
+    );
 }
 
 mod sha2_digest {
     /// The session id the server stores for a cookie token.
     pub fn hash(token: &str) -> String {
         use sha2::Digest;
-        sha2::Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+        sha2::Sha256::digest(token.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
     }
 }

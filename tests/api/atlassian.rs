@@ -6,7 +6,9 @@ use serde_json::{Value, json};
 on_both_backends!(statuspage_v2_shapes_and_vocabulary);
 
 async fn get(s: &Server, path: &str) -> Value {
-    let r = s.send(Method::GET, &format!("/s/acme/api/v2/{path}"), None, None).await;
+    let r = s
+        .send(Method::GET, &format!("/s/acme/api/v2/{path}"), None, None)
+        .await;
     assert_eq!(r.status, 200, "{path}: {}", r.body);
     assert_eq!(r.header("content-type"), Some("application/json"));
     assert_eq!(r.header("access-control-allow-origin"), Some("*"));
@@ -17,7 +19,10 @@ async fn get(s: &Server, path: &str) -> Value {
 async fn statuspage_v2_shapes_and_vocabulary(b: Backend) {
     let s = Server::start(b).await;
     let p = s
-        .post("/api/v1/statuspages", json!({"name": "Acme", "slug": "acme", "timeZone": "Europe/Paris"}))
+        .post(
+            "/api/v1/statuspages",
+            json!({"name": "Acme", "slug": "acme", "timeZone": "Europe/Paris"}),
+        )
         .await
         .data(201)["id"]
         .as_i64()
@@ -34,30 +39,59 @@ async fn statuspage_v2_shapes_and_vocabulary(b: Backend) {
         .unwrap();
     let web = s.component(p, "Web").await;
     let inc = s.post("/api/v1/incidents", json!({"title": "Slow API", "statusPageId": p, "impact": "minor", "message": "Looking", "componentIds": [api]})).await.data(201)["id"].as_i64().unwrap();
-    s.post(&format!("/api/v1/incidents/{inc}/updates"), json!({"message": "Watching", "status": "monitoring"}))
-        .await
-        .data(201);
+    s.post(
+        &format!("/api/v1/incidents/{inc}/updates"),
+        json!({"message": "Watching", "status": "monitoring"}),
+    )
+    .await
+    .data(201);
     let old = s
-        .post("/api/v1/incidents", json!({"title": "Old", "statusPageId": p, "status": "resolved"}))
+        .post(
+            "/api/v1/incidents",
+            json!({"title": "Old", "statusPageId": p, "status": "resolved"}),
+        )
         .await
         .data(201)["id"]
         .as_i64()
         .unwrap();
     let later = s.post("/api/v1/maintenance", json!({"title": "DB", "statusPageId": p, "scheduledStartTime": "2099-01-01T00:00:00Z", "scheduledEndTime": "2099-01-01T02:00:00Z", "componentIds": [web]})).await.data(201)["id"].as_i64().unwrap();
     let now = s.post("/api/v1/maintenance", json!({"title": "Cache", "statusPageId": p, "scheduledStartTime": "2020-01-01T00:00:00Z", "scheduledEndTime": "2099-01-01T00:00:00Z", "componentIds": [web]})).await.data(201)["id"].as_i64().unwrap();
-    s.post_empty(&format!("/api/v1/maintenance/{now}/start")).await.data(200);
+    s.post_empty(&format!("/api/v1/maintenance/{now}/start"))
+        .await
+        .data(200);
 
     let summary = get(&s, "summary.json").await;
-    let mut keys: Vec<&str> = summary.as_object().unwrap().keys().map(String::as_str).collect();
+    let mut keys: Vec<&str> = summary
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     keys.sort_unstable();
-    assert_eq!(keys, ["components", "incidents", "page", "scheduled_maintenances", "status"]);
+    assert_eq!(
+        keys,
+        [
+            "components",
+            "incidents",
+            "page",
+            "scheduled_maintenances",
+            "status"
+        ]
+    );
     let page = &summary["page"];
     assert_eq!(page["id"], p.to_string());
     assert_eq!(page["name"], "Acme");
-    assert_eq!(page["url"], format!("{}/s/acme", s.base), "absolute, like Statuspage's");
+    assert_eq!(
+        page["url"],
+        format!("{}/s/acme", s.base),
+        "absolute, like Statuspage's"
+    );
     assert_eq!(page["time_zone"], "Europe/Paris");
     assert!(page["updated_at"].is_string());
-    assert_eq!(summary["status"], json!({"indicator": "minor", "description": "Degraded Performance"}));
+    assert_eq!(
+        summary["status"],
+        json!({"indicator": "minor", "description": "Degraded Performance"})
+    );
 
     let comps = summary["components"].as_array().unwrap();
     let by_name = |n: &str| comps.iter().find(|c| c["name"] == n).unwrap().clone();
@@ -68,7 +102,14 @@ async fn statuspage_v2_shapes_and_vocabulary(b: Backend) {
     assert_eq!(a["group"], false);
     assert_eq!(a["page_id"], p.to_string());
     assert_eq!(a["description"], "REST");
-    for field in ["created_at", "updated_at", "position", "showcase", "start_date", "only_show_if_degraded"] {
+    for field in [
+        "created_at",
+        "updated_at",
+        "position",
+        "showcase",
+        "start_date",
+        "only_show_if_degraded",
+    ] {
         assert!(a.get(field).is_some(), "component field {field}");
     }
     assert_eq!(by_name("Web")["status"], "under_maintenance");
@@ -76,7 +117,10 @@ async fn statuspage_v2_shapes_and_vocabulary(b: Backend) {
     assert_eq!(group["group"], true);
     assert_eq!(group["id"], format!("group-{g}"));
     assert_eq!(group["components"], json!([api.to_string()]));
-    assert_eq!(group["status"], "degraded_performance", "a group shows its worst member");
+    assert_eq!(
+        group["status"], "degraded_performance",
+        "a group shows its worst member"
+    );
 
     let open = summary["incidents"].as_array().unwrap();
     assert_eq!(open.len(), 1, "summary lists unresolved incidents");
@@ -90,8 +134,16 @@ async fn statuspage_v2_shapes_and_vocabulary(b: Backend) {
     assert_eq!(i["components"][0]["id"], api.to_string());
     let u = &i["incident_updates"][0];
     assert_eq!(
-        (u["status"].clone(), u["body"].clone(), u["incident_id"].clone()),
-        (json!("monitoring"), json!("Watching"), json!(inc.to_string()))
+        (
+            u["status"].clone(),
+            u["body"].clone(),
+            u["incident_id"].clone()
+        ),
+        (
+            json!("monitoring"),
+            json!("Watching"),
+            json!(inc.to_string())
+        )
     );
     for field in [
         "id",
@@ -107,35 +159,107 @@ async fn statuspage_v2_shapes_and_vocabulary(b: Backend) {
     }
     let sm = summary["scheduled_maintenances"].as_array().unwrap();
     assert_eq!(sm.len(), 2);
-    let active = sm.iter().find(|m| m["id"].as_str() == Some(now.to_string().as_str())).unwrap();
+    let active = sm
+        .iter()
+        .find(|m| m["id"].as_str() == Some(now.to_string().as_str()))
+        .unwrap();
     assert_eq!(active["status"], "in_progress");
     assert_eq!(active["impact"], "maintenance");
     assert_eq!(active["scheduled_for"], "2020-01-01T00:00:00Z");
     assert_eq!(active["scheduled_until"], "2099-01-01T00:00:00Z");
 
-    assert_eq!(get(&s, "status.json").await, json!({"page": page, "status": summary["status"]}));
-    assert_eq!(get(&s, "components.json").await["components"], summary["components"]);
+    assert_eq!(
+        get(&s, "status.json").await,
+        json!({"page": page, "status": summary["status"]})
+    );
+    assert_eq!(
+        get(&s, "components.json").await["components"],
+        summary["components"]
+    );
     let all = get(&s, "incidents.json").await["incidents"].clone();
-    let ids: Vec<&str> = all.as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap()).collect();
-    assert_eq!(ids, [old.to_string(), inc.to_string()], "all states, newest first");
-    assert_eq!(get(&s, "incidents/unresolved.json").await["incidents"], summary["incidents"]);
-    assert_eq!(get(&s, "scheduled-maintenances.json").await["scheduled_maintenances"].as_array().unwrap().len(), 2);
-    let up = get(&s, "scheduled-maintenances/upcoming.json").await["scheduled_maintenances"].clone();
-    assert_eq!(up.as_array().unwrap().iter().map(|m| m["id"].clone()).collect::<Vec<_>>(), [json!(later.to_string())]);
+    let ids: Vec<&str> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [old.to_string(), inc.to_string()],
+        "all states, newest first"
+    );
+    assert_eq!(
+        get(&s, "incidents/unresolved.json").await["incidents"],
+        summary["incidents"]
+    );
+    assert_eq!(
+        get(&s, "scheduled-maintenances.json").await["scheduled_maintenances"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    let up =
+        get(&s, "scheduled-maintenances/upcoming.json").await["scheduled_maintenances"].clone();
+    assert_eq!(
+        up.as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].clone())
+            .collect::<Vec<_>>(),
+        [json!(later.to_string())]
+    );
     let act = get(&s, "scheduled-maintenances/active.json").await["scheduled_maintenances"].clone();
-    assert_eq!(act.as_array().unwrap().iter().map(|m| m["id"].clone()).collect::<Vec<_>>(), [json!(now.to_string())]);
+    assert_eq!(
+        act.as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].clone())
+            .collect::<Vec<_>>(),
+        [json!(now.to_string())]
+    );
 
     // scheduled-maintenances.json keeps completed windows, as Statuspage's does.
-    s.post_empty(&format!("/api/v1/maintenance/{now}/complete")).await.data(200);
+    s.post_empty(&format!("/api/v1/maintenance/{now}/complete"))
+        .await
+        .data(200);
     let recent = get(&s, "scheduled-maintenances.json").await["scheduled_maintenances"].clone();
-    let states: Vec<(Value, Value)> =
-        recent.as_array().unwrap().iter().map(|m| (m["id"].clone(), m["status"].clone())).collect();
-    assert_eq!(states, [(json!(later.to_string()), json!("scheduled")), (json!(now.to_string()), json!("completed"))]);
-    assert_eq!(get(&s, "scheduled-maintenances/active.json").await["scheduled_maintenances"], json!([]));
+    let states: Vec<(Value, Value)> = recent
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["id"].clone(), m["status"].clone()))
+        .collect();
+    assert_eq!(
+        states,
+        [
+            (json!(later.to_string()), json!("scheduled")),
+            (json!(now.to_string()), json!("completed"))
+        ]
+    );
+    assert_eq!(
+        get(&s, "scheduled-maintenances/active.json").await["scheduled_maintenances"],
+        json!([])
+    );
 
     // A write shows at once; a private page is not there.
-    s.post(&format!("/api/v1/incidents/{inc}/resolve"), json!({"message": "Fine"})).await.data(200);
-    assert_eq!(get(&s, "incidents/unresolved.json").await["incidents"], json!([]));
-    s.patch(&format!("/api/v1/statuspages/{p}"), json!({"isPublic": false})).await.data(200);
-    s.send(Method::GET, "/s/acme/api/v2/summary.json", None, None).await.problem(404);
+    s.post(
+        &format!("/api/v1/incidents/{inc}/resolve"),
+        json!({"message": "Fine"}),
+    )
+    .await
+    .data(200);
+    assert_eq!(
+        get(&s, "incidents/unresolved.json").await["incidents"],
+        json!([])
+    );
+    s.patch(
+        &format!("/api/v1/statuspages/{p}"),
+        json!({"isPublic": false}),
+    )
+    .await
+    .data(200);
+    s.send(Method::GET, "/s/acme/api/v2/summary.json", None, None)
+        .await
+        .problem(404);
 }

@@ -30,7 +30,14 @@ fn axe_path() -> PathBuf {
 }
 
 fn browser_available(test: &str) -> bool {
-    peers_available(test, &[PathBuf::from(CHROMEDRIVER), PathBuf::from(CHROMIUM), axe_path()])
+    peers_available(
+        test,
+        &[
+            PathBuf::from(CHROMEDRIVER),
+            PathBuf::from(CHROMIUM),
+            axe_path(),
+        ],
+    )
 }
 
 /// A chromedriver process and a headless Chromium session on it.
@@ -42,7 +49,11 @@ struct Driver {
 
 impl Driver {
     async fn start(extra_args: &[&str]) -> Driver {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
         // Its own process group, so the browsers it starts end with it.
         let process = Command::new(CHROMEDRIVER)
             .process_group(0)
@@ -83,7 +94,11 @@ impl Driver {
             .connect(&url)
             .await
             .expect("WebDriver session");
-        Driver { process, client: Some(client), _profile: profile }
+        Driver {
+            process,
+            client: Some(client),
+            _profile: profile,
+        }
     }
 
     fn c(&self) -> &Client {
@@ -91,7 +106,10 @@ impl Driver {
     }
 
     async fn js(&self, script: &str) -> Value {
-        self.c().execute(script, vec![]).await.unwrap_or_else(|e| panic!("{script}: {e}"))
+        self.c()
+            .execute(script, vec![])
+            .await
+            .unwrap_or_else(|e| panic!("{script}: {e}"))
     }
 
     /// Waits up to `within` for a script to return true; returns the time it took.
@@ -129,13 +147,20 @@ impl Driver {
     /// axe-core's WCAG 2.0–2.2 A/AA violations on the current page.
     async fn axe(&self) -> Vec<Value> {
         let source = std::fs::read_to_string(axe_path()).expect("axe-core");
-        self.c().execute(&source, vec![]).await.expect("load axe-core");
+        self.c()
+            .execute(&source, vec![])
+            .await
+            .expect("load axe-core");
         let script = "const done = arguments[arguments.length - 1];
             axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']}})
               .then(r => done(r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
                   nodes: v.nodes.map(n => n.html).slice(0, 3)}))))
               .catch(e => done([{id: 'axe-error', help: String(e)}]));";
-        let out = self.c().execute_async(script, vec![]).await.expect("axe.run");
+        let out = self
+            .c()
+            .execute_async(script, vec![])
+            .await
+            .expect("axe.run");
         out.as_array().cloned().unwrap_or_default()
     }
 }
@@ -164,11 +189,18 @@ impl Drop for Driver {
 struct BrowserLog;
 
 impl WebDriverCompatibleCommand for BrowserLog {
-    fn endpoint(&self, base: &url::Url, session: Option<&str>) -> Result<url::Url, url::ParseError> {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
         base.join(&format!("session/{}/se/log", session.unwrap_or("")))
     }
     fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
-        (http::Method::POST, Some(r#"{"type":"browser"}"#.to_string()))
+        (
+            http::Method::POST,
+            Some(r#"{"type":"browser"}"#.to_string()),
+        )
     }
 }
 
@@ -177,7 +209,12 @@ impl WebDriverCompatibleCommand for BrowserLog {
 async fn seed(s: &Server) -> (i64, i64) {
     let (p, ids) = seeded(s).await;
     let logo = format!("{}/assets/favicon.svg", s.base);
-    s.patch(&format!("/api/v1/statuspages/{p}"), json!({"logoUrl": logo})).await.data(200);
+    s.patch(
+        &format!("/api/v1/statuspages/{p}"),
+        json!({"logoUrl": logo}),
+    )
+    .await
+    .data(200);
     quick_link(s, p, "Support", "https://support.example.com/").await;
     (p, ids["api"].as_i64().unwrap())
 }
@@ -187,7 +224,10 @@ async fn seed(s: &Server) -> (i64, i64) {
 async fn other_site(html: String) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
-    let app = axum::Router::new().route("/", axum::routing::get(move || async move { axum::response::Html(html) }));
+    let app = axum::Router::new().route(
+        "/",
+        axum::routing::get(move || async move { axum::response::Html(html) }),
+    );
     tokio::spawn(async move { axum::serve(listener, app).await });
     format!("http://localhost:{port}/")
 }
@@ -211,32 +251,80 @@ async fn page_works_in_chromium_and_passes_axe(b: Backend) {
     d.c().goto(&format!("{}/s/acme", s.base)).await.unwrap();
 
     // Every section renders.
-    for css in [".banner", "#inc-h", "#mnt-h", "#cmp-h", "details.group", ".links", ".bar .cell", "footer .langs"] {
-        d.c().find(Locator::Css(css)).await.unwrap_or_else(|_| panic!("{css} missing"));
+    for css in [
+        ".banner",
+        "#inc-h",
+        "#mnt-h",
+        "#cmp-h",
+        "details.group",
+        ".links",
+        ".bar .cell",
+        "footer .langs",
+    ] {
+        d.c()
+            .find(Locator::Css(css))
+            .await
+            .unwrap_or_else(|_| panic!("{css} missing"));
     }
-    assert_eq!(d.js("return document.querySelector('.banner .label').textContent").await, "Partial System Outage");
-    assert_eq!(d.js("return document.querySelectorAll('.bar').length").await, 2);
+    assert_eq!(
+        d.js("return document.querySelector('.banner .label').textContent")
+            .await,
+        "Partial System Outage"
+    );
+    assert_eq!(
+        d.js("return document.querySelectorAll('.bar').length")
+            .await,
+        2
+    );
     // The script is running: the live stream is connected.
-    let live = d.until("return document.body.dataset.live === 'on'", Duration::from_secs(10)).await;
+    let live = d
+        .until(
+            "return document.body.dataset.live === 'on'",
+            Duration::from_secs(10),
+        )
+        .await;
     assert!(live.is_some(), "event stream connected");
 
     // Uptime tooltips: today's cell shows its tooltip on focus, another on hover.
-    let cell = d.c().find(Locator::Css(".bar .cell:last-child")).await.unwrap();
-    let hidden = "return getComputedStyle(document.querySelector('.bar .cell:nth-child(3) .tip')).display";
+    let cell = d
+        .c()
+        .find(Locator::Css(".bar .cell:last-child"))
+        .await
+        .unwrap();
+    let hidden =
+        "return getComputedStyle(document.querySelector('.bar .cell:nth-child(3) .tip')).display";
     assert_eq!(d.js(hidden).await, "none");
-    d.js("document.querySelector('.bar .cell:last-child').focus()").await;
-    let tip = "return getComputedStyle(document.querySelector('.bar .cell:last-child .tip')).display";
+    d.js("document.querySelector('.bar .cell:last-child').focus()")
+        .await;
+    let tip =
+        "return getComputedStyle(document.querySelector('.bar .cell:last-child .tip')).display";
     assert_eq!(d.js(tip).await, "block", "focus shows the tooltip");
     let text = cell.text().await.unwrap();
-    assert!(text.contains("Errors <script>alert(1)</script>"), "today's tooltip names the incident: {text}");
-    let other = d.c().find(Locator::Css(".bar .cell:nth-child(3)")).await.unwrap();
+    assert!(
+        text.contains("Errors <script>alert(1)</script>"),
+        "today's tooltip names the incident: {text}"
+    );
+    let other = d
+        .c()
+        .find(Locator::Css(".bar .cell:nth-child(3)"))
+        .await
+        .unwrap();
     let hover = fantoccini::actions::MouseActions::new("mouse".to_string()).then(
-        fantoccini::actions::PointerAction::MoveToElement { element: other.clone(), duration: None, x: 0.0, y: 0.0 },
+        fantoccini::actions::PointerAction::MoveToElement {
+            element: other.clone(),
+            duration: None,
+            x: 0.0,
+            y: 0.0,
+        },
     );
     d.c().perform_actions(hover).await.unwrap();
     assert_eq!(d.js(hidden).await, "block", "hover shows the tooltip");
     // Keyboard: one tab stop per bar, arrows move along it.
-    assert_eq!(d.js("return document.querySelectorAll('.bar .cell[tabindex=\"0\"]').length").await, 2);
+    assert_eq!(
+        d.js("return document.querySelectorAll('.bar .cell[tabindex=\"0\"]').length")
+            .await,
+        2
+    );
     cell.send_keys("\u{E012}").await.unwrap(); // ArrowLeft
     assert_eq!(
         d.js("return document.activeElement === document.querySelector('.bar .cell:nth-last-child(2)')").await,
@@ -245,7 +333,11 @@ async fn page_works_in_chromium_and_passes_axe(b: Backend) {
 
     // Accessibility, desktop.
     let violations = d.axe().await;
-    assert!(violations.is_empty(), "axe (desktop): {}", report(&violations));
+    assert!(
+        violations.is_empty(),
+        "axe (desktop): {}",
+        report(&violations)
+    );
     d.screenshot(&format!("{name}-desktop")).await;
 
     // A status change arrives live, without a reload, within a second.
@@ -269,29 +361,53 @@ async fn page_works_in_chromium_and_passes_axe(b: Backend) {
     assert!(seen.is_some(), "the change never showed");
     eprintln!("live update shown {took:?} after the write");
     assert!(took < Duration::from_secs(1), "shown after {took:?}");
-    assert_eq!(d.js("return window.__noReload").await, "still here", "no reload");
+    assert_eq!(
+        d.js("return window.__noReload").await,
+        "still here",
+        "no reload"
+    );
     let status = "return document.querySelector('[data-component] .st').dataset.status";
     assert_eq!(d.js(status).await, "major_outage");
 
     // Phone width: no sideways scrolling, still accessible.
     d.c().set_window_size(390, 844).await.unwrap();
     d.c().goto(&format!("{}/s/acme", s.base)).await.unwrap();
-    let sideways = "return document.documentElement.scrollWidth - document.documentElement.clientWidth";
+    let sideways =
+        "return document.documentElement.scrollWidth - document.documentElement.clientWidth";
     assert_eq!(d.js(sideways).await, 0, "nothing wider than the phone");
     let violations = d.axe().await;
-    assert!(violations.is_empty(), "axe (phone): {}", report(&violations));
+    assert!(
+        violations.is_empty(),
+        "axe (phone): {}",
+        report(&violations)
+    );
     d.screenshot(&format!("{name}-phone")).await;
 
     // Other pages of the site, too.
-    for path in ["/s/acme/history", "/s/acme?lang=ja", "/api/widget?page=acme"] {
+    for path in [
+        "/s/acme/history",
+        "/s/acme?lang=ja",
+        "/api/widget?page=acme",
+    ] {
         d.c().goto(&format!("{}{path}", s.base)).await.unwrap();
         let violations = d.axe().await;
-        assert!(violations.is_empty(), "axe ({path}): {}", report(&violations));
+        assert!(
+            violations.is_empty(),
+            "axe ({path}): {}",
+            report(&violations)
+        );
     }
     // The widget follows the status live too, without reloading.
-    d.c().goto(&format!("{}/api/widget?page=acme", s.base)).await.unwrap();
+    d.c()
+        .goto(&format!("{}/api/widget?page=acme", s.base))
+        .await
+        .unwrap();
     d.js("window.__noReload = 'still here'").await;
-    assert_eq!(d.js("return document.querySelector('.label').textContent").await, "Major System Outage");
+    assert_eq!(
+        d.js("return document.querySelector('.label').textContent")
+            .await,
+        "Major System Outage"
+    );
     // Let the widget's stream connect, then change the page.
     tokio::time::sleep(Duration::from_millis(500)).await;
     s.send(
@@ -303,10 +419,18 @@ async fn page_works_in_chromium_and_passes_axe(b: Backend) {
     .await
     .data(200);
     let now_label = "return document.querySelector('.label').textContent";
-    let back = d.until(&format!("{now_label} === 'Partial System Outage'"), Duration::from_secs(3)).await;
+    let back = d
+        .until(
+            &format!("{now_label} === 'Partial System Outage'"),
+            Duration::from_secs(3),
+        )
+        .await;
     assert!(back.is_some(), "widget: {}", d.js(now_label).await);
     assert_eq!(d.js("return window.__noReload").await, "still here");
-    assert_eq!(d.js("return document.querySelector('.w').className").await, "w s-partial");
+    assert_eq!(
+        d.js("return document.querySelector('.w').className").await,
+        "w s-partial"
+    );
 
     // The snippet site owners paste: on a site of another origin it places
     // the widget right after itself.
@@ -320,24 +444,52 @@ async fn page_works_in_chromium_and_passes_axe(b: Backend) {
     let placed = "const f = document.querySelector('iframe');
         return !!f && f.previousElementSibling.tagName === 'SCRIPT' && f.src.includes('/api/widget?page=acme')";
     let ok = d.until(placed, Duration::from_secs(5)).await.is_some();
-    assert!(ok, "the iframe is placed after the script: {:?}", d.console_errors().await);
-    let framed = d.until("return document.querySelector('iframe').contentWindow.length === 0", Duration::from_secs(5));
+    assert!(
+        ok,
+        "the iframe is placed after the script: {:?}",
+        d.console_errors().await
+    );
+    let framed = d.until(
+        "return document.querySelector('iframe').contentWindow.length === 0",
+        Duration::from_secs(5),
+    );
     assert!(framed.await.is_some());
     d.c().enter_frame(0).await.unwrap();
-    let label = d.until("return !!document.querySelector('.label')", Duration::from_secs(5)).await;
+    let label = d
+        .until(
+            "return !!document.querySelector('.label')",
+            Duration::from_secs(5),
+        )
+        .await;
     assert!(label.is_some(), "the widget loads inside the frame");
-    assert_eq!(d.js("return document.querySelector('.label').textContent").await, "Partial System Outage");
+    assert_eq!(
+        d.js("return document.querySelector('.label').textContent")
+            .await,
+        "Partial System Outage"
+    );
     d.c().enter_parent_frame().await.unwrap();
 
     let errors = d.console_errors().await;
     assert!(errors.is_empty(), "console errors: {errors:#?}");
     // The page a visitor gets for a wrong address is accessible too (its 404
     // is the only console message).
-    d.c().goto(&format!("{}/s/no-such-page", s.base)).await.unwrap();
-    assert_eq!(d.js("return document.querySelector('h1').textContent").await, "There is nothing at this address.");
+    d.c()
+        .goto(&format!("{}/s/no-such-page", s.base))
+        .await
+        .unwrap();
+    assert_eq!(
+        d.js("return document.querySelector('h1').textContent")
+            .await,
+        "There is nothing at this address."
+    );
     let violations = d.axe().await;
     assert!(violations.is_empty(), "axe (404): {}", report(&violations));
-    let errors: Vec<String> = d.console_errors().await.into_iter().filter(|e| !e.contains("404 (Not Found)")).collect();
+    let errors: Vec<String> = d
+        .console_errors()
+        .await
+        .into_iter()
+        .filter(|e| !e.contains("404 (Not Found)"))
+        .collect();
     assert!(errors.is_empty(), "console errors: {errors:#?}");
     d.quit().await;
 
@@ -345,8 +497,16 @@ async fn page_works_in_chromium_and_passes_axe(b: Backend) {
     let dark = Driver::start(&["--blink-settings=preferredColorScheme=0"]).await;
     dark.c().set_window_size(1280, 1000).await.unwrap();
     dark.c().goto(&format!("{}/s/acme", s.base)).await.unwrap();
-    assert_eq!(dark.js("return matchMedia('(prefers-color-scheme: dark)').matches").await, true);
-    assert_eq!(dark.js("return getComputedStyle(document.body).backgroundColor").await, "rgb(13, 17, 23)");
+    assert_eq!(
+        dark.js("return matchMedia('(prefers-color-scheme: dark)').matches")
+            .await,
+        true
+    );
+    assert_eq!(
+        dark.js("return getComputedStyle(document.body).backgroundColor")
+            .await,
+        "rgb(13, 17, 23)"
+    );
     let violations = dark.axe().await;
     assert!(violations.is_empty(), "axe (dark): {}", report(&violations));
     dark.screenshot(&format!("{name}-dark")).await;
@@ -363,32 +523,111 @@ async fn password_gate_in_chromium(b: Backend) {
     let (p, _) = seed(&s).await;
     s.make_private(p, "open sesame").await;
     let d = Driver::start(&[]).await;
-    d.c().goto(&format!("{}/s/acme/history", s.base)).await.unwrap();
-    assert_eq!(d.js("return document.body.innerText.includes('Public API')").await, false, "no content");
+    d.c()
+        .goto(&format!("{}/s/acme/history", s.base))
+        .await
+        .unwrap();
+    assert_eq!(
+        d.js("return document.body.innerText.includes('Public API')")
+            .await,
+        false,
+        "no content"
+    );
     let violations = d.axe().await;
     assert!(violations.is_empty(), "axe (gate): {}", report(&violations));
-    d.screenshot(&format!("{}-gate", if b == Backend::Sqlite { "sqlite" } else { "postgres" })).await;
+    d.screenshot(&format!(
+        "{}-gate",
+        if b == Backend::Sqlite {
+            "sqlite"
+        } else {
+            "postgres"
+        }
+    ))
+    .await;
 
     // A wrong password: back to the form, with the message announced.
-    d.c().find(Locator::Css("#page-password")).await.unwrap().send_keys("nope nope").await.unwrap();
-    d.c().find(Locator::Css("form button")).await.unwrap().click().await.unwrap();
-    let shown = d.until("return !!document.querySelector('.error[role=alert]')", Duration::from_secs(5)).await;
+    d.c()
+        .find(Locator::Css("#page-password"))
+        .await
+        .unwrap()
+        .send_keys("nope nope")
+        .await
+        .unwrap();
+    d.c()
+        .find(Locator::Css("form button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let shown = d
+        .until(
+            "return !!document.querySelector('.error[role=alert]')",
+            Duration::from_secs(5),
+        )
+        .await;
     assert!(shown.is_some(), "wrong-password message");
-    assert_eq!(d.js("return document.cookie").await, "", "nothing readable by scripts");
+    assert_eq!(
+        d.js("return document.cookie").await,
+        "",
+        "nothing readable by scripts"
+    );
 
     // The right one: the page the visitor asked for, with its content.
-    d.c().find(Locator::Css("#page-password")).await.unwrap().send_keys("open sesame").await.unwrap();
-    d.c().find(Locator::Css("form button")).await.unwrap().click().await.unwrap();
-    let opened = d.until("return location.pathname === '/s/acme/history'", Duration::from_secs(5)).await;
+    d.c()
+        .find(Locator::Css("#page-password"))
+        .await
+        .unwrap()
+        .send_keys("open sesame")
+        .await
+        .unwrap();
+    d.c()
+        .find(Locator::Css("form button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let opened = d
+        .until(
+            "return location.pathname === '/s/acme/history'",
+            Duration::from_secs(5),
+        )
+        .await;
     assert!(opened.is_some());
     d.c().goto(&format!("{}/s/acme", s.base)).await.unwrap();
-    assert_eq!(d.js("return document.body.innerText.includes('Public API')").await, true);
-    assert_eq!(d.js("return document.cookie").await, "", "the page cookie is HttpOnly");
-    let live = d.until("return document.body.dataset.live === 'on'", Duration::from_secs(10)).await;
+    assert_eq!(
+        d.js("return document.body.innerText.includes('Public API')")
+            .await,
+        true
+    );
+    assert_eq!(
+        d.js("return document.cookie").await,
+        "",
+        "the page cookie is HttpOnly"
+    );
+    let live = d
+        .until(
+            "return document.body.dataset.live === 'on'",
+            Duration::from_secs(10),
+        )
+        .await;
     assert!(live.is_some(), "the event stream opens with the cookie too");
-    d.screenshot(&format!("{}-private", if b == Backend::Sqlite { "sqlite" } else { "postgres" })).await;
-    let errors: Vec<String> =
-        d.console_errors().await.into_iter().filter(|e| !e.contains("401 (Unauthorized)")).collect();
+    d.screenshot(&format!(
+        "{}-private",
+        if b == Backend::Sqlite {
+            "sqlite"
+        } else {
+            "postgres"
+        }
+    ))
+    .await;
+    let errors: Vec<String> = d
+        .console_errors()
+        .await
+        .into_iter()
+        .filter(|e| !e.contains("401 (Unauthorized)"))
+        .collect();
     assert!(errors.is_empty(), "console errors: {errors:#?}");
     d.quit().await;
 }

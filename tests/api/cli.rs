@@ -2,32 +2,73 @@ use crate::on_both_backends;
 use crate::support::{BIN, Backend, Server, TestDb, spawn};
 use reqwest::Method;
 
-on_both_backends!(api_key_commands, migrate_command, config_file_and_environment);
+on_both_backends!(
+    api_key_commands,
+    migrate_command,
+    config_file_and_environment
+);
 
 async fn api_key_commands(b: Backend) {
     let s = Server::start(b).await;
-    let (ok, out, err) =
-        s.db.cli(&["api-key", "create", "--name", "deploy bot", "--scopes", "read,write", "--expires-in-days", "30"]);
+    let (ok, out, err) = s.db.cli(&[
+        "api-key",
+        "create",
+        "--name",
+        "deploy bot",
+        "--scopes",
+        "read,write",
+        "--expires-in-days",
+        "30",
+    ]);
     assert!(ok, "{err}");
     let secret = out.lines().last().unwrap();
     assert!(
-        secret.starts_with("upk_") && secret.len() == 68 && secret[4..].bytes().all(|c| c.is_ascii_hexdigit()),
+        secret.starts_with("upk_")
+            && secret.len() == 68
+            && secret[4..].bytes().all(|c| c.is_ascii_hexdigit()),
         "{out}"
     );
-    assert!(out.contains("deploy bot") && out.contains("read,write") && out.contains("expires"), "{out}");
-    assert_eq!(s.send(Method::GET, "/api/v1/statuspages", Some(secret), None).await.status, 200);
+    assert!(
+        out.contains("deploy bot") && out.contains("read,write") && out.contains("expires"),
+        "{out}"
+    );
+    assert_eq!(
+        s.send(Method::GET, "/api/v1/statuspages", Some(secret), None)
+            .await
+            .status,
+        200
+    );
 
     let (ok, list, _) = s.db.cli(&["api-key", "list"]);
     assert!(ok);
-    assert!(list.contains("deploy bot") && list.contains(&secret[..12]), "{list}");
+    assert!(
+        list.contains("deploy bot") && list.contains(&secret[..12]),
+        "{list}"
+    );
     assert!(!list.contains(secret), "secrets are never listed");
     assert!(!list.contains(&s.key), "secrets are never listed");
 
     for bad in [
-        vec!["api-key", "create", "--name", "x", "--scopes", "read,superuser"],
+        vec![
+            "api-key",
+            "create",
+            "--name",
+            "x",
+            "--scopes",
+            "read,superuser",
+        ],
         vec!["api-key", "create", "--name", "x", "--scopes", ""],
         vec!["api-key", "create", "--name", "   ", "--scopes", "read"],
-        vec!["api-key", "create", "--name", "x", "--scopes", "read", "--expires-in-days", "0"],
+        vec![
+            "api-key",
+            "create",
+            "--name",
+            "x",
+            "--scopes",
+            "read",
+            "--expires-in-days",
+            "0",
+        ],
         vec!["api-key", "revoke", "424242"],
     ] {
         let (ok, _, err) = s.db.cli(&bad);
@@ -35,7 +76,11 @@ async fn api_key_commands(b: Backend) {
         assert!(err.contains("error"), "{bad:?}: {err}");
     }
     let (_, after, _) = s.db.cli(&["api-key", "list"]);
-    assert_eq!(after.lines().count(), list.lines().count(), "refused commands created no key");
+    assert_eq!(
+        after.lines().count(),
+        list.lines().count(),
+        "refused commands created no key"
+    );
 }
 
 async fn migrate_command(b: Backend) {
@@ -53,13 +98,20 @@ async fn migrate_command(b: Backend) {
         .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("sqlite://") && err.contains("postgres://"), "{err}");
+    assert!(
+        err.contains("sqlite://") && err.contains("postgres://"),
+        "{err}"
+    );
 }
 
 async fn config_file_and_environment(b: Backend) {
     let db = TestDb::new(b).await;
     let key = db.create_key("read");
-    std::fs::write(db.dir.path().join("upstate.toml"), "api_rate_per_minute = 2\n").unwrap();
+    std::fs::write(
+        db.dir.path().join("upstate.toml"),
+        "api_rate_per_minute = 2\n",
+    )
+    .unwrap();
     let (mut child, base) = spawn(&db, &[]);
     let client = reqwest::Client::new();
     let statuses = async |n: usize, base: &str| {
@@ -78,7 +130,11 @@ async fn config_file_and_environment(b: Backend) {
         }
         out
     };
-    assert_eq!(statuses(3, &base).await, [200, 200, 429], "upstate.toml sets the limit");
+    assert_eq!(
+        statuses(3, &base).await,
+        [200, 200, 429],
+        "upstate.toml sets the limit"
+    );
     child.kill().unwrap();
     child.wait().unwrap();
     // The environment beats the file.

@@ -15,9 +15,14 @@ fn exporter_check(url: &str) -> Value {
         .arg(url)
         .output()
         .expect("run the exporter");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
-    serde_json::from_str(text.lines().last().unwrap_or("")).unwrap_or_else(|e| panic!("{e}: {text}"))
+    serde_json::from_str(text.lines().last().unwrap_or(""))
+        .unwrap_or_else(|e| panic!("{e}: {text}"))
 }
 
 async fn statuspage_prometheus_exporter_reads_upstate(b: Backend) {
@@ -31,7 +36,10 @@ async fn statuspage_prometheus_exporter_reads_upstate(b: Backend) {
     let p = s.page("acme").await;
     let g = s.group(p, "Core").await;
     let api = s
-        .post("/api/v1/components", json!({"name": "API", "statusPageId": p, "groupId": g, "status": "partial_outage"}))
+        .post(
+            "/api/v1/components",
+            json!({"name": "API", "statusPageId": p, "groupId": g, "status": "partial_outage"}),
+        )
         .await
         .data(201)["id"]
         .as_i64()
@@ -59,7 +67,9 @@ async fn statuspage_prometheus_exporter_reads_upstate(b: Backend) {
         .unwrap();
 
     let url = format!("{}/s/acme/api/v2/summary.json", s.base);
-    let r = tokio::task::spawn_blocking(move || exporter_check(&url)).await.unwrap();
+    let r = tokio::task::spawn_blocking(move || exporter_check(&url))
+        .await
+        .unwrap();
     assert_eq!(r["success"], true, "{r}");
     assert_eq!(r["status"], 0, "an incident is open: not healthy");
     assert_eq!(r["raw_status"], "major");
@@ -68,15 +78,29 @@ async fn statuspage_prometheus_exporter_reads_upstate(b: Backend) {
     assert_eq!(incident["name"], "API errors");
     assert_eq!(incident["impact"], "major");
     assert_eq!(incident["affected_components"], json!(["API"]));
-    assert_eq!(incident["shortlink"], format!("{}/s/acme/incidents/{inc}", s.base));
+    assert_eq!(
+        incident["shortlink"],
+        format!("{}/s/acme/incidents/{inc}", s.base)
+    );
     let components: Vec<(String, String)> = r["component_metadata"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| (c["name"].as_str().unwrap().to_string(), c["status"].as_str().unwrap().to_string()))
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap().to_string(),
+                c["status"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
-    assert!(components.contains(&("API".into(), "partial_outage".into())), "{components:?}");
-    assert!(components.contains(&("Website".into(), "operational".into())), "{components:?}");
+    assert!(
+        components.contains(&("API".into(), "partial_outage".into())),
+        "{components:?}"
+    );
+    assert!(
+        components.contains(&("Website".into(), "operational".into())),
+        "{components:?}"
+    );
     let window = &r["maintenance_metadata"][0];
     assert_eq!(window["id"], m.to_string());
     assert_eq!(window["status"], "scheduled");
@@ -84,10 +108,26 @@ async fn statuspage_prometheus_exporter_reads_upstate(b: Backend) {
     assert_eq!(window["affected_components"], json!(["API"]));
 
     // All clear: the exporter sees a healthy page.
-    s.post(&format!("/api/v1/incidents/{inc}/resolve"), json!({"message": "Fixed"})).await.data(200);
-    s.patch(&format!("/api/v1/components/{api}/status"), json!({"status": "operational"})).await.data(200);
+    s.post(
+        &format!("/api/v1/incidents/{inc}/resolve"),
+        json!({"message": "Fixed"}),
+    )
+    .await
+    .data(200);
+    s.patch(
+        &format!("/api/v1/components/{api}/status"),
+        json!({"status": "operational"}),
+    )
+    .await
+    .data(200);
     let url = format!("{}/s/acme/api/v2/summary.json", s.base);
-    let r = tokio::task::spawn_blocking(move || exporter_check(&url)).await.unwrap();
-    assert_eq!((r["status"].clone(), r["raw_status"].clone()), (json!(1), json!("none")), "{r}");
+    let r = tokio::task::spawn_blocking(move || exporter_check(&url))
+        .await
+        .unwrap();
+    assert_eq!(
+        (r["status"].clone(), r["raw_status"].clone()),
+        (json!(1), json!("none")),
+        "{r}"
+    );
     assert_eq!(r["incident_metadata"], json!([]));
 }

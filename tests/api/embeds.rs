@@ -46,34 +46,82 @@ async fn calendar_holds_every_window_with_stable_uids(b: Backend) {
     assert_eq!(r.header("content-type"), "text/calendar; charset=utf-8");
     let evs = events(&r.text);
     assert_eq!(evs.len(), 2);
-    let db = evs.iter().find(|e| e.get_summary() == Some("Database upgrade")).expect("the upgrade");
-    assert_eq!(db.get_uid(), Some(format!("maintenance-{first}@status.example.com").as_str()));
+    let db = evs
+        .iter()
+        .find(|e| e.get_summary() == Some("Database upgrade"))
+        .expect("the upgrade");
+    assert_eq!(
+        db.get_uid(),
+        Some(format!("maintenance-{first}@status.example.com").as_str())
+    );
     assert_eq!(db.property_value("DTSTART"), Some("20990301T020000Z"));
     assert_eq!(db.property_value("DTEND"), Some("20990301T040000Z"));
     assert_eq!(db.get_status(), Some(EventStatus::Confirmed));
-    assert!(db.get_description().unwrap().contains("Postgres 17") && db.get_description().unwrap().contains("Website"));
-    assert_eq!(db.get_url(), Some(format!("https://status.example.com/s/acme/maintenance/{first}").as_str()));
+    assert!(
+        db.get_description().unwrap().contains("Postgres 17")
+            && db.get_description().unwrap().contains("Website")
+    );
+    assert_eq!(
+        db.get_url(),
+        Some(format!("https://status.example.com/s/acme/maintenance/{first}").as_str())
+    );
 
     // Cancelling keeps the event (same UID) and marks it cancelled, with a higher sequence.
-    s.post(&format!("/api/v1/maintenance/{other}/cancel"), json!({"message": "Postponed"})).await.data(200);
+    s.post(
+        &format!("/api/v1/maintenance/{other}/cancel"),
+        json!({"message": "Postponed"}),
+    )
+    .await
+    .data(200);
     let evs = events(&fetch(&s, "/api/calendar?page=acme", &[]).await.text);
-    let cancelled = evs.iter().find(|e| e.get_summary() == Some("Network work")).expect("still listed");
-    assert_eq!(cancelled.get_uid(), Some(format!("maintenance-{other}@status.example.com").as_str()));
+    let cancelled = evs
+        .iter()
+        .find(|e| e.get_summary() == Some("Network work"))
+        .expect("still listed");
+    assert_eq!(
+        cancelled.get_uid(),
+        Some(format!("maintenance-{other}@status.example.com").as_str())
+    );
     assert_eq!(cancelled.get_status(), Some(EventStatus::Cancelled));
     assert!(cancelled.get_sequence().unwrap_or(0) >= 1);
 
     // One component's windows only.
-    let evs = events(&fetch(&s, &format!("/api/calendar?page=acme&component={web}"), &[]).await.text);
-    assert_eq!(evs.iter().map(|e| e.get_summary().unwrap()).collect::<Vec<_>>(), ["Database upgrade"]);
+    let evs = events(
+        &fetch(&s, &format!("/api/calendar?page=acme&component={web}"), &[])
+            .await
+            .text,
+    );
+    assert_eq!(
+        evs.iter()
+            .map(|e| e.get_summary().unwrap())
+            .collect::<Vec<_>>(),
+        ["Database upgrade"]
+    );
 
     // Bad input: clear problems.
-    s.send(Method::GET, "/api/calendar", None, None).await.invalid_fields(&["page"]);
-    s.send(Method::GET, "/api/calendar?page=acme&component=x", None, None).await.invalid_fields(&["component"]);
-    let foreign = s.component(s.page("other").await, "Elsewhere").await;
-    s.send(Method::GET, &format!("/api/calendar?page=acme&component={foreign}"), None, None)
+    s.send(Method::GET, "/api/calendar", None, None)
         .await
-        .invalid_fields(&["component"]);
-    s.send(Method::GET, "/api/calendar?page=nope", None, None).await.problem(404);
+        .invalid_fields(&["page"]);
+    s.send(
+        Method::GET,
+        "/api/calendar?page=acme&component=x",
+        None,
+        None,
+    )
+    .await
+    .invalid_fields(&["component"]);
+    let foreign = s.component(s.page("other").await, "Elsewhere").await;
+    s.send(
+        Method::GET,
+        &format!("/api/calendar?page=acme&component={foreign}"),
+        None,
+        None,
+    )
+    .await
+    .invalid_fields(&["component"]);
+    s.send(Method::GET, "/api/calendar?page=nope", None, None)
+        .await
+        .problem(404);
 }
 
 async fn badges_in_every_style_and_as_shields_json(b: Backend) {
@@ -82,26 +130,63 @@ async fn badges_in_every_style_and_as_shields_json(b: Backend) {
     let r = fetch(&s, "/api/badge?page=acme", &[]).await;
     assert_eq!(r.status, 200);
     assert_eq!(r.header("content-type"), "image/svg+xml");
-    assert!(r.text.starts_with("<svg") && r.text.contains("partial outage") && r.text.contains("status"));
-    assert!(r.text.contains(r#"aria-label="status: partial outage""#), "accessible name");
+    assert!(
+        r.text.starts_with("<svg")
+            && r.text.contains("partial outage")
+            && r.text.contains("status")
+    );
+    assert!(
+        r.text.contains(r#"aria-label="status: partial outage""#),
+        "accessible name"
+    );
     let mut seen = std::collections::HashSet::new();
     for style in ["flat", "flat-square", "plastic", "for-the-badge"] {
-        let r = fetch(&s, &format!("/api/badge?page=acme&style={style}&label=Acme%20API"), &[]).await;
+        let r = fetch(
+            &s,
+            &format!("/api/badge?page=acme&style={style}&label=Acme%20API"),
+            &[],
+        )
+        .await;
         assert_eq!(r.status, 200, "{style}");
-        assert!(r.text.contains("Acme API") || r.text.contains("ACME API"), "{style}: label");
-        assert!(seen.insert(r.text.clone()), "{style} looks like another style");
+        assert!(
+            r.text.contains("Acme API") || r.text.contains("ACME API"),
+            "{style}: label"
+        );
+        assert!(
+            seen.insert(r.text.clone()),
+            "{style} looks like another style"
+        );
     }
-    let for_the_badge = fetch(&s, "/api/badge?page=acme&style=for-the-badge", &[]).await.text;
-    assert!(for_the_badge.contains("PARTIAL OUTAGE"), "for-the-badge is upper case");
+    let for_the_badge = fetch(&s, "/api/badge?page=acme&style=for-the-badge", &[])
+        .await
+        .text;
+    assert!(
+        for_the_badge.contains("PARTIAL OUTAGE"),
+        "for-the-badge is upper case"
+    );
 
     // One component's status, labelled with its name; shields.io endpoint JSON.
     let web = ids["web"].as_i64().unwrap();
-    let r = s.send(Method::GET, &format!("/api/badge?page=acme&component={web}&format=shields"), None, None).await;
+    let r = s
+        .send(
+            Method::GET,
+            &format!("/api/badge?page=acme&component={web}&format=shields"),
+            None,
+            None,
+        )
+        .await;
     assert_eq!(
         r.body,
         json!({"schemaVersion": 1, "label": "Website", "message": "degraded performance", "color": "yellow"})
     );
-    let r = s.send(Method::GET, "/api/badge?page=acme&format=shields&label=up", None, None).await;
+    let r = s
+        .send(
+            Method::GET,
+            "/api/badge?page=acme&format=shields&label=up",
+            None,
+            None,
+        )
+        .await;
     assert_eq!(r.body["message"], "partial outage");
     assert_eq!(r.body["color"], "orange");
 
@@ -109,12 +194,32 @@ async fn badges_in_every_style_and_as_shields_json(b: Backend) {
     let r = fetch(&s, "/api/badge?page=acme&label=%3Cb%3Ex%3C%2Fb%3E", &[]).await;
     assert!(!r.text.contains("<b>x</b>") && r.text.contains("&lt;b&gt;"));
 
-    s.send(Method::GET, "/api/badge?page=acme&style=neon", None, None).await.invalid_fields(&["style"]);
+    s.send(Method::GET, "/api/badge?page=acme&style=neon", None, None)
+        .await
+        .invalid_fields(&["style"]);
     let long = "x".repeat(65);
-    s.send(Method::GET, &format!("/api/badge?page=acme&label={long}"), None, None).await.invalid_fields(&["label"]);
-    s.send(Method::GET, "/api/badge?page=acme&format=png", None, None).await.invalid_fields(&["format"]);
-    s.send(Method::GET, "/api/badge?page=acme&component=999999", None, None).await.invalid_fields(&["component"]);
-    s.send(Method::GET, "/api/badge?page=nope", None, None).await.problem(404);
+    s.send(
+        Method::GET,
+        &format!("/api/badge?page=acme&label={long}"),
+        None,
+        None,
+    )
+    .await
+    .invalid_fields(&["label"]);
+    s.send(Method::GET, "/api/badge?page=acme&format=png", None, None)
+        .await
+        .invalid_fields(&["format"]);
+    s.send(
+        Method::GET,
+        "/api/badge?page=acme&component=999999",
+        None,
+        None,
+    )
+    .await
+    .invalid_fields(&["component"]);
+    s.send(Method::GET, "/api/badge?page=nope", None, None)
+        .await
+        .problem(404);
 }
 
 async fn widget_manifest_and_overall_status(b: Backend) {
@@ -123,18 +228,42 @@ async fn widget_manifest_and_overall_status(b: Backend) {
     let r = fetch(&s, "/api/widget?page=acme", &[]).await;
     assert_eq!(r.status, 200);
     assert_eq!(r.header("content-type"), "text/html; charset=utf-8");
-    assert!(r.header("content-security-policy").contains("frame-ancestors *"), "any site may frame it");
-    assert!(r.text.contains("Partial System Outage") && r.text.contains(r#"href="https://status.example.com/s/acme""#));
-    assert!(r.text.contains(r#"<script src="/assets/widget.js?v="#), "only its own script");
-    assert!(!r.text.contains("http-equiv=\"refresh\""), "no timed reloads (WCAG 2.2.1)");
-    assert!(r.header("content-security-policy").contains("script-src 'self'"));
+    assert!(
+        r.header("content-security-policy")
+            .contains("frame-ancestors *"),
+        "any site may frame it"
+    );
+    assert!(
+        r.text.contains("Partial System Outage")
+            && r.text
+                .contains(r#"href="https://status.example.com/s/acme""#)
+    );
+    assert!(
+        r.text.contains(r#"<script src="/assets/widget.js?v="#),
+        "only its own script"
+    );
+    assert!(
+        !r.text.contains("http-equiv=\"refresh\""),
+        "no timed reloads (WCAG 2.2.1)"
+    );
+    assert!(
+        r.header("content-security-policy")
+            .contains("script-src 'self'")
+    );
     let de = fetch(&s, "/api/widget?page=acme&lang=de", &[]).await;
     assert!(de.text.contains("Teilweiser Systemausfall"));
     let js = fetch(&s, "/api/widget?page=acme&format=js", &[]).await;
     assert_eq!(js.header("content-type"), "text/javascript; charset=utf-8");
-    assert!(js.text.contains(r#""https://status.example.com/api/widget?page=acme&lang=en""#));
-    assert!(js.text.contains("createElement(\"iframe\")") && js.text.contains("document.currentScript"));
-    s.send(Method::GET, "/api/widget?page=acme&format=xml", None, None).await.invalid_fields(&["format"]);
+    assert!(
+        js.text
+            .contains(r#""https://status.example.com/api/widget?page=acme&lang=en""#)
+    );
+    assert!(
+        js.text.contains("createElement(\"iframe\")") && js.text.contains("document.currentScript")
+    );
+    s.send(Method::GET, "/api/widget?page=acme&format=xml", None, None)
+        .await
+        .invalid_fields(&["format"]);
 
     let r = fetch(&s, "/api/manifest?page=acme", &[]).await;
     assert_eq!(r.header("content-type"), "application/manifest+json");
@@ -144,14 +273,23 @@ async fn widget_manifest_and_overall_status(b: Backend) {
     assert_eq!(m["display"], "standalone");
     assert_eq!(m["theme_color"], "#aa3300");
     assert_eq!(m["icons"][0]["src"], "/assets/favicon.svg");
-    s.send(Method::GET, "/api/manifest", None, None).await.invalid_fields(&["page"]);
+    s.send(Method::GET, "/api/manifest", None, None)
+        .await
+        .invalid_fields(&["page"]);
 
-    let st = s.send(Method::GET, "/api/v1/status?page=acme", None, None).await.data(200);
+    let st = s
+        .send(Method::GET, "/api/v1/status?page=acme", None, None)
+        .await
+        .data(200);
     assert_eq!(st["status"], "partial_outage");
     assert_eq!(st["statusLabel"], "Partial System Outage");
     // No page named and no default page configured: a clear 422.
-    s.send(Method::GET, "/api/v1/status", None, None).await.invalid_fields(&["page"]);
-    s.send(Method::GET, "/api/v1/status?page=nope", None, None).await.problem(404);
+    s.send(Method::GET, "/api/v1/status", None, None)
+        .await
+        .invalid_fields(&["page"]);
+    s.send(Method::GET, "/api/v1/status?page=nope", None, None)
+        .await
+        .problem(404);
 }
 
 async fn translation_uses_the_dictionaries_and_says_what_it_lacks(b: Backend) {
@@ -181,8 +319,17 @@ async fn translation_uses_the_dictionaries_and_says_what_it_lacks(b: Backend) {
         (json!({"to": "de", "texts": []}), "texts"),
         (json!({"to": "de", "texts": ["  "]}), "texts[0]"),
     ] {
-        s.send(Method::POST, "/api/translate", None, Some(body)).await.invalid_fields(&[field]);
+        s.send(Method::POST, "/api/translate", None, Some(body))
+            .await
+            .invalid_fields(&[field]);
     }
-    let r = s.send_raw(Method::POST, "/api/translate", Some("application/json"), b"{not json".to_vec()).await;
+    let r = s
+        .send_raw(
+            Method::POST,
+            "/api/translate",
+            Some("application/json"),
+            b"{not json".to_vec(),
+        )
+        .await;
     r.problem(400);
 }

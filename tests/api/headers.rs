@@ -35,22 +35,51 @@ async fn every_html_response_carries_the_security_headers(b: Backend) {
     for (path, status, deny_frames) in pages {
         let (got, h) = get_html(&s, &path).await;
         assert_eq!(got, status, "{path}");
-        let header = |name: &str| h.get(name).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
-        assert!(header("content-type").starts_with("text/html"), "{path}: {}", header("content-type"));
+        let header = |name: &str| {
+            h.get(name)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_string()
+        };
+        assert!(
+            header("content-type").starts_with("text/html"),
+            "{path}: {}",
+            header("content-type")
+        );
         assert_eq!(header("x-content-type-options"), "nosniff", "{path}");
-        assert_eq!(header("referrer-policy"), "strict-origin-when-cross-origin", "{path}");
+        assert_eq!(
+            header("referrer-policy"),
+            "strict-origin-when-cross-origin",
+            "{path}"
+        );
         let csp = header("content-security-policy");
-        assert!(csp.contains("default-src 'none'") && csp.contains("base-uri 'none'"), "{path}: {csp}");
+        assert!(
+            csp.contains("default-src 'none'") && csp.contains("base-uri 'none'"),
+            "{path}: {csp}"
+        );
         if deny_frames {
             assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp}");
             assert_eq!(header("x-frame-options"), "DENY", "{path}");
         } else {
             assert!(csp.contains("frame-ancestors *"), "{path}: {csp}");
-            assert!(h.get("x-frame-options").is_none(), "{path}: the widget is made to be framed");
+            assert!(
+                h.get("x-frame-options").is_none(),
+                "{path}: the widget is made to be framed"
+            );
         }
     }
     // The reference sends nothing to an outside validator.
-    let init = s.send(reqwest::Method::GET, "/api/docs/swagger-initializer.js", None, None).await;
+    let init = s
+        .send(
+            reqwest::Method::GET,
+            "/api/docs/swagger-initializer.js",
+            None,
+            None,
+        )
+        .await;
     let init = init.body.as_str().unwrap_or_default().to_string();
-    assert!(init.contains("\"validatorUrl\": \"none\"") || init.contains("\"validatorUrl\":\"none\""), "{init}");
+    assert!(
+        init.contains("\"validatorUrl\": \"none\"") || init.contains("\"validatorUrl\":\"none\""),
+        "{init}"
+    );
 }

@@ -10,7 +10,12 @@ on_both_backends!(
 );
 
 fn statuses(updates: &Value) -> Vec<String> {
-    updates.as_array().unwrap().iter().map(|u| u["status"].as_str().unwrap().to_string()).collect()
+    updates
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["status"].as_str().unwrap().to_string())
+        .collect()
 }
 
 async fn incident_lifecycle(b: Backend) {
@@ -27,7 +32,10 @@ async fn incident_lifecycle(b: Backend) {
         .await;
     let inc = r.data(201);
     let id = inc["id"].as_i64().unwrap();
-    assert_eq!(r.header("location"), Some(format!("/api/v1/incidents/{id}").as_str()));
+    assert_eq!(
+        r.header("location"),
+        Some(format!("/api/v1/incidents/{id}").as_str())
+    );
     assert_eq!(inc["title"], "Elevated errors");
     assert_eq!(inc["status"], "investigating");
     assert_eq!(inc["impact"], "major");
@@ -41,56 +49,113 @@ async fn incident_lifecycle(b: Backend) {
 
     // Posting an update with a new status moves the incident and adds to the timeline.
     let r = s
-        .post(&format!("/api/v1/incidents/{id}/updates"), json!({"message": "Found it", "status": "identified"}))
+        .post(
+            &format!("/api/v1/incidents/{id}/updates"),
+            json!({"message": "Found it", "status": "identified"}),
+        )
         .await;
     let upd = r.data(201);
     assert_eq!(upd["message"], "Found it");
     assert_eq!(upd["status"], "identified");
     // An update without a status keeps the current one.
-    let upd = s.post(&format!("/api/v1/incidents/{id}/updates"), json!({"message": "Fix rolling out"})).await.data(201);
+    let upd = s
+        .post(
+            &format!("/api/v1/incidents/{id}/updates"),
+            json!({"message": "Fix rolling out"}),
+        )
+        .await
+        .data(201);
     assert_eq!(upd["status"], "identified");
 
     // PATCH impact alone adds nothing to the timeline; a status change does.
-    let inc = s.patch(&format!("/api/v1/incidents/{id}"), json!({"impact": "critical"})).await.data(200);
+    let inc = s
+        .patch(
+            &format!("/api/v1/incidents/{id}"),
+            json!({"impact": "critical"}),
+        )
+        .await
+        .data(200);
     assert_eq!(inc["impact"], "critical");
     assert_eq!(inc["updates"].as_array().unwrap().len(), 3);
     let inc = s
-        .patch(&format!("/api/v1/incidents/{id}"), json!({"status": "monitoring", "componentIds": [c1]}))
+        .patch(
+            &format!("/api/v1/incidents/{id}"),
+            json!({"status": "monitoring", "componentIds": [c1]}),
+        )
         .await
         .data(200);
     assert_eq!(inc["status"], "monitoring");
     assert_eq!(inc["affectedComponents"], json!([c1]));
-    assert_eq!(statuses(&inc["updates"]), ["monitoring", "identified", "identified", "investigating"], "newest first");
+    assert_eq!(
+        statuses(&inc["updates"]),
+        ["monitoring", "identified", "identified", "investigating"],
+        "newest first"
+    );
 
-    let inc = s.post(&format!("/api/v1/incidents/{id}/resolve"), json!({"message": "All good now"})).await.data(200);
+    let inc = s
+        .post(
+            &format!("/api/v1/incidents/{id}/resolve"),
+            json!({"message": "All good now"}),
+        )
+        .await
+        .data(200);
     assert_eq!(inc["status"], "resolved");
-    let resolved_at = inc["resolvedAt"].as_str().expect("resolvedAt set").to_string();
+    let resolved_at = inc["resolvedAt"]
+        .as_str()
+        .expect("resolvedAt set")
+        .to_string();
     assert_eq!(inc["updates"][0]["message"], "All good now");
     assert_eq!(inc["updates"][0]["status"], "resolved");
     // Resolving twice is refused and changes nothing.
     let before = s.get(&format!("/api/v1/incidents/{id}")).await.data(200);
-    s.post(&format!("/api/v1/incidents/{id}/resolve"), json!({"message": "again"})).await.problem(409);
-    assert_eq!(s.get(&format!("/api/v1/incidents/{id}")).await.data(200), before);
+    s.post(
+        &format!("/api/v1/incidents/{id}/resolve"),
+        json!({"message": "again"}),
+    )
+    .await
+    .problem(409);
+    assert_eq!(
+        s.get(&format!("/api/v1/incidents/{id}")).await.data(200),
+        before
+    );
     assert_eq!(before["resolvedAt"], resolved_at.as_str());
 
     // Leaving resolved clears resolvedAt; resolve without a body works.
     let inc = s
-        .patch(&format!("/api/v1/incidents/{id}"), json!({"status": "investigating", "message": "It is back"}))
+        .patch(
+            &format!("/api/v1/incidents/{id}"),
+            json!({"status": "investigating", "message": "It is back"}),
+        )
         .await
         .data(200);
     assert_eq!(inc["resolvedAt"], json!(null));
     assert_eq!(inc["updates"][0]["message"], "It is back");
-    let inc = s.post_empty(&format!("/api/v1/incidents/{id}/resolve")).await.data(200);
+    let inc = s
+        .post_empty(&format!("/api/v1/incidents/{id}/resolve"))
+        .await
+        .data(200);
     assert!(inc["resolvedAt"].is_string());
 
-    assert_eq!(s.get(&format!("/api/v1/incidents/{id}")).await.data(200), inc);
+    assert_eq!(
+        s.get(&format!("/api/v1/incidents/{id}")).await.data(200),
+        inc
+    );
     let del = s.delete(&format!("/api/v1/incidents/{id}")).await;
     assert_eq!(del.status, 200);
     assert!(del.body["message"].as_str().unwrap().contains("deleted"));
     s.get(&format!("/api/v1/incidents/{id}")).await.problem(404);
-    s.delete(&format!("/api/v1/incidents/{id}")).await.problem(404);
-    s.post(&format!("/api/v1/incidents/{id}/updates"), json!({"message": "x"})).await.problem(404);
-    s.post(&format!("/api/v1/incidents/{id}/resolve"), json!({})).await.problem(404);
+    s.delete(&format!("/api/v1/incidents/{id}"))
+        .await
+        .problem(404);
+    s.post(
+        &format!("/api/v1/incidents/{id}/updates"),
+        json!({"message": "x"}),
+    )
+    .await
+    .problem(404);
+    s.post(&format!("/api/v1/incidents/{id}/resolve"), json!({}))
+        .await
+        .problem(404);
 }
 
 async fn incident_transitions_any_to_any(b: Backend) {
@@ -99,13 +164,29 @@ async fn incident_transitions_any_to_any(b: Backend) {
     let all = ["investigating", "identified", "monitoring", "resolved"];
     for from in all {
         for to in all {
-            let inc =
-                s.post("/api/v1/incidents", json!({"title": "t", "statusPageId": p, "status": from})).await.data(201);
-            assert_eq!(inc["resolvedAt"].is_string(), from == "resolved", "created {from}");
+            let inc = s
+                .post(
+                    "/api/v1/incidents",
+                    json!({"title": "t", "statusPageId": p, "status": from}),
+                )
+                .await
+                .data(201);
+            assert_eq!(
+                inc["resolvedAt"].is_string(),
+                from == "resolved",
+                "created {from}"
+            );
             let id = inc["id"].as_i64().unwrap();
-            let moved = s.patch(&format!("/api/v1/incidents/{id}"), json!({"status": to})).await.data(200);
+            let moved = s
+                .patch(&format!("/api/v1/incidents/{id}"), json!({"status": to}))
+                .await
+                .data(200);
             assert_eq!(moved["status"], to);
-            assert_eq!(moved["resolvedAt"].is_string(), to == "resolved", "{from} -> {to}");
+            assert_eq!(
+                moved["resolvedAt"].is_string(),
+                to == "resolved",
+                "{from} -> {to}"
+            );
             let expected_updates = if from == to { 1 } else { 2 };
             assert_eq!(
                 moved["updates"].as_array().unwrap().len(),
@@ -123,35 +204,81 @@ async fn incident_filters_and_limits(b: Backend) {
     for n in 0..25 {
         s.post("/api/v1/incidents", json!({"title": format!("inc {n}"), "statusPageId": p1, "status": if n % 5 == 0 { "resolved" } else { "monitoring" }})).await.data(201);
     }
-    s.post("/api/v1/incidents", json!({"title": "other", "statusPageId": p2, "status": "identified"})).await.data(201);
+    s.post(
+        "/api/v1/incidents",
+        json!({"title": "other", "statusPageId": p2, "status": "identified"}),
+    )
+    .await
+    .data(201);
 
     let titles = |v: &Value| -> Vec<String> {
-        v.as_array().unwrap().iter().map(|i| i["title"].as_str().unwrap().to_string()).collect()
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["title"].as_str().unwrap().to_string())
+            .collect()
     };
     let default = s.get("/api/v1/incidents").await.data(200);
     assert_eq!(default.as_array().unwrap().len(), 20, "default limit");
     assert_eq!(titles(&default)[0], "other", "newest first");
     assert_eq!(titles(&default)[1], "inc 24");
 
-    let page1 = s.get(&format!("/api/v1/incidents?statusPageId={p1}&limit=100")).await.data(200);
+    let page1 = s
+        .get(&format!("/api/v1/incidents?statusPageId={p1}&limit=100"))
+        .await
+        .data(200);
     assert_eq!(page1.as_array().unwrap().len(), 25);
-    assert!(page1.as_array().unwrap().iter().all(|i| i["statusPageId"] == p1));
-    assert_eq!(s.get("/api/v1/incidents?limit=3").await.data(200).as_array().unwrap().len(), 3);
+    assert!(
+        page1
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|i| i["statusPageId"] == p1)
+    );
+    assert_eq!(
+        s.get("/api/v1/incidents?limit=3")
+            .await
+            .data(200)
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
     let resolved = s.get("/api/v1/incidents?status=resolved").await.data(200);
     assert_eq!(resolved.as_array().unwrap().len(), 5);
-    assert!(resolved.as_array().unwrap().iter().all(|i| i["status"] == "resolved"));
-    let unresolved = s.get("/api/v1/incidents?status=unresolved&limit=100").await.data(200);
+    assert!(
+        resolved
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|i| i["status"] == "resolved")
+    );
+    let unresolved = s
+        .get("/api/v1/incidents?status=unresolved&limit=100")
+        .await
+        .data(200);
     assert_eq!(unresolved.as_array().unwrap().len(), 21);
-    let identified = s.get(&format!("/api/v1/incidents?status=identified&statusPageId={p2}")).await.data(200);
+    let identified = s
+        .get(&format!(
+            "/api/v1/incidents?status=identified&statusPageId={p2}"
+        ))
+        .await
+        .data(200);
     assert_eq!(titles(&identified), ["other"]);
     // Every incident in a list carries its timeline and components.
     assert_eq!(default[0]["updates"].as_array().unwrap().len(), 1);
 
     for bad in ["limit=0", "limit=-1", "limit=101", "limit=abc"] {
-        s.get(&format!("/api/v1/incidents?{bad}")).await.invalid_fields(&["limit"]);
+        s.get(&format!("/api/v1/incidents?{bad}"))
+            .await
+            .invalid_fields(&["limit"]);
     }
-    s.get("/api/v1/incidents?status=broken").await.invalid_fields(&["status"]);
-    s.get("/api/v1/incidents?statusPageId=x&status=y").await.invalid_fields(&["statusPageId", "status"]);
+    s.get("/api/v1/incidents?status=broken")
+        .await
+        .invalid_fields(&["status"]);
+    s.get("/api/v1/incidents?statusPageId=x&status=y")
+        .await
+        .invalid_fields(&["statusPageId", "status"]);
 }
 
 async fn incident_validation(b: Backend) {
@@ -164,32 +291,78 @@ async fn incident_validation(b: Backend) {
     let cases = [
         (json!({"statusPageId": p1}), vec!["title"]),
         (json!({"title": "t"}), vec!["statusPageId"]),
-        (json!({"title": "t", "statusPageId": 424242}), vec!["statusPageId"]),
-        (json!({"title": "t", "statusPageId": p1, "impact": "apocalyptic"}), vec!["impact"]),
-        (json!({"title": "t", "statusPageId": p1, "status": "panicking"}), vec!["status"]),
-        (json!({"title": "t", "statusPageId": p1, "componentIds": [foreign]}), vec!["componentIds"]),
-        (json!({"title": "t", "statusPageId": p1, "componentIds": [31337]}), vec!["componentIds"]),
-        (json!({"title": "t", "statusPageId": p1, "componentIds": "1,2"}), vec!["componentIds"]),
+        (
+            json!({"title": "t", "statusPageId": 424242}),
+            vec!["statusPageId"],
+        ),
+        (
+            json!({"title": "t", "statusPageId": p1, "impact": "apocalyptic"}),
+            vec!["impact"],
+        ),
+        (
+            json!({"title": "t", "statusPageId": p1, "status": "panicking"}),
+            vec!["status"],
+        ),
+        (
+            json!({"title": "t", "statusPageId": p1, "componentIds": [foreign]}),
+            vec!["componentIds"],
+        ),
+        (
+            json!({"title": "t", "statusPageId": p1, "componentIds": [31337]}),
+            vec!["componentIds"],
+        ),
+        (
+            json!({"title": "t", "statusPageId": p1, "componentIds": "1,2"}),
+            vec!["componentIds"],
+        ),
         (
             json!({"title": "t".repeat(300), "statusPageId": p1, "message": "m".repeat(20_001)}),
             vec!["title", "message"],
         ),
     ];
     for (body, fields) in cases {
-        s.post("/api/v1/incidents", body).await.invalid_fields(&fields);
+        s.post("/api/v1/incidents", body)
+            .await
+            .invalid_fields(&fields);
     }
-    s.post(&format!("/api/v1/incidents/{id}/updates"), json!({"message": ""})).await.invalid_fields(&["message"]);
-    s.post(&format!("/api/v1/incidents/{id}/updates"), json!({"status": "resolved"}))
+    s.post(
+        &format!("/api/v1/incidents/{id}/updates"),
+        json!({"message": ""}),
+    )
+    .await
+    .invalid_fields(&["message"]);
+    s.post(
+        &format!("/api/v1/incidents/{id}/updates"),
+        json!({"status": "resolved"}),
+    )
+    .await
+    .invalid_fields(&["message"]);
+    s.post(
+        &format!("/api/v1/incidents/{id}/updates"),
+        json!({"message": "x", "status": "done"}),
+    )
+    .await
+    .invalid_fields(&["status"]);
+    s.patch(&format!("/api/v1/incidents/{id}"), json!({}))
         .await
-        .invalid_fields(&["message"]);
-    s.post(&format!("/api/v1/incidents/{id}/updates"), json!({"message": "x", "status": "done"}))
-        .await
-        .invalid_fields(&["status"]);
-    s.patch(&format!("/api/v1/incidents/{id}"), json!({})).await.invalid_fields(&["body"]);
-    s.patch(&format!("/api/v1/incidents/{id}"), json!({"impact": "huge"})).await.invalid_fields(&["impact"]);
-    s.patch(&format!("/api/v1/incidents/{id}"), json!({"componentIds": [foreign]}))
-        .await
-        .invalid_fields(&["componentIds"]);
-    s.post(&format!("/api/v1/incidents/{id}/resolve"), json!({"message": 12})).await.invalid_fields(&["message"]);
+        .invalid_fields(&["body"]);
+    s.patch(
+        &format!("/api/v1/incidents/{id}"),
+        json!({"impact": "huge"}),
+    )
+    .await
+    .invalid_fields(&["impact"]);
+    s.patch(
+        &format!("/api/v1/incidents/{id}"),
+        json!({"componentIds": [foreign]}),
+    )
+    .await
+    .invalid_fields(&["componentIds"]);
+    s.post(
+        &format!("/api/v1/incidents/{id}/resolve"),
+        json!({"message": 12}),
+    )
+    .await
+    .invalid_fields(&["message"]);
     assert_eq!(s.snapshot().await, before);
 }

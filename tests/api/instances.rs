@@ -28,17 +28,31 @@ async fn two_instances() -> Option<(Server, String, Other)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn instances_share_writes_snapshots_and_the_scheduler() {
-    let Some((a, b_base, _b)) = two_instances().await else { return };
+    let Some((a, b_base, _b)) = two_instances().await else {
+        return;
+    };
     let client = reqwest::Client::new();
     let p = a.page("shared").await;
     let c = a.component(p, "API").await;
     let read_b = async || -> serde_json::Value {
-        client.get(format!("{b_base}/api/public/status/shared")).send().await.unwrap().json().await.unwrap()
+        client
+            .get(format!("{b_base}/api/public/status/shared"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
     };
     assert_eq!(read_b().await["components"][0]["status"], "operational");
 
     // B has the page in memory now; a write through A must reach it.
-    a.patch(&format!("/api/v1/components/{c}/status"), json!({"status": "major_outage"})).await.data(200);
+    a.patch(
+        &format!("/api/v1/components/{c}/status"),
+        json!({"status": "major_outage"}),
+    )
+    .await
+    .data(200);
     let start = Instant::now();
     let mut seen = false;
     while start.elapsed() < Duration::from_secs(3) {
@@ -68,24 +82,49 @@ async fn instances_share_writes_snapshots_and_the_scheduler() {
         })
         .await;
     assert!(done);
-    let updates = a.get(&format!("/api/v1/maintenance/{m}")).await.data(200)["updates"].as_array().unwrap().len();
+    let updates = a.get(&format!("/api/v1/maintenance/{m}")).await.data(200)["updates"]
+        .as_array()
+        .unwrap()
+        .len();
     assert_eq!(updates, 2, "started once and completed once");
-    assert_eq!(a.component_status(c).await, "major_outage", "its status before the window came back");
+    assert_eq!(
+        a.component_status(c).await,
+        "major_outage",
+        "its status before the window came back"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn live_events_carry_writes_made_on_another_instance() {
-    let Some((a, b_base, _b)) = two_instances().await else { return };
+    let Some((a, b_base, _b)) = two_instances().await else {
+        return;
+    };
     let p = a.page("shared").await;
     let c = a.component(p, "API").await;
     // A visitor's page on B listens; the operator writes through A.
-    let r = reqwest::get(format!("{b_base}/api/public/status/shared/events")).await.unwrap();
+    let r = reqwest::get(format!("{b_base}/api/public/status/shared/events"))
+        .await
+        .unwrap();
     let mut stream = futures_util::StreamExt::boxed(r.bytes_stream());
     let mut buf = String::new();
-    let first = next_event(&mut stream, &mut buf, Instant::now() + Duration::from_secs(5)).await.expect("first event");
+    let first = next_event(
+        &mut stream,
+        &mut buf,
+        Instant::now() + Duration::from_secs(5),
+    )
+    .await
+    .expect("first event");
     assert_eq!(first["status"], "operational");
     let changed = Instant::now();
-    a.patch(&format!("/api/v1/components/{c}/status"), json!({"status": "major_outage"})).await.data(200);
+    a.patch(
+        &format!("/api/v1/components/{c}/status"),
+        json!({"status": "major_outage"}),
+    )
+    .await
+    .data(200);
     let next = next_event(&mut stream, &mut buf, changed + Duration::from_secs(1)).await;
-    assert_eq!(next.expect("B's stream reports A's write within 1 s")["status"], "major_outage");
+    assert_eq!(
+        next.expect("B's stream reports A's write within 1 s")["status"],
+        "major_outage"
+    );
 }

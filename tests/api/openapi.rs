@@ -4,7 +4,10 @@ use reqwest::Method;
 use serde_json::json;
 use std::collections::BTreeSet;
 
-on_both_backends!(openapi_documents_every_route, documented_answers_are_the_ones_served);
+on_both_backends!(
+    openapi_documents_every_route,
+    documented_answers_are_the_ones_served
+);
 
 /// Every route the server serves, as this test suite exercises them.
 const SERVED: &[(&str, &str)] = &[
@@ -124,7 +127,10 @@ const SERVED: &[(&str, &str)] = &[
     ("get", "/s/{slug}/api/v2/incidents.json"),
     ("get", "/s/{slug}/api/v2/incidents/unresolved.json"),
     ("get", "/s/{slug}/api/v2/scheduled-maintenances.json"),
-    ("get", "/s/{slug}/api/v2/scheduled-maintenances/upcoming.json"),
+    (
+        "get",
+        "/s/{slug}/api/v2/scheduled-maintenances/upcoming.json",
+    ),
     ("get", "/s/{slug}/api/v2/scheduled-maintenances/active.json"),
     ("get", "/api/feed/rss"),
 ];
@@ -140,34 +146,69 @@ async fn openapi_documents_every_route(b: Backend) {
         for (method, op) in item.as_object().unwrap() {
             if ["get", "post", "patch", "put", "delete"].contains(&method.as_str()) {
                 documented.insert((method.clone(), path.clone()));
-                assert!(op["responses"].as_object().is_some_and(|r| !r.is_empty()), "{method} {path} has responses");
-                if path.starts_with("/api/v1/") && !path.contains("/public/") && path != "/api/v1/status"
+                assert!(
+                    op["responses"].as_object().is_some_and(|r| !r.is_empty()),
+                    "{method} {path} has responses"
+                );
+                if path.starts_with("/api/v1/")
+                    && !path.contains("/public/")
+                    && path != "/api/v1/status"
                     || path.starts_with("/api/v2/") && !path.ends_with(".json")
                     || path.starts_with("/api/audit")
                 {
-                    assert!(op["responses"]["401"].is_object(), "{method} {path} documents 401");
                     assert!(
-                        op["security"].as_array().unwrap().contains(&json!({"api_key": []})),
+                        op["responses"]["401"].is_object(),
+                        "{method} {path} documents 401"
+                    );
+                    assert!(
+                        op["security"]
+                            .as_array()
+                            .unwrap()
+                            .contains(&json!({"api_key": []})),
                         "{method} {path} takes a key"
                     );
                 }
             }
         }
     }
-    let served: BTreeSet<(String, String)> = SERVED.iter().map(|(m, p)| (m.to_string(), p.to_string())).collect();
-    assert_eq!(documented, served, "documented routes are exactly the served ones");
+    let served: BTreeSet<(String, String)> = SERVED
+        .iter()
+        .map(|(m, p)| (m.to_string(), p.to_string()))
+        .collect();
+    assert_eq!(
+        documented, served,
+        "documented routes are exactly the served ones"
+    );
     // Bodies and errors have schemas.
-    for schema in ["Problem", "StatusPage", "Component", "Incident", "Maintenance", "NewIncidentInput", "StatusSummary"]
-    {
-        assert!(doc["components"]["schemas"][schema].is_object(), "schema {schema}");
+    for schema in [
+        "Problem",
+        "StatusPage",
+        "Component",
+        "Incident",
+        "Maintenance",
+        "NewIncidentInput",
+        "StatusSummary",
+    ] {
+        assert!(
+            doc["components"]["schemas"][schema].is_object(),
+            "schema {schema}"
+        );
     }
-    assert_eq!(doc["components"]["securitySchemes"]["api_key"]["scheme"], "bearer");
+    assert_eq!(
+        doc["components"]["securitySchemes"]["api_key"]["scheme"],
+        "bearer"
+    );
     let mut refs = vec![];
     collect_refs(&doc, &mut refs);
     assert!(refs.len() > 50);
     for r in refs {
-        let name = r.strip_prefix("#/components/schemas/").expect("local schema ref");
-        assert!(doc["components"]["schemas"][name].is_object(), "dangling $ref {r}");
+        let name = r
+            .strip_prefix("#/components/schemas/")
+            .expect("local schema ref");
+        assert!(
+            doc["components"]["schemas"][name].is_object(),
+            "dangling $ref {r}"
+        );
     }
 
     // And every documented operation is really routed: no "no route" 404, no 405.
@@ -188,14 +229,19 @@ async fn openapi_documents_every_route(b: Backend) {
         } else {
             p
         };
-        let url = path.replace("{slug}", "docs").replace("{id}", &id.to_string()).replace("{token}", "t");
+        let url = path
+            .replace("{slug}", "docs")
+            .replace("{id}", &id.to_string())
+            .replace("{token}", "t");
         let method = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
         if method == Method::DELETE || path.ends_with("/events") {
             // Proven routed by the method table above and by the resource
             // tests (an event stream never ends, so it is not read here).
             continue;
         }
-        let r = s.send(method.clone(), &url, Some(&s.key), Some(json!({}))).await;
+        let r = s
+            .send(method.clone(), &url, Some(&s.key), Some(json!({})))
+            .await;
         assert_ne!(r.status, 405, "{method} {url}");
         assert!(
             !(r.status == 404 && r.body["detail"] == "no route matches this path"),
@@ -206,8 +252,17 @@ async fn openapi_documents_every_route(b: Backend) {
     let ui = reqwest::get(format!("{}/api/docs/", s.base)).await.unwrap();
     assert_eq!(ui.status(), 200);
     let html = ui.text().await.unwrap();
-    assert!(html.contains("swagger-ui-bundle.js") && !html.contains("https://"), "no external assets");
-    assert_eq!(reqwest::get(format!("{}/api/docs/swagger-ui-bundle.js", s.base)).await.unwrap().status(), 200);
+    assert!(
+        html.contains("swagger-ui-bundle.js") && !html.contains("https://"),
+        "no external assets"
+    );
+    assert_eq!(
+        reqwest::get(format!("{}/api/docs/swagger-ui-bundle.js", s.base))
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
 }
 
 fn collect_refs(v: &serde_json::Value, out: &mut Vec<String>) {
@@ -228,38 +283,96 @@ fn collect_refs(v: &serde_json::Value, out: &mut Vec<String>) {
 /// Asserts the document lists `status` for the operation, with `content_type`
 /// among its media types when given.
 #[track_caller]
-fn documented(doc: &serde_json::Value, method: &str, path: &str, status: u16, content_type: Option<&str>) {
+fn documented(
+    doc: &serde_json::Value,
+    method: &str,
+    path: &str,
+    status: u16,
+    content_type: Option<&str>,
+) {
     let response = &doc["paths"][path][method]["responses"][status.to_string()];
-    assert!(response.is_object(), "{method} {path} answers {status} but does not document it");
+    assert!(
+        response.is_object(),
+        "{method} {path} answers {status} but does not document it"
+    );
     if let Some(ct) = content_type {
         let media = ct.split(';').next().unwrap().trim();
-        assert!(response["content"][media].is_object(), "{method} {path} {status} answers {media}: {response}");
+        assert!(
+            response["content"][media].is_object(),
+            "{method} {path} {status} answers {media}: {response}"
+        );
     }
 }
 
 async fn documented_answers_are_the_ones_served(b: Backend) {
     let s = Server::start(b).await;
-    let doc = s.send(Method::GET, "/api/openapi.json", None, None).await.body;
+    let doc = s
+        .send(Method::GET, "/api/openapi.json", None, None)
+        .await
+        .body;
     s.page("acme").await;
-    for (query, ct) in [("", "image/svg+xml"), ("&format=shields", "application/json")] {
-        let r = s.send(Method::GET, &format!("/api/badge?page=acme{query}"), None, None).await;
-        assert_eq!(r.header("content-type").map(|c| c.starts_with(ct)), Some(true), "{query}");
+    for (query, ct) in [
+        ("", "image/svg+xml"),
+        ("&format=shields", "application/json"),
+    ] {
+        let r = s
+            .send(
+                Method::GET,
+                &format!("/api/badge?page=acme{query}"),
+                None,
+                None,
+            )
+            .await;
+        assert_eq!(
+            r.header("content-type").map(|c| c.starts_with(ct)),
+            Some(true),
+            "{query}"
+        );
         documented(&doc, "get", "/api/badge", 200, r.header("content-type"));
     }
     for query in ["", "?format=json", "?format=csv"] {
         let r = s.get(&format!("/api/audit-events/export{query}")).await;
         assert_eq!(r.status, 200);
-        documented(&doc, "get", "/api/audit-events/export", 200, r.header("content-type"));
+        documented(
+            &doc,
+            "get",
+            "/api/audit-events/export",
+            200,
+            r.header("content-type"),
+        );
     }
-    let r =
-        s.send(Method::POST, "/api/verify-page-password", None, Some(json!({"slug": "nope", "password": "x"}))).await;
+    let r = s
+        .send(
+            Method::POST,
+            "/api/verify-page-password",
+            None,
+            Some(json!({"slug": "nope", "password": "x"})),
+        )
+        .await;
     r.problem(404);
-    documented(&doc, "post", "/api/verify-page-password", 404, r.header("content-type"));
+    documented(
+        &doc,
+        "post",
+        "/api/verify-page-password",
+        404,
+        r.header("content-type"),
+    );
     s.db.user("me@example.com", "viewer");
     let me = Browser::signed_in(&s, "me@example.com").await;
-    for path in ["/api/auth/2fa/verify-setup", "/api/auth/2fa/regenerate-codes"] {
-        let (status, body, headers) = me.send(Method::POST, path, Some(json!({"code": "123456"}))).await;
+    for path in [
+        "/api/auth/2fa/verify-setup",
+        "/api/auth/2fa/regenerate-codes",
+    ] {
+        let (status, body, headers) = me
+            .send(Method::POST, path, Some(json!({"code": "123456"})))
+            .await;
         assert_eq!(status, 409, "{path}: {body}");
-        documented(&doc, "post", path, 409, headers.get("content-type").and_then(|v| v.to_str().ok()));
+        documented(
+            &doc,
+            "post",
+            path,
+            409,
+            headers.get("content-type").and_then(|v| v.to_str().ok()),
+        );
     }
 }

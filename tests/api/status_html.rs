@@ -22,7 +22,10 @@ pub struct Html {
 
 impl Html {
     pub fn header(&self, name: &str) -> &str {
-        self.headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or("")
+        self.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
     }
 }
 
@@ -33,7 +36,11 @@ pub async fn fetch(s: &Server, path: &str, headers: &[(&str, &str)]) -> Html {
     }
     let r = req.send().await.expect("request");
     let (status, headers) = (r.status().as_u16(), r.headers().clone());
-    Html { status, headers, text: r.text().await.expect("body") }
+    Html {
+        status,
+        headers,
+        text: r.text().await.expect("body"),
+    }
 }
 
 /// A page with something in every section; returns (page id, ids).
@@ -59,7 +66,10 @@ pub async fn seeded(s: &Server) -> (i64, Value) {
         .as_i64()
         .unwrap();
     let web = s
-        .post("/api/v1/components", json!({"name": "Website", "statusPageId": p, "status": "degraded"}))
+        .post(
+            "/api/v1/components",
+            json!({"name": "Website", "statusPageId": p, "status": "degraded"}),
+        )
         .await
         .data(201)["id"]
         .as_i64()
@@ -90,15 +100,23 @@ pub async fn seeded(s: &Server) -> (i64, Value) {
         .data(201)["id"]
         .as_i64()
         .unwrap();
-    (p, json!({"group": g, "api": api, "web": web, "incident": inc, "maintenance": m}))
+    (
+        p,
+        json!({"group": g, "api": api, "web": web, "incident": inc, "maintenance": m}),
+    )
 }
 
 /// Adds a quick link through the admin application routes.
 pub async fn quick_link(s: &Server, page: i64, label: &str, url: &str) -> Value {
     s.db.user("links@example.com", "admin");
     let b = Browser::signed_in(s, "links@example.com").await;
-    let (status, body, _) =
-        b.send(Method::POST, "/api/quicklinks", Some(json!({"statusPageId": page, "label": label, "url": url}))).await;
+    let (status, body, _) = b
+        .send(
+            Method::POST,
+            "/api/quicklinks",
+            Some(json!({"statusPageId": page, "label": label, "url": url})),
+        )
+        .await;
     assert_eq!(status, 201, "{body}");
     body["data"].clone()
 }
@@ -106,7 +124,12 @@ pub async fn quick_link(s: &Server, page: i64, label: &str, url: &str) -> Value 
 /// A body's size as it goes over the wire: the brotli bytes a browser receives.
 async fn compressed_size(s: &Server, path: &str) -> usize {
     let url = format!("{}{path}", s.base);
-    let r = reqwest::Client::new().get(url).header("accept-encoding", "br").send().await.expect("request");
+    let r = reqwest::Client::new()
+        .get(url)
+        .header("accept-encoding", "br")
+        .send()
+        .await
+        .expect("request");
     assert_eq!(r.headers()["content-encoding"], "br");
     r.bytes().await.expect("body").len()
 }
@@ -119,94 +142,196 @@ async fn page_renders_every_section_escaped_and_light(b: Backend) {
     let r = fetch(&s, "/s/acme", &[]).await;
     assert_eq!(r.status, 200);
     assert_eq!(r.header("content-type"), "text/html; charset=utf-8");
-    assert!(r.header("content-security-policy").contains("script-src 'self'"));
+    assert!(
+        r.header("content-security-policy")
+            .contains("script-src 'self'")
+    );
     assert!(r.header("etag").starts_with('"'));
     let h = &r.text;
     // Banner: the worst of components and open incidents (major impact → partial outage), in words.
-    assert!(h.contains(r#"class="banner s-partial""#) && h.contains("Partial System Outage"), "banner");
+    assert!(
+        h.contains(r#"class="banner s-partial""#) && h.contains("Partial System Outage"),
+        "banner"
+    );
     // Logo, accent colour, description, title.
     assert!(h.contains(r#"<img src="https://cdn.example.com/acme.png" alt="Acme""#));
     assert!(h.contains("--accent:#aa3300") && h.contains(r#"<p class="desc">Acme's services</p>"#));
     assert!(h.contains("<title>Acme Status</title>"));
-    assert!(h.contains(r#"<link rel="icon" href="/assets/favicon.svg">"#), "the default icon");
+    assert!(
+        h.contains(r#"<link rel="icon" href="/assets/favicon.svg">"#),
+        "the default icon"
+    );
     // Times: in the page's zone and relative (the script keeps the latter current).
     assert!(h.contains(r#"<span class="rel" data-at=""#) && h.contains("(just now)"));
     // The incident, escaped, with its timeline (newest first) and affected component.
-    assert!(h.contains("Errors &lt;script&gt;alert(1)&lt;/script&gt;") && !h.contains("<script>alert(1)"));
-    let (newer, older) = (h.find("Fix deployed, watching").unwrap(), h.find("We are looking into elevated").unwrap());
+    assert!(
+        h.contains("Errors &lt;script&gt;alert(1)&lt;/script&gt;")
+            && !h.contains("<script>alert(1)")
+    );
+    let (newer, older) = (
+        h.find("Fix deployed, watching").unwrap(),
+        h.find("We are looking into elevated").unwrap(),
+    );
     assert!(newer < older, "newest update first");
     assert!(h.contains("Major impact") && h.contains("Affected: Public API"));
     // Maintenance, in the page's zone (Tokyo, UTC+9).
-    assert!(h.contains("Database upgrade") && h.contains("2099-03-01 11:00 JST"), "maintenance in Asia/Tokyo");
+    assert!(
+        h.contains("Database upgrade") && h.contains("2099-03-01 11:00 JST"),
+        "maintenance in Asia/Tokyo"
+    );
     // Components in their group (collapsible), with status words and symbols.
     assert!(h.contains(r#"<details class="group" open"#) && h.contains("Core services"));
     assert!(h.contains("Public API") && h.contains("REST and GraphQL"));
     assert!(h.contains(r#"data-status="degraded"><span class="sym" aria-hidden="true">!</span> Degraded Performance"#));
     // Uptime bars: uptimeDays cells per component, each focusable with its tooltip text.
     assert_eq!(h.matches(r#"<li class="cell "#).count(), 2 * 30);
-    assert_eq!(h.matches(r#"tabindex="0"><span class="tip">"#).count(), 2 * 30);
-    assert!(h.contains("Errors &lt;script&gt;alert(1)&lt;/script&gt;</span>"), "today's tooltip names the incident");
+    assert_eq!(
+        h.matches(r#"tabindex="0"><span class="tip">"#).count(),
+        2 * 30
+    );
+    assert!(
+        h.contains("Errors &lt;script&gt;alert(1)&lt;/script&gt;</span>"),
+        "today's tooltip names the incident"
+    );
     // Quick links, feeds, history, languages.
-    assert!(h.contains(r#"<a href="https://support.example.com/" rel="noopener">Support desk</a>"#));
-    assert!(h.contains(r#"href="/s/acme/history""#) && h.contains(r#"href="/api/feed/rss?page=acme""#));
+    assert!(
+        h.contains(r#"<a href="https://support.example.com/" rel="noopener">Support desk</a>"#)
+    );
+    assert!(
+        h.contains(r#"href="/s/acme/history""#) && h.contains(r#"href="/api/feed/rss?page=acme""#)
+    );
     assert!(h.contains(r#"href="/api/calendar?page=acme""#) && h.contains(r#"hreflang="ja""#));
     assert!(h.contains(&format!(r#"data-incident="{}""#, ids["incident"])));
     // Nothing from elsewhere but the operator's logo: no external scripts, styles or fonts.
-    for tag in ["<script src=\"http", "<link rel=\"stylesheet\" href=\"http", "@import", "fonts.googleapis"] {
+    for tag in [
+        "<script src=\"http",
+        "<link rel=\"stylesheet\" href=\"http",
+        "@import",
+        "fonts.googleapis",
+    ] {
         assert!(!h.contains(tag), "external {tag}");
     }
     // Light: the page and its assets well under 100 KB over the wire.
-    let css = h.split(r#"<link rel="stylesheet" href=""#).nth(1).unwrap().split('"').next().unwrap().to_string();
-    let js = h.split(r#"<script src=""#).nth(1).unwrap().split('"').next().unwrap().to_string();
-    let total = compressed_size(&s, "/s/acme").await + compressed_size(&s, &css).await + compressed_size(&s, &js).await;
+    let css = h
+        .split(r#"<link rel="stylesheet" href=""#)
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .to_string();
+    let js = h
+        .split(r#"<script src=""#)
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .to_string();
+    let total = compressed_size(&s, "/s/acme").await
+        + compressed_size(&s, &css).await
+        + compressed_size(&s, &js).await;
     assert!(total < 100_000, "{total} bytes");
     let asset = fetch(&s, &css, &[]).await;
     assert_eq!(asset.header("content-type"), "text/css; charset=utf-8");
-    assert_eq!(asset.header("cache-control"), "public, max-age=31536000, immutable");
+    assert_eq!(
+        asset.header("cache-control"),
+        "public, max-age=31536000, immutable"
+    );
     assert_eq!(fetch(&s, "/assets/nope.css", &[]).await.status, 404);
 
     // A write shows at once (the snapshot is rebuilt), and 304 for an unchanged page.
     let etag = r.header("etag").to_string();
     let again = fetch(&s, "/s/acme", &[("if-none-match", &etag)]).await;
     assert_eq!(again.status, 304);
-    s.patch(&format!("/api/v1/components/{}/status", ids["web"]), json!({"status": "major_outage"})).await.data(200);
+    s.patch(
+        &format!("/api/v1/components/{}/status", ids["web"]),
+        json!({"status": "major_outage"}),
+    )
+    .await
+    .data(200);
     let after = fetch(&s, "/s/acme", &[("if-none-match", &etag)]).await;
     assert_eq!(after.status, 200);
     assert!(after.text.contains("Major System Outage"));
 
     // The page's own favicon replaces the default one.
-    s.patch(&format!("/api/v1/statuspages/{p}"), json!({"faviconUrl": "https://cdn.example.com/icon.png"}))
-        .await
-        .data(200);
+    s.patch(
+        &format!("/api/v1/statuspages/{p}"),
+        json!({"faviconUrl": "https://cdn.example.com/icon.png"}),
+    )
+    .await
+    .data(200);
     let h = fetch(&s, "/s/acme", &[]).await.text;
     assert!(h.contains(r#"<link rel="icon" href="https://cdn.example.com/icon.png">"#));
 
     // Group order is respected; without showUptime there are no bars.
     let edge = s.group(p, "Edge network").await;
-    s.post("/api/v1/components", json!({"name": "CDN", "statusPageId": p, "groupId": edge})).await.data(201);
+    s.post(
+        "/api/v1/components",
+        json!({"name": "CDN", "statusPageId": p, "groupId": edge}),
+    )
+    .await
+    .data(201);
     let h = fetch(&s, "/s/acme", &[]).await.text;
     assert!(h.find("Core services").unwrap() < h.find("Edge network").unwrap());
-    s.patch(&format!("/api/v1/component-groups/{edge}"), json!({"order": 0})).await.data(200);
-    s.patch(&format!("/api/v1/component-groups/{}", ids["group"]), json!({"order": 1})).await.data(200);
+    s.patch(
+        &format!("/api/v1/component-groups/{edge}"),
+        json!({"order": 0}),
+    )
+    .await
+    .data(200);
+    s.patch(
+        &format!("/api/v1/component-groups/{}", ids["group"]),
+        json!({"order": 1}),
+    )
+    .await
+    .data(200);
     let h = fetch(&s, "/s/acme", &[]).await.text;
-    assert!(h.find("Edge network").unwrap() < h.find("Core services").unwrap(), "groups by their order");
-    s.patch(&format!("/api/v1/statuspages/{p}"), json!({"showUptime": false})).await.data(200);
+    assert!(
+        h.find("Edge network").unwrap() < h.find("Core services").unwrap(),
+        "groups by their order"
+    );
+    s.patch(
+        &format!("/api/v1/statuspages/{p}"),
+        json!({"showUptime": false}),
+    )
+    .await
+    .data(200);
     let h = fetch(&s, "/s/acme", &[]).await.text;
     assert!(!h.contains(r#"class="bar""#) && h.contains("CDN"));
 
     // Unknown and private pages are not shown. Browsers get a page saying so
     // in their language; other clients the problem document.
     let nope = fetch(&s, "/s/nope", &[]).await;
-    assert_eq!((nope.status, nope.header("content-type")), (404, "application/problem+json"));
-    let browser = [("accept", "text/html,application/xhtml+xml;q=0.9"), ("accept-language", "de")];
+    assert_eq!(
+        (nope.status, nope.header("content-type")),
+        (404, "application/problem+json")
+    );
+    let browser = [
+        ("accept", "text/html,application/xhtml+xml;q=0.9"),
+        ("accept-language", "de"),
+    ];
     let nope = fetch(&s, "/s/nope", &browser).await;
-    assert_eq!((nope.status, nope.header("content-type")), (404, "text/html; charset=utf-8"));
-    assert!(nope.text.contains("Unter dieser Adresse gibt es nichts.") && nope.text.contains("no public status page"));
+    assert_eq!(
+        (nope.status, nope.header("content-type")),
+        (404, "text/html; charset=utf-8")
+    );
+    assert!(
+        nope.text.contains("Unter dieser Adresse gibt es nichts.")
+            && nope.text.contains("no public status page")
+    );
     let bad = fetch(&s, "/s/acme/history?month=13", &browser).await;
     assert!(
-        bad.status == 422 && bad.text.contains("Diese Adresse ist ungültig.") && bad.text.contains("month: must be")
+        bad.status == 422
+            && bad.text.contains("Diese Adresse ist ungültig.")
+            && bad.text.contains("month: must be")
     );
-    s.patch(&format!("/api/v1/statuspages/{p}"), json!({"isPublic": false})).await.data(200);
+    s.patch(
+        &format!("/api/v1/statuspages/{p}"),
+        json!({"isPublic": false}),
+    )
+    .await
+    .data(200);
     let hidden = fetch(&s, "/s/acme", &[]).await;
     assert_eq!(hidden.status, 404);
     assert!(!hidden.text.contains("Public API"));
@@ -216,12 +341,26 @@ async fn page_speaks_the_visitors_language(b: Backend) {
     let s = Server::start(b).await;
     seeded(&s).await;
     let de = fetch(&s, "/s/acme?lang=de", &[]).await;
-    assert!(de.text.contains(r#"<html lang="de">"#) && de.text.contains("Teilweiser Systemausfall"));
+    assert!(
+        de.text.contains(r#"<html lang="de">"#) && de.text.contains("Teilweiser Systemausfall")
+    );
     assert!(de.text.contains("Aktuelle Störungen") && de.text.contains("Eingeschränkte Leistung"));
-    let ja = fetch(&s, "/s/acme", &[("accept-language", "ja-JP,ja;q=0.9,en;q=0.5")]).await;
-    assert!(ja.text.contains(r#"<html lang="ja">"#) && ja.text.contains("一部のシステムで障害が発生しています"));
+    let ja = fetch(
+        &s,
+        "/s/acme",
+        &[("accept-language", "ja-JP,ja;q=0.9,en;q=0.5")],
+    )
+    .await;
+    assert!(
+        ja.text.contains(r#"<html lang="ja">"#)
+            && ja.text.contains("一部のシステムで障害が発生しています")
+    );
     assert_eq!(ja.header("vary"), "Accept-Encoding, Accept-Language");
-    for (lang, word) in [("fr", "Composants"), ("es", "Componentes"), ("en", "Components")] {
+    for (lang, word) in [
+        ("fr", "Composants"),
+        ("es", "Componentes"),
+        ("en", "Components"),
+    ] {
         let r = fetch(&s, &format!("/s/acme?lang={lang}"), &[]).await;
         assert!(r.text.contains(word), "{lang}");
     }
@@ -244,21 +383,44 @@ async fn incident_maintenance_and_history_pages(b: Backend) {
     // Another page's incident is not found through this page; neither is a made-up one.
     let other = s.page("other").await;
     let foreign = s.incident(other, "Elsewhere").await["id"].as_i64().unwrap();
-    assert_eq!(fetch(&s, &format!("/s/acme/incidents/{foreign}"), &[]).await.status, 404);
+    assert_eq!(
+        fetch(&s, &format!("/s/acme/incidents/{foreign}"), &[])
+            .await
+            .status,
+        404
+    );
     assert_eq!(fetch(&s, "/s/acme/incidents/999999", &[]).await.status, 404);
     let bad = fetch(&s, "/s/acme/incidents/abc", &[]).await;
-    assert_eq!((bad.status, bad.header("content-type")), (404, "application/problem+json"));
+    assert_eq!(
+        (bad.status, bad.header("content-type")),
+        (404, "application/problem+json")
+    );
     assert_eq!(fetch(&s, "/s/acme/nothing/1", &[]).await.status, 404);
 
     // History: this month lists the incident and the resolved one; pagination links.
-    s.post(&format!("/api/v1/incidents/{inc}/resolve"), json!({"message": "All good"})).await.data(200);
-    let now = time::OffsetDateTime::now_utc().to_offset(time::UtcOffset::from_hms(9, 0, 0).unwrap());
+    s.post(
+        &format!("/api/v1/incidents/{inc}/resolve"),
+        json!({"message": "All good"}),
+    )
+    .await
+    .data(200);
+    let now =
+        time::OffsetDateTime::now_utc().to_offset(time::UtcOffset::from_hms(9, 0, 0).unwrap());
     let month = format!("{:04}-{:02}", now.year(), u8::from(now.month()));
-    for path in ["/s/acme/history".to_string(), format!("/s/acme/history?month={month}")] {
+    for path in [
+        "/s/acme/history".to_string(),
+        format!("/s/acme/history?month={month}"),
+    ] {
         let r = fetch(&s, &path, &[]).await;
         assert_eq!(r.status, 200, "{path}");
-        assert!(r.text.contains(&format!(r#"data-incident="{inc}""#)) && r.text.contains("Resolved"), "{path}");
-        assert!(!r.text.contains(r#"rel="next""#), "no months after the current one");
+        assert!(
+            r.text.contains(&format!(r#"data-incident="{inc}""#)) && r.text.contains("Resolved"),
+            "{path}"
+        );
+        assert!(
+            !r.text.contains(r#"rel="next""#),
+            "no months after the current one"
+        );
     }
     let r = fetch(&s, "/s/acme/history?month=2099-01", &[]).await;
     assert_eq!(r.status, 404, "a future month");
@@ -270,13 +432,22 @@ async fn incident_maintenance_and_history_pages(b: Backend) {
     let r = fetch(&s, "/s/acme/history?month=2026-10", &[]).await;
     assert!(r.status == 200 && !r.text.contains(&format!(r#"data-incident="{inc}""#)));
     assert!(r.text.contains("Nothing was reported this month."));
-    assert!(r.text.contains(r#"href="/s/acme/history?month=2026-10&amp;lang=de""#), "language links keep the month");
+    assert!(
+        r.text
+            .contains(r#"href="/s/acme/history?month=2026-10&amp;lang=de""#),
+        "language links keep the month"
+    );
 }
 
 async fn custom_domains_and_the_default_page(b: Backend) {
     let mut s = Server::start(b).await;
     let (p, _) = seeded(&s).await;
-    s.patch(&format!("/api/v1/statuspages/{p}"), json!({"customDomain": "status.acme.test"})).await.data(200);
+    s.patch(
+        &format!("/api/v1/statuspages/{p}"),
+        json!({"customDomain": "status.acme.test"}),
+    )
+    .await
+    .data(200);
     let r = fetch(&s, "/", &[("host", "status.acme.test")]).await;
     assert!(r.status == 200 && r.text.contains("<title>Acme Status</title>"));
     let r = fetch(&s, "/", &[("host", "STATUS.ACME.TEST:443")]).await;
@@ -285,23 +456,47 @@ async fn custom_domains_and_the_default_page(b: Backend) {
     let body: Value = serde_json::from_str(&r.text).unwrap();
     assert_eq!(body["page"]["url"], "https://status.acme.test");
     assert_eq!(body["status"]["indicator"], "major");
-    let r = fetch(&s, "/api/v2/scheduled-maintenances/upcoming.json", &[("host", "status.acme.test")]).await;
+    let r = fetch(
+        &s,
+        "/api/v2/scheduled-maintenances/upcoming.json",
+        &[("host", "status.acme.test")],
+    )
+    .await;
     let body: Value = serde_json::from_str(&r.text).unwrap();
-    assert_eq!(body["scheduled_maintenances"][0]["name"], "Database upgrade");
+    assert_eq!(
+        body["scheduled_maintenances"][0]["name"],
+        "Database upgrade"
+    );
     // Another host: nothing there, clearly.
     let r = fetch(&s, "/", &[("host", "other.test")]).await;
     assert_eq!(r.status, 404);
     assert!(r.text.contains("/s/{slug}"));
-    assert_eq!(fetch(&s, "/api/v2/status.json", &[("host", "other.test")]).await.status, 404);
+    assert_eq!(
+        fetch(&s, "/api/v2/status.json", &[("host", "other.test")])
+            .await
+            .status,
+        404
+    );
     // Moving the domain moves what the host serves, at once.
-    s.patch(&format!("/api/v1/statuspages/{p}"), json!({"customDomain": null})).await.data(200);
-    assert_eq!(fetch(&s, "/", &[("host", "status.acme.test")]).await.status, 404);
+    s.patch(
+        &format!("/api/v1/statuspages/{p}"),
+        json!({"customDomain": null}),
+    )
+    .await
+    .data(200);
+    assert_eq!(
+        fetch(&s, "/", &[("host", "status.acme.test")]).await.status,
+        404
+    );
 
     // A default page answers every other host.
     s.restart(&[("UPSTATE_DEFAULT_PAGE", "acme")]);
     let r = fetch(&s, "/", &[]).await;
     assert!(r.status == 200 && r.text.contains("Acme"));
-    let st = s.send(Method::GET, "/api/v1/status", None, None).await.data(200);
+    let st = s
+        .send(Method::GET, "/api/v1/status", None, None)
+        .await
+        .data(200);
     assert_eq!(st["page"], "acme");
     assert_eq!(st["status"], "partial_outage");
 }
@@ -332,17 +527,32 @@ pub async fn next_event<B: AsRef<[u8]>>(
 async fn event_stream_reports_a_change_within_a_second(b: Backend) {
     let s = Server::start(b).await;
     let (_, ids) = seeded(&s).await;
-    let r = reqwest::get(format!("{}/api/public/status/acme/events", s.base)).await.unwrap();
+    let r = reqwest::get(format!("{}/api/public/status/acme/events", s.base))
+        .await
+        .unwrap();
     assert_eq!(r.status(), 200);
     assert_eq!(r.headers()["content-type"], "text/event-stream");
     let mut stream = r.bytes_stream();
     let mut buf = String::new();
-    let first = next_event(&mut stream, &mut buf, Instant::now() + Duration::from_secs(5)).await.expect("first event");
+    let first = next_event(
+        &mut stream,
+        &mut buf,
+        Instant::now() + Duration::from_secs(5),
+    )
+    .await
+    .expect("first event");
     assert_eq!(first["status"], "partial_outage");
 
     let changed = Instant::now();
-    s.patch(&format!("/api/v1/components/{}/status", ids["api"]), json!({"status": "major_outage"})).await.data(200);
-    let next = next_event(&mut stream, &mut buf, changed + Duration::from_secs(1)).await.expect("an event within 1 s");
+    s.patch(
+        &format!("/api/v1/components/{}/status", ids["api"]),
+        json!({"status": "major_outage"}),
+    )
+    .await
+    .data(200);
+    let next = next_event(&mut stream, &mut buf, changed + Duration::from_secs(1))
+        .await
+        .expect("an event within 1 s");
     assert_eq!(next["status"], "major_outage");
     assert_eq!(next["statusLabel"], "Major System Outage");
     assert_ne!(next["version"], first["version"]);
@@ -350,16 +560,29 @@ async fn event_stream_reports_a_change_within_a_second(b: Backend) {
     // Another page's change is not this page's event.
     let other = s.page("other").await;
     s.component(other, "Elsewhere").await;
-    let quiet = next_event(&mut stream, &mut buf, Instant::now() + Duration::from_millis(500)).await;
+    let quiet = next_event(
+        &mut stream,
+        &mut buf,
+        Instant::now() + Duration::from_millis(500),
+    )
+    .await;
     assert!(quiet.is_none(), "{quiet:?}");
-    s.send(Method::GET, "/api/public/status/nope/events", None, None).await.problem(404);
+    s.send(Method::GET, "/api/public/status/nope/events", None, None)
+        .await
+        .problem(404);
 
     // Shutting down ends open streams at once instead of waiting on them.
     let mut s = s;
     let stopping = Instant::now();
     assert!(s.stop(), "clean exit with a stream open");
-    assert!(stopping.elapsed() < Duration::from_secs(5), "took {:?}", stopping.elapsed());
-    let rest =
-        tokio::time::timeout(Duration::from_secs(2), async { while let Some(Ok(_)) = stream.next().await {} }).await;
+    assert!(
+        stopping.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        stopping.elapsed()
+    );
+    let rest = tokio::time::timeout(Duration::from_secs(2), async {
+        while let Some(Ok(_)) = stream.next().await {}
+    })
+    .await;
     assert!(rest.is_ok(), "the stream ended");
 }

@@ -20,7 +20,9 @@ pub enum Backend {
 
 /// The PostgreSQL server tests may create databases on, if configured.
 pub fn postgres_admin_url() -> Option<String> {
-    std::env::var("UPSTATE_TEST_POSTGRES_URL").ok().filter(|s| !s.is_empty())
+    std::env::var("UPSTATE_TEST_POSTGRES_URL")
+        .ok()
+        .filter(|s| !s.is_empty())
 }
 
 /// Runs a test body once per backend; the PostgreSQL run says so and skips
@@ -54,8 +56,10 @@ pub struct TestDb {
 }
 
 fn with_database(admin_url: &str, db: &str) -> String {
-    let (base, query) =
-        admin_url.split_once('?').map(|(b, q)| (b, format!("?{q}"))).unwrap_or((admin_url, String::new()));
+    let (base, query) = admin_url
+        .split_once('?')
+        .map(|(b, q)| (b, format!("?{q}")))
+        .unwrap_or((admin_url, String::new()));
     let root = match base.rfind('/') {
         Some(i) if i > base.find("://").map(|j| j + 2).unwrap_or(0) => &base[..i],
         _ => base,
@@ -69,7 +73,12 @@ impl TestDb {
         match backend {
             Backend::Sqlite => {
                 let url = format!("sqlite://{}", dir.path().join("upstate.db").display());
-                TestDb { backend, url, dir, pg: None }
+                TestDb {
+                    backend,
+                    url,
+                    dir,
+                    pg: None,
+                }
             }
             Backend::Postgres => {
                 let admin = postgres_admin_url().expect("UPSTATE_TEST_POSTGRES_URL");
@@ -82,13 +91,22 @@ impl TestDb {
                         .map(|d| d.subsec_nanos())
                         .unwrap_or(0)
                 );
-                let mut conn =
-                    <sqlx::PgConnection as sqlx::Connection>::connect(&admin).await.expect("connect to PostgreSQL");
-                sqlx::Executor::execute(&mut conn, sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+                let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(&admin)
                     .await
-                    .expect("create test database");
+                    .expect("connect to PostgreSQL");
+                sqlx::Executor::execute(
+                    &mut conn,
+                    sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")),
+                )
+                .await
+                .expect("create test database");
                 let url = with_database(&admin, &name);
-                TestDb { backend, url, dir, pg: Some((admin, name)) }
+                TestDb {
+                    backend,
+                    url,
+                    dir,
+                    pg: Some((admin, name)),
+                }
             }
         }
     }
@@ -97,12 +115,20 @@ impl TestDb {
     pub async fn execute(&self, sql: &str) {
         match self.backend {
             Backend::Sqlite => {
-                let mut c = <sqlx::SqliteConnection as sqlx::Connection>::connect(&self.url).await.expect("sqlite");
-                sqlx::Executor::execute(&mut c, sqlx::AssertSqlSafe(sql.to_string())).await.expect("execute");
+                let mut c = <sqlx::SqliteConnection as sqlx::Connection>::connect(&self.url)
+                    .await
+                    .expect("sqlite");
+                sqlx::Executor::execute(&mut c, sqlx::AssertSqlSafe(sql.to_string()))
+                    .await
+                    .expect("execute");
             }
             Backend::Postgres => {
-                let mut c = <sqlx::PgConnection as sqlx::Connection>::connect(&self.url).await.expect("postgres");
-                sqlx::Executor::execute(&mut c, sqlx::AssertSqlSafe(sql.to_string())).await.expect("execute");
+                let mut c = <sqlx::PgConnection as sqlx::Connection>::connect(&self.url)
+                    .await
+                    .expect("postgres");
+                sqlx::Executor::execute(&mut c, sqlx::AssertSqlSafe(sql.to_string()))
+                    .await
+                    .expect("execute");
             }
         }
     }
@@ -135,12 +161,21 @@ impl Drop for TestDb {
     fn drop(&mut self) {
         if let Some((admin, name)) = self.pg.take() {
             let _ = std::thread::spawn(move || {
-                let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
+                let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                else {
+                    return;
+                };
                 rt.block_on(async move {
-                    if let Ok(mut c) = <sqlx::PgConnection as sqlx::Connection>::connect(&admin).await {
+                    if let Ok(mut c) =
+                        <sqlx::PgConnection as sqlx::Connection>::connect(&admin).await
+                    {
                         let _ = sqlx::Executor::execute(
                             &mut c,
-                            sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")),
+                            sqlx::AssertSqlSafe(format!(
+                                "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+                            )),
                         )
                         .await;
                     }
@@ -174,18 +209,34 @@ impl Resp {
     /// `body.data`, asserting the status first.
     #[track_caller]
     pub fn data(&self, status: u16) -> Value {
-        assert_eq!(self.status, status, "unexpected status; body: {}", self.body);
+        assert_eq!(
+            self.status, status,
+            "unexpected status; body: {}",
+            self.body
+        );
         self.body["data"].clone()
     }
 
     /// Asserts an RFC 9457 problem with this status; returns the body.
     #[track_caller]
     pub fn problem(&self, status: u16) -> &Value {
-        assert_eq!(self.status, status, "unexpected status; body: {}", self.body);
-        assert_eq!(self.header("content-type"), Some("application/problem+json"), "not problem+json");
+        assert_eq!(
+            self.status, status,
+            "unexpected status; body: {}",
+            self.body
+        );
+        assert_eq!(
+            self.header("content-type"),
+            Some("application/problem+json"),
+            "not problem+json"
+        );
         assert_eq!(self.body["status"], json!(status));
         for field in ["type", "title", "detail"] {
-            assert!(self.body[field].as_str().is_some_and(|s| !s.is_empty()), "problem lacks {field}: {}", self.body);
+            assert!(
+                self.body[field].as_str().is_some_and(|s| !s.is_empty()),
+                "problem lacks {field}: {}",
+                self.body
+            );
         }
         &self.body
     }
@@ -194,8 +245,12 @@ impl Resp {
     #[track_caller]
     pub fn invalid_fields(&self, fields: &[&str]) {
         let body = self.problem(422);
-        let mut got: Vec<&str> =
-            body["errors"].as_array().expect("errors list").iter().filter_map(|e| e["field"].as_str()).collect();
+        let mut got: Vec<&str> = body["errors"]
+            .as_array()
+            .expect("errors list")
+            .iter()
+            .filter_map(|e| e["field"].as_str())
+            .collect();
         got.sort_unstable();
         let mut want = fields.to_vec();
         want.sort_unstable();
@@ -210,7 +265,9 @@ pub fn spawn(db: &TestDb, env: &[(&str, &str)]) -> (Child, String) {
         .env("RUST_LOG", "warn")
         .current_dir(db.dir.path())
         .stdout(Stdio::piped())
-        .stderr(Stdio::from(std::fs::File::create(db.dir.path().join("server.log")).expect("log file")));
+        .stderr(Stdio::from(
+            std::fs::File::create(db.dir.path().join("server.log")).expect("log file"),
+        ));
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -246,7 +303,13 @@ impl Server {
         let db = TestDb::new(backend).await;
         let key = db.create_key("admin");
         let (child, base) = spawn(&db, env);
-        Server { base, key, db, child: Some(child), client: reqwest::Client::new() }
+        Server {
+            base,
+            key,
+            db,
+            child: Some(child),
+            client: reqwest::Client::new(),
+        }
     }
 
     /// Sends SIGTERM and waits for the process to exit; returns whether it exited cleanly.
@@ -264,7 +327,9 @@ impl Server {
 
     /// Waits up to 15 s for the process to exit; returns whether it exited with success.
     pub fn wait_exit(&mut self) -> bool {
-        let Some(mut child) = self.child.take() else { return false };
+        let Some(mut child) = self.child.take() else {
+            return false;
+        };
         let deadline = Instant::now() + Duration::from_secs(15);
         loop {
             if let Ok(Some(status)) = child.try_wait() {
@@ -285,8 +350,16 @@ impl Server {
         self.base = base;
     }
 
-    pub async fn send(&self, method: Method, path: &str, key: Option<&str>, body: Option<Value>) -> Resp {
-        let mut req = self.client.request(method, format!("{}{}", self.base, path));
+    pub async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        key: Option<&str>,
+        body: Option<Value>,
+    ) -> Resp {
+        let mut req = self
+            .client
+            .request(method, format!("{}{}", self.base, path));
         if let Some(k) = key {
             req = req.bearer_auth(k);
         }
@@ -297,14 +370,31 @@ impl Server {
         let status = res.status().as_u16();
         let headers = res.headers().clone();
         let text = res.text().await.expect("body");
-        let body =
-            if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::String(text)) };
-        Resp { status, headers, body }
+        let body = if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or(Value::String(text))
+        };
+        Resp {
+            status,
+            headers,
+            body,
+        }
     }
 
     /// Sends a raw body with a chosen content type.
-    pub async fn send_raw(&self, method: Method, path: &str, content_type: Option<&str>, body: Vec<u8>) -> Resp {
-        let mut req = self.client.request(method, format!("{}{}", self.base, path)).bearer_auth(&self.key).body(body);
+    pub async fn send_raw(
+        &self,
+        method: Method,
+        path: &str,
+        content_type: Option<&str>,
+        body: Vec<u8>,
+    ) -> Resp {
+        let mut req = self
+            .client
+            .request(method, format!("{}{}", self.base, path))
+            .bearer_auth(&self.key)
+            .body(body);
         if let Some(ct) = content_type {
             req = req.header("content-type", ct);
         }
@@ -312,20 +402,26 @@ impl Server {
         let status = res.status().as_u16();
         let headers = res.headers().clone();
         let text = res.text().await.expect("body");
-        Resp { status, headers, body: serde_json::from_str(&text).unwrap_or(Value::String(text)) }
+        Resp {
+            status,
+            headers,
+            body: serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        }
     }
 
     pub async fn get(&self, path: &str) -> Resp {
         self.send(Method::GET, path, Some(&self.key), None).await
     }
     pub async fn post(&self, path: &str, body: Value) -> Resp {
-        self.send(Method::POST, path, Some(&self.key), Some(body)).await
+        self.send(Method::POST, path, Some(&self.key), Some(body))
+            .await
     }
     pub async fn post_empty(&self, path: &str) -> Resp {
         self.send(Method::POST, path, Some(&self.key), None).await
     }
     pub async fn patch(&self, path: &str, body: Value) -> Resp {
-        self.send(Method::PATCH, path, Some(&self.key), Some(body)).await
+        self.send(Method::PATCH, path, Some(&self.key), Some(body))
+            .await
     }
     pub async fn delete(&self, path: &str) -> Resp {
         self.send(Method::DELETE, path, Some(&self.key), None).await
@@ -334,23 +430,41 @@ impl Server {
     // ---- fixtures
 
     pub async fn page(&self, slug: &str) -> i64 {
-        let r = self.post("/api/v1/statuspages", json!({"name": format!("Page {slug}"), "slug": slug})).await;
+        let r = self
+            .post(
+                "/api/v1/statuspages",
+                json!({"name": format!("Page {slug}"), "slug": slug}),
+            )
+            .await;
         r.data(201)["id"].as_i64().expect("page id")
     }
 
     pub async fn component(&self, page: i64, name: &str) -> i64 {
-        let r = self.post("/api/v1/components", json!({"name": name, "statusPageId": page})).await;
+        let r = self
+            .post(
+                "/api/v1/components",
+                json!({"name": name, "statusPageId": page}),
+            )
+            .await;
         r.data(201)["id"].as_i64().expect("component id")
     }
 
     pub async fn group(&self, page: i64, name: &str) -> i64 {
-        let r = self.post("/api/v1/component-groups", json!({"name": name, "statusPageId": page})).await;
+        let r = self
+            .post(
+                "/api/v1/component-groups",
+                json!({"name": name, "statusPageId": page}),
+            )
+            .await;
         r.data(201)["id"].as_i64().expect("group id")
     }
 
     pub async fn incident(&self, page: i64, title: &str) -> Value {
         let r = self
-            .post("/api/v1/incidents", json!({"title": title, "statusPageId": page, "message": "Looking into it"}))
+            .post(
+                "/api/v1/incidents",
+                json!({"title": title, "statusPageId": page, "message": "Looking into it"}),
+            )
             .await;
         r.data(201)
     }
@@ -358,25 +472,52 @@ impl Server {
     /// Sets a page's visitor password; returns the page's detail view.
     pub async fn set_page_password(&self, page: i64, password: &str) -> Value {
         let path = format!("/api/v1/statuspages/{page}/password");
-        self.send(Method::PUT, &path, Some(&self.key), Some(json!({"password": password}))).await.data(200)
+        self.send(
+            Method::PUT,
+            &path,
+            Some(&self.key),
+            Some(json!({"password": password})),
+        )
+        .await
+        .data(200)
     }
 
     /// Makes a page private, opened by `password`.
     pub async fn make_private(&self, page: i64, password: &str) {
-        self.patch(&format!("/api/v1/statuspages/{page}"), json!({"isPublic": false})).await.data(200);
+        self.patch(
+            &format!("/api/v1/statuspages/{page}"),
+            json!({"isPublic": false}),
+        )
+        .await
+        .data(200);
         self.set_page_password(page, password).await;
     }
 
     pub async fn component_status(&self, id: i64) -> String {
-        self.get(&format!("/api/v1/components/{id}")).await.data(200)["status"].as_str().expect("status").to_string()
+        self.get(&format!("/api/v1/components/{id}"))
+            .await
+            .data(200)["status"]
+            .as_str()
+            .expect("status")
+            .to_string()
     }
 
     /// Everything the management API can list, to show a refused request
     /// changed nothing.
     pub async fn snapshot(&self) -> Value {
         let mut pages = vec![];
-        for p in self.get("/api/v1/statuspages").await.data(200).as_array().expect("pages") {
-            pages.push(self.get(&format!("/api/v1/statuspages/{}", p["id"])).await.data(200));
+        for p in self
+            .get("/api/v1/statuspages")
+            .await
+            .data(200)
+            .as_array()
+            .expect("pages")
+        {
+            pages.push(
+                self.get(&format!("/api/v1/statuspages/{}", p["id"]))
+                    .await
+                    .data(200),
+            );
         }
         json!({
             "pages": pages,
@@ -420,7 +561,8 @@ impl Drop for Server {
 /// RFC 3339 for now plus an offset in milliseconds.
 pub fn at_offset_ms(ms: i64) -> String {
     let t = time::OffsetDateTime::now_utc() + time::Duration::milliseconds(ms);
-    t.format(&time::format_description::well_known::Rfc3339).expect("format")
+    t.format(&time::format_description::well_known::Rfc3339)
+        .expect("format")
 }
 
 /// The password every test user gets.
@@ -432,7 +574,17 @@ impl TestDb {
     pub fn add_user(&self, email: &str, role: &str, password: &str) -> (bool, String, String) {
         use std::io::Write;
         let mut child = Command::new(BIN)
-            .args(["user", "create", "--email", email, "--name", "Test User", "--role", role, "--password-stdin"])
+            .args([
+                "user",
+                "create",
+                "--email",
+                email,
+                "--name",
+                "Test User",
+                "--role",
+                role,
+                "--password-stdin",
+            ])
             .env("UPSTATE_DATABASE_URL", &self.url)
             .env("RUST_LOG", "warn")
             .current_dir(self.dir.path())
@@ -441,7 +593,12 @@ impl TestDb {
             .stderr(Stdio::piped())
             .spawn()
             .expect("run upstate user create");
-        child.stdin.take().expect("stdin").write_all(format!("{password}\n").as_bytes()).expect("write password");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(format!("{password}\n").as_bytes())
+            .expect("write password");
         let out = child.wait_with_output().expect("wait");
         (
             out.status.success(),
@@ -454,7 +611,10 @@ impl TestDb {
     pub fn user(&self, email: &str, role: &str) -> i64 {
         let (ok, out, err) = self.add_user(email, role, PASSWORD);
         assert!(ok, "user create failed: {err}");
-        out.split_whitespace().nth(2).and_then(|id| id.parse().ok()).expect("user id")
+        out.split_whitespace()
+            .nth(2)
+            .and_then(|id| id.parse().ok())
+            .expect("user id")
     }
 }
 
@@ -470,7 +630,11 @@ pub struct Browser {
 
 impl Browser {
     /// Signs in; the refusal comes back as the raw response.
-    pub async fn login(s: &Server, email: &str, password: &str) -> Result<Browser, reqwest::Response> {
+    pub async fn login(
+        s: &Server,
+        email: &str,
+        password: &str,
+    ) -> Result<Browser, reqwest::Response> {
         let r = reqwest::Client::new()
             .post(format!("{}/api/auth/login", s.base))
             .json(&json!({"email": email, "password": password}))
@@ -480,7 +644,13 @@ impl Browser {
         if r.status() != 200 {
             return Err(r);
         }
-        let cookie = r.headers()["set-cookie"].to_str().expect("cookie").split(';').next().unwrap_or("").to_string();
+        let cookie = r.headers()["set-cookie"]
+            .to_str()
+            .expect("cookie")
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .to_string();
         let body: Value = r.json().await.expect("login body");
         Ok(Browser {
             base: s.base.clone(),
@@ -525,9 +695,18 @@ impl Browser {
     pub async fn step_up(&mut self) {
         let (status, created, _) = self.send(Method::POST, "/api/admin/step-up", None).await;
         assert_eq!(status, 201);
-        let token = created["data"]["token"].as_str().expect("token").to_string();
+        let token = created["data"]["token"]
+            .as_str()
+            .expect("token")
+            .to_string();
         let proof = json!({"token": token, "password": PASSWORD});
-        let (status, body, _) = self.send(Method::POST, "/api/admin/step-up/verify-password", Some(proof)).await;
+        let (status, body, _) = self
+            .send(
+                Method::POST,
+                "/api/admin/step-up/verify-password",
+                Some(proof),
+            )
+            .await;
         assert_eq!(status, 200, "{body}");
         self.step_up = Some(token);
     }
@@ -542,12 +721,19 @@ pub fn root() -> std::path::PathBuf {
 /// scripts/test-deps) are installed. Without them the test says it skipped,
 /// unless `UPSTATE_TEST_EXTERNAL=required` (CI), which makes it a failure.
 pub fn peers_available(test: &str, paths: &[std::path::PathBuf]) -> bool {
-    let missing: Vec<String> = paths.iter().filter(|p| !p.exists()).map(|p| p.display().to_string()).collect();
+    let missing: Vec<String> = paths
+        .iter()
+        .filter(|p| !p.exists())
+        .map(|p| p.display().to_string())
+        .collect();
     if missing.is_empty() {
         return true;
     }
     let msg = format!("{test}: missing {missing:?}; run scripts/test-deps");
-    assert!(std::env::var("UPSTATE_TEST_EXTERNAL").as_deref() != Ok("required"), "{msg}");
+    assert!(
+        std::env::var("UPSTATE_TEST_EXTERNAL").as_deref() != Ok("required"),
+        "{msg}"
+    );
     eprintln!("skipping {msg}");
     false
 }

@@ -17,29 +17,67 @@ async fn v2_routes_mirror_v1(b: Backend) {
         .await;
     let inc = r.data(201);
     let id = inc["id"].as_i64().unwrap();
-    assert_eq!(s.get(&format!("/api/v1/incidents/{id}")).await.data(200), inc, "the same incident, the same shape");
-    let patched =
-        s.patch(&format!("/api/v2/incidents/{id}"), json!({"status": "resolved", "message": "Fixed"})).await.data(200);
+    assert_eq!(
+        s.get(&format!("/api/v1/incidents/{id}")).await.data(200),
+        inc,
+        "the same incident, the same shape"
+    );
+    let patched = s
+        .patch(
+            &format!("/api/v2/incidents/{id}"),
+            json!({"status": "resolved", "message": "Fixed"}),
+        )
+        .await
+        .data(200);
     assert_eq!(patched["status"], "resolved");
     assert!(patched["resolvedAt"].is_string());
     let m = s
         .post("/api/v2/maintenance", json!({"title": "DB", "statusPageId": p, "scheduledStartTime": "2030-01-01T00:00:00Z", "scheduledEndTime": "2030-01-01T01:00:00Z"}))
         .await
         .data(201);
-    assert_eq!(s.get(&format!("/api/v1/maintenance/{}", m["id"])).await.data(200), m);
-    assert_eq!(s.get("/api/v2/components").await.data(200), s.get("/api/v1/components").await.data(200));
-    assert_eq!(s.get(&format!("/api/v2/components?statusPageId={p}")).await.data(200).as_array().unwrap().len(), 1);
+    assert_eq!(
+        s.get(&format!("/api/v1/maintenance/{}", m["id"]))
+            .await
+            .data(200),
+        m
+    );
+    assert_eq!(
+        s.get("/api/v2/components").await.data(200),
+        s.get("/api/v1/components").await.data(200)
+    );
+    assert_eq!(
+        s.get(&format!("/api/v2/components?statusPageId={p}"))
+            .await
+            .data(200)
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
 
     // Same keys, scopes and errors.
-    s.send(Method::GET, "/api/v2/components", None, None).await.problem(401);
-    let reader = s.db.create_key("read");
-    s.send(Method::POST, "/api/v2/incidents", Some(&reader), Some(json!({"title": "x", "statusPageId": p})))
+    s.send(Method::GET, "/api/v2/components", None, None)
         .await
-        .problem(403);
-    s.post("/api/v2/incidents", json!({"statusPageId": p})).await.invalid_fields(&["title"]);
+        .problem(401);
+    let reader = s.db.create_key("read");
+    s.send(
+        Method::POST,
+        "/api/v2/incidents",
+        Some(&reader),
+        Some(json!({"title": "x", "statusPageId": p})),
+    )
+    .await
+    .problem(403);
+    s.post("/api/v2/incidents", json!({"statusPageId": p}))
+        .await
+        .invalid_fields(&["title"]);
     s.post("/api/v2/maintenance", json!({"title": "x", "statusPageId": p, "scheduledStartTime": "2030-01-01T01:00:00Z", "scheduledEndTime": "2030-01-01T00:00:00Z"})).await.invalid_fields(&["scheduledEndTime"]);
-    s.patch("/api/v2/incidents/9999", json!({"status": "resolved"})).await.problem(404);
-    s.send(Method::DELETE, "/api/v2/incidents/1", Some(&s.key), None).await.problem(405);
+    s.patch("/api/v2/incidents/9999", json!({"status": "resolved"}))
+        .await
+        .problem(404);
+    s.send(Method::DELETE, "/api/v2/incidents/1", Some(&s.key), None)
+        .await
+        .problem(405);
 }
 
 async fn v2_status_and_metrics(b: Backend) {
@@ -49,7 +87,12 @@ async fn v2_status_and_metrics(b: Backend) {
     let down = s.component(p1, "Down").await;
     let fine = s.component(p1, "Fine").await;
     s.component(p2, "Other").await;
-    s.patch(&format!("/api/v1/components/{down}/status"), json!({"status": "major_outage"})).await.data(200);
+    s.patch(
+        &format!("/api/v1/components/{down}/status"),
+        json!({"status": "major_outage"}),
+    )
+    .await
+    .data(200);
 
     let st = s.get("/api/v2/status").await.data(200);
     assert_eq!(st.as_array().unwrap().len(), 2);
@@ -58,9 +101,14 @@ async fn v2_status_and_metrics(b: Backend) {
     assert_eq!(st[0]["statusLabel"], "Major System Outage");
     assert_eq!(st[0]["components"].as_array().unwrap().len(), 2);
     assert_eq!(st[1]["statusLabel"], "All Systems Operational");
-    let only = s.get(&format!("/api/v2/status?statusPageId={p2}")).await.data(200);
+    let only = s
+        .get(&format!("/api/v2/status?statusPageId={p2}"))
+        .await
+        .data(200);
     assert_eq!(only.as_array().unwrap().len(), 1);
-    s.get("/api/v2/status?statusPageId=424242").await.problem(404);
+    s.get("/api/v2/status?statusPageId=424242")
+        .await
+        .problem(404);
 
     // Metrics come from status history: "down" has spent its last hour in a major outage.
     let now = time::OffsetDateTime::now_utc().unix_timestamp() * 1000;
@@ -69,19 +117,48 @@ async fn v2_status_and_metrics(b: Backend) {
         now - 7_200_000
     ))
     .await;
-    s.db.execute(&format!("DELETE FROM component_status_history WHERE component_id = {down}")).await;
+    s.db.execute(&format!(
+        "DELETE FROM component_status_history WHERE component_id = {down}"
+    ))
+    .await;
     s.db.execute(&format!("INSERT INTO component_status_history (component_id, status, changed_at) VALUES ({down}, 'operational', {}), ({down}, 'major_outage', {})", now - 7_200_000, now - 3_600_000)).await;
-    let m = s.get(&format!("/api/v2/metrics?statusPageId={p1}&days=2")).await.data(200);
-    let by_name = |n: &str| m.as_array().unwrap().iter().find(|x| x["name"] == n).unwrap().clone();
+    let m = s
+        .get(&format!("/api/v2/metrics?statusPageId={p1}&days=2"))
+        .await
+        .data(200);
+    let by_name = |n: &str| {
+        m.as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == n)
+            .unwrap()
+            .clone()
+    };
     let d = by_name("Down");
     assert_eq!(d["days"], 2);
     assert_eq!(d["status"], "major_outage");
     assert_eq!(d["latencyMs"], json!(null));
     let uptime = d["uptime"].as_f64().unwrap();
-    assert!(uptime > 40.0 && uptime < 60.0, "about half of the last two hours were down: {uptime}");
+    assert!(
+        uptime > 40.0 && uptime < 60.0,
+        "about half of the last two hours were down: {uptime}"
+    );
     assert!(d["outageMinutes"].as_i64().unwrap() >= 59);
     assert_eq!(by_name("Fine")["uptime"], 100.0);
-    assert_eq!(s.get("/api/v2/metrics").await.data(200).as_array().unwrap().len(), 3, "all pages by default");
-    s.get("/api/v2/metrics?days=0").await.invalid_fields(&["days"]);
-    s.get("/api/v2/metrics?days=400").await.invalid_fields(&["days"]);
+    assert_eq!(
+        s.get("/api/v2/metrics")
+            .await
+            .data(200)
+            .as_array()
+            .unwrap()
+            .len(),
+        3,
+        "all pages by default"
+    );
+    s.get("/api/v2/metrics?days=0")
+        .await
+        .invalid_fields(&["days"]);
+    s.get("/api/v2/metrics?days=400")
+        .await
+        .invalid_fields(&["days"]);
 }

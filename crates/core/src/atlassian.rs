@@ -101,7 +101,10 @@ pub fn status(components: &[Component], incidents: &[Incident]) -> Status {
         ComponentStatus::PartialOutage => "major",
         ComponentStatus::MajorOutage => "critical",
     };
-    Status { indicator, description: status_label(s) }
+    Status {
+        indicator,
+        description: status_label(s),
+    }
 }
 
 fn impact(i: Impact) -> &'static str {
@@ -119,7 +122,13 @@ pub fn page_url(p: &StatusPage, server: &str) -> String {
 
 pub fn page(p: &StatusPage, updated_at: Timestamp, server: &str) -> Page {
     let url = page_url(p, server);
-    Page { id: p.id.to_string(), name: p.name.clone(), url, time_zone: p.time_zone.clone(), updated_at }
+    Page {
+        id: p.id.to_string(),
+        name: p.name.clone(),
+        url,
+        time_zone: p.time_zone.clone(),
+        updated_at,
+    }
 }
 
 fn one(c: &Component) -> AComponent {
@@ -143,12 +152,19 @@ fn one(c: &Component) -> AComponent {
 
 /// Components, then a row per group listing its members (status: the worst
 /// of them).
-pub fn components(cs: &[Component], groups: &[ComponentGroup], page_updated: Timestamp) -> Vec<AComponent> {
+pub fn components(
+    cs: &[Component],
+    groups: &[ComponentGroup],
+    page_updated: Timestamp,
+) -> Vec<AComponent> {
     let mut out: Vec<AComponent> = cs.iter().map(one).collect();
     for g in groups {
         let members: Vec<&Component> = cs.iter().filter(|c| c.group_id == Some(g.id)).collect();
-        let worst =
-            members.iter().map(|c| c.status).max_by_key(|s| s.severity()).unwrap_or(ComponentStatus::Operational);
+        let worst = members
+            .iter()
+            .map(|c| c.status)
+            .max_by_key(|s| s.severity())
+            .unwrap_or(ComponentStatus::Operational);
         out.push(AComponent {
             id: format!("group-{}", g.id),
             name: g.name.clone(),
@@ -175,7 +191,12 @@ fn affected(ids: &[i64], cs: &[Component]) -> Vec<AComponent> {
 
 pub fn incident(i: &Incident, cs: &[Component], page_base: &str) -> AIncident {
     let id = i.id.to_string();
-    let monitoring_at = i.updates.iter().filter(|u| u.status == IncidentStatus::Monitoring).map(|u| u.created_at).min();
+    let monitoring_at = i
+        .updates
+        .iter()
+        .filter(|u| u.status == IncidentStatus::Monitoring)
+        .map(|u| u.created_at)
+        .min();
     AIncident {
         name: i.title.clone(),
         status: i.status.as_str(),
@@ -262,8 +283,14 @@ mod tests {
 
     #[test]
     fn vocabulary() {
-        assert_eq!(component_status(ComponentStatus::Degraded), "degraded_performance");
-        assert_eq!(component_status(ComponentStatus::Maintenance), "under_maintenance");
+        assert_eq!(
+            component_status(ComponentStatus::Degraded),
+            "degraded_performance"
+        );
+        assert_eq!(
+            component_status(ComponentStatus::Maintenance),
+            "under_maintenance"
+        );
         assert_eq!(status(&[], &[]).indicator, "none");
     }
 }

@@ -28,17 +28,33 @@ pub struct Actor {
 
 impl Actor {
     pub fn key(id: Id, name: &str) -> Actor {
-        Actor { kind: "key".into(), id: Some(id), label: name.into() }
+        Actor {
+            kind: "key".into(),
+            id: Some(id),
+            label: name.into(),
+        }
     }
     pub fn cli() -> Actor {
-        Actor { kind: "cli".into(), id: None, label: "command line".into() }
+        Actor {
+            kind: "cli".into(),
+            id: None,
+            label: "command line".into(),
+        }
     }
     /// Someone not signed in: a sign-in attempt, a visitor at a private page.
     pub fn anonymous() -> Actor {
-        Actor { kind: "anonymous".into(), id: None, label: "not signed in".into() }
+        Actor {
+            kind: "anonymous".into(),
+            id: None,
+            label: "not signed in".into(),
+        }
     }
     pub fn system(what: &str) -> Actor {
-        Actor { kind: "system".into(), id: None, label: what.into() }
+        Actor {
+            kind: "system".into(),
+            id: None,
+            label: what.into(),
+        }
     }
 }
 
@@ -118,17 +134,32 @@ pub struct Verification {
 
 /// Checks events given in `seq` order, continuing from `prev` (the hash and
 /// seq before the first). Returns the first break, or the new head.
-pub fn verify_run(prev: (&str, i64), events: &[AuditEvent]) -> Result<(String, i64), (i64, String)> {
+pub fn verify_run(
+    prev: (&str, i64),
+    events: &[AuditEvent],
+) -> Result<(String, i64), (i64, String)> {
     let (mut prev_hash, mut prev_seq) = (prev.0.to_string(), prev.1);
     for e in events {
         if e.seq != prev_seq + 1 {
-            return Err((e.seq, format!("sequence jumps from {prev_seq} to {}: events are missing", e.seq)));
+            return Err((
+                e.seq,
+                format!(
+                    "sequence jumps from {prev_seq} to {}: events are missing",
+                    e.seq
+                ),
+            ));
         }
         if e.prev_hash != prev_hash {
-            return Err((e.seq, "its previous-hash link does not match the event before it".into()));
+            return Err((
+                e.seq,
+                "its previous-hash link does not match the event before it".into(),
+            ));
         }
         if hash(&prev_hash, e) != e.hash {
-            return Err((e.seq, "its content does not match its hash: the event was altered".into()));
+            return Err((
+                e.seq,
+                "its content does not match its hash: the event was altered".into(),
+            ));
         }
         prev_hash = e.hash.clone();
         prev_seq = e.seq;
@@ -175,12 +206,21 @@ mod tests {
     fn any_edit_removal_or_swap_is_found() {
         let mut edited = chain(5);
         edited[2].summary = serde_json::json!({"title": "forged"});
-        assert_eq!(verify_run((GENESIS, 0), &edited).err().map(|e| e.0), Some(3));
+        assert_eq!(
+            verify_run((GENESIS, 0), &edited).err().map(|e| e.0),
+            Some(3)
+        );
         let mut removed = chain(5);
         removed.remove(1);
-        assert_eq!(verify_run((GENESIS, 0), &removed).err().map(|e| e.0), Some(3));
+        assert_eq!(
+            verify_run((GENESIS, 0), &removed).err().map(|e| e.0),
+            Some(3)
+        );
         let mut relinked = chain(5);
         relinked[3].prev_hash = GENESIS.into();
-        assert_eq!(verify_run((GENESIS, 0), &relinked).err().map(|e| e.0), Some(4));
+        assert_eq!(
+            verify_run((GENESIS, 0), &relinked).err().map(|e| e.0),
+            Some(4)
+        );
     }
 }

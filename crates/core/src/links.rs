@@ -42,9 +42,13 @@ impl QuickLinkInput {
     fn check(self, e: &mut FieldErrors) -> QuickLinkFields {
         QuickLinkFields {
             status_page_id: self.status_page_id,
-            label: self.label.and_then(|v| e.check("label", validate::text(&v, LABEL_MAX).and_then(non_blank))),
+            label: self
+                .label
+                .and_then(|v| e.check("label", validate::text(&v, LABEL_MAX).and_then(non_blank))),
             url: self.url.and_then(|v| e.check("url", validate::url(&v))),
-            order: self.order.and_then(|o| e.check("order", validate::order(o))),
+            order: self
+                .order
+                .and_then(|o| e.check("order", validate::order(o))),
         }
     }
 
@@ -67,7 +71,10 @@ impl QuickLinkInput {
     pub fn validate_change(self) -> Result<QuickLinkFields, FieldErrors> {
         let mut e = FieldErrors::new();
         if self.status_page_id.is_some() {
-            e.push("statusPageId", "cannot be changed; delete the link and create it on the other page");
+            e.push(
+                "statusPageId",
+                "cannot be changed; delete the link and create it on the other page",
+            );
         }
         let fields = self.check(&mut e);
         if e.is_empty() && fields == QuickLinkFields::default() {
@@ -78,7 +85,11 @@ impl QuickLinkInput {
 }
 
 fn non_blank(s: String) -> Result<String, String> {
-    if s.trim().is_empty() { Err("must not be blank".into()) } else { Ok(s) }
+    if s.trim().is_empty() {
+        Err("must not be blank".into())
+    } else {
+        Ok(s)
+    }
 }
 
 #[cfg(test)]
@@ -86,13 +97,25 @@ mod tests {
     use super::*;
 
     fn input(page: Option<Id>, label: Option<&str>, url: Option<&str>) -> QuickLinkInput {
-        QuickLinkInput { status_page_id: page, label: label.map(Into::into), url: url.map(Into::into), order: None }
+        QuickLinkInput {
+            status_page_id: page,
+            label: label.map(Into::into),
+            url: url.map(Into::into),
+            order: None,
+        }
     }
 
     #[test]
     fn new_links_need_page_label_and_a_web_url() {
-        assert!(input(Some(1), Some("Docs"), Some("https://docs.example.com")).validate_new().is_ok());
-        let e = input(None, Some(" "), Some("javascript:alert(1)")).validate_new().err().unwrap_or_default();
+        assert!(
+            input(Some(1), Some("Docs"), Some("https://docs.example.com"))
+                .validate_new()
+                .is_ok()
+        );
+        let e = input(None, Some(" "), Some("javascript:alert(1)"))
+            .validate_new()
+            .err()
+            .unwrap_or_default();
         let fields: Vec<_> = e.0.iter().map(|f| f.field.as_str()).collect();
         assert_eq!(fields, ["statusPageId", "label", "url"]);
     }

@@ -148,19 +148,29 @@ pub struct PageSettings {
 
 impl PageSettings {
     fn validate(self, errors: &mut FieldErrors) -> ValidPageSettings {
-        let nullable =
-            |errors: &mut FieldErrors, field: &str, p: Patch<String>, rule: fn(&str) -> Result<String, String>| {
-                errors.check(field, p.try_map(|v| rule(&v))).unwrap_or_default()
-            };
+        let nullable = |errors: &mut FieldErrors,
+                        field: &str,
+                        p: Patch<String>,
+                        rule: fn(&str) -> Result<String, String>| {
+            errors
+                .check(field, p.try_map(|v| rule(&v)))
+                .unwrap_or_default()
+        };
         ValidPageSettings {
             logo_url: nullable(errors, "logoUrl", self.logo_url, validate::url),
             favicon_url: nullable(errors, "faviconUrl", self.favicon_url, validate::url),
             custom_domain: nullable(errors, "customDomain", self.custom_domain, validate::domain),
-            accent_color: self.accent_color.and_then(|c| errors.check("accentColor", validate::hex_color(&c))),
+            accent_color: self
+                .accent_color
+                .and_then(|c| errors.check("accentColor", validate::hex_color(&c))),
             show_subscribe: self.show_subscribe,
             show_uptime: self.show_uptime,
-            uptime_days: self.uptime_days.and_then(|d| errors.check("uptimeDays", validate::uptime_days(d))),
-            time_zone: self.time_zone.and_then(|z| errors.check("timeZone", validate::time_zone(&z))),
+            uptime_days: self
+                .uptime_days
+                .and_then(|d| errors.check("uptimeDays", validate::uptime_days(d))),
+            time_zone: self
+                .time_zone
+                .and_then(|z| errors.check("timeZone", validate::time_zone(&z))),
         }
     }
 }
@@ -219,13 +229,22 @@ impl NewPageInput {
         let mut e = FieldErrors::new();
         let name = required(&mut e, "name", self.name, validate::name);
         let slug = required(&mut e, "slug", self.slug, validate::slug);
-        let description = e
-            .check("description", validate::text(self.description.as_deref().unwrap_or(""), validate::DESCRIPTION_MAX));
+        let description = e.check(
+            "description",
+            validate::text(
+                self.description.as_deref().unwrap_or(""),
+                validate::DESCRIPTION_MAX,
+            ),
+        );
         let settings = self.settings.validate(&mut e);
         match (name, slug, description) {
-            (Some(name), Some(slug), Some(description)) if e.is_empty() => {
-                Ok(NewPage { name, slug, description, is_public: self.is_public.unwrap_or(true), settings })
-            }
+            (Some(name), Some(slug), Some(description)) if e.is_empty() => Ok(NewPage {
+                name,
+                slug,
+                description,
+                is_public: self.is_public.unwrap_or(true),
+                settings,
+            }),
             _ => Err(e),
         }
     }
@@ -258,9 +277,9 @@ impl PagePatchInput {
         let patch = PagePatch {
             name: self.name.and_then(|v| e.check("name", validate::name(&v))),
             slug: self.slug.and_then(|v| e.check("slug", validate::slug(&v))),
-            description: self
-                .description
-                .and_then(|v| e.check("description", validate::text(&v, validate::DESCRIPTION_MAX))),
+            description: self.description.and_then(|v| {
+                e.check("description", validate::text(&v, validate::DESCRIPTION_MAX))
+            }),
             is_public: self.is_public,
             settings: self.settings.validate(&mut e),
         };
@@ -297,21 +316,30 @@ impl NewComponentInput {
     pub fn validate(self) -> Result<NewComponent, FieldErrors> {
         let mut e = FieldErrors::new();
         let name = required(&mut e, "name", self.name, validate::name);
-        let description = e
-            .check("description", validate::text(self.description.as_deref().unwrap_or(""), validate::DESCRIPTION_MAX));
+        let description = e.check(
+            "description",
+            validate::text(
+                self.description.as_deref().unwrap_or(""),
+                validate::DESCRIPTION_MAX,
+            ),
+        );
         if self.status_page_id.is_none() {
             e.push("statusPageId", "is required");
         }
-        let order = self.order.and_then(|o| e.check("order", validate::order(o)));
+        let order = self
+            .order
+            .and_then(|o| e.check("order", validate::order(o)));
         match (name, description, self.status_page_id) {
-            (Some(name), Some(description), Some(status_page_id)) if e.is_empty() => Ok(NewComponent {
-                name,
-                description,
-                status_page_id,
-                status: self.status.unwrap_or(ComponentStatus::Operational),
-                group_id: self.group_id,
-                order,
-            }),
+            (Some(name), Some(description), Some(status_page_id)) if e.is_empty() => {
+                Ok(NewComponent {
+                    name,
+                    description,
+                    status_page_id,
+                    status: self.status.unwrap_or(ComponentStatus::Operational),
+                    group_id: self.group_id,
+                    order,
+                })
+            }
             _ => Err(e),
         }
     }
@@ -344,12 +372,14 @@ impl ComponentPatchInput {
         let mut e = FieldErrors::new();
         let patch = ComponentPatch {
             name: self.name.and_then(|v| e.check("name", validate::name(&v))),
-            description: self
-                .description
-                .and_then(|v| e.check("description", validate::text(&v, validate::DESCRIPTION_MAX))),
+            description: self.description.and_then(|v| {
+                e.check("description", validate::text(&v, validate::DESCRIPTION_MAX))
+            }),
             status: self.status,
             group_id: self.group_id,
-            order: self.order.and_then(|o| e.check("order", validate::order(o))),
+            order: self
+                .order
+                .and_then(|o| e.check("order", validate::order(o))),
         };
         if e.is_empty() && patch == ComponentPatch::default() {
             e.push("body", "names no field to change");
@@ -367,7 +397,10 @@ pub struct ComponentStatusInput {
 impl ComponentStatusInput {
     pub fn validate(self) -> Result<ComponentStatus, FieldErrors> {
         self.status.ok_or_else(|| {
-            FieldErrors::single("status", format!("is required; one of: {}", ComponentStatus::expected()))
+            FieldErrors::single(
+                "status",
+                format!("is required; one of: {}", ComponentStatus::expected()),
+            )
         })
     }
 }
@@ -395,9 +428,15 @@ impl NewGroupInput {
         if self.status_page_id.is_none() {
             e.push("statusPageId", "is required");
         }
-        let order = self.order.and_then(|o| e.check("order", validate::order(o)));
+        let order = self
+            .order
+            .and_then(|o| e.check("order", validate::order(o)));
         match (name, self.status_page_id) {
-            (Some(name), Some(status_page_id)) if e.is_empty() => Ok(NewGroup { name, status_page_id, order }),
+            (Some(name), Some(status_page_id)) if e.is_empty() => Ok(NewGroup {
+                name,
+                status_page_id,
+                order,
+            }),
             _ => Err(e),
         }
     }
@@ -421,7 +460,9 @@ impl GroupPatchInput {
         let mut e = FieldErrors::new();
         let patch = GroupPatch {
             name: self.name.and_then(|v| e.check("name", validate::name(&v))),
-            order: self.order.and_then(|o| e.check("order", validate::order(o))),
+            order: self
+                .order
+                .and_then(|o| e.check("order", validate::order(o))),
         };
         if e.is_empty() && patch == GroupPatch::default() {
             e.push("body", "names no field to change");
@@ -466,7 +507,10 @@ impl NewIncidentInput {
         if self.status_page_id.is_none() {
             e.push("statusPageId", "is required");
         }
-        let message = e.check("message", validate::text(self.message.as_deref().unwrap_or(""), validate::MESSAGE_MAX));
+        let message = e.check(
+            "message",
+            validate::text(self.message.as_deref().unwrap_or(""), validate::MESSAGE_MAX),
+        );
         match (title, message, self.status_page_id) {
             (Some(title), Some(message), Some(status_page_id)) if e.is_empty() => Ok(NewIncident {
                 title,
@@ -506,10 +550,14 @@ impl IncidentPatchInput {
     pub fn validate(self) -> Result<IncidentPatch, FieldErrors> {
         let mut e = FieldErrors::new();
         let patch = IncidentPatch {
-            title: self.title.and_then(|v| e.check("title", validate::name(&v))),
+            title: self
+                .title
+                .and_then(|v| e.check("title", validate::name(&v))),
             status: self.status,
             impact: self.impact,
-            message: self.message.and_then(|v| e.check("message", validate::text(&v, validate::MESSAGE_MAX))),
+            message: self
+                .message
+                .and_then(|v| e.check("message", validate::text(&v, validate::MESSAGE_MAX))),
             component_ids: self.component_ids.map(id_set),
         };
         if e.is_empty() && patch == IncidentPatch::default() {
@@ -538,7 +586,10 @@ impl NewIncidentUpdateInput {
         let mut e = FieldErrors::new();
         let message = required(&mut e, "message", self.message, validate::message);
         match message {
-            Some(message) if e.is_empty() => Ok(NewIncidentUpdate { message, status: self.status }),
+            Some(message) if e.is_empty() => Ok(NewIncidentUpdate {
+                message,
+                status: self.status,
+            }),
             _ => Err(e),
         }
     }
@@ -554,7 +605,10 @@ pub struct ClosingMessageInput {
 impl ClosingMessageInput {
     pub fn validate(self) -> Result<String, FieldErrors> {
         let mut e = FieldErrors::new();
-        let m = e.check("message", validate::text(self.message.as_deref().unwrap_or(""), validate::MESSAGE_MAX));
+        let m = e.check(
+            "message",
+            validate::text(self.message.as_deref().unwrap_or(""), validate::MESSAGE_MAX),
+        );
         e.into_result().map(|()| m.unwrap_or_default())
     }
 }
@@ -595,16 +649,33 @@ impl NewMaintenanceInput {
     pub fn validate(self) -> Result<NewMaintenance, FieldErrors> {
         let mut e = FieldErrors::new();
         let title = required(&mut e, "title", self.title, validate::name);
-        let description = e
-            .check("description", validate::text(self.description.as_deref().unwrap_or(""), validate::DESCRIPTION_MAX));
+        let description = e.check(
+            "description",
+            validate::text(
+                self.description.as_deref().unwrap_or(""),
+                validate::DESCRIPTION_MAX,
+            ),
+        );
         if self.status_page_id.is_none() {
             e.push("statusPageId", "is required");
         }
-        let start = required(&mut e, "scheduledStartTime", self.scheduled_start_time, Timestamp::parse);
-        let end = required(&mut e, "scheduledEndTime", self.scheduled_end_time, Timestamp::parse);
+        let start = required(
+            &mut e,
+            "scheduledStartTime",
+            self.scheduled_start_time,
+            Timestamp::parse,
+        );
+        let end = required(
+            &mut e,
+            "scheduledEndTime",
+            self.scheduled_end_time,
+            Timestamp::parse,
+        );
         window_order(&mut e, start, end);
         match (title, description, self.status_page_id, start, end) {
-            (Some(title), Some(description), Some(status_page_id), Some(start), Some(end)) if e.is_empty() => {
+            (Some(title), Some(description), Some(status_page_id), Some(start), Some(end))
+                if e.is_empty() =>
+            {
                 Ok(NewMaintenance {
                     title,
                     description,
@@ -652,20 +723,27 @@ impl MaintenancePatchInput {
     pub fn validate(self) -> Result<MaintenancePatch, FieldErrors> {
         let mut e = FieldErrors::new();
         if self.status.is_some() {
-            e.push("status", "cannot be set directly; use the start, complete and cancel routes");
+            e.push(
+                "status",
+                "cannot be set directly; use the start, complete and cancel routes",
+            );
         }
         if self.status_page_id.is_some() {
             e.push("statusPageId", "cannot be changed");
         }
         let patch = MaintenancePatch {
-            title: self.title.and_then(|v| e.check("title", validate::name(&v))),
-            description: self
-                .description
-                .and_then(|v| e.check("description", validate::text(&v, validate::DESCRIPTION_MAX))),
+            title: self
+                .title
+                .and_then(|v| e.check("title", validate::name(&v))),
+            description: self.description.and_then(|v| {
+                e.check("description", validate::text(&v, validate::DESCRIPTION_MAX))
+            }),
             scheduled_start_time: self
                 .scheduled_start_time
                 .and_then(|v| e.check("scheduledStartTime", Timestamp::parse(&v))),
-            scheduled_end_time: self.scheduled_end_time.and_then(|v| e.check("scheduledEndTime", Timestamp::parse(&v))),
+            scheduled_end_time: self
+                .scheduled_end_time
+                .and_then(|v| e.check("scheduledEndTime", Timestamp::parse(&v))),
             auto_start: self.auto_start,
             component_ids: self.component_ids.map(id_set),
         };
@@ -680,8 +758,12 @@ impl MaintenancePatchInput {
 impl MaintenancePatch {
     /// The window after this patch, checked against the fields it leaves alone.
     pub fn check_window(&self, current: &Maintenance) -> Result<(), FieldErrors> {
-        let start = self.scheduled_start_time.unwrap_or(current.scheduled_start_time);
-        let end = self.scheduled_end_time.unwrap_or(current.scheduled_end_time);
+        let start = self
+            .scheduled_start_time
+            .unwrap_or(current.scheduled_start_time);
+        let end = self
+            .scheduled_end_time
+            .unwrap_or(current.scheduled_end_time);
         let mut e = FieldErrors::new();
         window_order(&mut e, Some(start), Some(end));
         e.into_result()
@@ -700,15 +782,21 @@ mod tests {
 
     #[test]
     fn page_reports_every_bad_field_at_once() {
-        let err = page_input(serde_json::json!({"name": "", "slug": "Bad Slug", "accentColor": "red"})).err();
-        let fields: Vec<String> = err.map(|e| e.0.into_iter().map(|f| f.field).collect()).unwrap_or_default();
+        let err =
+            page_input(serde_json::json!({"name": "", "slug": "Bad Slug", "accentColor": "red"}))
+                .err();
+        let fields: Vec<String> = err
+            .map(|e| e.0.into_iter().map(|f| f.field).collect())
+            .unwrap_or_default();
         assert_eq!(fields, ["name", "slug", "accentColor"]);
     }
 
     #[test]
     fn page_defaults() {
         let p = page_input(serde_json::json!({"name": "Acme", "slug": "acme"}));
-        assert!(matches!(p, Ok(NewPage { is_public: true, ref description, .. }) if description.is_empty()));
+        assert!(
+            matches!(p, Ok(NewPage { is_public: true, ref description, .. }) if description.is_empty())
+        );
     }
 
     #[test]
@@ -717,13 +805,23 @@ mod tests {
             "title": "DB", "statusPageId": 1,
             "scheduledStartTime": "2026-01-01T02:00:00Z", "scheduledEndTime": "2026-01-01T01:00:00Z"
         }));
-        let err = input.ok().map(NewMaintenanceInput::validate).and_then(Result::err);
-        assert_eq!(err.map(|e| e.0[0].field.clone()).as_deref(), Some("scheduledEndTime"));
+        let err = input
+            .ok()
+            .map(NewMaintenanceInput::validate)
+            .and_then(Result::err);
+        assert_eq!(
+            err.map(|e| e.0[0].field.clone()).as_deref(),
+            Some("scheduledEndTime")
+        );
     }
 
     #[test]
     fn empty_patch_is_refused() {
         let input: Option<ComponentPatchInput> = serde_json::from_value(serde_json::json!({})).ok();
-        assert!(input.map(ComponentPatchInput::validate).is_some_and(|r| r.is_err()));
+        assert!(
+            input
+                .map(ComponentPatchInput::validate)
+                .is_some_and(|r| r.is_err())
+        );
     }
 }

@@ -25,9 +25,14 @@ pub fn overall_status<'a>(
     incidents: impl IntoIterator<Item = &'a Incident>,
 ) -> ComponentStatus {
     let from_components = components.into_iter().map(|c| c.status);
-    let from_incidents =
-        incidents.into_iter().filter(|i| i.status != IncidentStatus::Resolved).filter_map(|i| impact_status(i.impact));
-    from_components.chain(from_incidents).max_by_key(|s| s.severity()).unwrap_or(ComponentStatus::Operational)
+    let from_incidents = incidents
+        .into_iter()
+        .filter(|i| i.status != IncidentStatus::Resolved)
+        .filter_map(|i| impact_status(i.impact));
+    from_components
+        .chain(from_incidents)
+        .max_by_key(|s| s.severity())
+        .unwrap_or(ComponentStatus::Operational)
 }
 
 /// The human text of an overall status.
@@ -84,9 +89,17 @@ impl From<&Incident> for PublicIncident {
             updates: i
                 .updates
                 .iter()
-                .map(|u| PublicUpdate { status: u.status, message: u.message.clone(), created_at: u.created_at })
+                .map(|u| PublicUpdate {
+                    status: u.status,
+                    message: u.message.clone(),
+                    created_at: u.created_at,
+                })
                 .collect(),
-            affected_components: i.affected_components.iter().map(|c| c.to_string()).collect(),
+            affected_components: i
+                .affected_components
+                .iter()
+                .map(|c| c.to_string())
+                .collect(),
         }
     }
 }
@@ -111,7 +124,11 @@ impl From<&Maintenance> for PublicMaintenance {
             status: m.status,
             scheduled_start: m.scheduled_start_time,
             scheduled_end: m.scheduled_end_time,
-            affected_components: m.affected_components.iter().map(|c| c.to_string()).collect(),
+            affected_components: m
+                .affected_components
+                .iter()
+                .map(|c| c.to_string())
+                .collect(),
         }
     }
 }
@@ -196,7 +213,10 @@ impl From<&StatusPage> for PublicPageInfo {
 /// Components in display order (groups by their order, members by theirs,
 /// ungrouped components after the groups), with group names resolved.
 pub fn component_list(components: &[Component], groups: &[ComponentGroup]) -> ComponentList {
-    let group_name = |id: Option<i64>| id.and_then(|g| groups.iter().find(|x| x.id == g)).map(|g| g.name.clone());
+    let group_name = |id: Option<i64>| {
+        id.and_then(|g| groups.iter().find(|x| x.id == g))
+            .map(|g| g.name.clone())
+    };
     ComponentList {
         components: components
             .iter()
@@ -211,7 +231,11 @@ pub fn component_list(components: &[Component], groups: &[ComponentGroup]) -> Co
             .collect(),
         groups: groups
             .iter()
-            .map(|g| PublicGroup { id: g.id.to_string(), name: g.name.clone(), order: g.order })
+            .map(|g| PublicGroup {
+                id: g.id.to_string(),
+                name: g.name.clone(),
+                order: g.order,
+            })
             .collect(),
     }
 }
@@ -253,16 +277,37 @@ mod tests {
     fn overall_status_takes_the_worst() {
         use ComponentStatus::*;
         assert_eq!(overall_status(&[], &[]), Operational);
-        assert_eq!(overall_status(&[comp(Operational), comp(Maintenance)], &[]), Maintenance);
-        assert_eq!(overall_status(&[comp(Maintenance), comp(Degraded)], &[]), Degraded);
-        assert_eq!(overall_status(&[comp(PartialOutage), comp(MajorOutage)], &[]), MajorOutage);
-        let open_major = inc(IncidentStatus::Identified, Impact::Major);
-        assert_eq!(overall_status(&[comp(Operational)], std::slice::from_ref(&open_major)), PartialOutage);
-        assert_eq!(overall_status(&[comp(MajorOutage)], &[open_major]), MajorOutage);
-        let resolved_critical = inc(IncidentStatus::Resolved, Impact::Critical);
-        assert_eq!(overall_status(&[comp(Operational)], &[resolved_critical]), Operational);
         assert_eq!(
-            overall_status(&[comp(Operational)], &[inc(IncidentStatus::Investigating, Impact::None)]),
+            overall_status(&[comp(Operational), comp(Maintenance)], &[]),
+            Maintenance
+        );
+        assert_eq!(
+            overall_status(&[comp(Maintenance), comp(Degraded)], &[]),
+            Degraded
+        );
+        assert_eq!(
+            overall_status(&[comp(PartialOutage), comp(MajorOutage)], &[]),
+            MajorOutage
+        );
+        let open_major = inc(IncidentStatus::Identified, Impact::Major);
+        assert_eq!(
+            overall_status(&[comp(Operational)], std::slice::from_ref(&open_major)),
+            PartialOutage
+        );
+        assert_eq!(
+            overall_status(&[comp(MajorOutage)], &[open_major]),
+            MajorOutage
+        );
+        let resolved_critical = inc(IncidentStatus::Resolved, Impact::Critical);
+        assert_eq!(
+            overall_status(&[comp(Operational)], &[resolved_critical]),
+            Operational
+        );
+        assert_eq!(
+            overall_status(
+                &[comp(Operational)],
+                &[inc(IncidentStatus::Investigating, Impact::None)]
+            ),
             Operational
         );
         assert_eq!(status_label(PartialOutage), "Partial System Outage");

@@ -87,7 +87,9 @@ impl FromStr for Role {
             "admin" => Ok(Role::Admin),
             "editor" => Ok(Role::Editor),
             "viewer" => Ok(Role::Viewer),
-            _ => Err(UnknownVariant { expected: "owner, admin, editor, viewer".into() }),
+            _ => Err(UnknownVariant {
+                expected: "owner, admin, editor, viewer".into(),
+            }),
         }
     }
 }
@@ -106,7 +108,10 @@ pub fn email(raw: &str) -> Result<String, String> {
     let s = raw.trim().to_ascii_lowercase();
     match s.split_once('@') {
         Some((local, domain))
-            if !local.is_empty() && domain.contains('.') && !s.chars().any(char::is_whitespace) && s.len() <= 254 =>
+            if !local.is_empty()
+                && domain.contains('.')
+                && !s.chars().any(char::is_whitespace)
+                && s.len() <= 254 =>
         {
             Ok(s)
         }

@@ -33,17 +33,24 @@ impl FromStr for Scope {
             "read" => Ok(Scope::Read),
             "write" => Ok(Scope::Write),
             "admin" => Ok(Scope::Admin),
-            _ => Err(UnknownVariant { expected: "read, write, admin (or read:*, write:*, admin:*)".into() }),
+            _ => Err(UnknownVariant {
+                expected: "read, write, admin (or read:*, write:*, admin:*)".into(),
+            }),
         }
     }
 }
 
 /// Parses a comma-separated scope list such as `read,write` or `read:*`.
 pub fn parse_scopes(list: &str) -> Result<Vec<Scope>, UnknownVariant> {
-    let mut scopes =
-        list.split(',').filter(|s| !s.trim().is_empty()).map(str::parse).collect::<Result<Vec<Scope>, _>>()?;
+    let mut scopes = list
+        .split(',')
+        .filter(|s| !s.trim().is_empty())
+        .map(str::parse)
+        .collect::<Result<Vec<Scope>, _>>()?;
     if scopes.is_empty() {
-        return Err(UnknownVariant { expected: "at least one of read, write, admin".into() });
+        return Err(UnknownVariant {
+            expected: "at least one of read, write, admin".into(),
+        });
     }
     scopes.sort();
     scopes.dedup();
@@ -61,7 +68,10 @@ mod tests {
 
     #[test]
     fn notations_and_implication() {
-        assert_eq!(parse_scopes("read:*, write").ok(), Some(vec![Scope::Read, Scope::Write]));
+        assert_eq!(
+            parse_scopes("read:*, write").ok(),
+            Some(vec![Scope::Read, Scope::Write])
+        );
         assert!(parse_scopes("").is_err());
         assert!(parse_scopes("read,delete").is_err());
         assert!(Scope::Admin.grants(Scope::Read));

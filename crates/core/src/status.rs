@@ -165,7 +165,10 @@ mod tests {
         ];
         for from in MaintenanceStatus::ALL {
             for action in [Start, Complete, Cancel] {
-                let expected = allowed.iter().find(|(f, a, _)| f == from && *a == action).map(|(_, _, to)| *to);
+                let expected = allowed
+                    .iter()
+                    .find(|(f, a, _)| f == from && *a == action)
+                    .map(|(_, _, to)| *to);
                 assert_eq!(from.apply(action).ok(), expected, "{from} {action:?}");
             }
         }
@@ -177,6 +180,11 @@ mod tests {
             assert_eq!(s.as_str().parse::<ComponentStatus>(), Ok(*s));
         }
         assert!("down".parse::<ComponentStatus>().is_err());
-        assert_eq!(serde_json::to_string(&MaintenanceStatus::InProgress).ok().as_deref(), Some("\"in_progress\""));
+        assert_eq!(
+            serde_json::to_string(&MaintenanceStatus::InProgress)
+                .ok()
+                .as_deref(),
+            Some("\"in_progress\"")
+        );
     }
 }

@@ -28,7 +28,8 @@ impl Timestamp {
     }
 
     pub fn to_datetime(self) -> OffsetDateTime {
-        OffsetDateTime::from_unix_timestamp_nanos(i128::from(self.0) * 1_000_000).unwrap_or(OffsetDateTime::UNIX_EPOCH)
+        OffsetDateTime::from_unix_timestamp_nanos(i128::from(self.0) * 1_000_000)
+            .unwrap_or(OffsetDateTime::UNIX_EPOCH)
     }
 
     /// Parses RFC 3339 with any offset; the instant is kept, the offset is not.
@@ -39,7 +40,10 @@ impl Timestamp {
     }
 
     pub fn to_rfc3339(self) -> String {
-        self.to_datetime().to_offset(UtcOffset::UTC).format(&Rfc3339).unwrap_or_default()
+        self.to_datetime()
+            .to_offset(UtcOffset::UTC)
+            .format(&Rfc3339)
+            .unwrap_or_default()
     }
 
     pub fn plus_millis(self, ms: i64) -> Self {
@@ -66,7 +70,9 @@ impl utoipa::PartialSchema for Timestamp {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         utoipa::openapi::ObjectBuilder::new()
             .schema_type(utoipa::openapi::schema::Type::String)
-            .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(utoipa::openapi::KnownFormat::DateTime)))
+            .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+                utoipa::openapi::KnownFormat::DateTime,
+            )))
             .examples([serde_json::json!("2026-01-31T14:00:00Z")])
             .into()
     }
@@ -82,7 +88,10 @@ mod tests {
     #[test]
     fn offsets_are_normalised_to_utc() {
         let t = Timestamp::parse("2026-03-01T10:00:00+02:00").ok();
-        assert_eq!(t.map(|t| t.to_rfc3339()).as_deref(), Some("2026-03-01T08:00:00Z"));
+        assert_eq!(
+            t.map(|t| t.to_rfc3339()).as_deref(),
+            Some("2026-03-01T08:00:00Z")
+        );
         assert!(Timestamp::parse("tomorrow").is_err());
         assert!(Timestamp::parse("2026-13-01T00:00:00Z").is_err());
     }

@@ -60,14 +60,20 @@ pub struct UptimeSeries {
 /// Per-day boundaries: (date, start, end) oldest first, today ending at `now`.
 pub fn day_windows(tz: &TimeZone, days: u32, now: Timestamp) -> Vec<(Date, Timestamp, Timestamp)> {
     let to_ts = |d: Date| -> Option<Timestamp> {
-        d.to_zoned(tz.clone()).ok().map(|z| Timestamp::from_millis(z.timestamp().as_millisecond()))
+        d.to_zoned(tz.clone())
+            .ok()
+            .map(|z| Timestamp::from_millis(z.timestamp().as_millisecond()))
     };
-    let Ok(now_j) = jiff::Timestamp::from_millisecond(now.millis()) else { return vec![] };
+    let Ok(now_j) = jiff::Timestamp::from_millisecond(now.millis()) else {
+        return vec![];
+    };
     let today = now_j.to_zoned(tz.clone()).date();
     let mut out = Vec::with_capacity(days as usize);
     let mut date = today;
     for _ in 0..days {
-        let (Some(start), Some(next)) = (to_ts(date), date.tomorrow().ok().and_then(to_ts)) else { break };
+        let (Some(start), Some(next)) = (to_ts(date), date.tomorrow().ok().and_then(to_ts)) else {
+            break;
+        };
         out.push((date, start, next.min(now)));
         match date.yesterday() {
             Ok(d) => date = d,
@@ -102,7 +108,8 @@ pub fn component_series(
     let days = windows
         .iter()
         .map(|(date, start, end)| {
-            let (mut known, mut down, mut outage, mut worst) = (0i64, 0f64, 0i64, None::<ComponentStatus>);
+            let (mut known, mut down, mut outage, mut worst) =
+                (0i64, 0f64, 0i64, None::<ComponentStatus>);
             for &(s, e, status) in &segments {
                 let overlap = e.min(end.millis()) - s.max(start.millis());
                 if overlap <= 0 {
@@ -127,14 +134,21 @@ pub fn component_series(
             }
         })
         .collect();
-    UptimeSeries { uptime: (total_known > 0).then(|| round3(100.0 * (1.0 - total_down / total_known as f64))), days }
+    UptimeSeries {
+        uptime: (total_known > 0).then(|| round3(100.0 * (1.0 - total_down / total_known as f64))),
+        days,
+    }
 }
 
 /// The page's series: each day is the mean of the components with data that
 /// day, its worst status the worst of any, its outage minutes the most of any;
 /// the overall figure is the mean of the components' overall figures.
-pub fn page_series(components: &[UptimeSeries], windows: &[(Date, Timestamp, Timestamp)]) -> UptimeSeries {
-    let mean = |xs: Vec<f64>| (!xs.is_empty()).then(|| round3(xs.iter().sum::<f64>() / xs.len() as f64));
+pub fn page_series(
+    components: &[UptimeSeries],
+    windows: &[(Date, Timestamp, Timestamp)],
+) -> UptimeSeries {
+    let mean =
+        |xs: Vec<f64>| (!xs.is_empty()).then(|| round3(xs.iter().sum::<f64>() / xs.len() as f64));
     let days = windows
         .iter()
         .enumerate()
@@ -143,12 +157,18 @@ pub fn page_series(components: &[UptimeSeries], windows: &[(Date, Timestamp, Tim
             DayUptime {
                 date: date.to_string(),
                 uptime: mean(day.iter().filter_map(|d| d.uptime).collect()),
-                worst_status: day.iter().filter_map(|d| d.worst_status).max_by_key(|s| s.severity()),
+                worst_status: day
+                    .iter()
+                    .filter_map(|d| d.worst_status)
+                    .max_by_key(|s| s.severity()),
                 outage_minutes: day.iter().map(|d| d.outage_minutes).max().unwrap_or(0),
             }
         })
         .collect();
-    UptimeSeries { uptime: mean(components.iter().filter_map(|c| c.uptime).collect()), days }
+    UptimeSeries {
+        uptime: mean(components.iter().filter_map(|c| c.uptime).collect()),
+        days,
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -190,7 +210,11 @@ pub fn report(
     let series: Vec<UptimeSeries> = components
         .iter()
         .map(|c| {
-            let own: Vec<StatusChange> = history.iter().filter(|h| h.component_id == c.id).copied().collect();
+            let own: Vec<StatusChange> = history
+                .iter()
+                .filter(|h| h.component_id == c.id)
+                .copied()
+                .collect();
             component_series(&own, &windows, now)
         })
         .collect();
@@ -223,7 +247,11 @@ mod tests {
     }
 
     fn change(status: ComponentStatus, when: &str) -> StatusChange {
-        StatusChange { component_id: 1, status, at: at(when) }
+        StatusChange {
+            component_id: 1,
+            status,
+            at: at(when),
+        }
     }
 
     #[test]
@@ -232,7 +260,10 @@ mod tests {
         let now = at("2026-03-03T00:00:00Z");
         let w = day_windows(&tz, 3, now);
         // Day 3 ("today") is empty: now is its first instant.
-        assert_eq!(w.iter().map(|d| d.0.to_string()).collect::<Vec<_>>(), ["2026-03-01", "2026-03-02", "2026-03-03"]);
+        assert_eq!(
+            w.iter().map(|d| d.0.to_string()).collect::<Vec<_>>(),
+            ["2026-03-01", "2026-03-02", "2026-03-03"]
+        );
         let changes = [
             change(Operational, "2026-02-01T00:00:00Z"),
             change(MajorOutage, "2026-03-01T12:00:00Z"),
@@ -256,13 +287,20 @@ mod tests {
         let now = at("2026-03-02T12:00:00Z");
         let w = day_windows(&tz, 3, now);
         let s = component_series(
-            &[change(Degraded, "2026-03-01T18:00:00Z"), change(Maintenance, "2026-03-02T06:00:00Z")],
+            &[
+                change(Degraded, "2026-03-01T18:00:00Z"),
+                change(Maintenance, "2026-03-02T06:00:00Z"),
+            ],
             &w,
             now,
         );
         assert_eq!(s.days[0].uptime, None, "before the component existed");
         assert_eq!(s.days[0].worst_status, None);
-        assert_eq!(s.days[1].uptime, Some(100.0), "a partial first day counts only its known hours");
+        assert_eq!(
+            s.days[1].uptime,
+            Some(100.0),
+            "a partial first day counts only its known hours"
+        );
         assert_eq!(s.days[2].uptime, Some(100.0), "today counts up to now");
         assert_eq!(s.days[2].worst_status, Some(Degraded));
     }
@@ -276,7 +314,10 @@ mod tests {
         assert_eq!(w[0].0.to_string(), "2026-03-02");
         assert_eq!(w[0].1, at("2026-03-01T10:00:00Z"));
         assert_eq!(w[1].0.to_string(), "2026-03-03");
-        let changes = [change(Operational, "2026-02-01T00:00:00Z"), change(MajorOutage, "2026-03-01T22:00:00Z")];
+        let changes = [
+            change(Operational, "2026-02-01T00:00:00Z"),
+            change(MajorOutage, "2026-03-01T22:00:00Z"),
+        ];
         let s = component_series(&changes, &w, now);
         // Down from 22:00Z to 10:00Z: half of the local day 2026-03-02.
         assert_eq!(s.days[0].uptime, Some(50.0));

@@ -38,7 +38,10 @@ impl FieldErrors {
     }
 
     pub fn push(&mut self, field: &str, message: impl Into<String>) {
-        self.0.push(FieldError { field: field.to_string(), message: message.into() });
+        self.0.push(FieldError {
+            field: field.to_string(),
+            message: message.into(),
+        });
     }
 
     /// Keeps the value when the rule passed; records the message when not.
@@ -62,7 +65,8 @@ impl FieldErrors {
 }
 
 fn has_control(s: &str, allow_newlines: bool) -> bool {
-    s.chars().any(|c| c.is_control() && !(allow_newlines && matches!(c, '\n' | '\r' | '\t')))
+    s.chars()
+        .any(|c| c.is_control() && !(allow_newlines && matches!(c, '\n' | '\r' | '\t')))
 }
 
 /// A display name or title: trimmed, non-empty, one line.
@@ -95,13 +99,24 @@ pub fn text(raw: &str, max: usize) -> Result<String, String> {
 /// A non-empty message for a timeline entry.
 pub fn message(raw: &str) -> Result<String, String> {
     let s = text(raw, MESSAGE_MAX)?;
-    if s.is_empty() { Err("must not be empty".into()) } else { Ok(s) }
+    if s.is_empty() {
+        Err("must not be empty".into())
+    } else {
+        Ok(s)
+    }
 }
 
 /// The public address segment of a page: lowercase letters, digits and inner hyphens.
 pub fn slug(raw: &str) -> Result<String, String> {
-    let ok_chars = raw.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
-    if raw.is_empty() || raw.len() > SLUG_MAX || !ok_chars || raw.starts_with('-') || raw.ends_with('-') {
+    let ok_chars = raw
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    if raw.is_empty()
+        || raw.len() > SLUG_MAX
+        || !ok_chars
+        || raw.starts_with('-')
+        || raw.ends_with('-')
+    {
         return Err(format!(
             "must be 1 to {SLUG_MAX} lowercase letters, digits or hyphens, not starting or ending with a hyphen"
         ));
@@ -118,7 +133,13 @@ pub fn hex_color(raw: &str) -> Result<String, String> {
     }
     match hex.len() {
         6 => Ok(format!("#{}", hex.to_ascii_lowercase())),
-        3 => Ok(format!("#{}", hex.chars().flat_map(|c| [c, c]).collect::<String>().to_ascii_lowercase())),
+        3 => Ok(format!(
+            "#{}",
+            hex.chars()
+                .flat_map(|c| [c, c])
+                .collect::<String>()
+                .to_ascii_lowercase()
+        )),
         _ => Err(err()),
     }
 }
@@ -126,7 +147,9 @@ pub fn hex_color(raw: &str) -> Result<String, String> {
 /// An absolute http(s) URL without whitespace.
 pub fn url(raw: &str) -> Result<String, String> {
     let s = raw.trim();
-    let rest = s.strip_prefix("https://").or_else(|| s.strip_prefix("http://"));
+    let rest = s
+        .strip_prefix("https://")
+        .or_else(|| s.strip_prefix("http://"));
     match rest {
         Some(rest)
             if !rest.is_empty()
@@ -136,7 +159,9 @@ pub fn url(raw: &str) -> Result<String, String> {
         {
             Ok(s.to_string())
         }
-        _ => Err(format!("must be an absolute http:// or https:// URL of at most {URL_MAX} characters")),
+        _ => Err(format!(
+            "must be an absolute http:// or https:// URL of at most {URL_MAX} characters"
+        )),
     }
 }
 
@@ -175,7 +200,11 @@ pub fn uptime_days(raw: i64) -> Result<i32, String> {
 
 /// A display position.
 pub fn order(raw: i64) -> Result<i32, String> {
-    if (0..=1_000_000).contains(&raw) { Ok(raw as i32) } else { Err("must be between 0 and 1000000".into()) }
+    if (0..=1_000_000).contains(&raw) {
+        Ok(raw as i32)
+    } else {
+        Err("must be between 0 and 1000000".into())
+    }
 }
 
 #[cfg(test)]
@@ -215,7 +244,10 @@ mod tests {
         assert!(url("https://example.com/logo.png").is_ok());
         assert!(url("javascript:alert(1)").is_err());
         assert!(url("https://").is_err());
-        assert_eq!(domain("Status.Example.com").as_deref(), Ok("status.example.com"));
+        assert_eq!(
+            domain("Status.Example.com").as_deref(),
+            Ok("status.example.com")
+        );
         assert!(domain("localhost").is_err());
         assert!(domain("http://x.com").is_err());
         assert!(time_zone("Europe/Berlin").is_ok());

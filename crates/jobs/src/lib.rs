@@ -19,8 +19,12 @@ pub const TICK: Duration = Duration::from_millis(250);
 
 fn message(action: MaintenanceAction) -> &'static str {
     match action {
-        MaintenanceAction::Start => "Maintenance started automatically at its scheduled start time.",
-        MaintenanceAction::Complete => "Maintenance completed automatically at its scheduled end time.",
+        MaintenanceAction::Start => {
+            "Maintenance started automatically at its scheduled start time."
+        }
+        MaintenanceAction::Complete => {
+            "Maintenance completed automatically at its scheduled end time."
+        }
         MaintenanceAction::Cancel => "Maintenance cancelled.",
     }
 }
@@ -33,7 +37,11 @@ pub async fn run_due(db: &Db, now: Timestamp) -> Result<usize, StoreError> {
         match maintenance::transition(db, &ctx, id, action, message(action)).await {
             Ok(_) => {
                 applied += 1;
-                tracing::info!(maintenance = id, action = action.verb(), "scheduler moved maintenance");
+                tracing::info!(
+                    maintenance = id,
+                    action = action.verb(),
+                    "scheduler moved maintenance"
+                );
             }
             // Someone (an operator or another instance) got there first.
             Err(StoreError::Transition(_) | StoreError::Conflict(_) | StoreError::NotFound(_)) => {}

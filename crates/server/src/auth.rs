@@ -37,7 +37,10 @@ fn required_scope(method: &Method) -> Scope {
 fn bearer(headers: &HeaderMap) -> Option<&str> {
     let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = value.split_once(' ')?;
-    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim()).filter(|t| !t.is_empty())
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
 }
 
 pub fn rate_headers(res: &mut Response, d: &Decision) {
@@ -66,10 +69,19 @@ pub async fn require_key(
         _ => Subject::Addr(peer.ip()),
     };
     let decision = state.limits.check(subject);
-    let outcome = authorize(req.headers(), key, req.method(), now, decision.and_then(|d| d.retry_after_secs));
+    let outcome = authorize(
+        req.headers(),
+        key,
+        req.method(),
+        now,
+        decision.and_then(|d| d.retry_after_secs),
+    );
     let mut res = match outcome {
         Ok(key) => {
-            if key.last_used_at.is_none_or(|t| now.millis() - t.millis() > TOUCH_EVERY_MS) {
+            if key
+                .last_used_at
+                .is_none_or(|t| now.millis() - t.millis() > TOUCH_EVERY_MS)
+            {
                 let db = state.db.clone();
                 let id = key.id;
                 tokio::spawn(async move {
@@ -94,15 +106,23 @@ pub async fn require_key(
 pub async fn key_from_headers(state: &AppState, headers: &HeaderMap) -> Result<ApiKey, ApiError> {
     let invalid = || ApiError::Unauthorized("the API key is not valid".into());
     let secret = bearer(headers).ok_or_else(invalid)?;
-    let key = api_keys::find_by_secret(&state.db, secret).await?.ok_or_else(invalid)?;
+    let key = api_keys::find_by_secret(&state.db, secret)
+        .await?
+        .ok_or_else(invalid)?;
     let now = Timestamp::now();
     if key.revoked_at.is_some() {
-        return Err(ApiError::Unauthorized("the API key has been revoked".into()));
+        return Err(ApiError::Unauthorized(
+            "the API key has been revoked".into(),
+        ));
     }
     if !key.is_active(now) {
         return Err(ApiError::Unauthorized("the API key has expired".into()));
     }
-    if let Some(retry_after_secs) = state.limits.check(Subject::Key(key.id)).and_then(|d| d.retry_after_secs) {
+    if let Some(retry_after_secs) = state
+        .limits
+        .check(Subject::Key(key.id))
+        .and_then(|d| d.retry_after_secs)
+    {
         return Err(ApiError::RateLimited { retry_after_secs });
     }
     Ok(key)
@@ -119,19 +139,28 @@ fn authorize(
         return Err(ApiError::RateLimited { retry_after_secs });
     }
     let key = match (bearer(headers), key) {
-        (None, _) => return Err(ApiError::Unauthorized("send an API key as Authorization: Bearer <key>".into())),
+        (None, _) => {
+            return Err(ApiError::Unauthorized(
+                "send an API key as Authorization: Bearer <key>".into(),
+            ));
+        }
         (Some(_), None) => return Err(ApiError::Unauthorized("the API key is not valid".into())),
         (Some(_), Some(k)) => k,
     };
     if key.revoked_at.is_some() {
-        return Err(ApiError::Unauthorized("the API key has been revoked".into()));
+        return Err(ApiError::Unauthorized(
+            "the API key has been revoked".into(),
+        ));
     }
     if !key.is_active(now) {
         return Err(ApiError::Unauthorized("the API key has expired".into()));
     }
     let needed = required_scope(method);
     if !highest(&key.scopes).is_some_and(|s| s.grants(needed)) {
-        return Err(ApiError::Forbidden(format!("this API key lacks the {} scope", needed.as_str())));
+        return Err(ApiError::Forbidden(format!(
+            "this API key lacks the {} scope",
+            needed.as_str()
+        )));
     }
     Ok(key)
 }
@@ -143,13 +172,20 @@ pub struct Audit(pub upstate_store::AuditCtx);
 impl axum::extract::FromRequestParts<AppState> for Audit {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut axum::http::request::Parts, state: &AppState) -> Result<Self, ApiError> {
-        let caller = parts
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &AppState,
+    ) -> Result<Self, ApiError> {
+        let caller = parts.extensions.get::<Caller>().ok_or_else(|| {
+            ApiError::Internal("audited route without an authenticated caller".into())
+        })?;
+        let peer = parts
             .extensions
-            .get::<Caller>()
-            .ok_or_else(|| ApiError::Internal("audited route without an authenticated caller".into()))?;
-        let peer = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
-        let client = peer.map(|ip| crate::client_ip::client_ip(ip, &parts.headers, &state.settings.trusted_proxies));
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|c| c.0.ip());
+        let client = peer.map(|ip| {
+            crate::client_ip::client_ip(ip, &parts.headers, &state.settings.trusted_proxies)
+        });
         let user_agent = parts
             .headers
             .get(header::USER_AGENT)

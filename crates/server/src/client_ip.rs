@@ -12,8 +12,12 @@ pub fn client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[IpNet]) -> IpAddr
     if !is_trusted(&peer) {
         return peer;
     }
-    let forwarded =
-        headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok()).collect::<Vec<_>>().join(",");
+    let forwarded = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect::<Vec<_>>()
+        .join(",");
     forwarded
         .split(',')
         .rev()
@@ -39,9 +43,16 @@ mod tests {
         let proxy: IpAddr = [10, 0, 0, 1].into();
         let trusted: Vec<IpNet> = vec!["10.0.0.0/8".parse().unwrap_or_else(|_| IpNet::default())];
         let h = headers("203.0.113.9, 198.51.100.7, 10.0.0.2");
-        assert_eq!(client_ip(proxy, &h, &trusted), "198.51.100.7".parse::<IpAddr>().unwrap_or(proxy));
+        assert_eq!(
+            client_ip(proxy, &h, &trusted),
+            "198.51.100.7".parse::<IpAddr>().unwrap_or(proxy)
+        );
         let stranger: IpAddr = [192, 0, 2, 5].into();
-        assert_eq!(client_ip(stranger, &h, &trusted), stranger, "an untrusted peer cannot pick its address");
+        assert_eq!(
+            client_ip(stranger, &h, &trusted),
+            stranger,
+            "an untrusted peer cannot pick its address"
+        );
         assert_eq!(client_ip(proxy, &headers("garbage"), &trusted), proxy);
     }
 }

@@ -25,7 +25,13 @@ impl Listener for ProblemListener {
 
     async fn accept(&mut self) -> (Conn, SocketAddr) {
         let (io, addr) = Listener::accept(&mut self.0).await;
-        (Conn { inner: io, replacement: None }, addr)
+        (
+            Conn {
+                inner: io,
+                replacement: None,
+            },
+            addr,
+        )
     }
 
     fn local_addr(&self) -> io::Result<SocketAddr> {
@@ -73,13 +79,21 @@ impl Conn {
 }
 
 impl AsyncRead for Conn {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
         Pin::new(&mut self.inner).poll_read(cx, buf)
     }
 }
 
 impl AsyncWrite for Conn {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         ready!(self.drain(cx))?;
         if let Some(done) = self.replaces(cx, buf) {
             return done;
@@ -127,8 +141,18 @@ fn problem_for(buf: &[u8]) -> Option<Vec<u8>> {
     let mut lines = head.split("\r\n");
     let status_line = lines.next()?;
     let (status, kind, title, detail) = match status_line.get(9..13)? {
-        "400 " => (400, "bad-request", "Bad request", "the request is not valid HTTP/1.1"),
-        "414 " => (414, "uri-too-long", "URI too long", "the URL is longer than this server accepts (64 KiB)"),
+        "400 " => (
+            400,
+            "bad-request",
+            "Bad request",
+            "the request is not valid HTTP/1.1",
+        ),
+        "414 " => (
+            414,
+            "uri-too-long",
+            "URI too long",
+            "the URL is longer than this server accepts (64 KiB)",
+        ),
         "431 " => (
             431,
             "request-header-fields-too-large",
@@ -168,14 +192,19 @@ mod tests {
     fn only_hypers_own_bodiless_error_heads_are_replaced() {
         let own = b"HTTP/1.1 431 Request Header Fields Too Large\r\nconnection: close\r\ncontent-length: 0\r\ndate: Mon, 23 Nov 2026 10:43:29 GMT\r\n\r\n";
         let out = String::from_utf8(problem_for(own).unwrap_or_default()).unwrap_or_default();
-        assert!(out.starts_with("HTTP/1.1 431 Request Header Fields Too Large\r\n"), "{out}");
+        assert!(
+            out.starts_with("HTTP/1.1 431 Request Header Fields Too Large\r\n"),
+            "{out}"
+        );
         assert!(out.contains("content-type: application/problem+json\r\n"));
         assert!(out.ends_with("\"status\":431,\"detail\":\"the request's headers are larger or more numerous than this server accepts\"}"), "{out}");
         // Ours carry a content type; bodies and other statuses pass untouched.
         let ours = b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/problem+json\r\ncontent-length: 0\r\n\r\n";
         assert!(problem_for(ours).is_none());
         assert!(problem_for(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n").is_none());
-        assert!(problem_for(b"HTTP/1.1 414 URI Too Long\r\ncontent-length: 0\r\n\r\nbody").is_none());
+        assert!(
+            problem_for(b"HTTP/1.1 414 URI Too Long\r\ncontent-length: 0\r\n\r\nbody").is_none()
+        );
         assert!(problem_for(b"{\"HTTP/1.1 414 \": 1}").is_none());
     }
 }

@@ -48,31 +48,61 @@ impl ApiError {
     /// (status, problem type, title) of each kind; types are documented in docs/api.md.
     fn parts(&self) -> (StatusCode, &'static str, &'static str) {
         match self {
-            ApiError::BadRequest(_) => (StatusCode::BAD_REQUEST, "urn:upstate:problem:bad-request", "Bad request"),
-            ApiError::Unauthorized(_) => (StatusCode::UNAUTHORIZED, "urn:upstate:problem:unauthorized", "Unauthorized"),
-            ApiError::Forbidden(_) => (StatusCode::FORBIDDEN, "urn:upstate:problem:forbidden", "Forbidden"),
-            ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "urn:upstate:problem:not-found", "Not found"),
-            ApiError::MethodNotAllowed => {
-                (StatusCode::METHOD_NOT_ALLOWED, "urn:upstate:problem:method-not-allowed", "Method not allowed")
-            }
-            ApiError::Conflict(_) => (StatusCode::CONFLICT, "urn:upstate:problem:conflict", "Conflict"),
-            ApiError::PayloadTooLarge => {
-                (StatusCode::PAYLOAD_TOO_LARGE, "urn:upstate:problem:payload-too-large", "Payload too large")
-            }
+            ApiError::BadRequest(_) => (
+                StatusCode::BAD_REQUEST,
+                "urn:upstate:problem:bad-request",
+                "Bad request",
+            ),
+            ApiError::Unauthorized(_) => (
+                StatusCode::UNAUTHORIZED,
+                "urn:upstate:problem:unauthorized",
+                "Unauthorized",
+            ),
+            ApiError::Forbidden(_) => (
+                StatusCode::FORBIDDEN,
+                "urn:upstate:problem:forbidden",
+                "Forbidden",
+            ),
+            ApiError::NotFound(_) => (
+                StatusCode::NOT_FOUND,
+                "urn:upstate:problem:not-found",
+                "Not found",
+            ),
+            ApiError::MethodNotAllowed => (
+                StatusCode::METHOD_NOT_ALLOWED,
+                "urn:upstate:problem:method-not-allowed",
+                "Method not allowed",
+            ),
+            ApiError::Conflict(_) => (
+                StatusCode::CONFLICT,
+                "urn:upstate:problem:conflict",
+                "Conflict",
+            ),
+            ApiError::PayloadTooLarge => (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "urn:upstate:problem:payload-too-large",
+                "Payload too large",
+            ),
             ApiError::UnsupportedMediaType => (
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "urn:upstate:problem:unsupported-media-type",
                 "Unsupported media type",
             ),
-            ApiError::Validation(_) => {
-                (StatusCode::UNPROCESSABLE_ENTITY, "urn:upstate:problem:validation", "Validation failed")
-            }
-            ApiError::RateLimited { .. } => {
-                (StatusCode::TOO_MANY_REQUESTS, "urn:upstate:problem:rate-limited", "Too many requests")
-            }
-            ApiError::Internal(_) => {
-                (StatusCode::INTERNAL_SERVER_ERROR, "urn:upstate:problem:internal", "Internal server error")
-            }
+            ApiError::Validation(_) => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "urn:upstate:problem:validation",
+                "Validation failed",
+            ),
+            ApiError::RateLimited { .. } => (
+                StatusCode::TOO_MANY_REQUESTS,
+                "urn:upstate:problem:rate-limited",
+                "Too many requests",
+            ),
+            ApiError::Internal(_) => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "urn:upstate:problem:internal",
+                "Internal server error",
+            ),
         }
     }
 
@@ -80,7 +110,10 @@ impl ApiError {
     pub(crate) fn for_people(&self) -> (StatusCode, String) {
         let detail = match self {
             ApiError::Validation(e) => {
-                e.0.iter().map(|f| format!("{}: {}", f.field, f.message)).collect::<Vec<_>>().join("; ")
+                e.0.iter()
+                    .map(|f| format!("{}: {}", f.field, f.message))
+                    .collect::<Vec<_>>()
+                    .join("; ")
             }
             other => other.detail(),
         };
@@ -96,7 +129,9 @@ impl ApiError {
             | ApiError::Conflict(d) => d.clone(),
             ApiError::MethodNotAllowed => "this route does not accept this method".into(),
             ApiError::PayloadTooLarge => "the request body exceeds the size limit".into(),
-            ApiError::UnsupportedMediaType => "send the body as JSON with Content-Type: application/json".into(),
+            ApiError::UnsupportedMediaType => {
+                "send the body as JSON with Content-Type: application/json".into()
+            }
             ApiError::Validation(e) => {
                 let fields: Vec<&str> = e.0.iter().map(|f| f.field.as_str()).collect();
                 format!("invalid field(s): {}", fields.join(", "))
@@ -104,7 +139,9 @@ impl ApiError {
             ApiError::RateLimited { retry_after_secs } => {
                 format!("rate limit exceeded; retry in {retry_after_secs} s")
             }
-            ApiError::Internal(_) => "something went wrong on our side; the request was not applied".into(),
+            ApiError::Internal(_) => {
+                "something went wrong on our side; the request was not applied".into()
+            }
         }
     }
 }
@@ -113,7 +150,13 @@ impl ApiError {
 /// handler (see `connection`).
 pub(crate) fn problem_body(status: u16, kind: &str, title: &str, detail: &str) -> Vec<u8> {
     let kind = format!("urn:upstate:problem:{kind}");
-    let body = Problem { kind: &kind, title, status, detail: detail.into(), errors: None };
+    let body = Problem {
+        kind: &kind,
+        title,
+        status,
+        detail: detail.into(),
+        errors: None,
+    };
     serde_json::to_vec(&body).unwrap_or_default()
 }
 
@@ -127,12 +170,24 @@ impl IntoResponse for ApiError {
             ApiError::Validation(e) => Some(e.0.as_slice()),
             _ => None,
         };
-        let body = Problem { kind, title, status: status.as_u16(), detail: self.detail(), errors };
+        let body = Problem {
+            kind,
+            title,
+            status: status.as_u16(),
+            detail: self.detail(),
+            errors,
+        };
         let bytes = serde_json::to_vec(&body).unwrap_or_default();
         let mut res = (status, bytes).into_response();
         let h = res.headers_mut();
-        h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json"));
-        h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+        h.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/problem+json"),
+        );
+        h.insert(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        );
         match self {
             ApiError::Unauthorized(_) => {
                 h.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));

@@ -15,10 +15,20 @@ pub struct Body<T>(pub T);
 pub struct OptionalBody<T>(pub T);
 
 async fn read_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<(bool, Bytes), ApiError> {
-    let is_json = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(|ct| {
-        let mime = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-        mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
-    });
+    let is_json = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|ct| {
+            let mime = ct
+                .split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase();
+            mime == "application/json"
+                || (mime.starts_with("application/") && mime.ends_with("+json"))
+        });
     let bytes = raw_bytes(req, state).await?;
     if !bytes.iter().all(u8::is_ascii_whitespace) && is_json != Some(true) {
         return Err(ApiError::UnsupportedMediaType);
@@ -46,10 +56,18 @@ fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         Err(err) => err,
     };
     if err.inner().classify() != serde_json::error::Category::Data {
-        return Err(ApiError::BadRequest(format!("malformed JSON: {}", err.into_inner())));
+        return Err(ApiError::BadRequest(format!(
+            "malformed JSON: {}",
+            err.into_inner()
+        )));
     }
-    let Ok(serde_json::Value::Object(mut fields)) = serde_json::from_slice::<serde_json::Value>(bytes) else {
-        return Err(ApiError::Validation(FieldErrors::single("body", "must be a JSON object")));
+    let Ok(serde_json::Value::Object(mut fields)) =
+        serde_json::from_slice::<serde_json::Value>(bytes)
+    else {
+        return Err(ApiError::Validation(FieldErrors::single(
+            "body",
+            "must be a JSON object",
+        )));
     };
     // Each round names one bad field and sets it aside, until the rest fits
     // or what is left to report is only the absence of a field set aside.
@@ -68,7 +86,11 @@ fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
                 next = serde_path_to_error::deserialize::<_, T>(&rest).err();
             }
             _ if errors.is_empty() => {
-                let field = if path == "." || path.is_empty() { "body".to_string() } else { path };
+                let field = if path == "." || path.is_empty() {
+                    "body".to_string()
+                } else {
+                    path
+                };
                 errors.push(&field, clean_message(&err.into_inner().to_string()));
             }
             _ => {}
@@ -100,7 +122,11 @@ impl<S: Send + Sync, T: DeserializeOwned + Default> FromRequest<S> for OptionalB
     type Rejection = ApiError;
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
         let (empty, bytes) = read_bytes(req, state).await?;
-        if empty { Ok(OptionalBody(T::default())) } else { parse(&bytes).map(OptionalBody) }
+        if empty {
+            Ok(OptionalBody(T::default()))
+        } else {
+            parse(&bytes).map(OptionalBody)
+        }
     }
 }
 
@@ -140,7 +166,11 @@ fn form_pairs(q: &str) -> Vec<(String, String)> {
 impl QueryParams {
     /// The first value given for a parameter; an empty value counts as absent.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.0.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).filter(|v| !v.is_empty())
+        self.0
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+            .filter(|v| !v.is_empty())
     }
 
     /// The `page` parameter: a page's slug, required.
@@ -153,8 +183,15 @@ impl QueryParams {
     }
 
     /// A parameter that must be one of `allowed` (the first is the default).
-    pub fn one_of(&self, name: &str, allowed: &[&'static str], errors: &mut FieldErrors) -> &'static str {
-        let Some(raw) = self.get(name) else { return allowed.first().copied().unwrap_or("") };
+    pub fn one_of(
+        &self,
+        name: &str,
+        allowed: &[&'static str],
+        errors: &mut FieldErrors,
+    ) -> &'static str {
+        let Some(raw) = self.get(name) else {
+            return allowed.first().copied().unwrap_or("");
+        };
         match allowed.iter().find(|a| **a == raw) {
             Some(a) => a,
             None => {
@@ -165,9 +202,17 @@ impl QueryParams {
     }
 
     /// Parses a parameter with `FromStr`, recording a bad value under its name.
-    pub fn parsed<T: std::str::FromStr>(&self, name: &str, what: &str, errors: &mut FieldErrors) -> Option<T> {
+    pub fn parsed<T: std::str::FromStr>(
+        &self,
+        name: &str,
+        what: &str,
+        errors: &mut FieldErrors,
+    ) -> Option<T> {
         let raw = self.get(name)?;
-        errors.check(name, raw.parse::<T>().map_err(|_| format!("must be {what}")))
+        errors.check(
+            name,
+            raw.parse::<T>().map_err(|_| format!("must be {what}")),
+        )
     }
 
     pub fn id(&self, name: &str, errors: &mut FieldErrors) -> Option<Id> {
@@ -202,7 +247,10 @@ impl QueryParams {
                 Err(_) => {
                     errors.push(
                         "status",
-                        format!("must be one of: {}, unresolved", upstate_core::IncidentStatus::expected()),
+                        format!(
+                            "must be one of: {}, unresolved",
+                            upstate_core::IncidentStatus::expected()
+                        ),
                     );
                     None
                 }
@@ -232,11 +280,21 @@ pub struct FormOrJson<T>(pub T, pub bool);
 impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for FormOrJson<T> {
     type Rejection = ApiError;
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let is_form = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|ct| {
-            ct.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/x-www-form-urlencoded")
-        });
+        let is_form = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|ct| {
+                ct.split(';')
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+            });
         if !is_form {
-            return Body::<T>::from_request(req, state).await.map(|Body(t)| FormOrJson(t, false));
+            return Body::<T>::from_request(req, state)
+                .await
+                .map(|Body(t)| FormOrJson(t, false));
         }
         let bytes = raw_bytes(req, state).await?;
         let fields: serde_json::Map<String, serde_json::Value> = form_urlencoded::parse(&bytes)
@@ -249,11 +307,22 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for FormOrJson<T> {
 
 /// The items of a comma-separated, quality-weighted header (`Accept-Encoding`,
 /// `Accept-Language`, `Accept`) as (token, q), q defaulting to 1.
-pub fn weighted(headers: &axum::http::HeaderMap, name: header::HeaderName) -> impl Iterator<Item = (&str, f32)> {
-    headers.get_all(name).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).map(|item| {
-        let mut parts = item.split(';').map(str::trim);
-        let token = parts.next().unwrap_or("");
-        let q = parts.find_map(|p| p.strip_prefix("q=")).and_then(|q| q.parse::<f32>().ok()).unwrap_or(1.0);
-        (token, q)
-    })
+pub fn weighted(
+    headers: &axum::http::HeaderMap,
+    name: header::HeaderName,
+) -> impl Iterator<Item = (&str, f32)> {
+    headers
+        .get_all(name)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|item| {
+            let mut parts = item.split(';').map(str::trim);
+            let token = parts.next().unwrap_or("");
+            let q = parts
+                .find_map(|p| p.strip_prefix("q="))
+                .and_then(|q| q.parse::<f32>().ok())
+                .unwrap_or(1.0);
+            (token, q)
+        })
 }

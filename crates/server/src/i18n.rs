@@ -80,7 +80,9 @@ impl Lang {
         }
         let mut best: Option<(f32, Lang)> = None;
         for (tag, q) in crate::extract::weighted(headers, header::ACCEPT_LANGUAGE) {
-            let Some(lang) = Lang::parse(tag) else { continue };
+            let Some(lang) = Lang::parse(tag) else {
+                continue;
+            };
             if q > 0.0 && best.is_none_or(|(bq, _)| q > bq) {
                 best = Some((q, lang));
             }
@@ -92,7 +94,11 @@ impl Lang {
     /// (a key missing from English is a bug the dictionary tests catch).
     pub fn t(self, key: &str) -> &str {
         let dicts = &*DICTIONARIES;
-        dicts[&self].get(key).or_else(|| dicts[&Lang::En].get(key)).map(String::as_str).unwrap_or(key)
+        dicts[&self]
+            .get(key)
+            .or_else(|| dicts[&Lang::En].get(key))
+            .map(String::as_str)
+            .unwrap_or(key)
     }
 
     /// `t` with `{n}` replaced.
@@ -130,9 +136,16 @@ mod tests {
             let mut extra: Vec<_> = d.keys().filter(|k| !en.contains_key(*k)).collect();
             missing.sort();
             extra.sort();
-            assert!(missing.is_empty() && extra.is_empty(), "{lang:?}: missing {missing:?}, extra {extra:?}");
+            assert!(
+                missing.is_empty() && extra.is_empty(),
+                "{lang:?}: missing {missing:?}, extra {extra:?}"
+            );
             for (k, v) in d {
-                assert_eq!(v.contains("{n}"), en[k].contains("{n}"), "{lang:?} {k}: placeholder differs");
+                assert_eq!(
+                    v.contains("{n}"),
+                    en[k].contains("{n}"),
+                    "{lang:?} {k}: placeholder differs"
+                );
             }
         }
     }
@@ -140,7 +153,10 @@ mod tests {
     #[test]
     fn negotiation_prefers_query_then_quality() {
         let mut h = HeaderMap::new();
-        h.insert(header::ACCEPT_LANGUAGE, HeaderValue::from_static("xx, fr-CH;q=0.4, de;q=0.8, en;q=0.1"));
+        h.insert(
+            header::ACCEPT_LANGUAGE,
+            HeaderValue::from_static("xx, fr-CH;q=0.4, de;q=0.8, en;q=0.1"),
+        );
         assert_eq!(Lang::negotiate(None, &h), Lang::De);
         assert_eq!(Lang::negotiate(Some("ja"), &h), Lang::Ja);
         assert_eq!(Lang::negotiate(Some("zz"), &h), Lang::De);
@@ -150,7 +166,10 @@ mod tests {
     #[test]
     fn phrases_resolve_to_keys_in_any_language() {
         assert_eq!(key_of("status.degraded"), Some("status.degraded"));
-        assert_eq!(key_of("all systems operational"), Some("overall.operational"));
+        assert_eq!(
+            key_of("all systems operational"),
+            Some("overall.operational")
+        );
         assert_eq!(key_of("Behoben"), Some("incident.resolved"));
         assert_eq!(key_of("no such phrase"), None);
     }

@@ -75,23 +75,40 @@ impl Default for ServerSettings {
 
 pub fn app(db: upstate_store::Db, settings: &ServerSettings) -> Router {
     let state = AppState::new(state::Shared {
-        limits: rate_limit::Limits::new(settings.api_rate_per_minute, settings.api_rate_per_hour).swept(),
+        limits: rate_limit::Limits::new(settings.api_rate_per_minute, settings.api_rate_per_hour)
+            .swept(),
         snapshots: snapshot::Snapshots::new(db.clone()),
         settings: settings.clone(),
         db: db.clone(),
     });
     tokio::spawn(async move { db.follow_changes().await });
-    let routes::Routes { public, managed, doc } = routes::routes(&state);
+    let routes::Routes {
+        public,
+        managed,
+        doc,
+    } = routes::routes(&state);
     let managed = managed
         .with_state(state.clone())
         .layer(DefaultBodyLimit::max(settings.max_body_bytes))
         .layer(CatchPanicLayer::custom(|_| {
-            axum::response::IntoResponse::into_response(error::ApiError::Internal("handler panicked".into()))
+            axum::response::IntoResponse::into_response(error::ApiError::Internal(
+                "handler panicked".into(),
+            ))
         }))
-        .layer(SetResponseHeaderLayer::if_not_present(header::CACHE_CONTROL, HeaderValue::from_static("no-store")))
-        .layer(SetResponseHeaderLayer::if_not_present(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer")))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("no-store"),
+        ))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("no-referrer"),
+        ))
         .layer(TraceLayer::new_for_http());
-    public.with_state(state).merge(openapi::routes(openapi::finish(doc))).merge(managed).fallback(routes::not_found)
+    public
+        .with_state(state)
+        .merge(openapi::routes(openapi::finish(doc)))
+        .merge(managed)
+        .fallback(routes::not_found)
 }
 
 /// Serves until `shutdown` resolves, then stops accepting and lets requests
@@ -111,7 +128,10 @@ pub async fn serve(
         shutdown.await;
         SHUTDOWN.cancel();
     };
-    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(shutdown)
-        .await
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
 }

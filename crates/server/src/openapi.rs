@@ -51,11 +51,23 @@ pub enum KeyErrors {
 #[derive(utoipa::IntoResponses)]
 #[allow(dead_code, reason = "describes responses to the document; never built")]
 pub enum BodyErrors {
-    #[response(status = 400, description = "Malformed JSON", content_type = "application/problem+json")]
+    #[response(
+        status = 400,
+        description = "Malformed JSON",
+        content_type = "application/problem+json"
+    )]
     Malformed(Problem),
-    #[response(status = 413, description = "Body over the size limit", content_type = "application/problem+json")]
+    #[response(
+        status = 413,
+        description = "Body over the size limit",
+        content_type = "application/problem+json"
+    )]
     TooLarge(Problem),
-    #[response(status = 415, description = "Body is not JSON", content_type = "application/problem+json")]
+    #[response(
+        status = 415,
+        description = "Body is not JSON",
+        content_type = "application/problem+json"
+    )]
     NotJson(Problem),
     #[response(
         status = 422,
@@ -69,7 +81,11 @@ pub enum BodyErrors {
 #[derive(utoipa::IntoResponses)]
 #[allow(dead_code, reason = "describes responses to the document; never built")]
 pub enum NotFound {
-    #[response(status = 404, description = "No such resource", content_type = "application/problem+json")]
+    #[response(
+        status = 404,
+        description = "No such resource",
+        content_type = "application/problem+json"
+    )]
     NotFound(Problem),
 }
 
@@ -101,7 +117,11 @@ pub enum Throttled {
 #[derive(utoipa::IntoResponses)]
 #[allow(dead_code, reason = "describes responses to the document; never built")]
 pub enum BadQuery {
-    #[response(status = 422, description = "A query parameter is invalid", content_type = "application/problem+json")]
+    #[response(
+        status = 422,
+        description = "A query parameter is invalid",
+        content_type = "application/problem+json"
+    )]
     Invalid(Problem),
 }
 
@@ -109,7 +129,10 @@ pub enum BadQuery {
 #[derive(utoipa::IntoResponses)]
 #[allow(dead_code, reason = "describes responses to the document; never built")]
 pub enum PublicErrors {
-    #[response(status = 304, description = "Not modified: the If-None-Match ETag is current")]
+    #[response(
+        status = 304,
+        description = "Not modified: the If-None-Match ETag is current"
+    )]
     NotModified,
     #[response(
         status = 401,
@@ -117,7 +140,11 @@ pub enum PublicErrors {
         content_type = "application/problem+json"
     )]
     Locked(Problem),
-    #[response(status = 404, description = "Unknown or private page", content_type = "application/problem+json")]
+    #[response(
+        status = 404,
+        description = "Unknown or private page",
+        content_type = "application/problem+json"
+    )]
     NotFound(Problem),
     #[response(
         status = 429,
@@ -139,8 +166,15 @@ pub fn finish(mut doc: OpenApi) -> OpenApi {
     // v2 shares v1's handlers; operation ids must stay unique per document.
     for (path, item) in doc.paths.paths.iter_mut() {
         if path.starts_with("/api/v2/") {
-            for op in
-                [&mut item.get, &mut item.post, &mut item.patch, &mut item.put, &mut item.delete].into_iter().flatten()
+            for op in [
+                &mut item.get,
+                &mut item.post,
+                &mut item.patch,
+                &mut item.put,
+                &mut item.delete,
+            ]
+            .into_iter()
+            .flatten()
             {
                 if let Some(id) = op.operation_id.take() {
                     op.operation_id = Some(format!("v2_{id}"));
@@ -150,12 +184,18 @@ pub fn finish(mut doc: OpenApi) -> OpenApi {
     }
     let components = doc.components.get_or_insert_with(Default::default);
     // Error bodies are referenced from response types, which register no schemas.
-    let mut extra = vec![("Problem".to_string(), <Problem as utoipa::PartialSchema>::schema())];
+    let mut extra = vec![(
+        "Problem".to_string(),
+        <Problem as utoipa::PartialSchema>::schema(),
+    )];
     <Problem as utoipa::ToSchema>::schemas(&mut extra);
     for (name, schema) in extra {
         components.schemas.entry(name).or_insert(schema);
     }
-    components.add_security_scheme("api_key", SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)));
+    components.add_security_scheme(
+        "api_key",
+        SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
+    );
     components.add_security_scheme(
         "session",
         SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
@@ -169,6 +209,12 @@ pub fn finish(mut doc: OpenApi) -> OpenApi {
 /// `/api/openapi.json` and the reference page at `/api/docs`.
 pub fn routes(doc: OpenApi) -> Router {
     let config = utoipa_swagger_ui::Config::from("/api/openapi.json").validator_url("none");
-    Router::from(SwaggerUi::new("/api/docs").url("/api/openapi.json", doc).config(config))
-        .layer(axum::middleware::map_response(crate::security_headers::docs))
+    Router::from(
+        SwaggerUi::new("/api/docs")
+            .url("/api/openapi.json", doc)
+            .config(config),
+    )
+    .layer(axum::middleware::map_response(
+        crate::security_headers::docs,
+    ))
 }

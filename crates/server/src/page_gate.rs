@@ -26,21 +26,30 @@ fn mac(hash: &str, page_id: Id, expires: i64) -> Option<Hmac<Sha256>> {
 
 /// The cookie value opening `page_id` until `expires`.
 pub fn cookie_value(hash: &str, page_id: Id, expires: Timestamp) -> String {
-    let tag = mac(hash, page_id, expires.millis()).map(|m| hex::encode(m.finalize().into_bytes())).unwrap_or_default();
+    let tag = mac(hash, page_id, expires.millis())
+        .map(|m| hex::encode(m.finalize().into_bytes()))
+        .unwrap_or_default();
     format!("{}.{tag}", expires.millis())
 }
 
 /// Whether the request carries a valid, unexpired cookie for this page.
 fn valid(hash: &str, page_id: Id, value: &str) -> bool {
-    let Some((expires, tag)) = value.split_once('.') else { return false };
-    let (Ok(expires), Ok(tag)) = (expires.parse::<i64>(), hex::decode(tag)) else { return false };
-    expires > Timestamp::now().millis() && mac(hash, page_id, expires).is_some_and(|m| m.verify_slice(&tag).is_ok())
+    let Some((expires, tag)) = value.split_once('.') else {
+        return false;
+    };
+    let (Ok(expires), Ok(tag)) = (expires.parse::<i64>(), hex::decode(tag)) else {
+        return false;
+    };
+    expires > Timestamp::now().millis()
+        && mac(hash, page_id, expires).is_some_and(|m| m.verify_slice(&tag).is_ok())
 }
 
 /// Whether this request may see the page: public pages always, gated ones
 /// with their cookie.
 pub fn opens(d: &PageData, headers: &HeaderMap) -> bool {
-    let Some(hash) = d.password_hash.as_deref().filter(|_| d.gated()) else { return d.page.is_public };
+    let Some(hash) = d.password_hash.as_deref().filter(|_| d.gated()) else {
+        return d.page.is_public;
+    };
     let name = cookie_name(d.page.id);
     crate::session::cookies(headers).any(|c| c.name() == name && valid(hash, d.page.id, c.value()))
 }
@@ -51,7 +60,10 @@ pub fn set_cookie(page_id: Id, hash: &str, secure: bool) -> (HeaderValue, Timest
     let expires = Timestamp::now().plus_millis(LIFETIME_SECS * 1000);
     let value = cookie_value(hash, page_id, expires);
     let max_age = cookie::time::Duration::seconds(LIFETIME_SECS);
-    (crate::session::cookie_header(cookie_name(page_id), value, secure, max_age), expires)
+    (
+        crate::session::cookie_header(cookie_name(page_id), value, secure, max_age),
+        expires,
+    )
 }
 
 #[cfg(test)]
@@ -67,7 +79,11 @@ mod tests {
         assert!(!valid("$argon2id$abc", 8, &v), "another page");
         let past = cookie_value("$argon2id$abc", 7, Timestamp::now().plus_millis(-1));
         assert!(!valid("$argon2id$abc", 7, &past), "expired");
-        let forged = format!("{}.{}", later.plus_millis(1).millis(), v.split_once('.').map(|x| x.1).unwrap_or(""));
+        let forged = format!(
+            "{}.{}",
+            later.plus_millis(1).millis(),
+            v.split_once('.').map(|x| x.1).unwrap_or("")
+        );
         assert!(!valid("$argon2id$abc", 7, &forged), "expiry moved");
         assert!(!valid("$argon2id$abc", 7, "garbage"));
     }

@@ -25,5 +25,8 @@ pub async fn hash(password: String) -> Result<String, ApiError> {
 /// For the command line, which has no runtime of its own to spare.
 pub fn hash_blocking(password: &str) -> Result<String, String> {
     let salt = salt().map_err(|e| e.to_string())?;
-    Argon2::default().hash_password(password.as_bytes(), &salt).map(|h| h.to_string()).map_err(|e| e.to_string())
+    Argon2::default()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|h| h.to_string())
+        .map_err(|e| e.to_string())
 }

@@ -51,17 +51,33 @@ struct Window {
 impl Window {
     /// Counts one request if the window has room; either way reports the state.
     fn take(&self, subject: Subject, now: Instant) -> Decision {
-        let mut entry = self.counts.entry(subject).or_insert(Count { opened: now, used: 0 });
+        let mut entry = self.counts.entry(subject).or_insert(Count {
+            opened: now,
+            used: 0,
+        });
         if now.duration_since(entry.opened) >= self.length {
-            *entry = Count { opened: now, used: 0 };
+            *entry = Count {
+                opened: now,
+                used: 0,
+            };
         }
         let left = self.length.saturating_sub(now.duration_since(entry.opened));
         let reset_secs = left.as_secs() + u64::from(left.subsec_nanos() > 0);
         if entry.used >= self.limit {
-            return Decision { limit: self.limit, remaining: 0, reset_secs, retry_after_secs: Some(reset_secs.max(1)) };
+            return Decision {
+                limit: self.limit,
+                remaining: 0,
+                reset_secs,
+                retry_after_secs: Some(reset_secs.max(1)),
+            };
         }
         entry.used += 1;
-        Decision { limit: self.limit, remaining: self.limit - entry.used, reset_secs, retry_after_secs: None }
+        Decision {
+            limit: self.limit,
+            remaining: self.limit - entry.used,
+            reset_secs,
+            retry_after_secs: None,
+        }
     }
 
     /// Gives back a request counted here when a later window refused it.
@@ -82,7 +98,11 @@ impl Limits {
         let windows = [(per_minute, 60), (per_hour, 3600)]
             .into_iter()
             .filter(|(limit, _)| *limit > 0)
-            .map(|(limit, secs)| Window { limit, length: Duration::from_secs(secs), counts: DashMap::new() })
+            .map(|(limit, secs)| Window {
+                limit,
+                length: Duration::from_secs(secs),
+                counts: DashMap::new(),
+            })
             .collect();
         Limits { windows }
     }
@@ -130,7 +150,8 @@ impl Limits {
     pub fn forget_idle(&self) {
         let now = Instant::now();
         for w in &self.windows {
-            w.counts.retain(|_, c| now.duration_since(c.opened) < w.length);
+            w.counts
+                .retain(|_, c| now.duration_since(c.opened) < w.length);
         }
     }
 }
@@ -141,14 +162,21 @@ mod tests {
 
     #[test]
     fn the_request_after_the_limit_is_refused_until_the_window_closes() {
-        let w = Window { limit: 3, length: Duration::from_secs(60), counts: DashMap::new() };
+        let w = Window {
+            limit: 3,
+            length: Duration::from_secs(60),
+            counts: DashMap::new(),
+        };
         let s = Subject::Key(1);
         let t0 = Instant::now();
         let remaining: Vec<u32> = (0..3).map(|_| w.take(s, t0).remaining).collect();
         assert_eq!(remaining, [2, 1, 0]);
         let refused = w.take(s, t0 + Duration::from_secs(59));
         assert_eq!(refused.retry_after_secs, Some(1));
-        assert!(w.take(Subject::Key(2), t0).retry_after_secs.is_none(), "other subjects are unaffected");
+        assert!(
+            w.take(Subject::Key(2), t0).retry_after_secs.is_none(),
+            "other subjects are unaffected"
+        );
         let reopened = w.take(s, t0 + Duration::from_secs(60));
         assert_eq!((reopened.remaining, reopened.retry_after_secs), (2, None));
     }
@@ -156,10 +184,20 @@ mod tests {
     #[test]
     fn closed_windows_are_forgotten() {
         let limits = Limits::new(5, 0);
-        limits.windows[0]
-            .counts
-            .insert(Subject::Key(1), Count { opened: Instant::now() - Duration::from_secs(61), used: 5 });
-        limits.windows[0].counts.insert(Subject::Key(2), Count { opened: Instant::now(), used: 1 });
+        limits.windows[0].counts.insert(
+            Subject::Key(1),
+            Count {
+                opened: Instant::now() - Duration::from_secs(61),
+                used: 5,
+            },
+        );
+        limits.windows[0].counts.insert(
+            Subject::Key(2),
+            Count {
+                opened: Instant::now(),
+                used: 1,
+            },
+        );
         limits.forget_idle();
         assert!(limits.windows[0].counts.get(&Subject::Key(1)).is_none());
         assert!(limits.windows[0].counts.get(&Subject::Key(2)).is_some());

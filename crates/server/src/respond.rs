@@ -25,7 +25,10 @@ pub fn data<T: Serialize>(value: T) -> Response {
 
 /// Every JSON response says it is JSON and nothing else.
 pub fn nosniff(mut res: Response) -> Response {
-    res.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    res.headers_mut().insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
     res
 }
 
@@ -38,5 +41,10 @@ pub fn created<T: Serialize>(location: String, value: T) -> Response {
 }
 
 pub fn deleted(what: &str) -> Response {
-    nosniff(Json(Message { message: format!("{what} deleted") }).into_response())
+    nosniff(
+        Json(Message {
+            message: format!("{what} deleted"),
+        })
+        .into_response(),
+    )
 }

@@ -28,9 +28,18 @@ pub const DOCS_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'se
 
 /// Sets the security headers of an HTML response under `csp`.
 pub fn html(h: &mut HeaderMap, csp: &'static str) {
-    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(csp));
-    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("strict-origin-when-cross-origin"));
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(csp),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("strict-origin-when-cross-origin"),
+    );
     if csp.contains("frame-ancestors 'none'") {
         // For browsers older than CSP level 2.
         h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
@@ -49,7 +58,10 @@ pub async fn docs(mut res: Response) -> Response {
     if is_html {
         html(h, DOCS_CSP);
     } else {
-        h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+        h.insert(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        );
     }
     res
 }

@@ -39,12 +39,19 @@ pub fn cookies(headers: &HeaderMap) -> impl Iterator<Item = cookie::Cookie<'_>> 
 }
 
 pub fn cookie_token(headers: &HeaderMap) -> Option<String> {
-    cookies(headers).find(|c| c.name() == COOKIE).map(|c| c.value().to_string())
+    cookies(headers)
+        .find(|c| c.name() == COOKIE)
+        .map(|c| c.value().to_string())
 }
 
 /// A Set-Cookie value with the attributes every Upstate cookie has:
 /// HttpOnly, SameSite=Lax, path `/`, Secure when configured.
-pub fn cookie_header(name: String, value: String, secure: bool, max_age: cookie::time::Duration) -> HeaderValue {
+pub fn cookie_header(
+    name: String,
+    value: String,
+    secure: bool,
+    max_age: cookie::time::Duration,
+) -> HeaderValue {
     let c = cookie::Cookie::build((name, value))
         .http_only(true)
         .same_site(cookie::SameSite::Lax)
@@ -56,20 +63,42 @@ pub fn cookie_header(name: String, value: String, secure: bool, max_age: cookie:
 }
 
 pub fn set_cookie(token: &str, secure: bool) -> HeaderValue {
-    cookie_header(COOKIE.into(), token.into(), secure, cookie::time::Duration::milliseconds(ABSOLUTE_MS))
+    cookie_header(
+        COOKIE.into(),
+        token.into(),
+        secure,
+        cookie::time::Duration::milliseconds(ABSOLUTE_MS),
+    )
 }
 
 /// Removes the session cookie (empty, expired).
 pub fn clear_cookie(secure: bool) -> HeaderValue {
-    cookie_header(COOKIE.into(), String::new(), secure, cookie::time::Duration::ZERO)
+    cookie_header(
+        COOKIE.into(),
+        String::new(),
+        secure,
+        cookie::time::Duration::ZERO,
+    )
 }
 
 /// The audit context of any request: who (given), from where, with what.
-pub fn audit_ctx(parts_headers: &HeaderMap, peer: Option<SocketAddr>, state: &AppState, actor: Actor) -> AuditCtx {
-    let client = peer.map(|p| client_ip(p.ip(), parts_headers, &state.settings.trusted_proxies).to_string());
-    let user_agent =
-        parts_headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).map(|ua| ua.chars().take(512).collect());
-    AuditCtx { actor, client_addr: client, user_agent }
+pub fn audit_ctx(
+    parts_headers: &HeaderMap,
+    peer: Option<SocketAddr>,
+    state: &AppState,
+    actor: Actor,
+) -> AuditCtx {
+    let client =
+        peer.map(|p| client_ip(p.ip(), parts_headers, &state.settings.trusted_proxies).to_string());
+    let user_agent = parts_headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .map(|ua| ua.chars().take(512).collect());
+    AuditCtx {
+        actor,
+        client_addr: client,
+        user_agent,
+    }
 }
 
 /// A request made within a live session (CSRF-checked when it changes state).
@@ -85,7 +114,10 @@ impl SignedIn {
         } else {
             Err(ApiError::Forbidden(format!(
                 "your role lacks the {} permission",
-                serde_json::to_value(p).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
+                serde_json::to_value(p)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_default()
             )))
         }
     }
@@ -97,18 +129,32 @@ impl FromRequestParts<AppState> for SignedIn {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         let unauthorized = || ApiError::Unauthorized("sign in first".into());
         let token = cookie_token(&parts.headers).ok_or_else(unauthorized)?;
-        let session = users::session(&state.db, &token, IDLE_MS).await?.ok_or_else(unauthorized)?;
+        let session = users::session(&state.db, &token, IDLE_MS)
+            .await?
+            .ok_or_else(unauthorized)?;
         if !matches!(parts.method, Method::GET | Method::HEAD | Method::OPTIONS) {
-            let sent = parts.headers.get("x-csrf-token").and_then(|v| v.to_str().ok());
+            let sent = parts
+                .headers
+                .get("x-csrf-token")
+                .and_then(|v| v.to_str().ok());
             if sent != Some(session.csrf_token.as_str()) {
-                return Err(ApiError::Forbidden("missing or wrong X-CSRF-Token (GET /api/csrf gives it)".into()));
+                return Err(ApiError::Forbidden(
+                    "missing or wrong X-CSRF-Token (GET /api/csrf gives it)".into(),
+                ));
             }
         }
         if Timestamp::now().millis() - session.last_seen_at.millis() > TOUCH_EVERY_MS {
             users::touch_session(&state.db, &session.id).await?;
         }
-        let peer = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0);
-        let actor = Actor { kind: "user".into(), id: Some(session.user.id), label: session.user.email.clone() };
+        let peer = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|c| c.0);
+        let actor = Actor {
+            kind: "user".into(),
+            id: Some(session.user.id),
+            label: session.user.email.clone(),
+        };
         let audit = audit_ctx(&parts.headers, peer, state, actor);
         Ok(SignedIn { session, audit })
     }

@@ -54,7 +54,8 @@ impl Body {
         json.hash(&mut h);
         let hash = format!("{:016x}", h.finish());
         let tag = |suffix: &str| {
-            HeaderValue::from_str(&format!("\"{hash}{suffix}\"")).unwrap_or(HeaderValue::from_static("\"0\""))
+            HeaderValue::from_str(&format!("\"{hash}{suffix}\""))
+                .unwrap_or(HeaderValue::from_static("\"0\""))
         };
         let etags = [tag(""), tag("-gz"), tag("-br")];
         Body {
@@ -69,11 +70,16 @@ impl Body {
 
     /// A body of another type (a feed, a calendar).
     pub fn typed(bytes: Vec<u8>, content_type: &'static str) -> Body {
-        Body { content_type, ..Body::new(bytes) }
+        Body {
+            content_type,
+            ..Body::new(bytes)
+        }
     }
 
     pub fn from_value<T: serde::Serialize>(value: &T) -> Result<Body, ApiError> {
-        serde_json::to_vec(value).map(Body::new).map_err(|e| ApiError::Internal(e.to_string()))
+        serde_json::to_vec(value)
+            .map(Body::new)
+            .map_err(|e| ApiError::Internal(e.to_string()))
     }
 
     /// A short hash of the bytes, for versioned asset URLs.
@@ -96,14 +102,24 @@ impl Body {
             .split(',')
             .map(str::trim)
             .map(|t| t.trim_start_matches("W/"))
-            .any(|tag| tag == "*" || tag.trim_matches('"').split('-').next().is_some_and(|h| h == self.hash))
+            .any(|tag| {
+                tag == "*"
+                    || tag
+                        .trim_matches('"')
+                        .split('-')
+                        .next()
+                        .is_some_and(|h| h == self.hash)
+            })
     }
 
     pub fn bytes(&self, enc: Encoding) -> Bytes {
         match enc {
             Encoding::Identity => self.json.clone(),
             Encoding::Gzip => self.gzip.get_or_init(|| gzip(&self.json)).clone(),
-            Encoding::Brotli => self.brotli.get_or_init(|| brotli_compress(&self.json)).clone(),
+            Encoding::Brotli => self
+                .brotli
+                .get_or_init(|| brotli_compress(&self.json))
+                .clone(),
         }
     }
 }
@@ -151,7 +167,10 @@ impl Snapshot {
 
     /// The clock-dependent body under `key`, if built less than the TTL ago.
     pub fn timed(&self, key: &str) -> Option<Arc<Body>> {
-        self.timed.get(key).filter(|e| e.0.elapsed() < TIMED_TTL).map(|e| e.1.clone())
+        self.timed
+            .get(key)
+            .filter(|e| e.0.elapsed() < TIMED_TTL)
+            .map(|e| e.1.clone())
     }
 
     /// Keeps a clock-dependent body for the TTL.
@@ -164,7 +183,10 @@ impl Snapshot {
     /// The page's component status changes of the last year, loaded once per snapshot.
     pub async fn history(&self, db: &Db) -> Result<&[StatusChange], ApiError> {
         let since = Timestamp::now().plus_millis(-HISTORY_DAYS * 86_400_000);
-        Ok(self.history.get_or_try_init(|| public::status_history(db, self.page_id, since)).await?)
+        Ok(self
+            .history
+            .get_or_try_init(|| public::status_history(db, self.page_id, since))
+            .await?)
     }
 
     /// The uptime body for `days`, rebuilt when older than the TTL.
@@ -210,7 +232,10 @@ impl Snapshots {
     /// The slug of the page whose custom domain is `host` (a Host header,
     /// port and case ignored), cached until any page changes.
     pub async fn slug_for_host(&self, host: &str) -> Result<Option<String>, StoreError> {
-        let host = host.rsplit_once(':').filter(|(_, port)| port.parse::<u16>().is_ok()).map_or(host, |(h, _)| h);
+        let host = host
+            .rsplit_once(':')
+            .filter(|(_, port)| port.parse::<u16>().is_ok())
+            .map_or(host, |(h, _)| h);
         let host = host.trim_end_matches('.').to_ascii_lowercase();
         let version = self.db.changes.global_version();
         if let Some(hit) = self.by_host.get(&host).filter(|e| e.0 == version) {
@@ -233,7 +258,9 @@ impl Snapshots {
         }
         let mut h = DefaultHasher::new();
         slug.hash(&mut h);
-        let _building = self.builders[(h.finish() as usize) % BUILD_LOCKS].lock().await;
+        let _building = self.builders[(h.finish() as usize) % BUILD_LOCKS]
+            .lock()
+            .await;
         if let Some(s) = self.fresh(slug) {
             return Ok(Some(s));
         }

@@ -21,7 +21,16 @@ pub fn generator(secret_b32: &str) -> Option<TOTP> {
 
 fn totp(secret_b32: &str, account: &str) -> Option<TOTP> {
     let bytes = Secret::Encoded(secret_b32.to_string()).to_bytes().ok()?;
-    TOTP::new(Algorithm::SHA1, 6, 1, STEP, bytes, Some(ISSUER.to_string()), account.to_string()).ok()
+    TOTP::new(
+        Algorithm::SHA1,
+        6,
+        1,
+        STEP,
+        bytes,
+        Some(ISSUER.to_string()),
+        account.to_string(),
+    )
+    .ok()
 }
 
 /// The `otpauth://` URI to put in a QR code.
@@ -32,7 +41,11 @@ pub fn uri(secret_b32: &str, account: &str) -> Option<String> {
 /// The URI as an SVG QR code.
 pub fn qr_svg(uri: &str) -> Option<String> {
     let code = qrcode::QrCode::new(uri.as_bytes()).ok()?;
-    Some(code.render::<qrcode::render::svg::Color>().min_dimensions(200, 200).build())
+    Some(
+        code.render::<qrcode::render::svg::Color>()
+            .min_dimensions(200, 200)
+            .build(),
+    )
 }
 
 /// Ten one-time recovery codes of 64 random bits each, `xxxx-xxxx-xxxx-xxxx`.
@@ -48,5 +61,8 @@ pub fn recovery_codes() -> Vec<String> {
 }
 
 pub fn now_secs() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }

@@ -86,7 +86,11 @@ pub async fn create(
     rand::rng().fill_bytes(&mut bytes);
     let secret = format!("{SECRET_PREFIX}{}", hex::encode(bytes));
     let prefix = secret[..SECRET_PREFIX.len() + 8].to_string();
-    let scope_list = scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(",");
+    let scope_list = scopes
+        .iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(",");
     let mut tx = db.begin_as(ctx).await?;
     let row: KeyRow = on_tx!(&mut tx, |c| {
         sqlx::query_as(concat!(
@@ -105,26 +109,33 @@ pub async fn create(
     });
     let key = ApiKey::try_from(row)?;
     let summary = serde_json::json!({ "name": &key.name, "prefix": &key.prefix, "scopes": scope_list, "expiresAt": key.expires_at });
-    tx.audit("api_key.create", "api_key", Some(key.id), summary).await?;
+    tx.audit("api_key.create", "api_key", Some(key.id), summary)
+        .await?;
     tx.commit().await?;
     Ok((key, secret))
 }
 
 pub async fn list(db: &Db) -> StoreResult<Vec<ApiKey>> {
-    let rows: Vec<KeyRow> =
-        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", key_cols!(), " FROM api_keys ORDER BY id"))
-            .fetch_all(c)
-            .await?);
+    let rows: Vec<KeyRow> = on_db!(db, |c| sqlx::query_as(concat!(
+        "SELECT ",
+        key_cols!(),
+        " FROM api_keys ORDER BY id"
+    ))
+    .fetch_all(c)
+    .await?);
     rows.into_iter().map(ApiKey::try_from).collect()
 }
 
 /// The key a presented secret belongs to, active or not (callers decide).
 pub async fn find_by_secret(db: &Db, secret: &str) -> StoreResult<Option<ApiKey>> {
-    let row: Option<KeyRow> =
-        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", key_cols!(), " FROM api_keys WHERE secret_hash = $1"))
-            .bind(hash(secret))
-            .fetch_optional(c)
-            .await?);
+    let row: Option<KeyRow> = on_db!(db, |c| sqlx::query_as(concat!(
+        "SELECT ",
+        key_cols!(),
+        " FROM api_keys WHERE secret_hash = $1"
+    ))
+    .bind(hash(secret))
+    .fetch_optional(c)
+    .await?);
     row.map(ApiKey::try_from).transpose()
 }
 
@@ -154,12 +165,14 @@ pub async fn revoke(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<ApiKey> {
 /// do not turn into writes.
 pub async fn touch(db: &Db, id: Id, at: Timestamp) -> StoreResult<()> {
     let mut tx = db.begin().await?;
-    on_tx!(&mut tx, |c| sqlx::query("UPDATE api_keys SET last_used_at = $1 WHERE id = $2")
-        .bind(at.millis())
-        .bind(id)
-        .execute(c)
-        .await?
-        .rows_affected());
+    on_tx!(&mut tx, |c| sqlx::query(
+        "UPDATE api_keys SET last_used_at = $1 WHERE id = $2"
+    )
+    .bind(at.millis())
+    .bind(id)
+    .execute(c)
+    .await?
+    .rows_affected());
     tx.commit().await
 }
 
@@ -177,11 +190,14 @@ pub async fn list_of(db: &Db, user: Id) -> StoreResult<Vec<ApiKey>> {
 }
 
 pub async fn get(db: &Db, id: Id) -> StoreResult<ApiKey> {
-    let row: Option<KeyRow> =
-        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", key_cols!(), " FROM api_keys WHERE id = $1"))
-            .bind(id)
-            .fetch_optional(c)
-            .await?);
+    let row: Option<KeyRow> = on_db!(db, |c| sqlx::query_as(concat!(
+        "SELECT ",
+        key_cols!(),
+        " FROM api_keys WHERE id = $1"
+    ))
+    .bind(id)
+    .fetch_optional(c)
+    .await?);
     row.ok_or(StoreError::NotFound("API key"))?.try_into()
 }
 
@@ -201,12 +217,25 @@ pub async fn update(
         key_cols!()
     ))
     .bind(name.unwrap_or(&current.name))
-    .bind(scope_list.clone().unwrap_or_else(|| current.scopes.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(",")))
+    .bind(scope_list.clone().unwrap_or_else(|| {
+        current
+            .scopes
+            .iter()
+            .map(|x| x.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    }))
     .bind(id)
     .fetch_one(c)
     .await?);
     let key = ApiKey::try_from(row)?;
-    tx.audit("api_key.update", "api_key", Some(id), serde_json::json!({ "name": name, "scopes": scope_list })).await?;
+    tx.audit(
+        "api_key.update",
+        "api_key",
+        Some(id),
+        serde_json::json!({ "name": name, "scopes": scope_list }),
+    )
+    .await?;
     tx.commit().await?;
     Ok(key)
 }
@@ -222,7 +251,13 @@ pub async fn revoke_all_of(db: &Db, ctx: &AuditCtx, user: Id) -> StoreResult<u64
     .execute(c)
     .await?
     .rows_affected());
-    tx.audit("api_key.revoke_all", "user", Some(user), serde_json::json!({ "revoked": n })).await?;
+    tx.audit(
+        "api_key.revoke_all",
+        "user",
+        Some(user),
+        serde_json::json!({ "revoked": n }),
+    )
+    .await?;
     tx.commit().await?;
     Ok(n)
 }

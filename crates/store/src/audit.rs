@@ -16,7 +16,11 @@ pub struct AuditCtx {
 
 impl AuditCtx {
     pub fn of(actor: Actor) -> AuditCtx {
-        AuditCtx { actor, client_addr: None, user_agent: None }
+        AuditCtx {
+            actor,
+            client_addr: None,
+            user_agent: None,
+        }
     }
 }
 
@@ -50,12 +54,17 @@ impl From<EventRow> for AuditEvent {
             id: r.id,
             seq: r.seq,
             at: Timestamp::from_millis(r.at),
-            actor: Actor { kind: r.actor_kind, id: r.actor_id, label: r.actor_label },
+            actor: Actor {
+                kind: r.actor_kind,
+                id: r.actor_id,
+                label: r.actor_label,
+            },
             action: r.action,
             target_type: r.target_type,
             target_id: r.target_id,
             // A summary that is not JSON any more is kept as text: verify reports the mismatch.
-            summary: serde_json::from_str(&r.summary).unwrap_or(serde_json::Value::String(r.summary)),
+            summary: serde_json::from_str(&r.summary)
+                .unwrap_or(serde_json::Value::String(r.summary)),
             client_addr: r.client_addr,
             user_agent: r.user_agent,
             prev_hash: r.prev_hash,
@@ -73,11 +82,15 @@ impl Tx {
         target_id: Option<Id>,
         summary: serde_json::Value,
     ) -> StoreResult<()> {
-        let ctx = self.ctx.clone().ok_or_else(|| StoreError::Config("a write without an audit context".into()))?;
-        let head: (i64, String) =
-            locked!(self, "SELECT seq, hash FROM audit_head WHERE id = 1", |c, q| sqlx::query_as(q)
-                .fetch_one(c)
-                .await?);
+        let ctx = self
+            .ctx
+            .clone()
+            .ok_or_else(|| StoreError::Config("a write without an audit context".into()))?;
+        let head: (i64, String) = locked!(
+            self,
+            "SELECT seq, hash FROM audit_head WHERE id = 1",
+            |c, q| sqlx::query_as(q).fetch_one(c).await?
+        );
         let mut event = AuditEvent {
             id: 0,
             seq: head.0 + 1,
@@ -115,12 +128,14 @@ impl Tx {
         .await?
         .rows_affected()
         });
-        on_tx!(self, |c| sqlx::query("UPDATE audit_head SET seq = $1, hash = $2 WHERE id = 1")
-            .bind(event.seq)
-            .bind(&event.hash)
-            .execute(c)
-            .await?
-            .rows_affected());
+        on_tx!(self, |c| sqlx::query(
+            "UPDATE audit_head SET seq = $1, hash = $2 WHERE id = 1"
+        )
+        .bind(event.seq)
+        .bind(&event.hash)
+        .execute(c)
+        .await?
+        .rows_affected());
         Ok(())
     }
 }
@@ -180,7 +195,12 @@ macro_rules! audit_filter {
 /// Matching events, newest first.
 pub async fn list(db: &Db, f: &AuditFilter) -> StoreResult<Vec<AuditEvent>> {
     let rows: Vec<EventRow> = on_db!(db, |c| bind_filter!(
-        sqlx::query_as(concat!("SELECT ", audit_cols!(), audit_filter!(), " ORDER BY seq DESC LIMIT $9")),
+        sqlx::query_as(concat!(
+            "SELECT ",
+            audit_cols!(),
+            audit_filter!(),
+            " ORDER BY seq DESC LIMIT $9"
+        )),
         f,
         f.before_seq
     )
@@ -191,8 +211,14 @@ pub async fn list(db: &Db, f: &AuditFilter) -> StoreResult<Vec<AuditEvent>> {
 }
 
 /// Counts of matching events by action and by actor (ignoring the cursor and limit).
-pub async fn counts(db: &Db, f: &AuditFilter) -> StoreResult<(i64, Vec<(String, i64)>, Vec<(String, i64)>)> {
-    let f = AuditFilter { before_seq: None, ..f.clone() };
+pub async fn counts(
+    db: &Db,
+    f: &AuditFilter,
+) -> StoreResult<(i64, Vec<(String, i64)>, Vec<(String, i64)>)> {
+    let f = AuditFilter {
+        before_seq: None,
+        ..f.clone()
+    };
     macro_rules! grouped {
         ($select:literal, $group:literal) => {
             on_db!(db, |c| bind_filter!(
@@ -213,7 +239,10 @@ pub async fn counts(db: &Db, f: &AuditFilter) -> StoreResult<(i64, Vec<(String, 
         };
     }
     let by_action = grouped!("action", "action");
-    let by_actor = grouped!("actor_kind || ':' || actor_label", "actor_kind || ':' || actor_label");
+    let by_actor = grouped!(
+        "actor_kind || ':' || actor_label",
+        "actor_kind || ':' || actor_label"
+    );
     let total = by_action.iter().map(|(_, n)| n).sum();
     Ok((total, by_action, by_actor))
 }
@@ -247,8 +276,11 @@ pub async fn verify(db: &Db) -> StoreResult<Verification> {
         }
     }
     // The head must name the last event: a deleted tail shows here.
-    let head: (i64, String) =
-        on_db!(db, |c| sqlx::query_as("SELECT seq, hash FROM audit_head WHERE id = 1").fetch_one(c).await?);
+    let head: (i64, String) = on_db!(db, |c| sqlx::query_as(
+        "SELECT seq, hash FROM audit_head WHERE id = 1"
+    )
+    .fetch_one(c)
+    .await?);
     if head != (prev_seq, prev_hash) {
         return Ok(Verification {
             intact: false,
@@ -260,13 +292,23 @@ pub async fn verify(db: &Db) -> StoreResult<Verification> {
             )),
         });
     }
-    Ok(Verification { intact: true, checked: prev_seq, broken_at: None, reason: None })
+    Ok(Verification {
+        intact: true,
+        checked: prev_seq,
+        broken_at: None,
+        reason: None,
+    })
 }
 
 /// The oldest event matching a filter (its cursor and limit ignored).
 pub async fn first(db: &Db, f: &AuditFilter) -> StoreResult<Option<AuditEvent>> {
     let row: Option<EventRow> = on_db!(db, |c| bind_filter!(
-        sqlx::query_as(concat!("SELECT ", audit_cols!(), audit_filter!(), " ORDER BY seq ASC LIMIT 1")),
+        sqlx::query_as(concat!(
+            "SELECT ",
+            audit_cols!(),
+            audit_filter!(),
+            " ORDER BY seq ASC LIMIT 1"
+        )),
         f,
         None::<i64>
     )

@@ -102,9 +102,16 @@ mod tests {
         me.heard(&other.payload(7));
         assert_eq!(me.page_version(7), 1);
         me.heard("8");
-        assert_eq!(me.page_version(8), 1, "a bare page id (older instances) counts");
+        assert_eq!(
+            me.page_version(8),
+            1,
+            "a bare page id (older instances) counts"
+        );
         let before = me.global_version();
         me.heard("garbage");
-        assert!(me.global_version() > before && me.page_version(7) == 2, "unreadable: everything changed");
+        assert!(
+            me.global_version() > before && me.page_version(7) == 2,
+            "unreadable: everything changed"
+        );
     }
 }

@@ -10,7 +10,11 @@ use crate::{groups, pages};
 use serde_json::json;
 use upstate_core::*;
 
-pub async fn list(db: &Db, page_id: Option<Id>, group_id: Option<Id>) -> StoreResult<Vec<Component>> {
+pub async fn list(
+    db: &Db,
+    page_id: Option<Id>,
+    group_id: Option<Id>,
+) -> StoreResult<Vec<Component>> {
     let rows: Vec<ComponentRow> = on_db!(db, |c| {
         sqlx::query_as(concat!(
         "SELECT ",
@@ -26,34 +30,45 @@ pub async fn list(db: &Db, page_id: Option<Id>, group_id: Option<Id>) -> StoreRe
 }
 
 pub async fn get(db: &Db, id: Id) -> StoreResult<Component> {
-    let row: Option<ComponentRow> =
-        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", component_cols!(), " FROM components WHERE id = $1"))
-            .bind(id)
-            .fetch_optional(c)
-            .await?);
+    let row: Option<ComponentRow> = on_db!(db, |c| sqlx::query_as(concat!(
+        "SELECT ",
+        component_cols!(),
+        " FROM components WHERE id = $1"
+    ))
+    .bind(id)
+    .fetch_optional(c)
+    .await?);
     row.ok_or(StoreError::NotFound("component"))?.try_into()
 }
 
 pub(crate) async fn get_locked(tx: &mut Tx, id: Id) -> StoreResult<Component> {
-    let row: Option<ComponentRow> =
-        locked!(tx, concat!("SELECT ", component_cols!(), " FROM components WHERE id = $1"), |c, q| sqlx::query_as(q)
-            .bind(id)
-            .fetch_optional(c)
-            .await?);
+    let row: Option<ComponentRow> = locked!(
+        tx,
+        concat!(
+            "SELECT ",
+            component_cols!(),
+            " FROM components WHERE id = $1"
+        ),
+        |c, q| sqlx::query_as(q).bind(id).fetch_optional(c).await?
+    );
     row.ok_or(StoreError::NotFound("component"))?.try_into()
 }
 
 /// Checks that every id names a component of the given page.
 pub(crate) async fn require_all_on_page(tx: &mut Tx, ids: &[Id], page_id: Id) -> StoreResult<()> {
     for &id in ids {
-        let found: Option<i64> =
-            on_tx!(&mut *tx, |c| sqlx::query_scalar("SELECT page_id FROM components WHERE id = $1")
-                .bind(id)
-                .fetch_optional(c)
-                .await?);
+        let found: Option<i64> = on_tx!(&mut *tx, |c| sqlx::query_scalar(
+            "SELECT page_id FROM components WHERE id = $1"
+        )
+        .bind(id)
+        .fetch_optional(c)
+        .await?);
         match found {
             None => {
-                return Err(StoreError::invalid_ref("componentIds", format!("no component with id {id}")));
+                return Err(StoreError::invalid_ref(
+                    "componentIds",
+                    format!("no component with id {id}"),
+                ));
             }
             Some(p) if p != page_id => {
                 return Err(StoreError::invalid_ref(
@@ -79,17 +94,24 @@ pub(crate) async fn set_status(
     if from == to {
         return Ok(());
     }
-    on_tx!(&mut *tx, |c| sqlx::query("UPDATE components SET status = $1, updated_at = $2 WHERE id = $3")
-        .bind(to.as_str())
-        .bind(at.millis())
-        .bind(id)
-        .execute(c)
-        .await?
-        .rows_affected());
+    on_tx!(&mut *tx, |c| sqlx::query(
+        "UPDATE components SET status = $1, updated_at = $2 WHERE id = $3"
+    )
+    .bind(to.as_str())
+    .bind(at.millis())
+    .bind(id)
+    .execute(c)
+    .await?
+    .rows_affected());
     record_history(tx, id, to, at).await
 }
 
-async fn record_history(tx: &mut Tx, id: Id, status: ComponentStatus, at: Timestamp) -> StoreResult<()> {
+async fn record_history(
+    tx: &mut Tx,
+    id: Id,
+    status: ComponentStatus,
+    at: Timestamp,
+) -> StoreResult<()> {
     on_tx!(tx, |c| {
         sqlx::query("INSERT INTO component_status_history (component_id, status, changed_at) VALUES ($1, $2, $3)")
             .bind(id)
@@ -138,13 +160,24 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewComponent) -> StoreResult<C
     });
     let component = Component::try_from(row)?;
     record_history(&mut tx, component.id, component.status, now).await?;
-    tx.audit("component.create", "component", Some(component.id), json!(component)).await?;
+    tx.audit(
+        "component.create",
+        "component",
+        Some(component.id),
+        json!(component),
+    )
+    .await?;
     tx.touch(component.status_page_id).await?;
     tx.commit().await?;
     Ok(component)
 }
 
-pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: ComponentPatch) -> StoreResult<Component> {
+pub async fn update(
+    db: &Db,
+    ctx: &AuditCtx,
+    id: Id,
+    patch: ComponentPatch,
+) -> StoreResult<Component> {
     let now = Timestamp::now();
     let mut tx = db.begin_as(ctx).await?;
     let current = get_locked(&mut tx, id).await?;
@@ -168,12 +201,25 @@ pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: ComponentPatch) -> S
         set_status(&mut tx, id, current.status, status, now).await?;
     }
     let updated = get_locked(&mut tx, id).await?;
-    tx.audit("component.update", "component", Some(id), changes(&current, &updated)).await?;
+    tx.audit(
+        "component.update",
+        "component",
+        Some(id),
+        changes(&current, &updated),
+    )
+    .await?;
     tx.touch(updated.status_page_id).await?;
     tx.commit().await?;
     Ok(updated)
 }
 
 pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
-    db.delete_by_id(ctx, "DELETE FROM components WHERE id = $1 RETURNING page_id", id, "component", "component").await
+    db.delete_by_id(
+        ctx,
+        "DELETE FROM components WHERE id = $1 RETURNING page_id",
+        id,
+        "component",
+        "component",
+    )
+    .await
 }

@@ -115,9 +115,18 @@ impl Db {
                 .synchronous(SqliteSynchronous::Full)
                 .foreign_keys(true)
                 .busy_timeout(Duration::from_secs(10));
-            let write = SqlitePoolOptions::new().max_connections(1).connect_with(opts.clone()).await?;
-            let read = SqlitePoolOptions::new().max_connections(8).connect_with(opts).await?;
-            Ok(Db { pools: Pools::Sqlite { read, write }, changes: Arc::default() })
+            let write = SqlitePoolOptions::new()
+                .max_connections(1)
+                .connect_with(opts.clone())
+                .await?;
+            let read = SqlitePoolOptions::new()
+                .max_connections(8)
+                .connect_with(opts)
+                .await?;
+            Ok(Db {
+                pools: Pools::Sqlite { read, write },
+                changes: Arc::default(),
+            })
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let opts = PgConnectOptions::from_str(url)?;
             let pool = PgPoolOptions::new()
@@ -125,7 +134,10 @@ impl Db {
                 .acquire_timeout(Duration::from_secs(10))
                 .connect_with(opts)
                 .await?;
-            Ok(Db { pools: Pools::Postgres(pool), changes: Arc::default() })
+            Ok(Db {
+                pools: Pools::Postgres(pool),
+                changes: Arc::default(),
+            })
         } else {
             Err(StoreError::Config(format!(
                 "unsupported database URL {:?}: use sqlite://PATH or postgres://USER@HOST/DB",
@@ -154,10 +166,17 @@ impl Db {
     /// read-then-write transaction never fails to upgrade its lock.
     pub async fn begin(&self) -> StoreResult<Tx> {
         let inner = match &self.pools {
-            Pools::Sqlite { write, .. } => TxInner::Sqlite(write.begin_with("BEGIN IMMEDIATE").await?),
+            Pools::Sqlite { write, .. } => {
+                TxInner::Sqlite(write.begin_with("BEGIN IMMEDIATE").await?)
+            }
             Pools::Postgres(pool) => TxInner::Postgres(pool.begin().await?),
         };
-        Ok(Tx { inner, touched: Vec::new(), changes: self.changes.clone(), ctx: None })
+        Ok(Tx {
+            inner,
+            touched: Vec::new(),
+            changes: self.changes.clone(),
+            ctx: None,
+        })
     }
 
     /// Starts a write transaction whose change is recorded in the audit log
@@ -180,10 +199,18 @@ impl Db {
         target_type: &'static str,
     ) -> StoreResult<()> {
         let mut tx = self.begin_as(ctx).await?;
-        let page: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(sql).bind(id).fetch_optional(c).await?);
+        let page: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(sql)
+            .bind(id)
+            .fetch_optional(c)
+            .await?);
         let page = page.ok_or(StoreError::NotFound(what))?;
-        tx.audit(&format!("{target_type}.delete"), target_type, Some(id), serde_json::json!({ "statusPageId": page }))
-            .await?;
+        tx.audit(
+            &format!("{target_type}.delete"),
+            target_type,
+            Some(id),
+            serde_json::json!({ "statusPageId": page }),
+        )
+        .await?;
         tx.touch(page).await?;
         tx.commit().await
     }
@@ -192,7 +219,9 @@ impl Db {
     /// process ends, bumping page versions; a no-op on SQLite, where this
     /// process is the only writer of pages.
     pub async fn follow_changes(&self) {
-        let Pools::Postgres(pool) = &self.pools else { return };
+        let Pools::Postgres(pool) = &self.pools else {
+            return;
+        };
         loop {
             match sqlx::postgres::PgListener::connect_with(pool).await {
                 Ok(mut listener) => {
@@ -233,15 +262,21 @@ impl Tx {
             return Ok(());
         }
         let now = upstate_core::Timestamp::now().millis();
-        on_tx!(self, |c| sqlx::query("UPDATE status_pages SET updated_at = $1 WHERE id = $2")
-            .bind(now)
-            .bind(page)
-            .execute(c)
-            .await?
-            .rows_affected());
+        on_tx!(self, |c| sqlx::query(
+            "UPDATE status_pages SET updated_at = $1 WHERE id = $2"
+        )
+        .bind(now)
+        .bind(page)
+        .execute(c)
+        .await?
+        .rows_affected());
         if let TxInner::Postgres(t) = &mut self.inner {
             let payload = self.changes.payload(page);
-            sqlx::query("SELECT pg_notify($1, $2)").bind(CHANNEL).bind(payload).execute(&mut **t).await?;
+            sqlx::query("SELECT pg_notify($1, $2)")
+                .bind(CHANNEL)
+                .bind(payload)
+                .execute(&mut **t)
+                .await?;
         }
         self.touched.push(page);
         Ok(())
@@ -265,7 +300,12 @@ pub fn redact(url: &str) -> String {
         (Some(scheme_end), Some(at)) if at > scheme_end => {
             let creds = &url[scheme_end + 3..at];
             match creds.find(':') {
-                Some(colon) => format!("{}{}:***{}", &url[..scheme_end + 3], &creds[..colon], &url[at..]),
+                Some(colon) => format!(
+                    "{}{}:***{}",
+                    &url[..scheme_end + 3],
+                    &creds[..colon],
+                    &url[at..]
+                ),
                 None => url.to_string(),
             }
         }
@@ -277,7 +317,10 @@ pub fn redact(url: &str) -> String {
 mod tests {
     #[test]
     fn passwords_never_reach_messages() {
-        assert_eq!(super::redact("postgres://u:secret@h/db"), "postgres://u:***@h/db");
+        assert_eq!(
+            super::redact("postgres://u:secret@h/db"),
+            "postgres://u:***@h/db"
+        );
         assert_eq!(super::redact("postgres://u@h/db"), "postgres://u@h/db");
         assert_eq!(super::redact("mysql://x"), "mysql://x");
     }

@@ -13,7 +13,10 @@ pub enum StoreError {
     Conflict(String),
     /// A body named something that does not exist or belongs elsewhere.
     #[error("{field}: {message}")]
-    InvalidReference { field: &'static str, message: String },
+    InvalidReference {
+        field: &'static str,
+        message: String,
+    },
     #[error(transparent)]
     Transition(#[from] InvalidTransition),
     #[error("database error: {0}")]
@@ -26,13 +29,18 @@ pub enum StoreError {
 
 impl StoreError {
     pub(crate) fn invalid_ref(field: &'static str, message: impl Into<String>) -> Self {
-        StoreError::InvalidReference { field, message: message.into() }
+        StoreError::InvalidReference {
+            field,
+            message: message.into(),
+        }
     }
 
     /// Maps a unique-constraint violation onto a Conflict with a useful text.
     pub(crate) fn unique(err: sqlx::Error, message: &str) -> Self {
         match &err {
-            sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict(message.to_string()),
+            sqlx::Error::Database(db) if db.is_unique_violation() => {
+                StoreError::Conflict(message.to_string())
+            }
             _ => StoreError::Database(err),
         }
     }

@@ -76,7 +76,9 @@ fn lock_ms(failures: i64, free: i64) -> Option<i64> {
 /// The latest lock still running on any of these subjects (at most four):
 /// the moment after which an attempt is accepted again.
 pub async fn locked_until(db: &Db, keys: &[&str]) -> StoreResult<Option<Timestamp>> {
-    let Some(last) = keys.last() else { return Ok(None) };
+    let Some(last) = keys.last() else {
+        return Ok(None);
+    };
     let key = |i: usize| keys.get(i).unwrap_or(last).to_string();
     let until: Option<i64> = on_db!(db, |c| sqlx::query_scalar(
         "SELECT MAX(locked_until) FROM secret_failures WHERE key IN ($1, $2, $3, $4)"
@@ -93,13 +95,16 @@ pub async fn locked_until(db: &Db, keys: &[&str]) -> StoreResult<Option<Timestam
 
 /// The current count of one subject (0 when forgotten).
 pub async fn count(db: &Db, key: &str) -> StoreResult<i64> {
-    let row: Option<(i64, i64)> =
-        on_db!(db, |c| sqlx::query_as("SELECT failures, updated_at FROM secret_failures WHERE key = $1")
-            .bind(key)
-            .fetch_optional(c)
-            .await?);
+    let row: Option<(i64, i64)> = on_db!(db, |c| sqlx::query_as(
+        "SELECT failures, updated_at FROM secret_failures WHERE key = $1"
+    )
+    .bind(key)
+    .fetch_optional(c)
+    .await?);
     let now = Timestamp::now().millis();
-    Ok(row.filter(|(_, at)| *at >= now - FORGET_AFTER_MS).map_or(0, |(n, _)| n))
+    Ok(row
+        .filter(|(_, at)| *at >= now - FORGET_AFTER_MS)
+        .map_or(0, |(n, _)| n))
 }
 
 /// Counts one failure against every subject, locks those past their free
@@ -111,7 +116,8 @@ pub async fn record(db: &Db, ctx: &AuditCtx, f: Failure<'_>) -> StoreResult<Outc
     let mut locks = Vec::new();
     let mortal = f.mortal.as_ref().map(|(c, m)| (c, Some(m)));
     for (counter, mortal) in f.counters.iter().map(|c| (c, None)).chain(mortal) {
-        let failures: i64 = on_tx!(&mut tx, |c| sqlx::query_scalar(
+        let failures: i64 = on_tx!(&mut tx, |c| {
+            sqlx::query_scalar(
             "INSERT INTO secret_failures (key, failures, locked_until, updated_at) VALUES ($1, 1, 0, $2) \
              ON CONFLICT (key) DO UPDATE SET updated_at = $2, failures = CASE \
              WHEN secret_failures.updated_at < $3 THEN 1 ELSE secret_failures.failures + 1 END \
@@ -121,26 +127,35 @@ pub async fn record(db: &Db, ctx: &AuditCtx, f: Failure<'_>) -> StoreResult<Outc
         .bind(now)
         .bind(now - FORGET_AFTER_MS)
         .fetch_one(c)
-        .await?);
+        .await?
+        });
         match (mortal, lock_ms(failures, counter.free)) {
             (Some(m), Some(_)) => {
                 end(&mut tx, m).await?;
                 outcome.ended = true;
             }
             (None, Some(ms)) => {
-                on_tx!(&mut tx, |c| sqlx::query("UPDATE secret_failures SET locked_until = $1 WHERE key = $2")
-                    .bind(now + ms)
-                    .bind(&counter.key)
-                    .execute(c)
-                    .await?
-                    .rows_affected());
+                on_tx!(&mut tx, |c| sqlx::query(
+                    "UPDATE secret_failures SET locked_until = $1 WHERE key = $2"
+                )
+                .bind(now + ms)
+                .bind(&counter.key)
+                .execute(c)
+                .await?
+                .rows_affected());
                 locks.push((counter.scope, failures, Timestamp::from_millis(now + ms)));
-                outcome.locked_until = outcome.locked_until.max(Some(Timestamp::from_millis(now + ms)));
+                outcome.locked_until = outcome
+                    .locked_until
+                    .max(Some(Timestamp::from_millis(now + ms)));
             }
             _ => {}
         }
     }
-    let ended = f.mortal.as_ref().filter(|_| outcome.ended).map(|(_, m)| m.name());
+    let ended = f
+        .mortal
+        .as_ref()
+        .filter(|_| outcome.ended)
+        .map(|(_, m)| m.name());
     tx.audit(
         "auth.failure",
         f.target_type,
@@ -158,12 +173,14 @@ pub async fn record(db: &Db, ctx: &AuditCtx, f: Failure<'_>) -> StoreResult<Outc
         .await?;
     }
     // Counts nobody has added to for a day are of no use to anyone.
-    on_tx!(&mut tx, |c| sqlx::query("DELETE FROM secret_failures WHERE updated_at < $1 AND locked_until < $2")
-        .bind(now - 24 * FORGET_AFTER_MS)
-        .bind(now)
-        .execute(c)
-        .await?
-        .rows_affected());
+    on_tx!(&mut tx, |c| sqlx::query(
+        "DELETE FROM secret_failures WHERE updated_at < $1 AND locked_until < $2"
+    )
+    .bind(now - 24 * FORGET_AFTER_MS)
+    .bind(now)
+    .execute(c)
+    .await?
+    .rows_affected());
     tx.commit().await?;
     Ok(outcome)
 }
@@ -171,18 +188,22 @@ pub async fn record(db: &Db, ctx: &AuditCtx, f: Failure<'_>) -> StoreResult<Outc
 async fn end(tx: &mut crate::db::Tx, m: &Mortal) -> StoreResult<()> {
     match m {
         Mortal::PendingSignIn { session_id } => {
-            on_tx!(&mut *tx, |c| sqlx::query("DELETE FROM sessions WHERE id = $1 AND pending_2fa")
-                .bind(session_id)
-                .execute(c)
-                .await?
-                .rows_affected())
+            on_tx!(&mut *tx, |c| sqlx::query(
+                "DELETE FROM sessions WHERE id = $1 AND pending_2fa"
+            )
+            .bind(session_id)
+            .execute(c)
+            .await?
+            .rows_affected())
         }
         Mortal::StepUp { token_hash } => {
-            on_tx!(&mut *tx, |c| sqlx::query("DELETE FROM step_ups WHERE token_hash = $1")
-                .bind(token_hash)
-                .execute(c)
-                .await?
-                .rows_affected())
+            on_tx!(&mut *tx, |c| sqlx::query(
+                "DELETE FROM step_ups WHERE token_hash = $1"
+            )
+            .bind(token_hash)
+            .execute(c)
+            .await?
+            .rows_affected())
         }
     };
     Ok(())
@@ -192,11 +213,13 @@ async fn end(tx: &mut crate::db::Tx, m: &Mortal) -> StoreResult<()> {
 pub async fn clear(db: &Db, keys: &[&str]) -> StoreResult<()> {
     let mut tx = db.begin().await?;
     for key in keys {
-        on_tx!(&mut tx, |c| sqlx::query("DELETE FROM secret_failures WHERE key = $1")
-            .bind(*key)
-            .execute(c)
-            .await?
-            .rows_affected());
+        on_tx!(&mut tx, |c| sqlx::query(
+            "DELETE FROM secret_failures WHERE key = $1"
+        )
+        .bind(*key)
+        .execute(c)
+        .await?
+        .rows_affected());
     }
     tx.commit().await
 }

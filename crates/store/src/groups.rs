@@ -24,22 +24,31 @@ pub async fn list(db: &Db, page_id: Option<Id>) -> StoreResult<Vec<ComponentGrou
 }
 
 pub async fn get(db: &Db, id: Id) -> StoreResult<ComponentGroup> {
-    let row: Option<GroupRow> =
-        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", group_cols!(), " FROM component_groups WHERE id = $1"))
-            .bind(id)
-            .fetch_optional(c)
-            .await?);
-    row.map(ComponentGroup::from).ok_or(StoreError::NotFound("component group"))
+    let row: Option<GroupRow> = on_db!(db, |c| sqlx::query_as(concat!(
+        "SELECT ",
+        group_cols!(),
+        " FROM component_groups WHERE id = $1"
+    ))
+    .bind(id)
+    .fetch_optional(c)
+    .await?);
+    row.map(ComponentGroup::from)
+        .ok_or(StoreError::NotFound("component group"))
 }
 
 /// Checks that a group exists and is on the given page.
 pub(crate) async fn require_on_page(tx: &mut Tx, group_id: Id, page_id: Id) -> StoreResult<()> {
-    let found: Option<i64> = on_tx!(tx, |c| sqlx::query_scalar("SELECT page_id FROM component_groups WHERE id = $1")
-        .bind(group_id)
-        .fetch_optional(c)
-        .await?);
+    let found: Option<i64> = on_tx!(tx, |c| sqlx::query_scalar(
+        "SELECT page_id FROM component_groups WHERE id = $1"
+    )
+    .bind(group_id)
+    .fetch_optional(c)
+    .await?);
     match found {
-        None => Err(StoreError::invalid_ref("groupId", format!("no component group with id {group_id}"))),
+        None => Err(StoreError::invalid_ref(
+            "groupId",
+            format!("no component group with id {group_id}"),
+        )),
         Some(p) if p != page_id => Err(StoreError::invalid_ref(
             "groupId",
             format!("component group {group_id} belongs to another status page"),
@@ -75,20 +84,36 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewGroup) -> StoreResult<Compo
         .await?
     });
     let group = ComponentGroup::from(row);
-    tx.audit("group.create", "group", Some(group.id), json!(group)).await?;
+    tx.audit("group.create", "group", Some(group.id), json!(group))
+        .await?;
     tx.touch(new.status_page_id).await?;
     tx.commit().await?;
     Ok(group)
 }
 
-pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: GroupPatch) -> StoreResult<ComponentGroup> {
+pub async fn update(
+    db: &Db,
+    ctx: &AuditCtx,
+    id: Id,
+    patch: GroupPatch,
+) -> StoreResult<ComponentGroup> {
     let mut tx = db.begin_as(ctx).await?;
-    let current: ComponentGroup =
-        locked!(&mut tx, concat!("SELECT ", group_cols!(), " FROM component_groups WHERE id = $1"), |c, q| {
-            sqlx::query_as::<_, GroupRow>(q).bind(id).fetch_optional(c).await?
-        })
-        .ok_or(StoreError::NotFound("component group"))?
-        .into();
+    let current: ComponentGroup = locked!(
+        &mut tx,
+        concat!(
+            "SELECT ",
+            group_cols!(),
+            " FROM component_groups WHERE id = $1"
+        ),
+        |c, q| {
+            sqlx::query_as::<_, GroupRow>(q)
+                .bind(id)
+                .fetch_optional(c)
+                .await?
+        }
+    )
+    .ok_or(StoreError::NotFound("component group"))?
+    .into();
     let row: GroupRow = on_tx!(&mut tx, |c| sqlx::query_as(concat!(
         "UPDATE component_groups SET name = $1, position = $2 WHERE id = $3 RETURNING ",
         group_cols!()
@@ -99,13 +124,20 @@ pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: GroupPatch) -> Store
     .fetch_one(c)
     .await?);
     let after = ComponentGroup::from(row);
-    tx.audit("group.update", "group", Some(id), changes(&current, &after)).await?;
+    tx.audit("group.update", "group", Some(id), changes(&current, &after))
+        .await?;
     tx.touch(current.status_page_id).await?;
     tx.commit().await?;
     Ok(after)
 }
 
 pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
-    db.delete_by_id(ctx, "DELETE FROM component_groups WHERE id = $1 RETURNING page_id", id, "component group", "group")
-        .await
+    db.delete_by_id(
+        ctx,
+        "DELETE FROM component_groups WHERE id = $1 RETURNING page_id",
+        id,
+        "component group",
+        "group",
+    )
+    .await
 }

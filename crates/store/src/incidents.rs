@@ -32,16 +32,22 @@ macro_rules! incident_filter {
 }
 
 pub async fn list(db: &Db, f: &IncidentFilter) -> StoreResult<Vec<Incident>> {
-    let (from, until) = f.created_between.map(|(a, b)| (a.millis(), b.millis())).unzip();
-    let rows: Vec<IncidentRow> =
-        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", incident_cols!(), incident_filter!()))
-            .bind(f.page_id)
-            .bind(f.status.as_deref())
-            .bind(f.limit)
-            .bind(from)
-            .bind(until)
-            .fetch_all(c)
-            .await?);
+    let (from, until) = f
+        .created_between
+        .map(|(a, b)| (a.millis(), b.millis()))
+        .unzip();
+    let rows: Vec<IncidentRow> = on_db!(db, |c| sqlx::query_as(concat!(
+        "SELECT ",
+        incident_cols!(),
+        incident_filter!()
+    ))
+    .bind(f.page_id)
+    .bind(f.status.as_deref())
+    .bind(f.limit)
+    .bind(from)
+    .bind(until)
+    .fetch_all(c)
+    .await?);
     let updates: Vec<UpdateRow> = on_db!(db, |c| sqlx::query_as(concat!(
         "SELECT incident_id AS owner_id, id, status, message, created_at FROM incident_updates \
          WHERE incident_id IN (SELECT id",
@@ -72,23 +78,33 @@ pub async fn list(db: &Db, f: &IncidentFilter) -> StoreResult<Vec<Incident>> {
     assemble(rows, updates, links)
 }
 
-fn assemble(rows: Vec<IncidentRow>, updates: Vec<UpdateRow>, links: Vec<LinkRow>) -> StoreResult<Vec<Incident>> {
+fn assemble(
+    rows: Vec<IncidentRow>,
+    updates: Vec<UpdateRow>,
+    links: Vec<LinkRow>,
+) -> StoreResult<Vec<Incident>> {
     let mut updates = by_owner(updates, |u| u.owner_id, UpdateRow::into_incident_update)?;
     let mut links = by_owner(links, |l| l.owner_id, |l| Ok(l.component_id))?;
     rows.into_iter()
         .map(|r| {
             let id = r.id;
-            r.into_incident(updates.remove(&id).unwrap_or_default(), links.remove(&id).unwrap_or_default())
+            r.into_incident(
+                updates.remove(&id).unwrap_or_default(),
+                links.remove(&id).unwrap_or_default(),
+            )
         })
         .collect()
 }
 
 pub async fn get(db: &Db, id: Id) -> StoreResult<Incident> {
-    let row: Option<IncidentRow> =
-        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", incident_cols!(), " FROM incidents WHERE id = $1"))
-            .bind(id)
-            .fetch_optional(c)
-            .await?);
+    let row: Option<IncidentRow> = on_db!(db, |c| sqlx::query_as(concat!(
+        "SELECT ",
+        incident_cols!(),
+        " FROM incidents WHERE id = $1"
+    ))
+    .bind(id)
+    .fetch_optional(c)
+    .await?);
     let row = row.ok_or(StoreError::NotFound("incident"))?;
     let updates: Vec<UpdateRow> = on_db!(db, |c| {
         sqlx::query_as(
@@ -106,15 +122,17 @@ pub async fn get(db: &Db, id: Id) -> StoreResult<Incident> {
     .fetch_all(c)
     .await?
     });
-    assemble(vec![row], updates, links)?.pop().ok_or(StoreError::NotFound("incident"))
+    assemble(vec![row], updates, links)?
+        .pop()
+        .ok_or(StoreError::NotFound("incident"))
 }
 
 async fn lock(tx: &mut Tx, id: Id) -> StoreResult<IncidentRow> {
-    let row: Option<IncidentRow> =
-        locked!(tx, concat!("SELECT ", incident_cols!(), " FROM incidents WHERE id = $1"), |c, q| sqlx::query_as(q)
-            .bind(id)
-            .fetch_optional(c)
-            .await?);
+    let row: Option<IncidentRow> = locked!(
+        tx,
+        concat!("SELECT ", incident_cols!(), " FROM incidents WHERE id = $1"),
+        |c, q| sqlx::query_as(q).bind(id).fetch_optional(c).await?
+    );
     row.ok_or(StoreError::NotFound("incident"))
 }
 
@@ -134,15 +152,22 @@ async fn add_update(
         .fetch_one(c)
         .await?
     });
-    Ok(IncidentUpdate { id, message: message.to_string(), status, created_at: at })
+    Ok(IncidentUpdate {
+        id,
+        message: message.to_string(),
+        status,
+        created_at: at,
+    })
 }
 
 async fn set_components(tx: &mut Tx, incident_id: Id, ids: &[Id]) -> StoreResult<()> {
-    on_tx!(&mut *tx, |c| sqlx::query("DELETE FROM incident_components WHERE incident_id = $1")
-        .bind(incident_id)
-        .execute(c)
-        .await?
-        .rows_affected());
+    on_tx!(&mut *tx, |c| sqlx::query(
+        "DELETE FROM incident_components WHERE incident_id = $1"
+    )
+    .bind(incident_id)
+    .execute(c)
+    .await?
+    .rows_affected());
     for id in ids {
         on_tx!(&mut *tx, |c| sqlx::query(
             "INSERT INTO incident_components (incident_id, component_id) VALUES ($1, $2)"
@@ -183,7 +208,12 @@ async fn write_state(
 
 /// `resolved_at` after moving from `from` to `to`: set on entering resolved,
 /// kept while resolved, cleared on leaving.
-fn resolved_at_after(from: IncidentStatus, to: IncidentStatus, current: Option<i64>, now: Timestamp) -> Option<i64> {
+fn resolved_at_after(
+    from: IncidentStatus,
+    to: IncidentStatus,
+    current: Option<i64>,
+    now: Timestamp,
+) -> Option<i64> {
     match (from, to) {
         (IncidentStatus::Resolved, IncidentStatus::Resolved) => current.or(Some(now.millis())),
         (_, IncidentStatus::Resolved) => Some(now.millis()),
@@ -213,13 +243,19 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewIncident) -> StoreResult<In
     add_update(&mut tx, id, new.status, &new.message, now).await?;
     set_components(&mut tx, id, &new.component_ids).await?;
     let summary = json!({ "title": &new.title, "status": new.status, "impact": new.impact, "statusPageId": new.status_page_id, "componentIds": &new.component_ids, "message": &new.message });
-    tx.audit("incident.create", "incident", Some(id), summary).await?;
+    tx.audit("incident.create", "incident", Some(id), summary)
+        .await?;
     tx.touch(new.status_page_id).await?;
     tx.commit().await?;
     get(db, id).await
 }
 
-pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: IncidentPatch) -> StoreResult<Incident> {
+pub async fn update(
+    db: &Db,
+    ctx: &AuditCtx,
+    id: Id,
+    patch: IncidentPatch,
+) -> StoreResult<Incident> {
     let now = Timestamp::now();
     let mut tx = db.begin_as(ctx).await?;
     let row = lock(&mut tx, id).await?;
@@ -229,27 +265,68 @@ pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: IncidentPatch) -> St
         set_components(&mut tx, id, ids).await?;
     }
     let status = patch.status.unwrap_or(current.status);
-    let resolved_at = resolved_at_after(current.status, status, current.resolved_at.map(Timestamp::millis), now);
+    let resolved_at = resolved_at_after(
+        current.status,
+        status,
+        current.resolved_at.map(Timestamp::millis),
+        now,
+    );
     let title = patch.title.clone().unwrap_or(current.title);
-    write_state(&mut tx, id, &title, status, patch.impact.unwrap_or(current.impact), resolved_at, now).await?;
+    write_state(
+        &mut tx,
+        id,
+        &title,
+        status,
+        patch.impact.unwrap_or(current.impact),
+        resolved_at,
+        now,
+    )
+    .await?;
     // A status change or an explicit message is a timeline entry.
     if status != current.status || patch.message.is_some() {
-        add_update(&mut tx, id, status, patch.message.as_deref().unwrap_or(""), now).await?;
+        add_update(
+            &mut tx,
+            id,
+            status,
+            patch.message.as_deref().unwrap_or(""),
+            now,
+        )
+        .await?;
     }
     let summary = json!({ "from": current.status, "to": status, "title": &patch.title, "impact": patch.impact, "componentIds": &patch.component_ids, "message": &patch.message });
-    tx.audit("incident.update", "incident", Some(id), summary).await?;
+    tx.audit("incident.update", "incident", Some(id), summary)
+        .await?;
     tx.touch(current.status_page_id).await?;
     tx.commit().await?;
     get(db, id).await
 }
 
-pub async fn post_update(db: &Db, ctx: &AuditCtx, id: Id, new: NewIncidentUpdate) -> StoreResult<IncidentUpdate> {
+pub async fn post_update(
+    db: &Db,
+    ctx: &AuditCtx,
+    id: Id,
+    new: NewIncidentUpdate,
+) -> StoreResult<IncidentUpdate> {
     let now = Timestamp::now();
     let mut tx = db.begin_as(ctx).await?;
     let current = lock(&mut tx, id).await?.into_incident(vec![], vec![])?;
     let status = new.status.unwrap_or(current.status);
-    let resolved_at = resolved_at_after(current.status, status, current.resolved_at.map(Timestamp::millis), now);
-    write_state(&mut tx, id, &current.title, status, current.impact, resolved_at, now).await?;
+    let resolved_at = resolved_at_after(
+        current.status,
+        status,
+        current.resolved_at.map(Timestamp::millis),
+        now,
+    );
+    write_state(
+        &mut tx,
+        id,
+        &current.title,
+        status,
+        current.impact,
+        resolved_at,
+        now,
+    )
+    .await?;
     let update = add_update(&mut tx, id, status, &new.message, now).await?;
     tx.audit(
         "incident.post_update",
@@ -268,16 +345,40 @@ pub async fn resolve(db: &Db, ctx: &AuditCtx, id: Id, message: String) -> StoreR
     let mut tx = db.begin_as(ctx).await?;
     let current = lock(&mut tx, id).await?.into_incident(vec![], vec![])?;
     if current.status == IncidentStatus::Resolved {
-        return Err(StoreError::Conflict("the incident is already resolved".into()));
+        return Err(StoreError::Conflict(
+            "the incident is already resolved".into(),
+        ));
     }
-    write_state(&mut tx, id, &current.title, IncidentStatus::Resolved, current.impact, Some(now.millis()), now).await?;
+    write_state(
+        &mut tx,
+        id,
+        &current.title,
+        IncidentStatus::Resolved,
+        current.impact,
+        Some(now.millis()),
+        now,
+    )
+    .await?;
     add_update(&mut tx, id, IncidentStatus::Resolved, &message, now).await?;
-    tx.audit("incident.resolve", "incident", Some(id), json!({ "from": current.status, "message": &message })).await?;
+    tx.audit(
+        "incident.resolve",
+        "incident",
+        Some(id),
+        json!({ "from": current.status, "message": &message }),
+    )
+    .await?;
     tx.touch(current.status_page_id).await?;
     tx.commit().await?;
     get(db, id).await
 }
 
 pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
-    db.delete_by_id(ctx, "DELETE FROM incidents WHERE id = $1 RETURNING page_id", id, "incident", "incident").await
+    db.delete_by_id(
+        ctx,
+        "DELETE FROM incidents WHERE id = $1 RETURNING page_id",
+        id,
+        "incident",
+        "incident",
+    )
+    .await
 }

@@ -41,7 +41,10 @@ macro_rules! maintenance_filter {
 pub async fn list(db: &Db, f: &MaintenanceFilter) -> StoreResult<Vec<Maintenance>> {
     let status = f.status.map(MaintenanceStatus::as_str);
     let after = f.upcoming_after.map(Timestamp::millis);
-    let (from, until) = f.starting_between.map(|(a, b)| (a.millis(), b.millis())).unzip();
+    let (from, until) = f
+        .starting_between
+        .map(|(a, b)| (a.millis(), b.millis()))
+        .unzip();
     let ending_after = f.ending_after.map(Timestamp::millis);
     let rows: Vec<MaintenanceRow> = on_db!(db, |c| sqlx::query_as(concat!(
         "SELECT ",
@@ -93,23 +96,33 @@ pub async fn list(db: &Db, f: &MaintenanceFilter) -> StoreResult<Vec<Maintenance
     assemble(rows, updates, links)
 }
 
-fn assemble(rows: Vec<MaintenanceRow>, updates: Vec<UpdateRow>, links: Vec<LinkRow>) -> StoreResult<Vec<Maintenance>> {
+fn assemble(
+    rows: Vec<MaintenanceRow>,
+    updates: Vec<UpdateRow>,
+    links: Vec<LinkRow>,
+) -> StoreResult<Vec<Maintenance>> {
     let mut updates = by_owner(updates, |u| u.owner_id, UpdateRow::into_maintenance_update)?;
     let mut links = by_owner(links, |l| l.owner_id, |l| Ok(l.component_id))?;
     rows.into_iter()
         .map(|r| {
             let id = r.id;
-            r.into_maintenance(updates.remove(&id).unwrap_or_default(), links.remove(&id).unwrap_or_default())
+            r.into_maintenance(
+                updates.remove(&id).unwrap_or_default(),
+                links.remove(&id).unwrap_or_default(),
+            )
         })
         .collect()
 }
 
 pub async fn get(db: &Db, id: Id) -> StoreResult<Maintenance> {
-    let row: Option<MaintenanceRow> =
-        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", maintenance_cols!(), " FROM maintenance WHERE id = $1"))
-            .bind(id)
-            .fetch_optional(c)
-            .await?);
+    let row: Option<MaintenanceRow> = on_db!(db, |c| sqlx::query_as(concat!(
+        "SELECT ",
+        maintenance_cols!(),
+        " FROM maintenance WHERE id = $1"
+    ))
+    .bind(id)
+    .fetch_optional(c)
+    .await?);
     let row = row.ok_or(StoreError::NotFound("maintenance"))?;
     let updates: Vec<UpdateRow> = on_db!(db, |c| {
         sqlx::query_as(
@@ -127,13 +140,19 @@ pub async fn get(db: &Db, id: Id) -> StoreResult<Maintenance> {
     .fetch_all(c)
     .await?
     });
-    assemble(vec![row], updates, links)?.pop().ok_or(StoreError::NotFound("maintenance"))
+    assemble(vec![row], updates, links)?
+        .pop()
+        .ok_or(StoreError::NotFound("maintenance"))
 }
 
 async fn lock(tx: &mut Tx, id: Id) -> StoreResult<Maintenance> {
     let row: Option<MaintenanceRow> = locked!(
         tx,
-        concat!("SELECT ", maintenance_cols!(), " FROM maintenance WHERE id = $1"),
+        concat!(
+            "SELECT ",
+            maintenance_cols!(),
+            " FROM maintenance WHERE id = $1"
+        ),
         |c, q| sqlx::query_as(q).bind(id).fetch_optional(c).await?
     );
     let row = row.ok_or(StoreError::NotFound("maintenance"))?;
@@ -173,25 +192,32 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewMaintenance) -> StoreResult
         link(&mut tx, id, *cid).await?;
     }
     let summary = json!({ "title": &new.title, "statusPageId": new.status_page_id, "scheduledStartTime": new.scheduled_start_time, "scheduledEndTime": new.scheduled_end_time, "autoStart": new.auto_start, "componentIds": &new.component_ids });
-    tx.audit("maintenance.create", "maintenance", Some(id), summary).await?;
+    tx.audit("maintenance.create", "maintenance", Some(id), summary)
+        .await?;
     tx.touch(new.status_page_id).await?;
     tx.commit().await?;
     get(db, id).await
 }
 
 async fn link(tx: &mut Tx, maintenance_id: Id, component_id: Id) -> StoreResult<()> {
-    on_tx!(tx, |c| sqlx::query("INSERT INTO maintenance_components (maintenance_id, component_id) VALUES ($1, $2)")
-        .bind(maintenance_id)
-        .bind(component_id)
-        .execute(c)
-        .await?
-        .rows_affected());
+    on_tx!(tx, |c| sqlx::query(
+        "INSERT INTO maintenance_components (maintenance_id, component_id) VALUES ($1, $2)"
+    )
+    .bind(maintenance_id)
+    .bind(component_id)
+    .execute(c)
+    .await?
+    .rows_affected());
     Ok(())
 }
 
 /// The `prev_status` of another in-progress window that already holds this
 /// component in maintenance, if any.
-async fn held_by_other(tx: &mut Tx, maintenance_id: Id, component_id: Id) -> StoreResult<Option<Option<String>>> {
+async fn held_by_other(
+    tx: &mut Tx,
+    maintenance_id: Id,
+    component_id: Id,
+) -> StoreResult<Option<Option<String>>> {
     let row: Option<(Option<String>,)> = on_tx!(tx, |c| {
         sqlx::query_as(
             "SELECT mc.prev_status FROM maintenance_components mc JOIN maintenance m ON m.id = mc.maintenance_id \
@@ -207,7 +233,12 @@ async fn held_by_other(tx: &mut Tx, maintenance_id: Id, component_id: Id) -> Sto
 
 /// Puts one component into maintenance for this window, remembering what it
 /// showed before (inherited from an overlapping window that got there first).
-async fn enter(tx: &mut Tx, maintenance_id: Id, component_id: Id, at: Timestamp) -> StoreResult<()> {
+async fn enter(
+    tx: &mut Tx,
+    maintenance_id: Id,
+    component_id: Id,
+    at: Timestamp,
+) -> StoreResult<()> {
     let component = components::get_locked(tx, component_id).await?;
     let prev = match held_by_other(tx, maintenance_id, component_id).await? {
         Some(inherited) if component.status == ComponentStatus::Maintenance => inherited,
@@ -224,15 +255,29 @@ async fn enter(tx: &mut Tx, maintenance_id: Id, component_id: Id, at: Timestamp)
         .await?
         .rows_affected()
     });
-    components::set_status(tx, component_id, component.status, ComponentStatus::Maintenance, at).await
+    components::set_status(
+        tx,
+        component_id,
+        component.status,
+        ComponentStatus::Maintenance,
+        at,
+    )
+    .await
 }
 
 /// Gives one component back after this window, when nobody changed it meanwhile
 /// and no other in-progress window still covers it.
-async fn leave(tx: &mut Tx, maintenance_id: Id, component_id: Id, at: Timestamp) -> StoreResult<()> {
+async fn leave(
+    tx: &mut Tx,
+    maintenance_id: Id,
+    component_id: Id,
+    at: Timestamp,
+) -> StoreResult<()> {
     let component = components::get_locked(tx, component_id).await?;
     if component.status != ComponentStatus::Maintenance
-        || held_by_other(tx, maintenance_id, component_id).await?.is_some()
+        || held_by_other(tx, maintenance_id, component_id)
+            .await?
+            .is_some()
     {
         return Ok(());
     }
@@ -248,7 +293,11 @@ async fn leave(tx: &mut Tx, maintenance_id: Id, component_id: Id, at: Timestamp)
         Some(p) => parse_enum("component status", &p)?,
         None => ComponentStatus::Operational,
     };
-    let back = if back == ComponentStatus::Maintenance { ComponentStatus::Operational } else { back };
+    let back = if back == ComponentStatus::Maintenance {
+        ComponentStatus::Operational
+    } else {
+        back
+    };
     components::set_status(tx, component_id, ComponentStatus::Maintenance, back, at).await
 }
 
@@ -297,7 +346,9 @@ pub async fn transition(
     .await?
     .rows_affected());
     if changed != 1 {
-        return Err(StoreError::Conflict("the maintenance changed state meanwhile; reload and retry".into()));
+        return Err(StoreError::Conflict(
+            "the maintenance changed state meanwhile; reload and retry".into(),
+        ));
     }
     for &cid in &current.affected_components {
         match (current.status, next) {
@@ -319,18 +370,30 @@ pub async fn transition(
     get(db, id).await
 }
 
-pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: MaintenancePatch) -> StoreResult<Maintenance> {
+pub async fn update(
+    db: &Db,
+    ctx: &AuditCtx,
+    id: Id,
+    patch: MaintenancePatch,
+) -> StoreResult<Maintenance> {
     let now = Timestamp::now();
     let mut tx = db.begin_as(ctx).await?;
     let current = lock(&mut tx, id).await?;
     patch.check_window(&current).map_err(|e| {
         let first = e.0.into_iter().next();
-        StoreError::invalid_ref("scheduledEndTime", first.map(|f| f.message).unwrap_or_default())
+        StoreError::invalid_ref(
+            "scheduledEndTime",
+            first.map(|f| f.message).unwrap_or_default(),
+        )
     })?;
     if let Some(ids) = &patch.component_ids {
         components::require_all_on_page(&mut tx, ids, current.status_page_id).await?;
         let in_progress = current.status == MaintenanceStatus::InProgress;
-        for &gone in current.affected_components.iter().filter(|c| !ids.contains(c)) {
+        for &gone in current
+            .affected_components
+            .iter()
+            .filter(|c| !ids.contains(c))
+        {
             if in_progress {
                 leave(&mut tx, id, gone, now).await?;
             }
@@ -343,7 +406,10 @@ pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: MaintenancePatch) ->
             .await?
             .rows_affected());
         }
-        for &added in ids.iter().filter(|c| !current.affected_components.contains(c)) {
+        for &added in ids
+            .iter()
+            .filter(|c| !current.affected_components.contains(c))
+        {
             link(&mut tx, id, added).await?;
             if in_progress {
                 enter(&mut tx, id, added, now).await?;
@@ -366,7 +432,8 @@ pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: MaintenancePatch) ->
         .rows_affected()
     });
     let summary = json!({ "title": &patch.title, "description": patch.description.is_some(), "scheduledStartTime": patch.scheduled_start_time, "scheduledEndTime": patch.scheduled_end_time, "autoStart": patch.auto_start, "componentIds": &patch.component_ids });
-    tx.audit("maintenance.update", "maintenance", Some(id), summary).await?;
+    tx.audit("maintenance.update", "maintenance", Some(id), summary)
+        .await?;
     tx.touch(current.status_page_id).await?;
     tx.commit().await?;
     get(db, id).await
@@ -378,20 +445,24 @@ pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
     let mut tx = db.begin_as(ctx).await?;
     let current = lock(&mut tx, id).await?;
     if current.status == MaintenanceStatus::InProgress {
-        on_tx!(&mut tx, |c| sqlx::query("UPDATE maintenance SET status = 'cancelled' WHERE id = $1")
-            .bind(id)
-            .execute(c)
-            .await?
-            .rows_affected());
-        for &cid in &current.affected_components {
-            leave(&mut tx, id, cid, now).await?;
-        }
-    }
-    on_tx!(&mut tx, |c| sqlx::query("DELETE FROM maintenance WHERE id = $1")
+        on_tx!(&mut tx, |c| sqlx::query(
+            "UPDATE maintenance SET status = 'cancelled' WHERE id = $1"
+        )
         .bind(id)
         .execute(c)
         .await?
         .rows_affected());
+        for &cid in &current.affected_components {
+            leave(&mut tx, id, cid, now).await?;
+        }
+    }
+    on_tx!(&mut tx, |c| sqlx::query(
+        "DELETE FROM maintenance WHERE id = $1"
+    )
+    .bind(id)
+    .execute(c)
+    .await?
+    .rows_affected());
     tx.audit(
         "maintenance.delete",
         "maintenance",
@@ -419,7 +490,14 @@ pub async fn due(db: &Db, now: Timestamp) -> StoreResult<Vec<(Id, MaintenanceAct
     Ok(rows
         .into_iter()
         .map(|(id, status)| {
-            (id, if status == "scheduled" { MaintenanceAction::Start } else { MaintenanceAction::Complete })
+            (
+                id,
+                if status == "scheduled" {
+                    MaintenanceAction::Start
+                } else {
+                    MaintenanceAction::Complete
+                },
+            )
         })
         .collect())
 }

@@ -12,30 +12,41 @@ const SLUG_TAKEN: &str = "a status page with this slug already exists";
 const DOMAIN_TAKEN: &str = "another status page already uses this customDomain";
 
 pub async fn list(db: &Db) -> StoreResult<Vec<StatusPage>> {
-    let rows: Vec<PageRow> =
-        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", page_cols!(), " FROM status_pages ORDER BY id"))
-            .fetch_all(c)
-            .await?);
+    let rows: Vec<PageRow> = on_db!(db, |c| sqlx::query_as(concat!(
+        "SELECT ",
+        page_cols!(),
+        " FROM status_pages ORDER BY id"
+    ))
+    .fetch_all(c)
+    .await?);
     Ok(rows.into_iter().map(StatusPage::from).collect())
 }
 
 pub async fn get(db: &Db, id: Id) -> StoreResult<StatusPage> {
-    let row: Option<PageRow> =
-        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", page_cols!(), " FROM status_pages WHERE id = $1"))
-            .bind(id)
-            .fetch_optional(c)
-            .await?);
-    row.map(StatusPage::from).ok_or(StoreError::NotFound("status page"))
+    let row: Option<PageRow> = on_db!(db, |c| sqlx::query_as(concat!(
+        "SELECT ",
+        page_cols!(),
+        " FROM status_pages WHERE id = $1"
+    ))
+    .bind(id)
+    .fetch_optional(c)
+    .await?);
+    row.map(StatusPage::from)
+        .ok_or(StoreError::NotFound("status page"))
 }
 
 /// Checks inside a transaction that a page exists; `field` names the body
 /// field that referenced it, for the 422.
 pub(crate) async fn require_in(tx: &mut Tx, id: Id, field: &'static str) -> StoreResult<()> {
-    let found: Option<i64> = on_tx!(tx, |c| sqlx::query_scalar("SELECT id FROM status_pages WHERE id = $1")
-        .bind(id)
-        .fetch_optional(c)
-        .await?);
-    found.map(|_| ()).ok_or_else(|| StoreError::invalid_ref(field, format!("no status page with id {id}")))
+    let found: Option<i64> = on_tx!(tx, |c| sqlx::query_scalar(
+        "SELECT id FROM status_pages WHERE id = $1"
+    )
+    .bind(id)
+    .fetch_optional(c)
+    .await?);
+    found
+        .map(|_| ())
+        .ok_or_else(|| StoreError::invalid_ref(field, format!("no status page with id {id}")))
 }
 
 pub async fn create(db: &Db, ctx: &AuditCtx, new: NewPage) -> StoreResult<StatusPage> {
@@ -79,8 +90,15 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewPage) -> StoreResult<Status
 }
 
 fn conflict(e: sqlx::Error, _slug: &str) -> StoreError {
-    let msg = e.as_database_error().map(|d| d.message().to_string()).unwrap_or_default();
-    if msg.contains("custom_domain") { StoreError::unique(e, DOMAIN_TAKEN) } else { StoreError::unique(e, SLUG_TAKEN) }
+    let msg = e
+        .as_database_error()
+        .map(|d| d.message().to_string())
+        .unwrap_or_default();
+    if msg.contains("custom_domain") {
+        StoreError::unique(e, DOMAIN_TAKEN)
+    } else {
+        StoreError::unique(e, SLUG_TAKEN)
+    }
 }
 
 pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: PagePatch) -> StoreResult<StatusPage> {
@@ -121,7 +139,13 @@ pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: PagePatch) -> StoreR
         .map_err(|e| conflict(e, &slug))?
     });
     let after = StatusPage::from(row);
-    tx.audit("statuspage.update", "statuspage", Some(id), changes(&before, &after)).await?;
+    tx.audit(
+        "statuspage.update",
+        "statuspage",
+        Some(id),
+        changes(&before, &after),
+    )
+    .await?;
     tx.touch(id).await?;
     tx.commit().await?;
     Ok(after)
@@ -129,17 +153,23 @@ pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: PagePatch) -> StoreR
 
 /// The password hash of a page that has one.
 pub async fn password_hash(db: &Db, id: Id) -> StoreResult<Option<String>> {
-    let found: Option<Option<String>> =
-        on_db!(db, |c| sqlx::query_scalar("SELECT password_hash FROM status_pages WHERE id = $1")
-            .bind(id)
-            .fetch_optional(c)
-            .await?);
+    let found: Option<Option<String>> = on_db!(db, |c| sqlx::query_scalar(
+        "SELECT password_hash FROM status_pages WHERE id = $1"
+    )
+    .bind(id)
+    .fetch_optional(c)
+    .await?);
     Ok(found.flatten())
 }
 
 /// Sets (or with `None` removes) the password that opens a private page. The
 /// audit entry says that it changed, never the hash.
-pub async fn set_password(db: &Db, ctx: &AuditCtx, id: Id, hash: Option<String>) -> StoreResult<()> {
+pub async fn set_password(
+    db: &Db,
+    ctx: &AuditCtx,
+    id: Id,
+    hash: Option<String>,
+) -> StoreResult<()> {
     let mut tx = db.begin_as(ctx).await?;
     let updated: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(
         "UPDATE status_pages SET password_hash = $1, updated_at = $2 WHERE id = $3 RETURNING id"
@@ -150,18 +180,34 @@ pub async fn set_password(db: &Db, ctx: &AuditCtx, id: Id, hash: Option<String>)
     .fetch_optional(c)
     .await?);
     updated.ok_or(StoreError::NotFound("status page"))?;
-    let action = if hash.is_some() { "statuspage.password_set" } else { "statuspage.password_remove" };
-    tx.audit(action, "statuspage", Some(id), serde_json::json!({})).await?;
+    let action = if hash.is_some() {
+        "statuspage.password_set"
+    } else {
+        "statuspage.password_remove"
+    };
+    tx.audit(action, "statuspage", Some(id), serde_json::json!({}))
+        .await?;
     tx.touch(id).await?;
     tx.commit().await?;
     Ok(())
 }
 
 pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
-    db.delete_by_id(ctx, "DELETE FROM status_pages WHERE id = $1 RETURNING id", id, "status page", "statuspage").await
+    db.delete_by_id(
+        ctx,
+        "DELETE FROM status_pages WHERE id = $1 RETURNING id",
+        id,
+        "status page",
+        "statuspage",
+    )
+    .await
 }
 
 /// How many pages exist; also the cheapest real query, used by health checks.
 pub async fn count(db: &Db) -> StoreResult<i64> {
-    Ok(on_db!(db, |c| sqlx::query_scalar("SELECT COUNT(*) FROM status_pages").fetch_one(c).await?))
+    Ok(on_db!(db, |c| sqlx::query_scalar(
+        "SELECT COUNT(*) FROM status_pages"
+    )
+    .fetch_one(c)
+    .await?))
 }

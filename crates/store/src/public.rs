@@ -57,7 +57,12 @@ pub struct History {
 }
 
 /// What happened on a page between two instants.
-pub async fn history(db: &Db, page_id: Id, from: Timestamp, until: Timestamp) -> StoreResult<History> {
+pub async fn history(
+    db: &Db,
+    page_id: Id,
+    from: Timestamp,
+    until: Timestamp,
+) -> StoreResult<History> {
     let incidents = incidents::list(
         db,
         &IncidentFilter {
@@ -70,11 +75,18 @@ pub async fn history(db: &Db, page_id: Id, from: Timestamp, until: Timestamp) ->
     .await?;
     let mut maintenance = maintenance::list(
         db,
-        &MaintenanceFilter { page_id: Some(page_id), starting_between: Some((from, until)), ..Default::default() },
+        &MaintenanceFilter {
+            page_id: Some(page_id),
+            starting_between: Some((from, until)),
+            ..Default::default()
+        },
     )
     .await?;
     maintenance.reverse();
-    Ok(History { incidents, maintenance })
+    Ok(History {
+        incidents,
+        maintenance,
+    })
 }
 
 /// One maintenance window of a page, whatever its age.
@@ -105,18 +117,22 @@ struct PageWithStamp {
 
 /// The id of the page with this slug, if there is one.
 pub async fn page_id_by_slug(db: &Db, slug: &str) -> StoreResult<Option<Id>> {
-    Ok(on_db!(db, |c| sqlx::query_scalar("SELECT id FROM status_pages WHERE slug = $1")
-        .bind(slug)
-        .fetch_optional(c)
-        .await?))
+    Ok(on_db!(db, |c| sqlx::query_scalar(
+        "SELECT id FROM status_pages WHERE slug = $1"
+    )
+    .bind(slug)
+    .fetch_optional(c)
+    .await?))
 }
 
 /// The slug of the page served at this custom domain, if any.
 pub async fn slug_by_domain(db: &Db, domain: &str) -> StoreResult<Option<String>> {
-    Ok(on_db!(db, |c| sqlx::query_scalar("SELECT slug FROM status_pages WHERE custom_domain = $1")
-        .bind(domain)
-        .fetch_optional(c)
-        .await?))
+    Ok(on_db!(db, |c| sqlx::query_scalar(
+        "SELECT slug FROM status_pages WHERE custom_domain = $1"
+    )
+    .bind(domain)
+    .fetch_optional(c)
+    .await?))
 }
 
 pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
@@ -128,7 +144,14 @@ pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
     .bind(page_id)
     .fetch_optional(c)
     .await?);
-    let Some(PageWithStamp { page, updated_at, password_hash }) = row else { return Ok(None) };
+    let Some(PageWithStamp {
+        page,
+        updated_at,
+        password_hash,
+    }) = row
+    else {
+        return Ok(None);
+    };
     let mut open = incidents::list(
         db,
         &IncidentFilter {
@@ -152,7 +175,11 @@ pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
     open.extend(resolved);
     open.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
     // Both lists come ordered by start (and id) from the store.
-    let unfinished = MaintenanceFilter { page_id: Some(page_id), finished: Some(false), ..Default::default() };
+    let unfinished = MaintenanceFilter {
+        page_id: Some(page_id),
+        finished: Some(false),
+        ..Default::default()
+    };
     let windows = maintenance::list(db, &unfinished).await?;
     let since = Timestamp::now().plus_millis(-PAST_MAINTENANCE_DAYS * 86_400_000);
     let finished = MaintenanceFilter {
@@ -178,7 +205,11 @@ pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
 
 /// Status changes of a page's components since `since`, plus the change in
 /// effect at `since` for each, ordered by component and time.
-pub async fn status_history(db: &Db, page_id: Id, since: Timestamp) -> StoreResult<Vec<StatusChange>> {
+pub async fn status_history(
+    db: &Db,
+    page_id: Id,
+    since: Timestamp,
+) -> StoreResult<Vec<StatusChange>> {
     let rows: Vec<(i64, String, i64)> = on_db!(db, |c| {
         sqlx::query_as(
         "SELECT h.component_id, h.status, h.changed_at FROM component_status_history h \

@@ -20,7 +20,13 @@ struct Row {
 
 impl From<Row> for QuickLink {
     fn from(r: Row) -> Self {
-        QuickLink { id: r.id, label: r.label, url: r.url, order: r.position, status_page_id: r.page_id }
+        QuickLink {
+            id: r.id,
+            label: r.label,
+            url: r.url,
+            order: r.position,
+            status_page_id: r.page_id,
+        }
     }
 }
 
@@ -44,18 +50,25 @@ pub async fn list(db: &Db, page_id: Option<Id>) -> StoreResult<Vec<QuickLink>> {
 }
 
 pub async fn get(db: &Db, id: Id) -> StoreResult<QuickLink> {
-    let row: Option<Row> =
-        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", cols!(), " FROM quick_links WHERE id = $1"))
-            .bind(id)
-            .fetch_optional(c)
-            .await?);
-    row.map(QuickLink::from).ok_or(StoreError::NotFound("quick link"))
+    let row: Option<Row> = on_db!(db, |c| sqlx::query_as(concat!(
+        "SELECT ",
+        cols!(),
+        " FROM quick_links WHERE id = $1"
+    ))
+    .bind(id)
+    .fetch_optional(c)
+    .await?);
+    row.map(QuickLink::from)
+        .ok_or(StoreError::NotFound("quick link"))
 }
 
 /// `new` comes from `QuickLinkInput::validate_new`: page, label and url are set.
 pub async fn create(db: &Db, ctx: &AuditCtx, new: QuickLinkFields) -> StoreResult<QuickLink> {
     let (Some(page_id), Some(label), Some(url)) = (new.status_page_id, new.label, new.url) else {
-        return Err(StoreError::invalid_ref("body", "statusPageId, label and url are required"));
+        return Err(StoreError::invalid_ref(
+            "body",
+            "statusPageId, label and url are required",
+        ));
     };
     let mut tx = db.begin_as(ctx).await?;
     pages::require_in(&mut tx, page_id, "statusPageId").await?;
@@ -84,20 +97,32 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: QuickLinkFields) -> StoreResul
     .await?
     });
     let link = QuickLink::from(row);
-    tx.audit("quicklink.create", "quicklink", Some(link.id), json!(link)).await?;
+    tx.audit("quicklink.create", "quicklink", Some(link.id), json!(link))
+        .await?;
     tx.touch(page_id).await?;
     tx.commit().await?;
     Ok(link)
 }
 
-pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: QuickLinkFields) -> StoreResult<QuickLink> {
+pub async fn update(
+    db: &Db,
+    ctx: &AuditCtx,
+    id: Id,
+    patch: QuickLinkFields,
+) -> StoreResult<QuickLink> {
     let mut tx = db.begin_as(ctx).await?;
-    let current: QuickLink =
-        locked!(&mut tx, concat!("SELECT ", cols!(), " FROM quick_links WHERE id = $1"), |c, q| {
-            sqlx::query_as::<_, Row>(q).bind(id).fetch_optional(c).await?
-        })
-        .ok_or(StoreError::NotFound("quick link"))?
-        .into();
+    let current: QuickLink = locked!(
+        &mut tx,
+        concat!("SELECT ", cols!(), " FROM quick_links WHERE id = $1"),
+        |c, q| {
+            sqlx::query_as::<_, Row>(q)
+                .bind(id)
+                .fetch_optional(c)
+                .await?
+        }
+    )
+    .ok_or(StoreError::NotFound("quick link"))?
+    .into();
     let row: Row = on_tx!(&mut tx, |c| sqlx::query_as(concat!(
         "UPDATE quick_links SET label = $1, url = $2, position = $3 WHERE id = $4 RETURNING ",
         cols!()
@@ -109,12 +134,25 @@ pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: QuickLinkFields) -> 
     .fetch_one(c)
     .await?);
     let after = QuickLink::from(row);
-    tx.audit("quicklink.update", "quicklink", Some(id), changes(&current, &after)).await?;
+    tx.audit(
+        "quicklink.update",
+        "quicklink",
+        Some(id),
+        changes(&current, &after),
+    )
+    .await?;
     tx.touch(current.status_page_id).await?;
     tx.commit().await?;
     Ok(after)
 }
 
 pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
-    db.delete_by_id(ctx, "DELETE FROM quick_links WHERE id = $1 RETURNING page_id", id, "quick link", "quicklink").await
+    db.delete_by_id(
+        ctx,
+        "DELETE FROM quick_links WHERE id = $1 RETURNING page_id",
+        id,
+        "quick link",
+        "quicklink",
+    )
+    .await
 }

@@ -34,9 +34,11 @@ macro_rules! maintenance_cols {
 
 /// Parses an enum column; a value no code wrote means a damaged database.
 pub(crate) fn parse_enum<T: FromStr>(column: &'static str, value: &str) -> StoreResult<T> {
-    value
-        .parse()
-        .map_err(|_| StoreError::Database(sqlx::Error::Decode(format!("unexpected {column} value {value:?}").into())))
+    value.parse().map_err(|_| {
+        StoreError::Database(sqlx::Error::Decode(
+            format!("unexpected {column} value {value:?}").into(),
+        ))
+    })
 }
 
 #[derive(sqlx::FromRow)]
@@ -118,7 +120,12 @@ pub(crate) struct GroupRow {
 
 impl From<GroupRow> for ComponentGroup {
     fn from(r: GroupRow) -> Self {
-        ComponentGroup { id: r.id, name: r.name, status_page_id: r.page_id, order: r.position }
+        ComponentGroup {
+            id: r.id,
+            name: r.name,
+            status_page_id: r.page_id,
+            order: r.position,
+        }
     }
 }
 

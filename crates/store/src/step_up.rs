@@ -36,13 +36,15 @@ pub async fn create(db: &Db, session_id: &str, user: Id) -> StoreResult<String> 
 
 /// A step-up of this session, by token.
 pub async fn get(db: &Db, session_id: &str, token: &str) -> StoreResult<StepUp> {
-    let row: Option<(i64, Option<i64>, Option<String>)> = on_db!(db, |c| sqlx::query_as(
+    let row: Option<(i64, Option<i64>, Option<String>)> = on_db!(db, |c| {
+        sqlx::query_as(
         "SELECT created_at, verified_at, method FROM step_ups WHERE token_hash = $1 AND session_id = $2"
     )
     .bind(token_hash(token))
     .bind(session_id)
     .fetch_optional(c)
-    .await?);
+    .await?
+    });
     let (created, verified, method) = row.ok_or(StoreError::NotFound("step-up"))?;
     Ok(StepUp {
         created_at: Timestamp::from_millis(created),
@@ -79,7 +81,8 @@ pub async fn verify(
 ) -> StoreResult<()> {
     let now = Timestamp::now().millis();
     let mut tx = db.begin_as(ctx).await?;
-    let n = on_tx!(&mut tx, |c| sqlx::query(
+    let n = on_tx!(&mut tx, |c| {
+        sqlx::query(
         "UPDATE step_ups SET verified_at = $1, method = $2 WHERE token_hash = $3 AND session_id = $4 \
          AND verified_at IS NULL AND created_at > $5"
     )
@@ -90,10 +93,14 @@ pub async fn verify(
     .bind(now - valid_ms)
     .execute(c)
     .await?
-    .rows_affected());
+    .rows_affected()
+    });
     if n != 1 {
-        return Err(StoreError::Conflict("this step-up is unknown, expired or verified already".into()));
+        return Err(StoreError::Conflict(
+            "this step-up is unknown, expired or verified already".into(),
+        ));
     }
-    tx.audit("user.step_up", "session", None, json!({ "method": method })).await?;
+    tx.audit("user.step_up", "session", None, json!({ "method": method }))
+        .await?;
     tx.commit().await
 }

@@ -67,7 +67,11 @@ pub fn token_hash(token: &str) -> String {
 }
 
 pub async fn count(db: &Db) -> StoreResult<i64> {
-    Ok(on_db!(db, |c| sqlx::query_scalar("SELECT COUNT(*) FROM users").fetch_one(c).await?))
+    Ok(on_db!(db, |c| sqlx::query_scalar(
+        "SELECT COUNT(*) FROM users"
+    )
+    .fetch_one(c)
+    .await?))
 }
 
 pub async fn create(
@@ -79,7 +83,8 @@ pub async fn create(
     password_hash: &str,
 ) -> StoreResult<User> {
     let mut tx = db.begin_as(ctx).await?;
-    let row: UserRow = on_tx!(&mut tx, |c| sqlx::query_as(concat!(
+    let row: UserRow = on_tx!(&mut tx, |c| {
+        sqlx::query_as(concat!(
         "INSERT INTO users (email, name, role, password_hash, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING ",
         user_cols!()
     ))
@@ -90,30 +95,40 @@ pub async fn create(
     .bind(Timestamp::now().millis())
     .fetch_one(c)
     .await
-    .map_err(|e| StoreError::unique(e, "a user with this email already exists"))?);
+    .map_err(|e| StoreError::unique(e, "a user with this email already exists"))?
+    });
     let user = User::try_from(row)?;
-    tx.audit("user.create", "user", Some(user.id), json!({ "email": &user.email, "name": &user.name, "role": role }))
-        .await?;
+    tx.audit(
+        "user.create",
+        "user",
+        Some(user.id),
+        json!({ "email": &user.email, "name": &user.name, "role": role }),
+    )
+    .await?;
     tx.commit().await?;
     Ok(user)
 }
 
 pub async fn get(db: &Db, id: Id) -> StoreResult<User> {
-    let row: Option<UserRow> =
-        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", user_cols!(), " FROM users WHERE id = $1"))
-            .bind(id)
-            .fetch_optional(c)
-            .await?);
+    let row: Option<UserRow> = on_db!(db, |c| sqlx::query_as(concat!(
+        "SELECT ",
+        user_cols!(),
+        " FROM users WHERE id = $1"
+    ))
+    .bind(id)
+    .fetch_optional(c)
+    .await?);
     row.ok_or(StoreError::NotFound("user"))?.try_into()
 }
 
 /// The user and password hash for a sign-in attempt.
 pub async fn credentials(db: &Db, email: &str) -> StoreResult<Option<(User, String)>> {
-    let row: Option<(i64, String)> =
-        on_db!(db, |c| sqlx::query_as("SELECT id, password_hash FROM users WHERE email = $1")
-            .bind(email)
-            .fetch_optional(c)
-            .await?);
+    let row: Option<(i64, String)> = on_db!(db, |c| sqlx::query_as(
+        "SELECT id, password_hash FROM users WHERE email = $1"
+    )
+    .bind(email)
+    .fetch_optional(c)
+    .await?);
     match row {
         Some((id, hash)) => Ok(Some((get(db, id).await?, hash))),
         None => Ok(None),
@@ -121,29 +136,47 @@ pub async fn credentials(db: &Db, email: &str) -> StoreResult<Option<(User, Stri
 }
 
 pub async fn password_hash(db: &Db, id: Id) -> StoreResult<String> {
-    let h: Option<String> = on_db!(db, |c| sqlx::query_scalar("SELECT password_hash FROM users WHERE id = $1")
-        .bind(id)
-        .fetch_optional(c)
-        .await?);
+    let h: Option<String> = on_db!(db, |c| sqlx::query_scalar(
+        "SELECT password_hash FROM users WHERE id = $1"
+    )
+    .bind(id)
+    .fetch_optional(c)
+    .await?);
     h.ok_or(StoreError::NotFound("user"))
 }
 
 /// Sets a new password and ends every session of the user but `keep`.
-pub async fn change_password(db: &Db, ctx: &AuditCtx, id: Id, new_hash: &str, keep: Option<&str>) -> StoreResult<()> {
+pub async fn change_password(
+    db: &Db,
+    ctx: &AuditCtx,
+    id: Id,
+    new_hash: &str,
+    keep: Option<&str>,
+) -> StoreResult<()> {
     let mut tx = db.begin_as(ctx).await?;
-    on_tx!(&mut tx, |c| sqlx::query("UPDATE users SET password_hash = $1 WHERE id = $2")
-        .bind(new_hash)
-        .bind(id)
-        .execute(c)
-        .await?
-        .rows_affected());
-    let ended = on_tx!(&mut tx, |c| sqlx::query("DELETE FROM sessions WHERE user_id = $1 AND id <> $2")
-        .bind(id)
-        .bind(keep.unwrap_or(""))
-        .execute(c)
-        .await?
-        .rows_affected());
-    tx.audit("user.change_password", "user", Some(id), json!({ "otherSessionsEnded": ended })).await?;
+    on_tx!(&mut tx, |c| sqlx::query(
+        "UPDATE users SET password_hash = $1 WHERE id = $2"
+    )
+    .bind(new_hash)
+    .bind(id)
+    .execute(c)
+    .await?
+    .rows_affected());
+    let ended = on_tx!(&mut tx, |c| sqlx::query(
+        "DELETE FROM sessions WHERE user_id = $1 AND id <> $2"
+    )
+    .bind(id)
+    .bind(keep.unwrap_or(""))
+    .execute(c)
+    .await?
+    .rows_affected());
+    tx.audit(
+        "user.change_password",
+        "user",
+        Some(id),
+        json!({ "otherSessionsEnded": ended }),
+    )
+    .await?;
     tx.commit().await
 }
 
@@ -160,7 +193,12 @@ pub struct Session {
 }
 
 /// Starts a session (a fresh id at every sign-in); returns it and its cookie token.
-pub async fn start_session(db: &Db, ctx: &AuditCtx, user: &User, absolute_ms: i64) -> StoreResult<(Session, String)> {
+pub async fn start_session(
+    db: &Db,
+    ctx: &AuditCtx,
+    user: &User,
+    absolute_ms: i64,
+) -> StoreResult<(Session, String)> {
     let now = Timestamp::now();
     let token = token();
     let session = Session {
@@ -171,7 +209,8 @@ pub async fn start_session(db: &Db, ctx: &AuditCtx, user: &User, absolute_ms: i6
         expires_at: now.plus_millis(absolute_ms),
     };
     let mut tx = db.begin_as(ctx).await?;
-    on_tx!(&mut tx, |c| sqlx::query(
+    on_tx!(&mut tx, |c| {
+        sqlx::query(
         "INSERT INTO sessions (id, user_id, csrf_token, created_at, last_seen_at, expires_at, client_addr, user_agent) \
          VALUES ($1, $2, $3, $4, $4, $5, $6, $7)"
     )
@@ -184,14 +223,18 @@ pub async fn start_session(db: &Db, ctx: &AuditCtx, user: &User, absolute_ms: i6
     .bind(&ctx.user_agent)
     .execute(c)
     .await?
+    .rows_affected()
+    });
+    on_tx!(&mut tx, |c| sqlx::query(
+        "UPDATE users SET last_login_at = $1 WHERE id = $2"
+    )
+    .bind(now.millis())
+    .bind(user.id)
+    .execute(c)
+    .await?
     .rows_affected());
-    on_tx!(&mut tx, |c| sqlx::query("UPDATE users SET last_login_at = $1 WHERE id = $2")
-        .bind(now.millis())
-        .bind(user.id)
-        .execute(c)
-        .await?
-        .rows_affected());
-    tx.audit("user.login", "user", Some(user.id), json!({})).await?;
+    tx.audit("user.login", "user", Some(user.id), json!({}))
+        .await?;
     tx.commit().await?;
     Ok((session, token))
 }
@@ -200,13 +243,17 @@ pub async fn start_session(db: &Db, ctx: &AuditCtx, user: &User, absolute_ms: i6
 /// longer than `idle_ms`. Expired ones are deleted on sight.
 pub async fn session(db: &Db, token: &str, idle_ms: i64) -> StoreResult<Option<Session>> {
     let id = token_hash(token);
-    let row: Option<(i64, String, i64, i64)> = on_db!(db, |c| sqlx::query_as(
+    let row: Option<(i64, String, i64, i64)> = on_db!(db, |c| {
+        sqlx::query_as(
         "SELECT user_id, csrf_token, last_seen_at, expires_at FROM sessions WHERE id = $1 AND NOT pending_2fa"
     )
     .bind(&id)
     .fetch_optional(c)
-    .await?);
-    let Some((user_id, csrf_token, last_seen, expires)) = row else { return Ok(None) };
+    .await?
+    });
+    let Some((user_id, csrf_token, last_seen, expires)) = row else {
+        return Ok(None);
+    };
     let now = Timestamp::now().millis();
     if now >= expires || now - last_seen > idle_ms {
         end_session(db, &id).await?;
@@ -224,30 +271,41 @@ pub async fn session(db: &Db, token: &str, idle_ms: i64) -> StoreResult<Option<S
 
 pub async fn touch_session(db: &Db, id: &str) -> StoreResult<()> {
     let mut tx = db.begin().await?;
-    on_tx!(&mut tx, |c| sqlx::query("UPDATE sessions SET last_seen_at = $1 WHERE id = $2")
-        .bind(Timestamp::now().millis())
-        .bind(id)
-        .execute(c)
-        .await?
-        .rows_affected());
+    on_tx!(&mut tx, |c| sqlx::query(
+        "UPDATE sessions SET last_seen_at = $1 WHERE id = $2"
+    )
+    .bind(Timestamp::now().millis())
+    .bind(id)
+    .execute(c)
+    .await?
+    .rows_affected());
     tx.commit().await
 }
 
 pub async fn end_session(db: &Db, id: &str) -> StoreResult<()> {
     let mut tx = db.begin().await?;
-    on_tx!(&mut tx, |c| sqlx::query("DELETE FROM sessions WHERE id = $1").bind(id).execute(c).await?.rows_affected());
+    on_tx!(&mut tx, |c| sqlx::query(
+        "DELETE FROM sessions WHERE id = $1"
+    )
+    .bind(id)
+    .execute(c)
+    .await?
+    .rows_affected());
     tx.commit().await
 }
 
 /// Signs out: ends the session, recorded as the user's act.
 pub async fn logout(db: &Db, ctx: &AuditCtx, session: &Session) -> StoreResult<()> {
     let mut tx = db.begin_as(ctx).await?;
-    on_tx!(&mut tx, |c| sqlx::query("DELETE FROM sessions WHERE id = $1")
-        .bind(&session.id)
-        .execute(c)
-        .await?
-        .rows_affected());
-    tx.audit("user.logout", "user", Some(session.user.id), json!({})).await?;
+    on_tx!(&mut tx, |c| sqlx::query(
+        "DELETE FROM sessions WHERE id = $1"
+    )
+    .bind(&session.id)
+    .execute(c)
+    .await?
+    .rows_affected());
+    tx.audit("user.logout", "user", Some(session.user.id), json!({}))
+        .await?;
     tx.commit().await
 }
 
@@ -260,13 +318,18 @@ pub async fn issue_setup_token(db: &Db, valid_ms: i64) -> StoreResult<Option<Str
     }
     let token = token();
     let mut tx = db.begin().await?;
-    on_tx!(&mut tx, |c| sqlx::query("DELETE FROM setup_tokens").execute(c).await?.rows_affected());
-    on_tx!(&mut tx, |c| sqlx::query("INSERT INTO setup_tokens (token_hash, expires_at) VALUES ($1, $2)")
-        .bind(token_hash(&token))
-        .bind(Timestamp::now().plus_millis(valid_ms).millis())
+    on_tx!(&mut tx, |c| sqlx::query("DELETE FROM setup_tokens")
         .execute(c)
         .await?
         .rows_affected());
+    on_tx!(&mut tx, |c| sqlx::query(
+        "INSERT INTO setup_tokens (token_hash, expires_at) VALUES ($1, $2)"
+    )
+    .bind(token_hash(&token))
+    .bind(Timestamp::now().plus_millis(valid_ms).millis())
+    .execute(c)
+    .await?
+    .rows_affected());
     tx.commit().await?;
     Ok(Some(token))
 }
@@ -283,17 +346,25 @@ pub async fn setup_owner(
 ) -> StoreResult<User> {
     let now = Timestamp::now().millis();
     let mut tx = db.begin_as(ctx).await?;
-    let spent = on_tx!(&mut tx, |c| sqlx::query(
+    let spent = on_tx!(&mut tx, |c| {
+        sqlx::query(
         "UPDATE setup_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL AND expires_at > $1"
     )
     .bind(now)
     .bind(token_hash(token))
     .execute(c)
     .await?
-    .rows_affected());
-    let users: i64 = on_tx!(&mut tx, |c| sqlx::query_scalar("SELECT COUNT(*) FROM users").fetch_one(c).await?);
+    .rows_affected()
+    });
+    let users: i64 = on_tx!(&mut tx, |c| sqlx::query_scalar(
+        "SELECT COUNT(*) FROM users"
+    )
+    .fetch_one(c)
+    .await?);
     if spent != 1 || users > 0 {
-        return Err(StoreError::Conflict("this setup link is used, expired or no longer needed".into()));
+        return Err(StoreError::Conflict(
+            "this setup link is used, expired or no longer needed".into(),
+        ));
     }
     let row: UserRow = on_tx!(&mut tx, |c| {
         sqlx::query_as(concat!(
@@ -322,34 +393,49 @@ pub async fn setup_owner(
 // ------------------------------------------------------------- administration
 
 pub async fn list(db: &Db) -> StoreResult<Vec<User>> {
-    let rows: Vec<UserRow> =
-        on_db!(db, |c| sqlx::query_as(concat!("SELECT ", user_cols!(), " FROM users ORDER BY id"))
-            .fetch_all(c)
-            .await?);
+    let rows: Vec<UserRow> = on_db!(db, |c| sqlx::query_as(concat!(
+        "SELECT ",
+        user_cols!(),
+        " FROM users ORDER BY id"
+    ))
+    .fetch_all(c)
+    .await?);
     rows.into_iter().map(User::try_from).collect()
 }
 
 /// Owners other than `except`.
 async fn other_owners(tx: &mut crate::db::Tx, except: Id) -> StoreResult<i64> {
-    Ok(on_tx!(tx, |c| sqlx::query_scalar("SELECT COUNT(*) FROM users WHERE role = 'owner' AND id <> $1")
-        .bind(except)
-        .fetch_one(c)
-        .await?))
+    Ok(on_tx!(tx, |c| sqlx::query_scalar(
+        "SELECT COUNT(*) FROM users WHERE role = 'owner' AND id <> $1"
+    )
+    .bind(except)
+    .fetch_one(c)
+    .await?))
 }
 
 const LAST_OWNER: &str = "this is the last owner: make someone else owner first";
 
 /// Changes name and/or role; refuses to leave the service without an owner.
-pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, name: Option<&str>, role: Option<Role>) -> StoreResult<User> {
+pub async fn update(
+    db: &Db,
+    ctx: &AuditCtx,
+    id: Id,
+    name: Option<&str>,
+    role: Option<Role>,
+) -> StoreResult<User> {
     let mut tx = db.begin_as(ctx).await?;
     let before = {
-        let row: Option<UserRow> =
-            locked!(&mut tx, concat!("SELECT ", user_cols!(), " FROM users WHERE id = $1"), |c, q| {
-                sqlx::query_as(q).bind(id).fetch_optional(c).await?
-            });
+        let row: Option<UserRow> = locked!(
+            &mut tx,
+            concat!("SELECT ", user_cols!(), " FROM users WHERE id = $1"),
+            |c, q| { sqlx::query_as(q).bind(id).fetch_optional(c).await? }
+        );
         User::try_from(row.ok_or(StoreError::NotFound("user"))?)?
     };
-    if before.role == Role::Owner && role.is_some_and(|r| r != Role::Owner) && other_owners(&mut tx, id).await? == 0 {
+    if before.role == Role::Owner
+        && role.is_some_and(|r| r != Role::Owner)
+        && other_owners(&mut tx, id).await? == 0
+    {
         return Err(StoreError::Conflict(LAST_OWNER.into()));
     }
     let row: UserRow = on_tx!(&mut tx, |c| sqlx::query_as(concat!(
@@ -362,35 +448,56 @@ pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, name: Option<&str>, role: O
     .fetch_one(c)
     .await?);
     let after = User::try_from(row)?;
-    tx.audit("user.update", "user", Some(id), crate::audit::changes(&before, &after)).await?;
+    tx.audit(
+        "user.update",
+        "user",
+        Some(id),
+        crate::audit::changes(&before, &after),
+    )
+    .await?;
     tx.commit().await?;
     Ok(after)
 }
 
 pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
     let mut tx = db.begin_as(ctx).await?;
-    let role: Option<String> = on_tx!(&mut tx, |c| sqlx::query_scalar("SELECT role FROM users WHERE id = $1")
-        .bind(id)
-        .fetch_optional(c)
-        .await?);
+    let role: Option<String> = on_tx!(&mut tx, |c| sqlx::query_scalar(
+        "SELECT role FROM users WHERE id = $1"
+    )
+    .bind(id)
+    .fetch_optional(c)
+    .await?);
     let role = role.ok_or(StoreError::NotFound("user"))?;
     if role == "owner" && other_owners(&mut tx, id).await? == 0 {
         return Err(StoreError::Conflict(LAST_OWNER.into()));
     }
-    on_tx!(&mut tx, |c| sqlx::query("DELETE FROM users WHERE id = $1").bind(id).execute(c).await?.rows_affected());
-    tx.audit("user.delete", "user", Some(id), json!({ "role": role })).await?;
+    on_tx!(&mut tx, |c| sqlx::query("DELETE FROM users WHERE id = $1")
+        .bind(id)
+        .execute(c)
+        .await?
+        .rows_affected());
+    tx.audit("user.delete", "user", Some(id), json!({ "role": role }))
+        .await?;
     tx.commit().await
 }
 
 /// Ends every session of a user.
 pub async fn revoke_sessions(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<u64> {
     let mut tx = db.begin_as(ctx).await?;
-    let n = on_tx!(&mut tx, |c| sqlx::query("DELETE FROM sessions WHERE user_id = $1")
-        .bind(id)
-        .execute(c)
-        .await?
-        .rows_affected());
-    tx.audit("user.revoke_sessions", "user", Some(id), json!({ "sessionsEnded": n })).await?;
+    let n = on_tx!(&mut tx, |c| sqlx::query(
+        "DELETE FROM sessions WHERE user_id = $1"
+    )
+    .bind(id)
+    .execute(c)
+    .await?
+    .rows_affected());
+    tx.audit(
+        "user.revoke_sessions",
+        "user",
+        Some(id),
+        json!({ "sessionsEnded": n }),
+    )
+    .await?;
     tx.commit().await?;
     Ok(n)
 }

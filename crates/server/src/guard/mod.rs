@@ -170,29 +170,55 @@ fn network(ip: IpAddr) -> String {
 /// 429 until `until`, rounded up to whole seconds.
 fn retry_after(until: Timestamp) -> ApiError {
     let ms = (until.millis() - Timestamp::now().millis()).max(0) as u64;
-    ApiError::RateLimited { retry_after_secs: ms.div_ceil(1000).max(1) }
+    ApiError::RateLimited {
+        retry_after_secs: ms.div_ceil(1000).max(1),
+    }
 }
 
 fn user_actor(user: &User) -> Actor {
-    Actor { kind: "user".into(), id: Some(user.id), label: user.email.clone() }
+    Actor {
+        kind: "user".into(),
+        id: Some(user.id),
+        label: user.email.clone(),
+    }
 }
 
 impl Guard {
     fn counters(&self, secret: Secret, account: &str) -> [Counter; 3] {
         let (kind, addr) = (secret.key(), network(self.client));
         [
-            Counter { key: format!("{kind}|{account}"), free: secret.account_free(), scope: "account" },
-            Counter { key: format!("{kind}|{account}|{addr}"), free: secret.pair_free(), scope: "account+address" },
-            Counter { key: format!("{kind}|addr|{addr}"), free: ADDRESS_FREE, scope: "address" },
+            Counter {
+                key: format!("{kind}|{account}"),
+                free: secret.account_free(),
+                scope: "account",
+            },
+            Counter {
+                key: format!("{kind}|{account}|{addr}"),
+                free: secret.pair_free(),
+                scope: "account+address",
+            },
+            Counter {
+                key: format!("{kind}|addr|{addr}"),
+                free: ADDRESS_FREE,
+                scope: "address",
+            },
         ]
     }
 
     fn ctx(&self, actor: Actor) -> AuditCtx {
-        AuditCtx { actor, client_addr: Some(self.client.to_string()), user_agent: self.user_agent.clone() }
+        AuditCtx {
+            actor,
+            client_addr: Some(self.client.to_string()),
+            user_agent: self.user_agent.clone(),
+        }
     }
 
     /// Refuses while locked, runs the check, and counts a wrong answer.
-    async fn attempt(&self, a: Attempt, check: impl Future<Output = ApiResult<bool>>) -> ApiResult<bool> {
+    async fn attempt(
+        &self,
+        a: Attempt,
+        check: impl Future<Output = ApiResult<bool>>,
+    ) -> ApiResult<bool> {
         let counters = self.counters(a.secret, &a.account);
         let keys: Vec<&str> = counters.iter().map(|c| c.key.as_str()).collect();
         if let Some(until) = failures::locked_until(&self.state.db, &keys).await? {
@@ -200,10 +226,19 @@ impl Guard {
         }
         let mortal = a.mortal.map(|m| {
             let (key, free) = match &m {
-                Mortal::PendingSignIn { session_id } => (format!("pending|{session_id}"), PENDING_CODES),
+                Mortal::PendingSignIn { session_id } => {
+                    (format!("pending|{session_id}"), PENDING_CODES)
+                }
                 Mortal::StepUp { token_hash } => (format!("step-up|{token_hash}"), STEP_UP_PROOFS),
             };
-            (Counter { key, free, scope: "mortal" }, m)
+            (
+                Counter {
+                    key,
+                    free,
+                    scope: "mortal",
+                },
+                m,
+            )
         });
         if check.await? {
             if a.forget_on_success {
@@ -236,11 +271,13 @@ impl Guard {
                     mortal: None,
                 };
                 failures::record(&self.state.db, &self.ctx(a.actor), failure).await?;
-                Err(ApiError::Unauthorized("too many wrong codes: sign in again with your password".into()))
+                Err(ApiError::Unauthorized(
+                    "too many wrong codes: sign in again with your password".into(),
+                ))
             }
-            Some(Mortal::StepUp { .. }) => {
-                Err(ApiError::Conflict("too many wrong proofs: this step-up has ended; start a new one".into()))
-            }
+            Some(Mortal::StepUp { .. }) => Err(ApiError::Conflict(
+                "too many wrong proofs: this step-up has ended; start a new one".into(),
+            )),
             None => Ok(false),
         }
     }
@@ -248,8 +285,12 @@ impl Guard {
     fn mortal(purpose: Purpose<'_>) -> Option<Mortal> {
         match purpose {
             Purpose::Proof => None,
-            Purpose::StepUp { token } => Some(Mortal::StepUp { token_hash: users::token_hash(token) }),
-            Purpose::SignIn { pending } => Some(Mortal::PendingSignIn { session_id: pending.to_string() }),
+            Purpose::StepUp { token } => Some(Mortal::StepUp {
+                token_hash: users::token_hash(token),
+            }),
+            Purpose::SignIn { pending } => Some(Mortal::PendingSignIn {
+                session_id: pending.to_string(),
+            }),
         }
     }
 
@@ -269,12 +310,21 @@ impl Guard {
             // failures stay until the second factor passes too.
             forget_on_success: !user.as_ref().is_some_and(|u| u.totp_enabled),
         };
-        let ok = self.attempt(attempt, async { Ok(verify::password(password, hash).await) }).await?;
+        let ok = self
+            .attempt(attempt, async {
+                Ok(verify::password(password, hash).await)
+            })
+            .await?;
         Ok(user.filter(|_| ok))
     }
 
     /// A signed-in person's password, proven again.
-    pub async fn password(&self, user: &User, password: String, purpose: Purpose<'_>) -> ApiResult<bool> {
+    pub async fn password(
+        &self,
+        user: &User,
+        password: String,
+        purpose: Purpose<'_>,
+    ) -> ApiResult<bool> {
         let stored = users::password_hash(&self.state.db, user.id).await?;
         let attempt = Attempt {
             secret: Secret::Password,
@@ -285,12 +335,20 @@ impl Guard {
             mortal: Self::mortal(purpose),
             forget_on_success: true,
         };
-        self.attempt(attempt, async { Ok(verify::password(password, Some(stored)).await) }).await
+        self.attempt(attempt, async {
+            Ok(verify::password(password, Some(stored)).await)
+        })
+        .await
     }
 
     /// A current TOTP code (never one of a step already used) or an unused
     /// recovery code of the user's.
-    pub async fn second_factor(&self, user: &User, code: Code, purpose: Purpose<'_>) -> ApiResult<bool> {
+    pub async fn second_factor(
+        &self,
+        user: &User,
+        code: Code,
+        purpose: Purpose<'_>,
+    ) -> ApiResult<bool> {
         let db = &self.state.db;
         let attempt = Attempt {
             secret: Secret::SecondFactor,
@@ -323,7 +381,12 @@ impl Guard {
     }
 
     /// A code of a secret being set up: the time step it matched.
-    pub async fn new_second_factor(&self, user: &User, secret: &str, code: &str) -> ApiResult<Option<i64>> {
+    pub async fn new_second_factor(
+        &self,
+        user: &User,
+        secret: &str,
+        code: &str,
+    ) -> ApiResult<Option<i64>> {
         let attempt = Attempt {
             secret: Secret::SecondFactor,
             account: format!("user:{}", user.email),
@@ -353,7 +416,10 @@ impl Guard {
             mortal: None,
             forget_on_success: true,
         };
-        self.attempt(attempt, async { Ok(verify::password(password, Some(hash)).await) }).await
+        self.attempt(attempt, async {
+            Ok(verify::password(password, Some(hash)).await)
+        })
+        .await
     }
 
     /// Spends the setup link on the first owner (the password is hashed only
@@ -388,7 +454,9 @@ impl Guard {
             }
         })
         .await?;
-        owner.ok_or_else(|| ApiError::Conflict("this setup link is used, expired or no longer needed".into()))
+        owner.ok_or_else(|| {
+            ApiError::Conflict("this setup link is used, expired or no longer needed".into())
+        })
     }
 }
 
@@ -398,11 +466,33 @@ mod tests {
 
     #[test]
     fn ipv6_clients_count_per_64_and_mapped_ipv4_as_ipv4() {
-        let a = network("2001:db8:1:2:aaaa::1".parse().unwrap_or(std::net::IpAddr::from([0; 16])));
-        let b = network("2001:db8:1:2:bbbb::9".parse().unwrap_or(std::net::IpAddr::from([0; 16])));
+        let a = network(
+            "2001:db8:1:2:aaaa::1"
+                .parse()
+                .unwrap_or(std::net::IpAddr::from([0; 16])),
+        );
+        let b = network(
+            "2001:db8:1:2:bbbb::9"
+                .parse()
+                .unwrap_or(std::net::IpAddr::from([0; 16])),
+        );
         assert_eq!(a, b);
         assert_eq!(a, "2001:db8:1:2::/64");
-        assert_eq!(network("::ffff:192.0.2.7".parse().unwrap_or(std::net::IpAddr::from([0; 4]))), "192.0.2.7");
-        assert_eq!(network("192.0.2.7".parse().unwrap_or(std::net::IpAddr::from([0; 16]))), "192.0.2.7");
+        assert_eq!(
+            network(
+                "::ffff:192.0.2.7"
+                    .parse()
+                    .unwrap_or(std::net::IpAddr::from([0; 4]))
+            ),
+            "192.0.2.7"
+        );
+        assert_eq!(
+            network(
+                "192.0.2.7"
+                    .parse()
+                    .unwrap_or(std::net::IpAddr::from([0; 16]))
+            ),
+            "192.0.2.7"
+        );
     }
 }

@@ -8,8 +8,11 @@ pub(super) async fn password(candidate: String, stored: Option<String>) -> bool 
     tokio::task::spawn_blocking(move || {
         let known = stored.is_some();
         let stored = stored.unwrap_or_else(|| DUMMY.clone());
-        let ok = PasswordHash::new(&stored)
-            .is_ok_and(|h| argon2::Argon2::default().verify_password(candidate.as_bytes(), &h).is_ok());
+        let ok = PasswordHash::new(&stored).is_ok_and(|h| {
+            argon2::Argon2::default()
+                .verify_password(candidate.as_bytes(), &h)
+                .is_ok()
+        });
         ok && known
     })
     .await
@@ -17,8 +20,9 @@ pub(super) async fn password(candidate: String, stored: Option<String>) -> bool 
 }
 
 /// An Argon2id hash of a random string nobody knows, made once.
-static DUMMY: std::sync::LazyLock<String> =
-    std::sync::LazyLock::new(|| crate::password::hash_blocking(&upstate_store::users::token()).unwrap_or_default());
+static DUMMY: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    crate::password::hash_blocking(&upstate_store::users::token()).unwrap_or_default()
+});
 
 /// The time step a TOTP code is valid for now (current step, or one either side).
 pub(super) fn totp_step(secret_b32: &str, code: &str, now_secs: u64) -> Option<i64> {

@@ -19,14 +19,34 @@ fn asset(name: &str, bytes: &'static [u8], content_type: &'static str) -> Asset 
     Asset { body, url }
 }
 
-pub static CSS: LazyLock<Asset> =
-    LazyLock::new(|| asset("status.css", include_bytes!("../../assets/status.css"), "text/css; charset=utf-8"));
-pub static JS: LazyLock<Asset> =
-    LazyLock::new(|| asset("status.js", include_bytes!("../../assets/status.js"), "text/javascript; charset=utf-8"));
-pub static WIDGET_JS: LazyLock<Asset> =
-    LazyLock::new(|| asset("widget.js", include_bytes!("../../assets/widget.js"), "text/javascript; charset=utf-8"));
-pub static FAVICON: LazyLock<Asset> =
-    LazyLock::new(|| asset("favicon.svg", include_bytes!("../../assets/favicon.svg"), "image/svg+xml"));
+pub static CSS: LazyLock<Asset> = LazyLock::new(|| {
+    asset(
+        "status.css",
+        include_bytes!("../../assets/status.css"),
+        "text/css; charset=utf-8",
+    )
+});
+pub static JS: LazyLock<Asset> = LazyLock::new(|| {
+    asset(
+        "status.js",
+        include_bytes!("../../assets/status.js"),
+        "text/javascript; charset=utf-8",
+    )
+});
+pub static WIDGET_JS: LazyLock<Asset> = LazyLock::new(|| {
+    asset(
+        "widget.js",
+        include_bytes!("../../assets/widget.js"),
+        "text/javascript; charset=utf-8",
+    )
+});
+pub static FAVICON: LazyLock<Asset> = LazyLock::new(|| {
+    asset(
+        "favicon.svg",
+        include_bytes!("../../assets/favicon.svg"),
+        "image/svg+xml",
+    )
+});
 
 pub fn css_url() -> &'static str {
     &CSS.url

@@ -1,6 +1,8 @@
 //! One incident, one maintenance window, and the monthly history.
 
-use super::page::{impact_key, incident_card, incident_status_key, maintenance_card, maintenance_status_key};
+use super::page::{
+    impact_key, incident_card, incident_status_key, maintenance_card, maintenance_status_key,
+};
 use super::{View, layout};
 use maud::{Markup, html};
 use upstate_core::{Incident, Maintenance};
@@ -28,8 +30,18 @@ fn detail(v: &View, name: &str, card: Markup) -> String {
 }
 
 /// One month of incidents and maintenance, with links to the months around it.
-pub fn history(v: &View, (year, month): (i16, i8), h: &History, prev: Option<String>, next: Option<String>) -> String {
-    let heading = format!("{} · {}", v.t("section.history"), v.month_title(year, month));
+pub fn history(
+    v: &View,
+    (year, month): (i16, i8),
+    h: &History,
+    prev: Option<String>,
+    next: Option<String>,
+) -> String {
+    let heading = format!(
+        "{} · {}",
+        v.t("section.history"),
+        v.month_title(year, month)
+    );
     let title = format!("{heading} · {}", v.d.page.name);
     layout(
         v,

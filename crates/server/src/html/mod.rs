@@ -34,7 +34,14 @@ pub struct View<'a> {
 impl<'a> View<'a> {
     pub fn new(d: &'a PageData, lang: Lang, version: u64, here: String) -> View<'a> {
         let tz = TimeZone::get(&d.page.time_zone).unwrap_or(TimeZone::UTC);
-        View { d, lang, now: Timestamp::now(), tz, version, here }
+        View {
+            d,
+            lang,
+            now: Timestamp::now(),
+            tz,
+            version,
+            here,
+        }
     }
 
     /// This page in another language.
@@ -58,7 +65,9 @@ impl<'a> View<'a> {
     }
 
     pub fn zoned(&self, at: Timestamp) -> Option<jiff::Zoned> {
-        jiff::Timestamp::from_millisecond(at.millis()).ok().map(|t| t.to_zoned(self.tz.clone()))
+        jiff::Timestamp::from_millisecond(at.millis())
+            .ok()
+            .map(|t| t.to_zoned(self.tz.clone()))
     }
 
     pub fn zoned_now(&self) -> jiff::Zoned {
@@ -67,13 +76,19 @@ impl<'a> View<'a> {
 
     /// An instant in the page's zone, e.g. `2026-11-22 14:05 CET`.
     pub fn absolute(&self, at: Timestamp) -> String {
-        self.zoned(at).map(|z| z.strftime("%Y-%m-%d %H:%M %Z").to_string()).unwrap_or_else(|| at.to_rfc3339())
+        self.zoned(at)
+            .map(|z| z.strftime("%Y-%m-%d %H:%M %Z").to_string())
+            .unwrap_or_else(|| at.to_rfc3339())
     }
 
     /// `{month name} {year}` of a `YYYY-MM` month.
     pub fn month_title(&self, year: i16, month: i8) -> String {
         let name = self.lang.t(MONTH_KEYS[(month.clamp(1, 12) - 1) as usize]);
-        if self.lang == Lang::Ja { format!("{year}年{name}") } else { format!("{name} {year}") }
+        if self.lang == Lang::Ja {
+            format!("{year}年{name}")
+        } else {
+            format!("{name} {year}")
+        }
     }
 
     /// "5 min ago", "in 2 h", from the dictionaries.
@@ -82,8 +97,22 @@ impl<'a> View<'a> {
         let (past, m) = (diff >= 0, diff.abs());
         let (key, n) = match m {
             0 => return self.t("rel.now").to_string(),
-            1..=59 => (if past { "rel.minutes_ago" } else { "rel.in_minutes" }, m),
-            60..=2879 => (if past { "rel.hours_ago" } else { "rel.in_hours" }, m / 60),
+            1..=59 => (
+                if past {
+                    "rel.minutes_ago"
+                } else {
+                    "rel.in_minutes"
+                },
+                m,
+            ),
+            60..=2879 => (
+                if past {
+                    "rel.hours_ago"
+                } else {
+                    "rel.in_hours"
+                },
+                m / 60,
+            ),
             _ => (if past { "rel.days_ago" } else { "rel.in_days" }, m / 1440),
         };
         self.lang.tn(key, n)
@@ -101,8 +130,8 @@ impl<'a> View<'a> {
 }
 
 const MONTH_KEYS: [&str; 12] = [
-    "month.1", "month.2", "month.3", "month.4", "month.5", "month.6", "month.7", "month.8", "month.9", "month.10",
-    "month.11", "month.12",
+    "month.1", "month.2", "month.3", "month.4", "month.5", "month.6", "month.7", "month.8",
+    "month.9", "month.10", "month.11", "month.12",
 ];
 
 /// The CSS class of a status: colour is never the only signal, each use also

@@ -32,7 +32,11 @@ pub fn status_page(v: &View, history: &[StatusChange]) -> String {
 fn live(v: &View, history: &[StatusChange]) -> Markup {
     let d = v.d;
     let overall = overall_status(&d.components, &d.incidents);
-    let active: Vec<&Incident> = d.incidents.iter().filter(|i| i.status != IncidentStatus::Resolved).collect();
+    let active: Vec<&Incident> = d
+        .incidents
+        .iter()
+        .filter(|i| i.status != IncidentStatus::Resolved)
+        .collect();
     html! {
         section class={ "banner " (status_class(overall)) } role="status" aria-live="polite" data-status=(overall.as_str()) {
             span.sym aria-hidden="true" { (status_symbol(overall)) }
@@ -149,10 +153,15 @@ pub(super) fn maintenance_card(v: &View, m: &Maintenance) -> Markup {
 fn components(v: &View, history: &[StatusChange]) -> Markup {
     let d = v.d;
     let days = d.page.uptime_days.clamp(1, 365) as u32;
-    let uptime = d.page.show_uptime.then(|| report(&d.page.time_zone, &d.components, history, days, v.now));
+    let uptime = d
+        .page
+        .show_uptime
+        .then(|| report(&d.page.time_zone, &d.components, history, days, v.now));
     let windows = day_windows(&v.tz, days, v.now);
     let row = |c: &Component| {
-        let series = uptime.as_ref().and_then(|r| r.components.iter().find(|x| x.id == c.id.to_string()));
+        let series = uptime
+            .as_ref()
+            .and_then(|r| r.components.iter().find(|x| x.id == c.id.to_string()));
         html! {
             li.comp data-component=(c.id) {
                 div.row {
@@ -168,7 +177,11 @@ fn components(v: &View, history: &[StatusChange]) -> Markup {
     };
     let mut groups: Vec<&ComponentGroup> = d.groups.iter().collect();
     groups.sort_by_key(|g| (g.order, g.id));
-    let ungrouped: Vec<&Component> = d.components.iter().filter(|c| c.group_id.is_none()).collect();
+    let ungrouped: Vec<&Component> = d
+        .components
+        .iter()
+        .filter(|c| c.group_id.is_none())
+        .collect();
     html! {
         @for g in groups {
             @let members: Vec<&Component> = d.components.iter().filter(|c| c.group_id == Some(g.id)).collect();
@@ -233,7 +246,9 @@ fn bar(
 fn happened(v: &View, component: Id, start: Timestamp, end: Timestamp) -> String {
     let d = v.d;
     let incidents = d.incidents.iter().filter(|i| {
-        i.affected_components.contains(&component) && i.created_at < end && i.resolved_at.unwrap_or(v.now) >= start
+        i.affected_components.contains(&component)
+            && i.created_at < end
+            && i.resolved_at.unwrap_or(v.now) >= start
     });
     let windows = d.maintenance.iter().chain(&d.past_maintenance).filter(|m| {
         m.status != MaintenanceStatus::Cancelled
@@ -241,7 +256,14 @@ fn happened(v: &View, component: Id, start: Timestamp, end: Timestamp) -> String
             && m.scheduled_start_time < end
             && m.scheduled_end_time >= start
     });
-    let titles: Vec<&str> =
-        incidents.map(|i| i.title.as_str()).chain(windows.map(|m| m.title.as_str())).take(3).collect();
-    if titles.is_empty() { v.t("label.no_incidents_day").to_string() } else { titles.join("; ") }
+    let titles: Vec<&str> = incidents
+        .map(|i| i.title.as_str())
+        .chain(windows.map(|m| m.title.as_str()))
+        .take(3)
+        .collect();
+    if titles.is_empty() {
+        v.t("label.no_incidents_day").to_string()
+    } else {
+        titles.join("; ")
+    }
 }

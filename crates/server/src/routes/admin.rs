@@ -46,13 +46,20 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 /// Refuses unless the request carries a step-up of this session verified
 /// within the last 5 minutes.
-pub(crate) async fn require_step_up(state: &AppState, me: &SignedIn, headers: &HeaderMap) -> ApiResult<()> {
+pub(crate) async fn require_step_up(
+    state: &AppState,
+    me: &SignedIn,
+    headers: &HeaderMap,
+) -> ApiResult<()> {
     let refuse = || {
         ApiError::Forbidden(
             "this action needs a fresh step-up: POST /api/admin/step-up, verify it, send X-Step-Up-Token".into(),
         )
     };
-    let token = headers.get("x-step-up-token").and_then(|v| v.to_str().ok()).ok_or_else(refuse)?;
+    let token = headers
+        .get("x-step-up-token")
+        .and_then(|v| v.to_str().ok())
+        .ok_or_else(refuse)?;
     let s = match step_up::get(&state.db, &me.session.id, token).await {
         Ok(s) => s,
         Err(upstate_store::StoreError::NotFound(_)) => return Err(refuse()),
@@ -76,7 +83,14 @@ struct StepUpCreated {
     summary = "Start a step-up for this session", responses((status = 201, body = Data<StepUpCreated>), SessionErrors))]
 async fn step_up_create(State(state): State<AppState>, me: SignedIn) -> ApiResult<Response> {
     let token = step_up::create(&state.db, &me.session.id, me.session.user.id).await?;
-    Ok((StatusCode::CREATED, data(StepUpCreated { token, expires_in_seconds: STEP_UP_MS / 1000 })).into_response())
+    Ok((
+        StatusCode::CREATED,
+        data(StepUpCreated {
+            token,
+            expires_in_seconds: STEP_UP_MS / 1000,
+        }),
+    )
+        .into_response())
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -95,10 +109,18 @@ struct StepUpStatus {
 fn status_of(s: Option<StepUp>) -> StepUpStatus {
     let now = Timestamp::now().millis();
     match s {
-        None => StepUpStatus { verified: false, active: false, created_at: None, verified_at: None, method: None },
+        None => StepUpStatus {
+            verified: false,
+            active: false,
+            created_at: None,
+            verified_at: None,
+            method: None,
+        },
         Some(s) => StepUpStatus {
             verified: s.verified_at.is_some(),
-            active: s.verified_at.is_some_and(|v| now - v.millis() <= STEP_UP_MS),
+            active: s
+                .verified_at
+                .is_some_and(|v| now - v.millis() <= STEP_UP_MS),
             created_at: Some(s.created_at),
             verified_at: s.verified_at,
             method: s.method,
@@ -109,14 +131,22 @@ fn status_of(s: Option<StepUp>) -> StepUpStatus {
 #[utoipa::path(get, path = "/api/admin/step-up", tag = "step-up", operation_id = "stepUpLatest",
     summary = "This session's latest step-up", responses((status = 200, body = Data<StepUpStatus>), SessionErrors))]
 async fn step_up_latest(State(state): State<AppState>, me: SignedIn) -> ApiResult<Response> {
-    Ok(data(status_of(step_up::latest(&state.db, &me.session.id).await?)))
+    Ok(data(status_of(
+        step_up::latest(&state.db, &me.session.id).await?,
+    )))
 }
 
 #[utoipa::path(get, path = "/api/admin/step-up/{token}", tag = "step-up", operation_id = "stepUpStatus",
     summary = "A step-up's status", params(("token" = String, Path)),
     responses((status = 200, body = Data<StepUpStatus>), SessionErrors, NotFound))]
-async fn step_up_status(State(state): State<AppState>, me: SignedIn, Path(token): Path<String>) -> ApiResult<Response> {
-    Ok(data(status_of(Some(step_up::get(&state.db, &me.session.id, &token).await?))))
+async fn step_up_status(
+    State(state): State<AppState>,
+    me: SignedIn,
+    Path(token): Path<String>,
+) -> ApiResult<Response> {
+    Ok(data(status_of(Some(
+        step_up::get(&state.db, &me.session.id, &token).await?,
+    ))))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -127,7 +157,10 @@ struct StepUpProof {
 }
 
 fn token_of(p: &StepUpProof) -> ApiResult<String> {
-    p.token.clone().filter(|t| !t.is_empty()).ok_or_else(|| ApiError::validation("token", "is required"))
+    p.token
+        .clone()
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| ApiError::validation("token", "is required"))
 }
 
 #[utoipa::path(post, path = "/api/admin/step-up/verify-password", tag = "step-up", operation_id = "stepUpVerifyPassword",
@@ -140,12 +173,28 @@ async fn step_up_password(
     Body(p): Body<StepUpProof>,
 ) -> ApiResult<Response> {
     let token = token_of(&p)?;
-    let pw = p.password.filter(|x| !x.is_empty()).ok_or_else(|| ApiError::validation("password", "is required"))?;
-    if !guard.password(&me.session.user, pw, Purpose::StepUp { token: &token }).await? {
+    let pw = p
+        .password
+        .filter(|x| !x.is_empty())
+        .ok_or_else(|| ApiError::validation("password", "is required"))?;
+    if !guard
+        .password(&me.session.user, pw, Purpose::StepUp { token: &token })
+        .await?
+    {
         return Err(ApiError::validation("password", "is wrong"));
     }
-    step_up::verify(&state.db, &me.audit, &me.session.id, &token, "password", STEP_UP_MS).await?;
-    Ok(data(status_of(Some(step_up::get(&state.db, &me.session.id, &token).await?))))
+    step_up::verify(
+        &state.db,
+        &me.audit,
+        &me.session.id,
+        &token,
+        "password",
+        STEP_UP_MS,
+    )
+    .await?;
+    Ok(data(status_of(Some(
+        step_up::get(&state.db, &me.session.id, &token).await?,
+    ))))
 }
 
 #[utoipa::path(post, path = "/api/admin/step-up/verify-totp", tag = "step-up", operation_id = "stepUpVerifyTotp",
@@ -158,15 +207,37 @@ async fn step_up_totp(
     Body(p): Body<StepUpProof>,
 ) -> ApiResult<Response> {
     let token = token_of(&p)?;
-    let code = p.code.filter(|x| !x.is_empty()).ok_or_else(|| ApiError::validation("code", "is required"))?;
+    let code = p
+        .code
+        .filter(|x| !x.is_empty())
+        .ok_or_else(|| ApiError::validation("code", "is required"))?;
     if !me.session.user.totp_enabled {
-        return Err(ApiError::Conflict("two-factor authentication is off; verify with your password".into()));
+        return Err(ApiError::Conflict(
+            "two-factor authentication is off; verify with your password".into(),
+        ));
     }
-    if !guard.second_factor(&me.session.user, Code::Totp(code), Purpose::StepUp { token: &token }).await? {
+    if !guard
+        .second_factor(
+            &me.session.user,
+            Code::Totp(code),
+            Purpose::StepUp { token: &token },
+        )
+        .await?
+    {
         return Err(ApiError::validation("code", "is wrong or already used"));
     }
-    step_up::verify(&state.db, &me.audit, &me.session.id, &token, "totp", STEP_UP_MS).await?;
-    Ok(data(status_of(Some(step_up::get(&state.db, &me.session.id, &token).await?))))
+    step_up::verify(
+        &state.db,
+        &me.audit,
+        &me.session.id,
+        &token,
+        "totp",
+        STEP_UP_MS,
+    )
+    .await?;
+    Ok(data(status_of(Some(
+        step_up::get(&state.db, &me.session.id, &token).await?,
+    ))))
 }
 
 // ------------------------------------------------------------------ users
@@ -176,14 +247,18 @@ async fn target(state: &AppState, me: &SignedIn, id: Id) -> ApiResult<User> {
     me.require(Permission::UsersManage)?;
     let user = users::get(&state.db, id).await?;
     if user.role > me.session.user.role {
-        return Err(ApiError::Forbidden("you cannot manage a user ranked above you".into()));
+        return Err(ApiError::Forbidden(
+            "you cannot manage a user ranked above you".into(),
+        ));
     }
     Ok(user)
 }
 
 fn grantable(me: &SignedIn, role: Role) -> ApiResult<()> {
     if role > me.session.user.role {
-        Err(ApiError::Forbidden("you cannot grant a role above your own".into()))
+        Err(ApiError::Forbidden(
+            "you cannot grant a role above your own".into(),
+        ))
     } else {
         Ok(())
     }
@@ -216,7 +291,15 @@ async fn users_create(
     let mut e = FieldErrors::new();
     let email = e.check("email", roles::email(input.email.as_deref().unwrap_or("")));
     let name = e.check("name", validate::name(input.name.as_deref().unwrap_or("")));
-    let role = e.check("role", input.role.as_deref().unwrap_or("").parse::<Role>().map_err(|x| x.to_string()));
+    let role = e.check(
+        "role",
+        input
+            .role
+            .as_deref()
+            .unwrap_or("")
+            .parse::<Role>()
+            .map_err(|x| x.to_string()),
+    );
     let pw = input.password.unwrap_or_default();
     e.check("password", roles::password(&pw));
     e.into_result()?;
@@ -231,7 +314,11 @@ async fn users_create(
 
 #[utoipa::path(get, path = "/api/admin/users/{id}", tag = "users", operation_id = "getUser", summary = "A user",
     params(("id" = i64, Path)), responses((status = 200, body = Data<Object>), SessionErrors, NotFound))]
-async fn users_get(State(state): State<AppState>, me: SignedIn, PathId(id): PathId) -> ApiResult<Response> {
+async fn users_get(
+    State(state): State<AppState>,
+    me: SignedIn,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
     Ok(data(target(&state, &me, id).await?))
 }
 
@@ -254,7 +341,9 @@ async fn users_update(
     let current = target(&state, &me, id).await?;
     let mut e = FieldErrors::new();
     let name = input.name.and_then(|n| e.check("name", validate::name(&n)));
-    let role = input.role.and_then(|r| e.check("role", r.parse::<Role>().map_err(|x| x.to_string())));
+    let role = input
+        .role
+        .and_then(|r| e.check("role", r.parse::<Role>().map_err(|x| x.to_string())));
     if name.is_none() && role.is_none() && e.is_empty() {
         e.push("body", "names no field to change");
     }
@@ -263,7 +352,9 @@ async fn users_update(
         grantable(&me, r)?;
         require_step_up(&state, &me, &headers).await?;
     }
-    Ok(data(users::update(&state.db, &me.audit, id, name.as_deref(), role).await?))
+    Ok(data(
+        users::update(&state.db, &me.audit, id, name.as_deref(), role).await?,
+    ))
 }
 
 #[utoipa::path(delete, path = "/api/admin/users/{id}", tag = "users", operation_id = "deleteUser",
@@ -290,26 +381,49 @@ struct ActionResult {
     sessions_ended: Option<u64>,
 }
 
-async fn act(state: &AppState, me: &SignedIn, id: Id, action: &str, headers: &HeaderMap) -> ApiResult<Response> {
+async fn act(
+    state: &AppState,
+    me: &SignedIn,
+    id: Id,
+    action: &str,
+    headers: &HeaderMap,
+) -> ApiResult<Response> {
     target(state, me, id).await?;
     let result = match action {
         "revoke-sessions" => {
             let n = users::revoke_sessions(&state.db, &me.audit, id).await?;
-            ActionResult { action: action.into(), temporary_password: None, sessions_ended: Some(n) }
+            ActionResult {
+                action: action.into(),
+                temporary_password: None,
+                sessions_ended: Some(n),
+            }
         }
         "reset-password" => {
             require_step_up(state, me, headers).await?;
             let temporary = users::token()[..20].to_string();
             let hash = password::hash(temporary.clone()).await?;
             users::change_password(&state.db, &me.audit, id, &hash, None).await?;
-            ActionResult { action: action.into(), temporary_password: Some(temporary), sessions_ended: None }
+            ActionResult {
+                action: action.into(),
+                temporary_password: Some(temporary),
+                sessions_ended: None,
+            }
         }
         "reset-2fa" => {
             require_step_up(state, me, headers).await?;
             two_factor::disable(&state.db, &me.audit, id).await?;
-            ActionResult { action: action.into(), temporary_password: None, sessions_ended: None }
+            ActionResult {
+                action: action.into(),
+                temporary_password: None,
+                sessions_ended: None,
+            }
         }
-        _ => return Err(ApiError::validation("action", "must be reset-password, reset-2fa or revoke-sessions")),
+        _ => {
+            return Err(ApiError::validation(
+                "action",
+                "must be reset-password, reset-2fa or revoke-sessions",
+            ));
+        }
     };
     Ok(data(result))
 }
@@ -329,7 +443,14 @@ async fn users_actions(
     headers: HeaderMap,
     Body(input): Body<ActionInput>,
 ) -> ApiResult<Response> {
-    act(&state, &me, id, input.action.as_deref().unwrap_or(""), &headers).await
+    act(
+        &state,
+        &me,
+        id,
+        input.action.as_deref().unwrap_or(""),
+        &headers,
+    )
+    .await
 }
 
 #[utoipa::path(post, path = "/api/admin/users/{id}/reset-password", tag = "users", operation_id = "resetPassword",

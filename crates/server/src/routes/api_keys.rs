@@ -26,7 +26,9 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 const DAY_MS: i64 = 86_400_000;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(list, create, revoke_all)).routes(routes!(update, revoke))
+    OpenApiRouter::new()
+        .routes(routes!(list, create, revoke_all))
+        .routes(routes!(update, revoke))
 }
 
 fn ceiling(role: Role) -> Scope {
@@ -90,7 +92,10 @@ fn scopes(input: ScopesInput, me: &SignedIn, e: &mut FieldErrors) -> Option<Vec<
     let parsed = e.check("scopes", parse_scopes(&text).map_err(|x| x.to_string()))?;
     let limit = ceiling(me.session.user.role);
     if parsed.iter().any(|s| *s > limit) {
-        e.push("scopes", format!("your role allows at most the {} scope", limit.as_str()));
+        e.push(
+            "scopes",
+            format!("your role allows at most the {} scope", limit.as_str()),
+        );
         return None;
     }
     Some(parsed)
@@ -101,7 +106,9 @@ fn scopes(input: ScopesInput, me: &SignedIn, e: &mut FieldErrors) -> Option<Vec<
 async fn list(State(state): State<AppState>, me: SignedIn) -> ApiResult<Response> {
     me.require(Permission::KeysManage)?;
     let keys = api_keys::list_of(&state.db, me.session.user.id).await?;
-    Ok(data(keys.into_iter().map(KeyView::from).collect::<Vec<_>>()))
+    Ok(data(
+        keys.into_iter().map(KeyView::from).collect::<Vec<_>>(),
+    ))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -141,7 +148,9 @@ async fn create(
         None => None,
     };
     e.into_result()?;
-    let (Some(name), Some(scopes)) = (name, scopes) else { return Err(ApiError::BadRequest("fields".into())) };
+    let (Some(name), Some(scopes)) = (name, scopes) else {
+        return Err(ApiError::BadRequest("fields".into()));
+    };
     if scopes.contains(&Scope::Admin) {
         require_step_up(&state, &me, &headers).await?;
     }
@@ -160,7 +169,9 @@ struct Revoked {
     summary = "Revoke all your API keys", responses((status = 200, body = Data<Revoked>), SessionErrors))]
 async fn revoke_all(State(state): State<AppState>, me: SignedIn) -> ApiResult<Response> {
     me.require(Permission::KeysManage)?;
-    Ok(data(Revoked { revoked: api_keys::revoke_all_of(&state.db, &me.audit, me.session.user.id).await? }))
+    Ok(data(Revoked {
+        revoked: api_keys::revoke_all_of(&state.db, &me.audit, me.session.user.id).await?,
+    }))
 }
 
 /// One of the caller's keys; someone else's is as good as missing.
@@ -198,17 +209,27 @@ async fn update(
         e.push("body", "names no field to change");
     }
     e.into_result()?;
-    if scopes.as_ref().is_some_and(|s| s.contains(&Scope::Admin) && !key.scopes.contains(&Scope::Admin)) {
+    if scopes
+        .as_ref()
+        .is_some_and(|s| s.contains(&Scope::Admin) && !key.scopes.contains(&Scope::Admin))
+    {
         require_step_up(&state, &me, &headers).await?;
     }
-    let key = api_keys::update(&state.db, &me.audit, id, name.as_deref(), scopes.as_deref()).await?;
+    let key =
+        api_keys::update(&state.db, &me.audit, id, name.as_deref(), scopes.as_deref()).await?;
     Ok(data(KeyView::from(key)))
 }
 
 #[utoipa::path(delete, path = "/api/api-keys/{id}", tag = "api keys", operation_id = "revokeMyKey",
     summary = "Revoke one of your keys", params(("id" = i64, Path)),
     responses((status = 200, body = Data<KeyView>), SessionErrors, NotFound))]
-async fn revoke(State(state): State<AppState>, me: SignedIn, PathId(id): PathId) -> ApiResult<Response> {
+async fn revoke(
+    State(state): State<AppState>,
+    me: SignedIn,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
     own(&state, &me, id).await?;
-    Ok(data(KeyView::from(api_keys::revoke(&state.db, &me.audit, id).await?)))
+    Ok(data(KeyView::from(
+        api_keys::revoke(&state.db, &me.audit, id).await?,
+    )))
 }

@@ -75,7 +75,12 @@ async fn status(State(state): State<AppState>, q: QueryParams) -> ApiResult<Resp
         };
         let open = store_incidents::list(&state.db, &filter).await?;
         let s = overall_status(&comps, &open);
-        out.push(PageStatus { status_page_id: page.id, status: s, status_label: status_label(s), components: comps });
+        out.push(PageStatus {
+            status_page_id: page.id,
+            status: s,
+            status_label: status_label(s),
+            components: comps,
+        });
     }
     Ok(data(out))
 }
@@ -112,7 +117,12 @@ struct ComponentMetrics {
 )]
 async fn metrics(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
     let mut errors = FieldErrors::new();
-    let days = q.limit("days", DEFAULT_METRIC_DAYS, validate::UPTIME_DAYS_MAX, &mut errors) as u32;
+    let days = q.limit(
+        "days",
+        DEFAULT_METRIC_DAYS,
+        validate::UPTIME_DAYS_MAX,
+        &mut errors,
+    ) as u32;
     errors.into_result()?;
     let now = Timestamp::now();
     let since = now.plus_millis(-(i64::from(days) + 1) * 86_400_000);

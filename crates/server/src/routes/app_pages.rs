@@ -22,7 +22,9 @@ use upstate_store::pages;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(list, create)).routes(routes!(show, update, remove))
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        .routes(routes!(show, update, remove))
 }
 
 #[utoipa::path(get, path = "/api/statuspages", tag = "status pages (admin)", operation_id = "appListStatusPages",
@@ -36,7 +38,11 @@ async fn list(State(state): State<AppState>, me: SignedIn) -> ApiResult<Response
 #[utoipa::path(post, path = "/api/statuspages", tag = "status pages (admin)", operation_id = "appCreateStatusPage",
     summary = "Create a status page (needs PAGES_WRITE)", request_body = NewPageInput,
     responses((status = 201, body = Data<Detail>), SessionErrors, BodyErrors, Conflict))]
-async fn create(State(state): State<AppState>, me: SignedIn, Body(input): Body<NewPageInput>) -> ApiResult<Response> {
+async fn create(
+    State(state): State<AppState>,
+    me: SignedIn,
+    Body(input): Body<NewPageInput>,
+) -> ApiResult<Response> {
     me.require(Permission::PagesWrite)?;
     let page = pages::create(&state.db, &me.audit, input.validate()?).await?;
     let location = format!("/api/statuspages/{}", page.id);
@@ -46,9 +52,15 @@ async fn create(State(state): State<AppState>, me: SignedIn, Body(input): Body<N
 #[utoipa::path(get, path = "/api/statuspages/{id}", tag = "status pages (admin)", operation_id = "appGetStatusPage",
     summary = "A status page (needs PAGES_READ)", params(("id" = i64, Path)),
     responses((status = 200, body = Data<Detail>), SessionErrors, NotFound))]
-async fn show(State(state): State<AppState>, me: SignedIn, PathId(id): PathId) -> ApiResult<Response> {
+async fn show(
+    State(state): State<AppState>,
+    me: SignedIn,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
     me.require(Permission::PagesRead)?;
-    Ok(data(detail(&state, pages::get(&state.db, id).await?).await?))
+    Ok(data(
+        detail(&state, pages::get(&state.db, id).await?).await?,
+    ))
 }
 
 #[utoipa::path(put, path = "/api/statuspages/{id}", tag = "status pages (admin)", operation_id = "appUpdateStatusPage",

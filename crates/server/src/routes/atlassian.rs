@@ -98,8 +98,16 @@ fn maintenances_of(d: &PageData, server: &str, only: Option<MaintenanceStatus>) 
 /// completed ones included (upcoming and ongoing first, then the latest ended).
 fn recent_maintenances(d: &PageData, server: &str) -> Vec<AIncident> {
     let base = a::page_url(&d.page, server);
-    let ended = d.past_maintenance.iter().filter(|m| m.status == MaintenanceStatus::Completed);
-    d.maintenance.iter().chain(ended).take(INCIDENTS_LISTED).map(|m| a::maintenance(m, &d.components, &base)).collect()
+    let ended = d
+        .past_maintenance
+        .iter()
+        .filter(|m| m.status == MaintenanceStatus::Completed);
+    d.maintenance
+        .iter()
+        .chain(ended)
+        .take(INCIDENTS_LISTED)
+        .map(|m| a::maintenance(m, &d.components, &base))
+        .collect()
 }
 
 macro_rules! compat_route {
@@ -162,7 +170,10 @@ compat_route!(
     "atlassianStatus",
     "Page and status indicator",
     "atl:status",
-    |d, server| Envelope { status: Some(a::status(&d.components, &d.incidents)), ..envelope(d, server) }
+    |d, server| Envelope {
+        status: Some(a::status(&d.components, &d.incidents)),
+        ..envelope(d, server)
+    }
 );
 compat_route!(
     components,
@@ -185,7 +196,10 @@ compat_route!(
     "atlassianIncidents",
     "The latest 50 incidents",
     "atl:incidents",
-    |d, server| Envelope { incidents: Some(incidents_of(d, server, false)), ..envelope(d, server) }
+    |d, server| Envelope {
+        incidents: Some(incidents_of(d, server, false)),
+        ..envelope(d, server)
+    }
 );
 compat_route!(
     unresolved,
@@ -195,7 +209,10 @@ compat_route!(
     "atlassianUnresolved",
     "Unresolved incidents",
     "atl:unresolved",
-    |d, server| Envelope { incidents: Some(incidents_of(d, server, true)), ..envelope(d, server) }
+    |d, server| Envelope {
+        incidents: Some(incidents_of(d, server, true)),
+        ..envelope(d, server)
+    }
 );
 compat_route!(
     maintenances,
@@ -205,7 +222,10 @@ compat_route!(
     "atlassianMaintenances",
     "The 50 most recent maintenance windows: upcoming, active and completed",
     "atl:maintenances",
-    |d, server| Envelope { scheduled_maintenances: Some(recent_maintenances(d, server)), ..envelope(d, server) }
+    |d, server| Envelope {
+        scheduled_maintenances: Some(recent_maintenances(d, server)),
+        ..envelope(d, server)
+    }
 );
 compat_route!(
     upcoming,
@@ -216,7 +236,11 @@ compat_route!(
     "Scheduled maintenance not yet started",
     "atl:upcoming",
     |d, server| Envelope {
-        scheduled_maintenances: Some(maintenances_of(d, server, Some(MaintenanceStatus::Scheduled))),
+        scheduled_maintenances: Some(maintenances_of(
+            d,
+            server,
+            Some(MaintenanceStatus::Scheduled)
+        )),
         ..envelope(d, server)
     }
 );
@@ -229,7 +253,11 @@ compat_route!(
     "Maintenance in progress",
     "atl:active",
     |d, server| Envelope {
-        scheduled_maintenances: Some(maintenances_of(d, server, Some(MaintenanceStatus::InProgress))),
+        scheduled_maintenances: Some(maintenances_of(
+            d,
+            server,
+            Some(MaintenanceStatus::InProgress)
+        )),
         ..envelope(d, server)
     }
 );

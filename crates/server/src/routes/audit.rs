@@ -47,7 +47,9 @@ impl FromRequestParts<AppState> for AuditReader {
         if parts.headers.contains_key(header::AUTHORIZATION) {
             let key = auth::key_from_headers(state, &parts.headers).await?;
             if highest(&key.scopes) != Some(Scope::Admin) {
-                return Err(ApiError::Forbidden("reading the audit log needs an API key with the admin scope".into()));
+                return Err(ApiError::Forbidden(
+                    "reading the audit log needs an API key with the admin scope".into(),
+                ));
             }
             return Ok(AuditReader);
         }
@@ -64,9 +66,14 @@ fn filter(q: &QueryParams, paged: bool) -> ApiResult<AuditFilter> {
     if let Some(k) = &actor_kind
         && !["key", "user", "cli", "system", "anonymous"].contains(&k.as_str())
     {
-        e.push("actorKind", "must be one of: key, user, cli, system, anonymous");
+        e.push(
+            "actorKind",
+            "must be one of: key, user, cli, system, anonymous",
+        );
     }
-    let time = |e: &mut FieldErrors, name: &str| q.get(name).and_then(|v| e.check(name, Timestamp::parse(v)));
+    let time = |e: &mut FieldErrors, name: &str| {
+        q.get(name).and_then(|v| e.check(name, Timestamp::parse(v)))
+    };
     let f = AuditFilter {
         actor_kind,
         actor_id: q.id("actorId", &mut e),
@@ -80,7 +87,11 @@ fn filter(q: &QueryParams, paged: bool) -> ApiResult<AuditFilter> {
         } else {
             None
         },
-        limit: if paged { q.limit("limit", DEFAULT_LIMIT, MAX_LIMIT, &mut e) } else { EXPORT_PAGE },
+        limit: if paged {
+            q.limit("limit", DEFAULT_LIMIT, MAX_LIMIT, &mut e)
+        } else {
+            EXPORT_PAGE
+        },
     };
     e.into_result()?;
     Ok(f)
@@ -112,16 +123,33 @@ struct EventPage {
 
 async fn aggregations(state: &AppState, f: &AuditFilter) -> ApiResult<Aggregations> {
     let (total, by_action, by_actor) = audit::counts(&state.db, f).await?;
-    let counts = |v: Vec<(String, i64)>| v.into_iter().map(|(key, count)| Count { key, count }).collect();
-    Ok(Aggregations { total, by_action: counts(by_action), by_actor: counts(by_actor) })
+    let counts = |v: Vec<(String, i64)>| {
+        v.into_iter()
+            .map(|(key, count)| Count { key, count })
+            .collect()
+    };
+    Ok(Aggregations {
+        total,
+        by_action: counts(by_action),
+        by_actor: counts(by_actor),
+    })
 }
 
 async fn page(state: AppState, q: QueryParams) -> ApiResult<Response> {
     let f = filter(&q, true)?;
     let events = audit::list(&state.db, &f).await?;
-    let next_cursor = (events.len() as i64 == f.limit).then(|| events.last().map(|e| e.seq.to_string())).flatten();
+    let next_cursor = (events.len() as i64 == f.limit)
+        .then(|| events.last().map(|e| e.seq.to_string()))
+        .flatten();
     let aggregations = aggregations(&state, &f).await?;
-    Ok(crate::respond::nosniff(axum::Json(EventPage { data: events, next_cursor, aggregations }).into_response()))
+    Ok(crate::respond::nosniff(
+        axum::Json(EventPage {
+            data: events,
+            next_cursor,
+            aggregations,
+        })
+        .into_response(),
+    ))
 }
 
 #[utoipa::path(
@@ -144,7 +172,11 @@ async fn page(state: AppState, q: QueryParams) -> ApiResult<Response> {
     responses((status = 200, body = EventPage), KeyErrors, BadQuery),
     security(("api_key" = []), ("session" = []))
 )]
-async fn list(State(state): State<AppState>, _: AuditReader, q: QueryParams) -> ApiResult<Response> {
+async fn list(
+    State(state): State<AppState>,
+    _: AuditReader,
+    q: QueryParams,
+) -> ApiResult<Response> {
     page(state, q).await
 }
 
@@ -158,7 +190,11 @@ async fn list(State(state): State<AppState>, _: AuditReader, q: QueryParams) -> 
     responses((status = 200, body = EventPage), KeyErrors, BadQuery),
     security(("api_key" = []), ("session" = []))
 )]
-async fn list_alias(State(state): State<AppState>, _: AuditReader, q: QueryParams) -> ApiResult<Response> {
+async fn list_alias(
+    State(state): State<AppState>,
+    _: AuditReader,
+    q: QueryParams,
+) -> ApiResult<Response> {
     page(state, q).await
 }
 
@@ -181,10 +217,21 @@ struct Statistics {
     responses((status = 200, body = Data<Statistics>), KeyErrors, BadQuery),
     security(("api_key" = []), ("session" = []))
 )]
-async fn statistics(State(state): State<AppState>, _: AuditReader, q: QueryParams) -> ApiResult<Response> {
+async fn statistics(
+    State(state): State<AppState>,
+    _: AuditReader,
+    q: QueryParams,
+) -> ApiResult<Response> {
     let f = filter(&q, false)?;
     let a = aggregations(&state, &f).await?;
-    let newest = audit::list(&state.db, &AuditFilter { limit: 1, ..f.clone() }).await?;
+    let newest = audit::list(
+        &state.db,
+        &AuditFilter {
+            limit: 1,
+            ..f.clone()
+        },
+    )
+    .await?;
     let oldest = audit::first(&state.db, &f).await?;
     Ok(data(Statistics {
         total: a.total,
@@ -275,7 +322,11 @@ fn json_rows(events: &[AuditEvent], first: bool) -> Vec<u8> {
     ),
     security(("api_key" = []), ("session" = []))
 )]
-async fn export(State(state): State<AppState>, _: AuditReader, q: QueryParams) -> ApiResult<Response> {
+async fn export(
+    State(state): State<AppState>,
+    _: AuditReader,
+    q: QueryParams,
+) -> ApiResult<Response> {
     let csv = match q.get("format") {
         None | Some("json") => false,
         Some("csv") => true,
@@ -291,22 +342,35 @@ async fn export(State(state): State<AppState>, _: AuditReader, q: QueryParams) -
             }
             let events = match audit::list(&db, &f).await {
                 Ok(ev) => ev,
-                Err(e) => return Some((Err(std::io::Error::other(e.to_string())), (f, first, true))),
+                Err(e) => {
+                    return Some((Err(std::io::Error::other(e.to_string())), (f, first, true)));
+                }
             };
             let last = events.len() < EXPORT_PAGE as usize;
-            let mut chunk = if csv { csv_rows(&events, first) } else { json_rows(&events, first) };
+            let mut chunk = if csv {
+                csv_rows(&events, first)
+            } else {
+                json_rows(&events, first)
+            };
             if !csv && first {
                 chunk.insert(0, b'[');
             }
             if !csv && last {
                 chunk.push(b']');
             }
-            let next = AuditFilter { before_seq: events.last().map(|e| e.seq), ..f };
+            let next = AuditFilter {
+                before_seq: events.last().map(|e| e.seq),
+                ..f
+            };
             Some((Ok::<_, std::io::Error>(chunk), (next, false, last)))
         }
     });
     let mut res = Body::from_stream(stream).into_response();
-    let (ctype, name) = if csv { ("text/csv; charset=utf-8", "audit.csv") } else { ("application/json", "audit.json") };
+    let (ctype, name) = if csv {
+        ("text/csv; charset=utf-8", "audit.csv")
+    } else {
+        ("application/json", "audit.json")
+    };
     let h = res.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static(ctype));
     if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{name}\"")) {

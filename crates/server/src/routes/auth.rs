@@ -111,20 +111,37 @@ async fn login(
         e.push("password", "is required");
     }
     e.into_result()?;
-    let (Some(email), Some(pw)) = (email, pw) else { return Err(ApiError::BadRequest("email and password".into())) };
-    let Some(user) = guard.sign_in(&email, pw).await? else {
-        return Err(ApiError::Unauthorized("the email or the password is wrong".into()));
+    let (Some(email), Some(pw)) = (email, pw) else {
+        return Err(ApiError::BadRequest("email and password".into()));
     };
-    let actor = Actor { kind: "user".into(), id: Some(user.id), label: user.email.clone() };
+    let Some(user) = guard.sign_in(&email, pw).await? else {
+        return Err(ApiError::Unauthorized(
+            "the email or the password is wrong".into(),
+        ));
+    };
+    let actor = Actor {
+        kind: "user".into(),
+        id: Some(user.id),
+        label: user.email.clone(),
+    };
     let ctx = audit_ctx(&headers, Some(peer), &state, actor);
-    let (session, token) = users::start_session(&state.db, &ctx, &user, session::ABSOLUTE_MS).await?;
+    let (session, token) =
+        users::start_session(&state.db, &ctx, &user, session::ABSOLUTE_MS).await?;
     let mut res = if user.totp_enabled {
         upstate_store::two_factor::mark_pending(&state.db, &session).await?;
-        data(SecondFactorNeeded { two_factor_required: true })
+        data(SecondFactorNeeded {
+            two_factor_required: true,
+        })
     } else {
-        data(SignedInBody { user, csrf_token: session.csrf_token })
+        data(SignedInBody {
+            user,
+            csrf_token: session.csrf_token,
+        })
     };
-    res.headers_mut().insert(header::SET_COOKIE, session::set_cookie(&token, state.settings.secure_cookies));
+    res.headers_mut().insert(
+        header::SET_COOKIE,
+        session::set_cookie(&token, state.settings.secure_cookies),
+    );
     Ok(res)
 }
 
@@ -139,7 +156,10 @@ async fn login(
 async fn logout(State(state): State<AppState>, me: SignedIn) -> ApiResult<Response> {
     users::logout(&state.db, &me.audit, &me.session).await?;
     let mut res = StatusCode::NO_CONTENT.into_response();
-    res.headers_mut().insert(header::SET_COOKIE, session::clear_cookie(state.settings.secure_cookies));
+    res.headers_mut().insert(
+        header::SET_COOKIE,
+        session::clear_cookie(state.settings.secure_cookies),
+    );
     Ok(res)
 }
 
@@ -171,7 +191,10 @@ struct PermissionsBody {
 )]
 async fn permissions(me: SignedIn) -> Response {
     let role = me.session.user.role;
-    data(PermissionsBody { role, permissions: role.permissions().to_vec() })
+    data(PermissionsBody {
+        role,
+        permissions: role.permissions().to_vec(),
+    })
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -204,11 +227,21 @@ async fn change_password(
     let new = input.new_password.unwrap_or_default();
     e.check("newPassword", roles::password(&new));
     e.into_result()?;
-    if !guard.password(&me.session.user, current, Purpose::Proof).await? {
+    if !guard
+        .password(&me.session.user, current, Purpose::Proof)
+        .await?
+    {
         return Err(ApiError::validation("currentPassword", "is wrong"));
     }
     let hash = password::hash(new).await?;
-    users::change_password(&state.db, &me.audit, me.session.user.id, &hash, Some(&me.session.id)).await?;
+    users::change_password(
+        &state.db,
+        &me.audit,
+        me.session.user.id,
+        &hash,
+        Some(&me.session.id),
+    )
+    .await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
@@ -227,7 +260,9 @@ struct CsrfBody {
     responses((status = 200, body = Data<CsrfBody>), SessionErrors)
 )]
 async fn csrf(me: SignedIn) -> Response {
-    data(CsrfBody { csrf_token: me.session.csrf_token })
+    data(CsrfBody {
+        csrf_token: me.session.csrf_token,
+    })
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -246,7 +281,15 @@ struct RoleBody {
 )]
 async fn roles_list(me: SignedIn) -> ApiResult<Response> {
     me.require(Permission::RolesView)?;
-    Ok(data(Role::ALL.iter().map(|r| RoleBody { role: *r, permissions: r.permissions().to_vec() }).collect::<Vec<_>>()))
+    Ok(data(
+        Role::ALL
+            .iter()
+            .map(|r| RoleBody {
+                role: *r,
+                permissions: r.permissions().to_vec(),
+            })
+            .collect::<Vec<_>>(),
+    ))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -284,9 +327,13 @@ async fn setup(
     e.check("password", roles::password(&pw));
     e.into_result()?;
     let (Some(token), Some(email), Some(name)) = (token, email, name) else {
-        return Err(ApiError::BadRequest("token, email, name and password".into()));
+        return Err(ApiError::BadRequest(
+            "token, email, name and password".into(),
+        ));
     };
     let ctx = audit_ctx(&headers, Some(peer), &state, Actor::system("setup link"));
     let user = guard.setup_owner(&ctx, &token, &email, &name, pw).await?;
-    Ok(nosniff((StatusCode::CREATED, axum::Json(Data { data: user })).into_response()))
+    Ok(nosniff(
+        (StatusCode::CREATED, axum::Json(Data { data: user })).into_response(),
+    ))
 }

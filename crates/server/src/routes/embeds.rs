@@ -31,10 +31,18 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     let per_minute = state.settings.public_limits.page;
     OpenApiRouter::new()
         .routes(limited(state, routes!(calendar), per_minute))
-        .routes(limited(state, routes!(badge), state.settings.public_limits.summary))
+        .routes(limited(
+            state,
+            routes!(badge),
+            state.settings.public_limits.summary,
+        ))
         .routes(limited(state, routes!(widget), per_minute))
         .routes(limited(state, routes!(manifest), per_minute))
-        .routes(limited(state, routes!(v1_status), state.settings.public_limits.summary))
+        .routes(limited(
+            state,
+            routes!(v1_status),
+            state.settings.public_limits.summary,
+        ))
 }
 
 /// The page's component `id` from the `component` parameter, if given; a
@@ -44,9 +52,10 @@ fn component_of(snap: &Snapshot, q: &QueryParams) -> Result<Option<Id>, ApiError
     let id = q.id("component", &mut e);
     e.into_result()?;
     match id {
-        Some(id) if !snap.data.components.iter().any(|c| c.id == id) => {
-            Err(ApiError::validation("component", format!("no component {id} on this page")))
-        }
+        Some(id) if !snap.data.components.iter().any(|c| c.id == id) => Err(ApiError::validation(
+            "component",
+            format!("no component {id} on this page"),
+        )),
         other => Ok(other),
     }
 }
@@ -58,7 +67,13 @@ fn utc(at: Timestamp) -> chrono::DateTime<chrono::Utc> {
 /// Every maintenance window of the page (upcoming, ongoing and those of the
 /// last year), optionally only those affecting one component.
 fn ics(d: &PageData, component: Option<Id>, base: &str) -> Body {
-    let host = base.split("://").nth(1).unwrap_or(base).split(['/', ':']).next().unwrap_or("upstate");
+    let host = base
+        .split("://")
+        .nth(1)
+        .unwrap_or(base)
+        .split(['/', ':'])
+        .next()
+        .unwrap_or("upstate");
     let mut cal = Calendar::new();
     cal.name(&format!("{} maintenance", d.page.name));
     cal.description(&format!("Scheduled maintenance of {}", d.page.name));
@@ -67,16 +82,29 @@ fn ics(d: &PageData, component: Option<Id>, base: &str) -> Body {
     for m in windows.filter(|m| component.is_none_or(|c| m.affected_components.contains(&c))) {
         cal.push(event(d, m, base, host));
     }
-    Body::typed(cal.done().to_string().into_bytes(), "text/calendar; charset=utf-8")
+    Body::typed(
+        cal.done().to_string().into_bytes(),
+        "text/calendar; charset=utf-8",
+    )
 }
 
 fn event(d: &PageData, m: &Maintenance, base: &str, host: &str) -> Event {
-    let changed = m.updates.first().map(|u| u.created_at).unwrap_or(m.created_at);
-    let affected: Vec<&str> =
-        d.components.iter().filter(|c| m.affected_components.contains(&c.id)).map(|c| c.name.as_str()).collect();
+    let changed = m
+        .updates
+        .first()
+        .map(|u| u.created_at)
+        .unwrap_or(m.created_at);
+    let affected: Vec<&str> = d
+        .components
+        .iter()
+        .filter(|c| m.affected_components.contains(&c.id))
+        .map(|c| c.name.as_str())
+        .collect();
     let mut text = m.description.clone();
     if !affected.is_empty() {
-        text = format!("{text}\n\nAffected: {}", affected.join(", ")).trim().to_string();
+        text = format!("{text}\n\nAffected: {}", affected.join(", "))
+            .trim()
+            .to_string();
     }
     Event::new()
         // Stable across rebuilds: calendar apps update the event in place.
@@ -89,7 +117,11 @@ fn event(d: &PageData, m: &Maintenance, base: &str, host: &str) -> Event {
         .last_modified(utc(changed))
         .sequence(m.updates.len() as u32)
         .url(&format!("{base}/s/{}/maintenance/{}", d.page.slug, m.id))
-        .status(if m.status == MaintenanceStatus::Cancelled { EventStatus::Cancelled } else { EventStatus::Confirmed })
+        .status(if m.status == MaintenanceStatus::Cancelled {
+            EventStatus::Cancelled
+        } else {
+            EventStatus::Confirmed
+        })
         .done()
 }
 
@@ -153,11 +185,21 @@ async fn badge(State(state): State<AppState>, q: QueryParams, headers: HeaderMap
     public(
         async {
             let mut e = FieldErrors::new();
-            let style = q.one_of("style", &["flat", "flat-square", "plastic", "for-the-badge"], &mut e);
+            let style = q.one_of(
+                "style",
+                &["flat", "flat-square", "plastic", "for-the-badge"],
+                &mut e,
+            );
             let format = q.one_of("format", &["svg", "shields"], &mut e);
             let label = q.get("label").map(str::to_string);
-            if label.as_ref().is_some_and(|l| l.chars().count() > LABEL_MAX || l.chars().any(char::is_control)) {
-                e.push("label", format!("must be at most {LABEL_MAX} printable characters"));
+            if label
+                .as_ref()
+                .is_some_and(|l| l.chars().count() > LABEL_MAX || l.chars().any(char::is_control))
+            {
+                e.push(
+                    "label",
+                    format!("must be at most {LABEL_MAX} printable characters"),
+                );
             }
             let snap = queried_page(&state, &q, &headers, e).await?;
             let component = component_of(&snap, &q)?;
@@ -171,7 +213,12 @@ async fn badge(State(state): State<AppState>, q: QueryParams, headers: HeaderMap
             // Built per request: labels are visitor input, so nothing is
             // cached per label (rendering a badge takes microseconds).
             let body = if format == "shields" {
-                Body::from_value(&ShieldsEndpoint { schema_version: 1, label, message, color })?
+                Body::from_value(&ShieldsEndpoint {
+                    schema_version: 1,
+                    label,
+                    message,
+                    color,
+                })?
             } else {
                 let style = match style {
                     "flat-square" => BadgeStyle::FlatSquare,
@@ -179,7 +226,11 @@ async fn badge(State(state): State<AppState>, q: QueryParams, headers: HeaderMap
                     "for-the-badge" => BadgeStyle::ForTheBadge,
                     _ => BadgeStyle::Flat,
                 };
-                let svg = Badge::style(style).label(&label).message(message).message_color(color).build();
+                let svg = Badge::style(style)
+                    .label(&label)
+                    .message(message)
+                    .message_color(color)
+                    .build();
                 Body::typed(svg.into_bytes(), "image/svg+xml")
             };
             Ok::<_, ApiError>(serve_page(&snap, &headers, &body))
@@ -195,8 +246,10 @@ fn widget_html(d: &PageData, lang: Lang, base: &str) -> String {
     let page_url = format!("{base}/s/{}", d.page.slug);
     // What the script needs to show any status in this language.
     let table = |f: &dyn Fn(ComponentStatus) -> &'static str| {
-        let map: serde_json::Map<String, serde_json::Value> =
-            ComponentStatus::ALL.iter().map(|&st| (st.as_str().to_string(), f(st).into())).collect();
+        let map: serde_json::Map<String, serde_json::Value> = ComponentStatus::ALL
+            .iter()
+            .map(|&st| (st.as_str().to_string(), f(st).into()))
+            .collect();
         serde_json::Value::Object(map).to_string()
     };
     maud::html! {
@@ -232,7 +285,11 @@ color:#1f2328;background:#fff;text-decoration:none}.w:focus-visible{outline:3px 
 @media (prefers-color-scheme:dark){.w{background:#0d1117;color:#e6edf3;border-color:#30363d}}";
 
 fn widget_js(d: &PageData, lang: Lang, base: &str) -> String {
-    let src = format!("{base}/api/widget?page={}&lang={}", d.page.slug, lang.code());
+    let src = format!(
+        "{base}/api/widget?page={}&lang={}",
+        d.page.slug,
+        lang.code()
+    );
     let title = format!("{} {}", d.page.name, lang.t("page.status"));
     let js_string = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
     format!(
@@ -260,14 +317,23 @@ async fn widget(State(state): State<AppState>, q: QueryParams, headers: HeaderMa
             let key = format!("widget:{format}:{}", lang.code());
             let body = snap.body(&key, |d| {
                 Ok(if format == "js" {
-                    Body::typed(widget_js(d, lang, base).into_bytes(), "text/javascript; charset=utf-8")
+                    Body::typed(
+                        widget_js(d, lang, base).into_bytes(),
+                        "text/javascript; charset=utf-8",
+                    )
                 } else {
-                    Body::typed(widget_html(d, lang, base).into_bytes(), "text/html; charset=utf-8")
+                    Body::typed(
+                        widget_html(d, lang, base).into_bytes(),
+                        "text/html; charset=utf-8",
+                    )
                 })
             })?;
             let mut res = serve_page(&snap, &headers, &body);
             let h = res.headers_mut();
-            h.insert(header::VARY, HeaderValue::from_static("Accept-Encoding, Accept-Language"));
+            h.insert(
+                header::VARY,
+                HeaderValue::from_static("Accept-Encoding, Accept-Language"),
+            );
             if format == "html" {
                 security_headers::html(h, security_headers::WIDGET_CSP);
             }
@@ -302,8 +368,16 @@ struct Manifest {
 fn manifest_of(d: &PageData) -> Manifest {
     let p = &d.page;
     let icon = match &p.favicon_url {
-        Some(url) => ManifestIcon { src: url.clone(), sizes: "any", kind: None },
-        None => ManifestIcon { src: assets::FAVICON_URL.to_string(), sizes: "any", kind: Some("image/svg+xml") },
+        Some(url) => ManifestIcon {
+            src: url.clone(),
+            sizes: "any",
+            kind: None,
+        },
+        None => ManifestIcon {
+            src: assets::FAVICON_URL.to_string(),
+            sizes: "any",
+            kind: Some("image/svg+xml"),
+        },
     };
     Manifest {
         name: format!("{} Status", p.name),
@@ -326,7 +400,8 @@ async fn manifest(State(state): State<AppState>, q: QueryParams, headers: Header
         async {
             let snap = queried_page(&state, &q, &headers, FieldErrors::new()).await?;
             let body = snap.body("manifest", |d| {
-                let json = serde_json::to_vec(&manifest_of(d)).map_err(|e| ApiError::Internal(e.to_string()))?;
+                let json = serde_json::to_vec(&manifest_of(d))
+                    .map_err(|e| ApiError::Internal(e.to_string()))?;
                 Ok(Body::typed(json, "application/manifest+json"))
             })?;
             Ok::<_, ApiError>(serve_page(&snap, &headers, &body))
@@ -354,7 +429,10 @@ async fn v1_status(State(state): State<AppState>, q: QueryParams, headers: Heade
             let slug = match q.get("page") {
                 Some(s) => s.to_string(),
                 None => host_slug(&state, &headers).await?.ok_or_else(|| {
-                    ApiError::validation("page", "is required: no default page is configured (UPSTATE_DEFAULT_PAGE)")
+                    ApiError::validation(
+                        "page",
+                        "is required: no default page is configured (UPSTATE_DEFAULT_PAGE)",
+                    )
                 })?,
             };
             let snap = page(&state, &slug, &headers).await?;

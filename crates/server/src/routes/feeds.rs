@@ -18,7 +18,11 @@ use upstate_store::public::PageData;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(limited(state, routes!(feed), state.settings.public_limits.page))
+    OpenApiRouter::new().routes(limited(
+        state,
+        routes!(feed),
+        state.settings.public_limits.page,
+    ))
 }
 
 /// How many completed or cancelled maintenance windows a feed keeps.
@@ -49,25 +53,45 @@ fn entries(d: &PageData, base: &str) -> Vec<Entry> {
             id: format!("{page}/incidents/{}", i.id),
             title: format!("{} ({}, impact {})", i.title, i.status, i.impact),
             link: format!("{page}/incidents/{}", i.id),
-            updated: i.updates.first().map(|u| u.created_at).unwrap_or(i.created_at),
-            text: timeline(i.updates.iter().map(|u| (u.created_at, u.status.to_string(), u.message.clone())).collect()),
+            updated: i
+                .updates
+                .first()
+                .map(|u| u.created_at)
+                .unwrap_or(i.created_at),
+            text: timeline(
+                i.updates
+                    .iter()
+                    .map(|u| (u.created_at, u.status.to_string(), u.message.clone()))
+                    .collect(),
+            ),
         })
         .collect();
     // Finished windows stay (their last update says how they ended), the
     // latest `FINISHED_LISTED`, so a reader that polls late still sees them.
     let finished = d.past_maintenance.iter().take(FINISHED_LISTED);
-    out.extend(d.maintenance.iter().chain(finished).map(|m| Entry {
-        id: format!("{page}/maintenance/{}", m.id),
-        title: format!(
-            "Maintenance: {} ({}, {} to {})",
-            m.title,
-            m.status,
-            m.scheduled_start_time.to_rfc3339(),
-            m.scheduled_end_time.to_rfc3339()
-        ),
-        link: format!("{page}/maintenance/{}", m.id),
-        updated: m.updates.first().map(|u| u.created_at).unwrap_or(m.created_at),
-        text: timeline(m.updates.iter().map(|u| (u.created_at, u.status.to_string(), u.message.clone())).collect()),
+    out.extend(d.maintenance.iter().chain(finished).map(|m| {
+        Entry {
+            id: format!("{page}/maintenance/{}", m.id),
+            title: format!(
+                "Maintenance: {} ({}, {} to {})",
+                m.title,
+                m.status,
+                m.scheduled_start_time.to_rfc3339(),
+                m.scheduled_end_time.to_rfc3339()
+            ),
+            link: format!("{page}/maintenance/{}", m.id),
+            updated: m
+                .updates
+                .first()
+                .map(|u| u.created_at)
+                .unwrap_or(m.created_at),
+            text: timeline(
+                m.updates
+                    .iter()
+                    .map(|u| (u.created_at, u.status.to_string(), u.message.clone()))
+                    .collect(),
+            ),
+        }
     }));
     out.sort_by_key(|e| std::cmp::Reverse(e.updated));
     out
@@ -80,7 +104,12 @@ fn rss(d: &PageData, base: &str) -> Body {
             rss::ItemBuilder::default()
                 .title(Some(e.title))
                 .link(Some(e.link))
-                .guid(Some(rss::GuidBuilder::default().value(e.id).permalink(false).build()))
+                .guid(Some(
+                    rss::GuidBuilder::default()
+                        .value(e.id)
+                        .permalink(false)
+                        .build(),
+                ))
                 .pub_date(e.updated.to_datetime().format(&Rfc2822).ok())
                 .description(Some(e.text))
                 .build()
@@ -93,7 +122,10 @@ fn rss(d: &PageData, base: &str) -> Body {
         .last_build_date(d.updated_at.to_datetime().format(&Rfc2822).ok())
         .items(items)
         .build();
-    Body::typed(channel.to_string().into_bytes(), "application/rss+xml; charset=utf-8")
+    Body::typed(
+        channel.to_string().into_bytes(),
+        "application/rss+xml; charset=utf-8",
+    )
 }
 
 fn atom_time(t: Timestamp) -> atom_syndication::FixedDateTime {
@@ -122,7 +154,10 @@ fn atom(d: &PageData, base: &str) -> Body {
         .links(vec![link(page)])
         .entries(entries)
         .build();
-    Body::typed(feed.to_string().into_bytes(), "application/atom+xml; charset=utf-8")
+    Body::typed(
+        feed.to_string().into_bytes(),
+        "application/atom+xml; charset=utf-8",
+    )
 }
 
 #[utoipa::path(

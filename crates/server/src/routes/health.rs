@@ -29,7 +29,10 @@ async fn health(State(state): State<AppState>) -> Response {
         Ok(_) => Json(json!({ "status": "ok", "database": "ok" })).into_response(),
         Err(e) => {
             tracing::error!(error = %e, "health check: database unreachable");
-            (StatusCode::SERVICE_UNAVAILABLE, Json(json!({ "status": "degraded", "database": "unreachable" })))
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                Json(json!({ "status": "degraded", "database": "unreachable" })),
+            )
                 .into_response()
         }
     }

@@ -29,8 +29,14 @@ pub fn router(state: &AppState) -> Router<AppState> {
     Router::new()
         .route("/", limit_route(state, get(root), per_minute))
         .route("/s/{slug}", limit_route(state, get(page), per_minute))
-        .route("/s/{slug}/{kind}/{id}", limit_route(state, get(item), per_minute))
-        .route("/s/{slug}/history", limit_route(state, get(history), per_minute))
+        .route(
+            "/s/{slug}/{kind}/{id}",
+            limit_route(state, get(item), per_minute),
+        )
+        .route(
+            "/s/{slug}/history",
+            limit_route(state, get(history), per_minute),
+        )
         .route("/assets/{name}", get(asset))
 }
 
@@ -45,18 +51,28 @@ pub struct PageQuery {
 /// The page a host name stands for: a page's custom domain, else the
 /// configured default page.
 pub async fn host_slug(state: &AppState, headers: &HeaderMap) -> Result<Option<String>, ApiError> {
-    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
     if let Some(slug) = state.snapshots.slug_for_host(host).await? {
         return Ok(Some(slug));
     }
     Ok(state.settings.default_page.clone())
 }
 
-async fn root(State(state): State<AppState>, headers: HeaderMap, q: Query<PageQuery>, uri: Uri) -> Response {
+async fn root(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    q: Query<PageQuery>,
+    uri: Uri,
+) -> Response {
     match host_slug(&state, &headers).await {
         Ok(Some(slug)) => page(State(state), Path(slug), headers, q, uri).await,
         Ok(None) => {
-            let e = ApiError::NotFound("no status page is served at this host; pages live at /s/{slug}".into());
+            let e = ApiError::NotFound(
+                "no status page is served at this host; pages live at /s/{slug}".into(),
+            );
             fail(&headers, e)
         }
         Err(e) => fail(&headers, e),
@@ -116,7 +132,12 @@ async fn item(
     let kind = match (kind.as_str(), id.parse::<Id>()) {
         ("incidents", Ok(id)) => Kind::Incident(id),
         ("maintenance", Ok(id)) => Kind::Maintenance(id),
-        _ => return fail(&headers, ApiError::NotFound(format!("nothing at {}", uri.path()))),
+        _ => {
+            return fail(
+                &headers,
+                ApiError::NotFound(format!("nothing at {}", uri.path())),
+            );
+        }
     };
     render(&state, &slug, &headers, &q, &uri, kind).await
 }
@@ -132,24 +153,41 @@ async fn history(
         None => None,
         Some(Some(m)) => Some(m),
         Some(None) => {
-            return fail(&headers, ApiError::validation("month", "must be a month as YYYY-MM, from 2000-01"));
+            return fail(
+                &headers,
+                ApiError::validation("month", "must be a month as YYYY-MM, from 2000-01"),
+            );
         }
     };
     render(&state, &slug, &headers, &q, &uri, Kind::History(month)).await
 }
 
 /// The HTML of `kind`, or None when there is no such thing to show.
-async fn build(state: &AppState, v: &View<'_>, snap: &Snapshot, kind: &Kind) -> Result<Option<String>, ApiError> {
+async fn build(
+    state: &AppState,
+    v: &View<'_>,
+    snap: &Snapshot,
+    kind: &Kind,
+) -> Result<Option<String>, ApiError> {
     let d = &snap.data;
     Ok(match *kind {
         Kind::Page => Some(html::status_page(v, snap.history(&state.db).await?)),
         Kind::Incident(id) => match d.incidents.iter().find(|i| i.id == id) {
             Some(i) => Some(html::incident(v, i)),
-            None => store_public::incident(&state.db, snap.page_id, id).await?.map(|i| html::incident(v, &i)),
+            None => store_public::incident(&state.db, snap.page_id, id)
+                .await?
+                .map(|i| html::incident(v, &i)),
         },
-        Kind::Maintenance(id) => match d.maintenance.iter().chain(&d.past_maintenance).find(|m| m.id == id) {
+        Kind::Maintenance(id) => match d
+            .maintenance
+            .iter()
+            .chain(&d.past_maintenance)
+            .find(|m| m.id == id)
+        {
             Some(m) => Some(html::maintenance(v, m)),
-            None => store_public::maintenance(&state.db, snap.page_id, id).await?.map(|m| html::maintenance(v, &m)),
+            None => store_public::maintenance(&state.db, snap.page_id, id)
+                .await?
+                .map(|m| html::maintenance(v, &m)),
         },
         Kind::History(month) => month_history(state, v, snap, month).await?,
     })
@@ -169,12 +207,23 @@ async fn month_history(
     }
     let start = |(y, m): (i16, i8)| -> Result<Timestamp, ApiError> {
         let date = Date::new(y, m, 1).map_err(|e| ApiError::Internal(e.to_string()))?;
-        let z = date.to_zoned(v.tz.clone()).map_err(|e| ApiError::Internal(e.to_string()))?;
+        let z = date
+            .to_zoned(v.tz.clone())
+            .map_err(|e| ApiError::Internal(e.to_string()))?;
         Ok(Timestamp::from_millis(z.timestamp().as_millisecond()))
     };
-    let h = store_public::history(&state.db, snap.page_id, start(month)?, start(month_after(month))?).await?;
+    let h = store_public::history(
+        &state.db,
+        snap.page_id,
+        start(month)?,
+        start(month_after(month))?,
+    )
+    .await?;
     let fmt = |(y, m): (i16, i8)| format!("{y:04}-{m:02}");
-    let created = v.zoned(snap.data.page.created_at).map(|z| (z.year(), z.month())).unwrap_or(month);
+    let created = v
+        .zoned(snap.data.page.created_at)
+        .map(|z| (z.year(), z.month()))
+        .unwrap_or(month);
     let prev = (month > created).then(|| fmt(month_before(month)));
     let next = (month < current).then(|| fmt(month_after(month)));
     Ok(Some(html::history(v, month, &h, prev, next)))
@@ -198,7 +247,14 @@ fn month_before((y, m): (i16, i8)) -> (i16, i8) {
 /// The common path of every HTML page: find the page, choose the language,
 /// show the password form to visitors without the page's cookie, else serve
 /// the cached body or build it.
-async fn render(state: &AppState, slug: &str, headers: &HeaderMap, q: &PageQuery, uri: &Uri, kind: Kind) -> Response {
+async fn render(
+    state: &AppState,
+    slug: &str,
+    headers: &HeaderMap,
+    q: &PageQuery,
+    uri: &Uri,
+    kind: Kind,
+) -> Response {
     let snap = match visible_page(state, slug).await {
         Ok(s) => s,
         Err(e) => return fail(headers, e),
@@ -211,11 +267,20 @@ async fn render(state: &AppState, slug: &str, headers: &HeaderMap, q: &PageQuery
             None => None,
         };
         let next = uri.path_and_query().map_or("/", |p| p.as_str());
-        let body = html::gate(&View::new(&snap.data, lang, snap.version, kind.path(slug)), next, error);
-        let mut res =
-            (StatusCode::UNAUTHORIZED, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response();
+        let body = html::gate(
+            &View::new(&snap.data, lang, snap.version, kind.path(slug)),
+            next,
+            error,
+        );
+        let mut res = (
+            StatusCode::UNAUTHORIZED,
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            body,
+        )
+            .into_response();
         html_headers(&mut res);
-        res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        res.headers_mut()
+            .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
         return res;
     }
     let key = format!("html:{}:{}", kind.key(), lang.code());
@@ -224,8 +289,16 @@ async fn render(state: &AppState, slug: &str, headers: &HeaderMap, q: &PageQuery
         None => {
             let view = View::new(&snap.data, lang, snap.version, kind.path(slug));
             match build(state, &view, &snap, &kind).await {
-                Ok(Some(html)) => snap.keep_timed(key, Body::typed(html.into_bytes(), "text/html; charset=utf-8")),
-                Ok(None) => return fail(headers, ApiError::NotFound(format!("nothing at {}", uri.path()))),
+                Ok(Some(html)) => snap.keep_timed(
+                    key,
+                    Body::typed(html.into_bytes(), "text/html; charset=utf-8"),
+                ),
+                Ok(None) => {
+                    return fail(
+                        headers,
+                        ApiError::NotFound(format!("nothing at {}", uri.path())),
+                    );
+                }
                 Err(e) => return fail(headers, e),
             }
         }
@@ -245,9 +318,15 @@ fn fail(headers: &HeaderMap, e: ApiError) -> Response {
     let (status, detail) = e.for_people();
     let lang = Lang::negotiate(None, headers);
     let body = html::error_page(lang, status.as_u16(), &detail);
-    let mut res = (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response();
+    let mut res = (
+        status,
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        body,
+    )
+        .into_response();
     html_headers(&mut res);
-    res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    res.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     res
 }
 
@@ -268,8 +347,10 @@ async fn asset(Path(name): Path<String>, headers: HeaderMap, uri: Uri) -> Respon
     let mut res = serve(&headers, &a.body);
     // Only the URL with the current hash is immutable; others may change.
     if uri.query().is_some_and(|q| a.url.ends_with(q)) {
-        res.headers_mut()
-            .insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=31536000, immutable"));
+        res.headers_mut().insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("public, max-age=31536000, immutable"),
+        );
     }
     res
 }

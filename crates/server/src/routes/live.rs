@@ -24,7 +24,11 @@ use upstate_core::{ComponentStatus, Timestamp};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(limited(state, routes!(events), state.settings.public_limits.page))
+    OpenApiRouter::new().routes(limited(
+        state,
+        routes!(events),
+        state.settings.public_limits.page,
+    ))
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -40,9 +44,16 @@ struct StatusEvent {
 fn status_event(snap: &Snapshot) -> Event {
     let d = &snap.data;
     let status = overall_status(&d.components, &d.incidents);
-    let body =
-        StatusEvent { version: snap.version, status, status_label: status_label(status), last_updated: d.updated_at };
-    Event::default().event("status").json_data(body).unwrap_or_else(|_| Event::default().comment("unserializable"))
+    let body = StatusEvent {
+        version: snap.version,
+        status,
+        status_label: status_label(status),
+        last_updated: d.updated_at,
+    };
+    Event::default()
+        .event("status")
+        .json_data(body)
+        .unwrap_or_else(|_| Event::default().comment("unserializable"))
 }
 
 #[utoipa::path(
@@ -54,7 +65,11 @@ fn status_event(snap: &Snapshot) -> Event {
     params(("slug" = String, Path, description = "The page's slug")),
     responses((status = 200, description = "text/event-stream of `status` events", body = StatusEvent, content_type = "text/event-stream"), PublicErrors)
 )]
-async fn events(State(state): State<AppState>, Path(slug): Path<String>, headers: HeaderMap) -> Response {
+async fn events(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     public(
         async {
             // Subscribe before reading the snapshot: a change in between is
@@ -63,11 +78,16 @@ async fn events(State(state): State<AppState>, Path(slug): Path<String>, headers
             let snap = page(&state, &slug, &headers).await?;
             let first = stream::once(std::future::ready(Ok::<_, Infallible>(status_event(&snap))));
             let rest = follow(state.clone(), slug, snap.page_id, changes);
-            let stream = first.chain(rest).take_until(crate::SHUTDOWN.clone().cancelled_owned());
-            let mut res =
-                Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response();
-            res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-            res.headers_mut().insert("x-accel-buffering", HeaderValue::from_static("no"));
+            let stream = first
+                .chain(rest)
+                .take_until(crate::SHUTDOWN.clone().cancelled_owned());
+            let mut res = Sse::new(stream)
+                .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+                .into_response();
+            res.headers_mut()
+                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            res.headers_mut()
+                .insert("x-accel-buffering", HeaderValue::from_static("no"));
             Ok::<_, ApiError>(res)
         }
         .await,
@@ -81,16 +101,25 @@ fn follow(
     page_id: i64,
     changes: tokio::sync::broadcast::Receiver<Option<i64>>,
 ) -> impl Stream<Item = Result<Event, Infallible>> {
-    stream::unfold((state, slug, changes), move |(state, slug, mut changes)| async move {
-        loop {
-            match changes.recv().await {
-                Ok(Some(id)) if id != page_id => continue,
-                Ok(_) | Err(RecvError::Lagged(_)) => {}
-                Err(RecvError::Closed) => return None,
+    stream::unfold(
+        (state, slug, changes),
+        move |(state, slug, mut changes)| async move {
+            loop {
+                match changes.recv().await {
+                    Ok(Some(id)) if id != page_id => continue,
+                    Ok(_) | Err(RecvError::Lagged(_)) => {}
+                    Err(RecvError::Closed) => return None,
+                }
+                // The page is gone, renamed or made private: end the stream.
+                let snap = state
+                    .snapshots
+                    .get(&slug)
+                    .await
+                    .ok()
+                    .flatten()
+                    .filter(|s| s.page_id == page_id)?;
+                return Some((Ok(status_event(&snap)), (state, slug, changes)));
             }
-            // The page is gone, renamed or made private: end the stream.
-            let snap = state.snapshots.get(&slug).await.ok().flatten().filter(|s| s.page_id == page_id)?;
-            return Some((Ok(status_event(&snap)), (state, slug, changes)));
-        }
-    })
+        },
+    )
 }

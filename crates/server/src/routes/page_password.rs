@@ -67,14 +67,28 @@ async fn verify(
         .next()
         .unwrap_or("/")
         .to_string();
-    let back = if back == "/" && !slug.is_empty() && input.next.is_none() { format!("/s/{slug}") } else { back };
-    let lang = input.lang.as_deref().filter(|l| l.len() <= 5 && l.chars().all(|c| c.is_ascii_alphabetic()));
+    let back = if back == "/" && !slug.is_empty() && input.next.is_none() {
+        format!("/s/{slug}")
+    } else {
+        back
+    };
+    let lang = input
+        .lang
+        .as_deref()
+        .filter(|l| l.len() <= 5 && l.chars().all(|c| c.is_ascii_alphabetic()));
     let redirect = |error: Option<&str>| {
         let mut query: Vec<String> = lang.map(|l| format!("lang={l}")).into_iter().collect();
         query.extend(error.map(|e| format!("error={e}")));
-        let to = if query.is_empty() { back.clone() } else { format!("{back}?{}", query.join("&")) };
+        let to = if query.is_empty() {
+            back.clone()
+        } else {
+            format!("{back}?{}", query.join("&"))
+        };
         let mut res = StatusCode::SEE_OTHER.into_response();
-        res.headers_mut().insert(header::LOCATION, HeaderValue::from_str(&to).unwrap_or(HeaderValue::from_static("/")));
+        res.headers_mut().insert(
+            header::LOCATION,
+            HeaderValue::from_str(&to).unwrap_or(HeaderValue::from_static("/")),
+        );
         res
     };
     let mut errors = upstate_core::FieldErrors::new();
@@ -86,29 +100,50 @@ async fn verify(
         errors.push("password", "is required");
     }
     if let Err(e) = errors.into_result() {
-        return if is_form { redirect(Some("wrong")) } else { ApiError::Validation(e).into_response() };
+        return if is_form {
+            redirect(Some("wrong"))
+        } else {
+            ApiError::Validation(e).into_response()
+        };
     }
     let snap = match visible_page(&state, &slug).await {
         Ok(s) => s,
         Err(e) => return e.into_response(),
     };
-    let Some(hash) = snap.data.password_hash.clone().filter(|_| snap.data.gated()) else {
+    let Some(hash) = snap
+        .data
+        .password_hash
+        .clone()
+        .filter(|_| snap.data.gated())
+    else {
         return ApiError::NotFound(format!("status page {slug:?} has no password")).into_response();
     };
-    match guard.page_password(snap.page_id, hash.clone(), password).await {
+    match guard
+        .page_password(snap.page_id, hash.clone(), password)
+        .await
+    {
         Ok(true) => {}
         Err(ApiError::RateLimited { retry_after_secs }) if is_form => {
             let mut res = redirect(Some("throttled"));
-            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+            res.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
             return res;
         }
         Err(e) => return e.into_response(),
         Ok(false) if is_form => return redirect(Some("wrong")),
-        Ok(false) => return ApiError::Unauthorized("wrong password for this page".into()).into_response(),
+        Ok(false) => {
+            return ApiError::Unauthorized("wrong password for this page".into()).into_response();
+        }
     }
-    let (cookie, expires_at) = page_gate::set_cookie(snap.page_id, &hash, state.settings.secure_cookies);
-    let mut res = if is_form { redirect(None) } else { data(Opened { slug, expires_at }) };
+    let (cookie, expires_at) =
+        page_gate::set_cookie(snap.page_id, &hash, state.settings.secure_cookies);
+    let mut res = if is_form {
+        redirect(None)
+    } else {
+        data(Opened { slug, expires_at })
+    };
     res.headers_mut().insert(header::SET_COOKIE, cookie);
-    res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    res.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     res
 }

@@ -50,7 +50,14 @@ pub struct PublicLimits {
 
 impl Default for PublicLimits {
     fn default() -> Self {
-        PublicLimits { summary: 100, components: 60, incidents: 30, maintenance: 30, uptime: 30, page: 60 }
+        PublicLimits {
+            summary: 100,
+            components: 60,
+            incidents: 30,
+            maintenance: 30,
+            uptime: 30,
+            page: 60,
+        }
     }
 }
 
@@ -81,17 +88,25 @@ pub(crate) fn limited(
 }
 
 /// `limited` for a route outside the OpenAPI document (the HTML pages).
-pub(crate) fn limit_route(state: &AppState, route: MethodRouter<AppState>, per_minute: u32) -> MethodRouter<AppState> {
+pub(crate) fn limit_route(
+    state: &AppState,
+    route: MethodRouter<AppState>,
+    per_minute: u32,
+) -> MethodRouter<AppState> {
     let route = if per_minute == 0 {
         route
     } else {
-        route.route_layer(from_fn_with_state((state.clone(), Limits::new(per_minute, 0).swept()), limit_by_address))
+        route.route_layer(from_fn_with_state(
+            (state.clone(), Limits::new(per_minute, 0).swept()),
+            limit_by_address,
+        ))
     };
     let preflight = cors_layer().layer((|| async { StatusCode::NO_CONTENT }).into_service());
     route.options_service(preflight)
 }
 
-const EXPOSED: &str = "etag, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset";
+const EXPOSED: &str =
+    "etag, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset";
 
 fn cors_layer() -> CorsLayer {
     CorsLayer::new()
@@ -104,8 +119,14 @@ fn cors_layer() -> CorsLayer {
 /// What CORS asks of a simple GET: any origin may read it, and these headers.
 fn open_cors(mut res: Response) -> Response {
     let h = res.headers_mut();
-    h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
-    h.insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, HeaderValue::from_static(EXPOSED));
+    h.insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    h.insert(
+        header::ACCESS_CONTROL_EXPOSE_HEADERS,
+        HeaderValue::from_static(EXPOSED),
+    );
     res
 }
 
@@ -123,7 +144,9 @@ async fn limit_by_address(
     let ip = client_ip(peer.ip(), req.headers(), &state.settings.trusted_proxies);
     let decision = limits.check(Subject::Addr(ip));
     let mut res = match decision.and_then(|d| d.retry_after_secs) {
-        Some(retry_after_secs) => open_cors(ApiError::RateLimited { retry_after_secs }.into_response()),
+        Some(retry_after_secs) => {
+            open_cors(ApiError::RateLimited { retry_after_secs }.into_response())
+        }
         None => next.run(req).await,
     };
     if let Some(d) = decision {
@@ -133,8 +156,10 @@ async fn limit_by_address(
 }
 
 fn encoding(headers: &HeaderMap) -> Encoding {
-    let accepted =
-        |name: &str| weighted(headers, header::ACCEPT_ENCODING).any(|(t, q)| t.eq_ignore_ascii_case(name) && q > 0.0);
+    let accepted = |name: &str| {
+        weighted(headers, header::ACCEPT_ENCODING)
+            .any(|(t, q)| t.eq_ignore_ascii_case(name) && q > 0.0)
+    };
     if accepted("br") {
         Encoding::Brotli
     } else if accepted("gzip") {
@@ -148,19 +173,26 @@ fn encoding(headers: &HeaderMap) -> Encoding {
 /// client already has it.
 pub(crate) fn serve(headers: &HeaderMap, body: &Body) -> Response {
     let enc = encoding(headers);
-    let not_modified =
-        headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()).is_some_and(|v| body.matches(v));
+    let not_modified = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| body.matches(v));
     let mut res = if not_modified {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
         let mut r = body.bytes(enc).into_response();
-        r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(body.content_type));
+        r.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(body.content_type),
+        );
         match enc {
             Encoding::Gzip => {
-                r.headers_mut().insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+                r.headers_mut()
+                    .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
             }
             Encoding::Brotli => {
-                r.headers_mut().insert(header::CONTENT_ENCODING, HeaderValue::from_static("br"));
+                r.headers_mut()
+                    .insert(header::CONTENT_ENCODING, HeaderValue::from_static("br"));
             }
             Encoding::Identity => {}
         }
@@ -168,9 +200,15 @@ pub(crate) fn serve(headers: &HeaderMap, body: &Body) -> Response {
     };
     let h = res.headers_mut();
     h.insert(header::ETAG, body.etag(enc).clone());
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static(CACHE_CONTROL));
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static(CACHE_CONTROL),
+    );
     h.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
-    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
     res
 }
 
@@ -180,8 +218,14 @@ pub(crate) fn serve_page(snap: &Snapshot, headers: &HeaderMap, body: &Body) -> R
     let mut res = serve(headers, body);
     if snap.data.gated() {
         let h = res.headers_mut();
-        h.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-cache"));
-        h.insert(header::VARY, HeaderValue::from_static("Accept-Encoding, Cookie"));
+        h.insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("private, no-cache"),
+        );
+        h.insert(
+            header::VARY,
+            HeaderValue::from_static("Accept-Encoding, Cookie"),
+        );
     }
     res
 }
@@ -206,7 +250,11 @@ pub(crate) async fn fixed(
 
 /// The snapshot of a page this request may read: public pages, and private
 /// ones with a password when the request carries the page's cookie.
-pub(crate) async fn page(state: &AppState, slug: &str, headers: &HeaderMap) -> Result<Arc<Snapshot>, ApiError> {
+pub(crate) async fn page(
+    state: &AppState,
+    slug: &str,
+    headers: &HeaderMap,
+) -> Result<Arc<Snapshot>, ApiError> {
     let snap = visible_page(state, slug).await?;
     if !page_gate::opens(&snap.data, headers) {
         return Err(ApiError::Unauthorized(format!(
@@ -231,7 +279,11 @@ pub(crate) async fn queried_page(
 
 /// The snapshot of a public or password-protected page, without the gate.
 pub(crate) async fn visible_page(state: &AppState, slug: &str) -> Result<Arc<Snapshot>, ApiError> {
-    state.snapshots.get(slug).await?.ok_or_else(|| ApiError::NotFound(format!("no public status page {slug:?}")))
+    state
+        .snapshots
+        .get(slug)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("no public status page {slug:?}")))
 }
 
 fn summary_view(d: &PageData) -> StatusSummary {
@@ -242,7 +294,11 @@ fn summary_view(d: &PageData) -> StatusSummary {
         components: d
             .components
             .iter()
-            .map(|c| PublicComponentStatus { id: c.id.to_string(), name: c.name.clone(), status: c.status })
+            .map(|c| PublicComponentStatus {
+                id: c.id.to_string(),
+                name: c.name.clone(),
+                status: c.status,
+            })
             .collect(),
         active_incidents: d
             .incidents
@@ -263,8 +319,15 @@ fn summary_view(d: &PageData) -> StatusSummary {
     params(("slug" = String, Path, description = "The page's slug")),
     responses((status = 200, body = StatusSummary), PublicErrors)
 )]
-async fn summary(State(state): State<AppState>, Path(slug): Path<String>, headers: HeaderMap) -> Response {
-    fixed(&state, &slug, &headers, "summary", |d| Body::from_value(&summary_view(d))).await
+async fn summary(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    fixed(&state, &slug, &headers, "summary", |d| {
+        Body::from_value(&summary_view(d))
+    })
+    .await
 }
 
 #[utoipa::path(
@@ -276,8 +339,15 @@ async fn summary(State(state): State<AppState>, Path(slug): Path<String>, header
     params(("slug" = String, Path, description = "The page's slug")),
     responses((status = 200, body = ComponentList), PublicErrors)
 )]
-async fn components(State(state): State<AppState>, Path(slug): Path<String>, headers: HeaderMap) -> Response {
-    fixed(&state, &slug, &headers, "components", |d| Body::from_value(&component_list(&d.components, &d.groups))).await
+async fn components(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    fixed(&state, &slug, &headers, "components", |d| {
+        Body::from_value(&component_list(&d.components, &d.groups))
+    })
+    .await
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -319,12 +389,20 @@ async fn incidents(
         async {
             let mut errors = FieldErrors::new();
             let status = q.incident_status(&mut errors);
-            let limit = q.limit("limit", DEFAULT_INCIDENT_LIMIT, MAX_INCIDENT_LIMIT, &mut errors);
+            let limit = q.limit(
+                "limit",
+                DEFAULT_INCIDENT_LIMIT,
+                MAX_INCIDENT_LIMIT,
+                &mut errors,
+            );
             errors.into_result()?;
             let snap = page(&state, &slug, &headers).await?;
             let key = format!("incidents?status={}&limit={limit}", status.unwrap_or(""));
-            let body =
-                snap.body(&key, |d| Body::from_value(&IncidentsBody { incidents: incident_view(d, status, limit) }))?;
+            let body = snap.body(&key, |d| {
+                Body::from_value(&IncidentsBody {
+                    incidents: incident_view(d, status, limit),
+                })
+            })?;
             Ok::<_, ApiError>(serve_page(&snap, &headers, &body))
         }
         .await,
@@ -345,9 +423,15 @@ struct MaintenanceBody {
     params(("slug" = String, Path, description = "The page's slug")),
     responses((status = 200, body = MaintenanceBody), PublicErrors)
 )]
-async fn maintenance(State(state): State<AppState>, Path(slug): Path<String>, headers: HeaderMap) -> Response {
+async fn maintenance(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     fixed(&state, &slug, &headers, "maintenance", |d| {
-        Body::from_value(&MaintenanceBody { maintenance: d.maintenance.iter().map(PublicMaintenance::from).collect() })
+        Body::from_value(&MaintenanceBody {
+            maintenance: d.maintenance.iter().map(PublicMaintenance::from).collect(),
+        })
     })
     .await
 }
@@ -370,12 +454,23 @@ async fn uptime(
     public(
         async {
             let mut errors = FieldErrors::new();
-            let days = q.limit("days", DEFAULT_UPTIME_DAYS, validate::UPTIME_DAYS_MAX, &mut errors) as u32;
+            let days = q.limit(
+                "days",
+                DEFAULT_UPTIME_DAYS,
+                validate::UPTIME_DAYS_MAX,
+                &mut errors,
+            ) as u32;
             errors.into_result()?;
             let snap = page(&state, &slug, &headers).await?;
             let body = snap
                 .uptime_body(&state.db, days, |d, h| {
-                    Body::from_value(&uptime::report(&d.page.time_zone, &d.components, h, days, Timestamp::now()))
+                    Body::from_value(&uptime::report(
+                        &d.page.time_zone,
+                        &d.components,
+                        h,
+                        days,
+                        Timestamp::now(),
+                    ))
                 })
                 .await?;
             Ok::<_, ApiError>(serve_page(&snap, &headers, &body))
@@ -408,7 +503,11 @@ struct WholePage {
     params(("slug" = String, Path, description = "The page's slug")),
     responses((status = 200, body = WholePage), PublicErrors)
 )]
-async fn whole_page(State(state): State<AppState>, Path(slug): Path<String>, headers: HeaderMap) -> Response {
+async fn whole_page(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     fixed(&state, &slug, &headers, "page", |d| {
         let s = summary_view(d);
         let list = component_list(&d.components, &d.groups);

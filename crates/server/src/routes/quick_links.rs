@@ -18,7 +18,9 @@ use upstate_store::quick_links;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(list, create)).routes(routes!(show, update, remove))
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        .routes(routes!(show, update, remove))
 }
 
 #[utoipa::path(get, path = "/api/quicklinks", tag = "quick links", operation_id = "listQuickLinks",
@@ -36,7 +38,11 @@ async fn list(State(state): State<AppState>, me: SignedIn, q: QueryParams) -> Ap
 #[utoipa::path(post, path = "/api/quicklinks", tag = "quick links", operation_id = "createQuickLink",
     summary = "Add a link to a page (needs PAGES_WRITE); it goes last unless `order` says otherwise",
     request_body = QuickLinkInput, responses((status = 201, body = Data<QuickLink>), SessionErrors, BodyErrors))]
-async fn create(State(state): State<AppState>, me: SignedIn, Body(input): Body<QuickLinkInput>) -> ApiResult<Response> {
+async fn create(
+    State(state): State<AppState>,
+    me: SignedIn,
+    Body(input): Body<QuickLinkInput>,
+) -> ApiResult<Response> {
     me.require(Permission::PagesWrite)?;
     let link = quick_links::create(&state.db, &me.audit, input.validate_new()?).await?;
     Ok(created(format!("/api/quicklinks/{}", link.id), link))
@@ -45,7 +51,11 @@ async fn create(State(state): State<AppState>, me: SignedIn, Body(input): Body<Q
 #[utoipa::path(get, path = "/api/quicklinks/{id}", tag = "quick links", operation_id = "getQuickLink",
     summary = "A quick link (needs PAGES_READ)", params(("id" = i64, Path)),
     responses((status = 200, body = Data<QuickLink>), SessionErrors, NotFound))]
-async fn show(State(state): State<AppState>, me: SignedIn, PathId(id): PathId) -> ApiResult<Response> {
+async fn show(
+    State(state): State<AppState>,
+    me: SignedIn,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
     me.require(Permission::PagesRead)?;
     Ok(data(quick_links::get(&state.db, id).await?))
 }
@@ -60,13 +70,19 @@ async fn update(
     Body(input): Body<QuickLinkInput>,
 ) -> ApiResult<Response> {
     me.require(Permission::PagesWrite)?;
-    Ok(data(quick_links::update(&state.db, &me.audit, id, input.validate_change()?).await?))
+    Ok(data(
+        quick_links::update(&state.db, &me.audit, id, input.validate_change()?).await?,
+    ))
 }
 
 #[utoipa::path(delete, path = "/api/quicklinks/{id}", tag = "quick links", operation_id = "deleteQuickLink",
     summary = "Remove a quick link (needs PAGES_WRITE)", params(("id" = i64, Path)),
     responses((status = 200, body = Message), SessionErrors, NotFound))]
-async fn remove(State(state): State<AppState>, me: SignedIn, PathId(id): PathId) -> ApiResult<Response> {
+async fn remove(
+    State(state): State<AppState>,
+    me: SignedIn,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
     me.require(Permission::PagesWrite)?;
     quick_links::delete(&state.db, &me.audit, id).await?;
     Ok(deleted("Quick link"))

@@ -61,7 +61,11 @@ struct Translated {
     request_body = TranslateInput, responses((status = 200, body = Data<Translated>), BodyErrors))]
 async fn translate(Body(input): Body<TranslateInput>) -> ApiResult<Response> {
     let mut e = FieldErrors::new();
-    let codes = LANGS.iter().map(|l| l.code()).collect::<Vec<_>>().join(", ");
+    let codes = LANGS
+        .iter()
+        .map(|l| l.code())
+        .collect::<Vec<_>>()
+        .join(", ");
     let to = match input.to.as_deref() {
         None => {
             e.push("to", format!("is required: one of {codes}"));
@@ -77,13 +81,19 @@ async fn translate(Body(input): Body<TranslateInput>) -> ApiResult<Response> {
     };
     let texts = input.texts.unwrap_or_default();
     if texts.is_empty() {
-        e.push("texts", "is required: a non-empty list of UI keys or phrases");
+        e.push(
+            "texts",
+            "is required: a non-empty list of UI keys or phrases",
+        );
     } else if texts.len() > ITEMS_MAX {
         e.push("texts", format!("has more than {ITEMS_MAX} items"));
     }
     for (i, t) in texts.iter().enumerate() {
         if t.trim().is_empty() || t.chars().count() > ITEM_MAX {
-            e.push(&format!("texts[{i}]"), format!("must be 1 to {ITEM_MAX} characters"));
+            e.push(
+                &format!("texts[{i}]"),
+                format!("must be 1 to {ITEM_MAX} characters"),
+            );
         }
     }
     e.into_result()?;
@@ -93,9 +103,22 @@ async fn translate(Body(input): Body<TranslateInput>) -> ApiResult<Response> {
         .map(|input| {
             let key = i18n::key_of(&input);
             let text = key.and_then(|k| to.entry(k));
-            Translation { found: text.is_some(), key, text, input }
+            Translation {
+                found: text.is_some(),
+                key,
+                text,
+                input,
+            }
         })
         .collect();
-    let missing = translations.iter().filter(|t| !t.found).map(|t| t.input.clone()).collect();
-    Ok(data(Translated { to: to.code(), translations, missing }))
+    let missing = translations
+        .iter()
+        .filter(|t| !t.found)
+        .map(|t| t.input.clone())
+        .collect();
+    Ok(data(Translated {
+        to: to.code(),
+        translations,
+        missing,
+    }))
 }

@@ -53,13 +53,20 @@ struct SetupBody {
 )]
 async fn setup(State(state): State<AppState>, me: SignedIn) -> ApiResult<Response> {
     if me.session.user.totp_enabled {
-        return Err(ApiError::Conflict("two-factor authentication is on already; disable it first".into()));
+        return Err(ApiError::Conflict(
+            "two-factor authentication is on already; disable it first".into(),
+        ));
     }
     let secret = totp::new_secret();
-    let url = totp::uri(&secret, &me.session.user.email).ok_or_else(|| ApiError::Internal("totp uri".into()))?;
+    let url = totp::uri(&secret, &me.session.user.email)
+        .ok_or_else(|| ApiError::Internal("totp uri".into()))?;
     let qr_svg = totp::qr_svg(&url).ok_or_else(|| ApiError::Internal("qr code".into()))?;
     two_factor::set_pending(&state.db, &me.audit, me.session.user.id, &secret).await?;
-    Ok(data(SetupBody { secret, otpauth_url: url, qr_svg }))
+    Ok(data(SetupBody {
+        secret,
+        otpauth_url: url,
+        qr_svg,
+    }))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -75,7 +82,8 @@ struct CodesBody {
 }
 
 fn required_code(c: Option<String>) -> ApiResult<String> {
-    c.filter(|c| !c.trim().is_empty()).ok_or_else(|| ApiError::validation("code", "is required"))
+    c.filter(|c| !c.trim().is_empty())
+        .ok_or_else(|| ApiError::validation("code", "is required"))
 }
 
 #[utoipa::path(
@@ -106,7 +114,9 @@ async fn verify_setup(
         .ok_or_else(|| ApiError::validation("code", "is not the current code of the new secret"))?;
     let codes = totp::recovery_codes();
     two_factor::enable(&state.db, &me.audit, user, &pending, step, &codes).await?;
-    Ok(data(CodesBody { recovery_codes: codes }))
+    Ok(data(CodesBody {
+        recovery_codes: codes,
+    }))
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -126,7 +136,10 @@ struct StatusBody {
 )]
 async fn status(State(state): State<AppState>, me: SignedIn) -> ApiResult<Response> {
     let left = two_factor::codes_left(&state.db, me.session.user.id).await?;
-    Ok(data(StatusBody { enabled: me.session.user.totp_enabled, recovery_codes_left: left }))
+    Ok(data(StatusBody {
+        enabled: me.session.user.totp_enabled,
+        recovery_codes_left: left,
+    }))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -138,13 +151,19 @@ struct ProofInput {
 /// The user proves it is them again: the password, or a current TOTP code.
 async fn prove(guard: &Guard, user: &users::User, input: ProofInput) -> ApiResult<()> {
     if let Some(code) = input.code.filter(|c| !c.trim().is_empty()) {
-        return match guard.second_factor(user, Code::Totp(code), Purpose::Proof).await? {
+        return match guard
+            .second_factor(user, Code::Totp(code), Purpose::Proof)
+            .await?
+        {
             true => Ok(()),
             false => Err(ApiError::validation("code", "is wrong or already used")),
         };
     }
     let Some(pw) = input.password.filter(|p| !p.is_empty()) else {
-        return Err(ApiError::validation("password", "give your password or a current code"));
+        return Err(ApiError::validation(
+            "password",
+            "give your password or a current code",
+        ));
     };
     match guard.password(user, pw, Purpose::Proof).await? {
         true => Ok(()),
@@ -189,12 +208,16 @@ async fn regenerate_codes(
     Body(input): Body<ProofInput>,
 ) -> ApiResult<Response> {
     if !me.session.user.totp_enabled {
-        return Err(ApiError::Conflict("two-factor authentication is off".into()));
+        return Err(ApiError::Conflict(
+            "two-factor authentication is off".into(),
+        ));
     }
     prove(&guard, &me.session.user, input).await?;
     let codes = totp::recovery_codes();
     two_factor::regenerate_codes(&state.db, &me.audit, me.session.user.id, &codes).await?;
-    Ok(data(CodesBody { recovery_codes: codes }))
+    Ok(data(CodesBody {
+        recovery_codes: codes,
+    }))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -231,14 +254,34 @@ async fn verify_2fa(
         None => Code::Totp(required_code(input.code)?),
     };
     let user = users::get(&state.db, user_id).await?;
-    if !guard.second_factor(&user, code, Purpose::SignIn { pending: &pending_id }).await? {
+    if !guard
+        .second_factor(
+            &user,
+            code,
+            Purpose::SignIn {
+                pending: &pending_id,
+            },
+        )
+        .await?
+    {
         return Err(ApiError::validation("code", "is wrong or already used"));
     }
     users::end_session(&state.db, &pending_id).await?;
-    let actor = Actor { kind: "user".into(), id: Some(user.id), label: user.email.clone() };
+    let actor = Actor {
+        kind: "user".into(),
+        id: Some(user.id),
+        label: user.email.clone(),
+    };
     let ctx = audit_ctx(&headers, Some(peer), &state, actor);
-    let (session, token) = users::start_session(&state.db, &ctx, &user, session::ABSOLUTE_MS).await?;
-    let mut res = data(crate::routes::auth::SignedInBody { user, csrf_token: session.csrf_token });
-    res.headers_mut().insert(header::SET_COOKIE, session::set_cookie(&token, state.settings.secure_cookies));
+    let (session, token) =
+        users::start_session(&state.db, &ctx, &user, session::ABSOLUTE_MS).await?;
+    let mut res = data(crate::routes::auth::SignedInBody {
+        user,
+        csrf_token: session.csrf_token,
+    });
+    res.headers_mut().insert(
+        header::SET_COOKIE,
+        session::set_cookie(&token, state.settings.secure_cookies),
+    );
     Ok(res)
 }

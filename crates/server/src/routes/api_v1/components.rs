@@ -90,7 +90,9 @@ pub(crate) async fn update(
     PathId(id): PathId,
     Body(input): Body<ComponentPatchInput>,
 ) -> ApiResult<Response> {
-    Ok(data(components::update(&state.db, &ctx, id, input.validate()?).await?))
+    Ok(data(
+        components::update(&state.db, &ctx, id, input.validate()?).await?,
+    ))
 }
 
 #[utoipa::path(
@@ -111,7 +113,10 @@ async fn set_status(
     Body(input): Body<ComponentStatusInput>,
 ) -> ApiResult<Response> {
     let status = input.validate()?;
-    let patch = ComponentPatch { status: Some(status), ..ComponentPatch::default() };
+    let patch = ComponentPatch {
+        status: Some(status),
+        ..ComponentPatch::default()
+    };
     Ok(data(components::update(&state.db, &ctx, id, patch).await?))
 }
 
@@ -125,7 +130,11 @@ async fn set_status(
     responses((status = 200, body = Message), KeyErrors, NotFound),
     security(("api_key" = []))
 )]
-async fn remove(State(state): State<AppState>, Audit(ctx): Audit, PathId(id): PathId) -> ApiResult<Response> {
+async fn remove(
+    State(state): State<AppState>,
+    Audit(ctx): Audit,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
     components::delete(&state.db, &ctx, id).await?;
     Ok(deleted("Component"))
 }
@@ -197,7 +206,9 @@ async fn update_group(
     PathId(id): PathId,
     Body(input): Body<GroupPatchInput>,
 ) -> ApiResult<Response> {
-    Ok(data(groups::update(&state.db, &ctx, id, input.validate()?).await?))
+    Ok(data(
+        groups::update(&state.db, &ctx, id, input.validate()?).await?,
+    ))
 }
 
 #[utoipa::path(
@@ -210,7 +221,11 @@ async fn update_group(
     responses((status = 200, body = Message), KeyErrors, NotFound),
     security(("api_key" = []))
 )]
-async fn remove_group(State(state): State<AppState>, Audit(ctx): Audit, PathId(id): PathId) -> ApiResult<Response> {
+async fn remove_group(
+    State(state): State<AppState>,
+    Audit(ctx): Audit,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
     groups::delete(&state.db, &ctx, id).await?;
     Ok(deleted("Component group"))
 }

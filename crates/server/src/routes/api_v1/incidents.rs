@@ -41,7 +41,18 @@ pub(crate) async fn list(State(state): State<AppState>, q: QueryParams) -> ApiRe
     let status = q.incident_status(&mut errors).map(str::to_string);
     let limit = q.limit("limit", DEFAULT_LIMIT, MAX_LIMIT, &mut errors);
     errors.into_result()?;
-    Ok(data(incidents::list(&state.db, &IncidentFilter { page_id, status, limit, ..Default::default() }).await?))
+    Ok(data(
+        incidents::list(
+            &state.db,
+            &IncidentFilter {
+                page_id,
+                status,
+                limit,
+                ..Default::default()
+            },
+        )
+        .await?,
+    ))
 }
 
 #[utoipa::path(
@@ -74,7 +85,10 @@ pub(crate) async fn create(
     Body(input): Body<NewIncidentInput>,
 ) -> ApiResult<Response> {
     let incident = incidents::create(&state.db, &ctx, input.validate()?).await?;
-    Ok(created(format!("/api/v1/incidents/{}", incident.id), incident))
+    Ok(created(
+        format!("/api/v1/incidents/{}", incident.id),
+        incident,
+    ))
 }
 
 #[utoipa::path(
@@ -94,7 +108,9 @@ pub(crate) async fn update(
     PathId(id): PathId,
     Body(input): Body<IncidentPatchInput>,
 ) -> ApiResult<Response> {
-    Ok(data(incidents::update(&state.db, &ctx, id, input.validate()?).await?))
+    Ok(data(
+        incidents::update(&state.db, &ctx, id, input.validate()?).await?,
+    ))
 }
 
 #[utoipa::path(
@@ -135,7 +151,9 @@ async fn resolve(
     PathId(id): PathId,
     OptionalBody(input): OptionalBody<ClosingMessageInput>,
 ) -> ApiResult<Response> {
-    Ok(data(incidents::resolve(&state.db, &ctx, id, input.validate()?).await?))
+    Ok(data(
+        incidents::resolve(&state.db, &ctx, id, input.validate()?).await?,
+    ))
 }
 
 #[utoipa::path(
@@ -148,7 +166,11 @@ async fn resolve(
     responses((status = 200, body = Message), KeyErrors, NotFound),
     security(("api_key" = []))
 )]
-async fn remove(State(state): State<AppState>, Audit(ctx): Audit, PathId(id): PathId) -> ApiResult<Response> {
+async fn remove(
+    State(state): State<AppState>,
+    Audit(ctx): Audit,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
     incidents::delete(&state.db, &ctx, id).await?;
     Ok(deleted("Incident"))
 }

@@ -39,12 +39,19 @@ pub fn routes() -> OpenApiRouter<AppState> {
 async fn list(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
     let mut errors = FieldErrors::new();
     let page_id = q.id("statusPageId", &mut errors);
-    let status =
-        q.parsed::<MaintenanceStatus>("status", &format!("one of: {}", MaintenanceStatus::expected()), &mut errors);
+    let status = q.parsed::<MaintenanceStatus>(
+        "status",
+        &format!("one of: {}", MaintenanceStatus::expected()),
+        &mut errors,
+    );
     let upcoming = q.bool("upcoming", &mut errors).unwrap_or(false);
     errors.into_result()?;
-    let filter =
-        MaintenanceFilter { page_id, status, upcoming_after: upcoming.then(Timestamp::now), ..Default::default() };
+    let filter = MaintenanceFilter {
+        page_id,
+        status,
+        upcoming_after: upcoming.then(Timestamp::now),
+        ..Default::default()
+    };
     Ok(data(maintenance::list(&state.db, &filter).await?))
 }
 
@@ -98,7 +105,9 @@ pub(crate) async fn update(
     PathId(id): PathId,
     Body(input): Body<MaintenancePatchInput>,
 ) -> ApiResult<Response> {
-    Ok(data(maintenance::update(&state.db, &ctx, id, input.validate()?).await?))
+    Ok(data(
+        maintenance::update(&state.db, &ctx, id, input.validate()?).await?,
+    ))
 }
 
 async fn transition(
@@ -109,7 +118,9 @@ async fn transition(
     input: ClosingMessageInput,
 ) -> ApiResult<Response> {
     let message = input.validate()?;
-    Ok(data(maintenance::transition(&state.db, ctx, id, action, &message).await?))
+    Ok(data(
+        maintenance::transition(&state.db, ctx, id, action, &message).await?,
+    ))
 }
 
 #[utoipa::path(
@@ -182,7 +193,11 @@ async fn cancel(
     responses((status = 200, body = Message), KeyErrors, NotFound),
     security(("api_key" = []))
 )]
-async fn remove(State(state): State<AppState>, Audit(ctx): Audit, PathId(id): PathId) -> ApiResult<Response> {
+async fn remove(
+    State(state): State<AppState>,
+    Audit(ctx): Audit,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
     maintenance::delete(&state.db, &ctx, id).await?;
     Ok(deleted("Maintenance"))
 }

@@ -64,7 +64,12 @@ pub(crate) async fn detail(state: &AppState, page: StatusPage) -> ApiResult<Deta
     let components = components::list(&state.db, Some(page.id), None).await?;
     let component_groups = groups::list(&state.db, Some(page.id)).await?;
     let password_protected = pages::password_hash(&state.db, page.id).await?.is_some();
-    Ok(Detail { page, components, component_groups, password_protected })
+    Ok(Detail {
+        page,
+        components,
+        component_groups,
+        password_protected,
+    })
 }
 
 #[utoipa::path(
@@ -147,7 +152,11 @@ async fn update(
     responses((status = 200, body = Message), KeyErrors, NotFound),
     security(("api_key" = []))
 )]
-async fn remove(State(state): State<AppState>, Audit(ctx): Audit, PathId(id): PathId) -> ApiResult<Response> {
+async fn remove(
+    State(state): State<AppState>,
+    Audit(ctx): Audit,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
     pages::delete(&state.db, &ctx, id).await?;
     Ok(deleted("Status page"))
 }
@@ -193,7 +202,9 @@ async fn set_password(
 ) -> ApiResult<Response> {
     let hash = page_password_hash(input).await?;
     pages::set_password(&state.db, &ctx, id, Some(hash)).await?;
-    Ok(data(detail(&state, pages::get(&state.db, id).await?).await?))
+    Ok(data(
+        detail(&state, pages::get(&state.db, id).await?).await?,
+    ))
 }
 
 #[utoipa::path(
@@ -206,7 +217,13 @@ async fn set_password(
     responses((status = 200, body = Data<Detail>), KeyErrors, NotFound),
     security(("api_key" = []))
 )]
-async fn remove_password(State(state): State<AppState>, Audit(ctx): Audit, PathId(id): PathId) -> ApiResult<Response> {
+async fn remove_password(
+    State(state): State<AppState>,
+    Audit(ctx): Audit,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
     pages::set_password(&state.db, &ctx, id, None).await?;
-    Ok(data(detail(&state, pages::get(&state.db, id).await?).await?))
+    Ok(data(
+        detail(&state, pages::get(&state.db, id).await?).await?,
+    ))
 }
