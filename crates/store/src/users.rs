@@ -428,7 +428,7 @@ pub async fn update(
         let row: Option<UserRow> = locked!(
             &mut tx,
             concat!("SELECT ", user_cols!(), " FROM users WHERE id = $1"),
-            |c, q| { sqlx::query_as(q).bind(id).fetch_optional(c).await? }
+            |c, q| sqlx::query_as(q).bind(id).fetch_optional(c).await?
         );
         User::try_from(row.ok_or(StoreError::NotFound("user"))?)?
     };
