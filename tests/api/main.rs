@@ -24,6 +24,7 @@ mod instances;
 mod key_routes;
 mod lifecycle;
 mod maintenance;
+mod migrations;
 mod openapi;
 mod pages;
 mod private_pages;

@@ -25,8 +25,9 @@ pub fn postgres_admin_url() -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
-/// Runs a test body once per backend; the PostgreSQL run says so and skips
-/// when UPSTATE_TEST_POSTGRES_URL is unset (CI always sets it).
+/// Runs a test body once per backend. Without UPSTATE_TEST_POSTGRES_URL at
+/// build time (see build.rs) the PostgreSQL run is compiled as ignored, so the
+/// summary line of the run says how many were left out; CI always sets it.
 #[macro_export]
 macro_rules! on_both_backends {
     ($($name:ident),* $(,)?) => {$(
@@ -36,11 +37,8 @@ macro_rules! on_both_backends {
                 super::$name($crate::support::Backend::Sqlite).await
             }
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            #[cfg_attr(not(postgres_tests), ignore = "UPSTATE_TEST_POSTGRES_URL was not set when the tests were built")]
             async fn postgres() {
-                if $crate::support::postgres_admin_url().is_none() {
-                    eprintln!("UPSTATE_TEST_POSTGRES_URL is not set: skipping the PostgreSQL run of {}", stringify!($name));
-                    return;
-                }
                 super::$name($crate::support::Backend::Postgres).await
             }
         }

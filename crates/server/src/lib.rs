@@ -1,16 +1,16 @@
 //! Upstate's HTTP server: the axum application and its lifecycle.
 
-pub mod auth;
 mod client_ip;
 mod connection;
 pub mod error;
 pub mod extract;
 mod guard;
-mod html;
 pub mod i18n;
+pub mod key_auth;
 mod openapi;
 mod page_gate;
 mod password;
+mod public_reads;
 pub mod rate_limit;
 mod respond;
 mod routes;
@@ -18,7 +18,9 @@ mod security_headers;
 mod session;
 mod snapshot;
 pub mod state;
+mod statuspage_body;
 mod totp;
+mod views;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -37,7 +39,7 @@ pub use password::hash_blocking as hash_password;
 /// (event streams) end and graceful shutdown does not wait on them.
 pub(crate) static SHUTDOWN: std::sync::LazyLock<tokio_util::sync::CancellationToken> =
     std::sync::LazyLock::new(tokio_util::sync::CancellationToken::new);
-pub use routes::public::PublicLimits;
+pub use public_reads::PublicLimits;
 pub use state::AppState;
 
 /// What the HTTP layer needs from configuration.

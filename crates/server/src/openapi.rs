@@ -101,6 +101,24 @@ pub enum Conflict {
     Conflict(Problem),
 }
 
+/// Errors of the signed-in routes.
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code, reason = "describes responses to the document; never built")]
+pub enum SessionErrors {
+    #[response(
+        status = 401,
+        description = "Not signed in, or the session ended",
+        content_type = "application/problem+json"
+    )]
+    Unauthorized(Problem),
+    #[response(
+        status = 403,
+        description = "Missing CSRF token, or the role lacks the permission",
+        content_type = "application/problem+json"
+    )]
+    Forbidden(Problem),
+}
+
 /// The 429 of every route that checks a secret (`crate::guard`).
 #[derive(utoipa::IntoResponses)]
 #[allow(dead_code, reason = "describes responses to the document; never built")]

@@ -16,16 +16,21 @@ use crate::state::AppState;
 use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, header};
+use serde::Serialize;
 use std::net::SocketAddr;
 use upstate_core::Timestamp;
 use upstate_core::audit::Actor;
 use upstate_core::roles::Permission;
 use upstate_store::AuditCtx;
+use upstate_store::step_up;
 use upstate_store::users::{self, Session};
 
 pub const COOKIE: &str = "upstate_session";
 pub const IDLE_MS: i64 = 30 * 60_000;
 pub const ABSOLUTE_MS: i64 = 12 * 3_600_000;
+/// How long a verified step-up opens sensitive actions, and how long an
+/// unverified one may wait for verification.
+pub const STEP_UP_MS: i64 = 5 * 60_000;
 const TOUCH_EVERY_MS: i64 = 60_000;
 
 /// Every well-formed cookie the request carries.
@@ -101,6 +106,16 @@ pub fn audit_ctx(
     }
 }
 
+/// The answer to a whole sign-in: the user and the session's CSRF token.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SignedInBody {
+    #[schema(value_type = Object)]
+    pub user: users::User,
+    /// Send it as `X-CSRF-Token` with every state-changing request.
+    pub csrf_token: String,
+}
+
 /// A request made within a live session (CSRF-checked when it changes state).
 pub struct SignedIn {
     pub session: Session,
@@ -108,6 +123,33 @@ pub struct SignedIn {
 }
 
 impl SignedIn {
+    /// Refuses unless the request carries a step-up of this session verified
+    /// within the last 5 minutes.
+    pub async fn require_step_up(
+        &self,
+        state: &AppState,
+        headers: &HeaderMap,
+    ) -> Result<(), ApiError> {
+        let refuse = || {
+            ApiError::Forbidden(
+                "this action needs a fresh step-up: POST /api/admin/step-up, verify it, send X-Step-Up-Token".into(),
+            )
+        };
+        let token = headers
+            .get("x-step-up-token")
+            .and_then(|v| v.to_str().ok())
+            .ok_or_else(refuse)?;
+        let s = match step_up::get(&state.db, &self.session.id, token).await {
+            Ok(s) => s,
+            Err(upstate_store::StoreError::NotFound(_)) => return Err(refuse()),
+            Err(e) => return Err(e.into()),
+        };
+        match s.verified_at {
+            Some(at) if Timestamp::now().millis() - at.millis() <= STEP_UP_MS => Ok(()),
+            _ => Err(refuse()),
+        }
+    }
+
     pub fn require(&self, p: Permission) -> Result<(), ApiError> {
         if self.session.user.role.has(p) {
             Ok(())

@@ -1,24 +1,12 @@
-//! Route families, one module each, and the fallbacks that keep unknown routes
+//! Route families, one folder each (`api_v1`, `api_v2`, `public`, `app`,
+//! `html`), and the fallbacks that keep unknown routes
 //! and wrong methods inside the problem+json contract.
 
-pub(crate) mod admin;
-mod api_keys;
-pub mod api_v1;
+mod api_v1;
 mod api_v2;
-mod app_pages;
-mod atlassian;
-mod audit;
-pub(crate) mod auth;
-mod embeds;
-mod feeds;
-mod health;
-pub(crate) mod html_pages;
-mod live;
-mod page_password;
-pub mod public;
-mod quick_links;
-mod translate;
-mod two_factor;
+mod app;
+mod html;
+mod public;
 
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -39,25 +27,12 @@ pub struct Routes {
 pub fn routes(state: &AppState) -> Routes {
     let (public, mut doc) = OpenApiRouter::new()
         .merge(public::router(state))
-        .merge(atlassian::router())
-        .merge(feeds::router(state))
-        .merge(live::router(state))
-        .merge(embeds::router(state))
-        .merge(translate::router(state))
-        .merge(page_password::router())
-        .merge(health::routes())
         .split_for_parts();
-    let public = public.merge(html_pages::router(state));
+    let public = public.merge(html::router(state));
     let (managed, managed_doc) = OpenApiRouter::new()
         .nest("/api/v1", api_v1::router(state))
-        .nest("/api/v2", api_v2::router(state))
-        .merge(audit::router())
-        .merge(auth::router())
-        .merge(two_factor::router())
-        .merge(admin::router())
-        .merge(api_keys::router())
-        .merge(app_pages::router())
-        .merge(quick_links::router())
+        .nest("/api/v2", api_v2::router(state, api_v1::v2_aliases()))
+        .merge(app::router())
         .split_for_parts();
     doc.merge(managed_doc);
     Routes {
@@ -75,4 +50,47 @@ pub async fn not_found() -> ApiError {
 /// The answer to a known path with a method it does not take.
 async fn method_not_allowed() -> ApiError {
     ApiError::MethodNotAllowed
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                rust_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+
+    /// Route modules never import each other: what two of them need lives
+    /// lower (extractors, responders, snapshot access), so a family can be
+    /// changed or moved without reaching into another.
+    #[test]
+    fn route_modules_import_nothing_from_each_other() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/routes");
+        let mut files = Vec::new();
+        rust_files(&root, &mut files);
+        assert!(files.len() > 20, "the route modules were found: {files:?}");
+        // The root composes the families; it is the one module that names them.
+        for file in files.into_iter().filter(|f| !f.ends_with("routes/mod.rs")) {
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            let offending: Vec<&str> = text
+                .lines()
+                .filter(|l| {
+                    l.contains("crate::routes")
+                        || (l.contains("super::") && !l.contains("use super::*;"))
+                })
+                .collect();
+            assert!(
+                offending.is_empty(),
+                "{} imports another route module: {offending:?}",
+                file.display()
+            );
+        }
+    }
 }

@@ -1,8 +1,8 @@
 //! `/api/v1/components` and `/api/v1/component-groups`.
 
-use crate::auth::Audit;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, PathId, QueryParams};
+use crate::key_auth::Audit;
 use crate::openapi::{BadQuery, BodyErrors, KeyErrors, NotFound};
 use crate::respond::{Data, Message};
 use crate::respond::{created, data, deleted};

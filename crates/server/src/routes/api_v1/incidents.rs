@@ -1,8 +1,8 @@
 //! `/api/v1/incidents`: newest first; `limit` defaults to 20, at most 100.
 
-use crate::auth::Audit;
 use crate::error::ApiResult;
 use crate::extract::{Body, OptionalBody, PathId, QueryParams};
+use crate::key_auth::Audit;
 use crate::openapi::{BadQuery, BodyErrors, Conflict, KeyErrors, NotFound};
 use crate::respond::{Data, Message};
 use crate::respond::{created, data, deleted};

@@ -1,9 +1,9 @@
 //! `/api/v1/maintenance`, ordered by scheduled start. Transitions go through
 //! start/complete/cancel only; refused moves are 409.
 
-use crate::auth::Audit;
 use crate::error::ApiResult;
 use crate::extract::{Body, OptionalBody, PathId, QueryParams};
+use crate::key_auth::Audit;
 use crate::openapi::{BadQuery, BodyErrors, Conflict, KeyErrors, NotFound};
 use crate::respond::{Data, Message, created, data, deleted};
 use crate::state::AppState;

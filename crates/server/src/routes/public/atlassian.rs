@@ -5,8 +5,8 @@
 
 use crate::error::ApiError;
 use crate::openapi::PublicErrors;
-use crate::routes::html_pages::host_slug;
-use crate::routes::public::{fixed, public};
+use crate::public_reads::host_slug;
+use crate::public_reads::{fixed, public};
 use crate::snapshot::Body;
 use crate::state::AppState;
 use axum::extract::{Path, State};

@@ -20,7 +20,7 @@ const ITEMS_MAX: usize = 200;
 const ITEM_MAX: usize = 500;
 
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(crate::routes::public::limited(
+    OpenApiRouter::new().routes(crate::public_reads::limited(
         state,
         routes!(translate),
         state.settings.public_limits.page,

@@ -7,10 +7,9 @@
 
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, PathId};
+use crate::openapi::SessionErrors;
 use crate::openapi::{BodyErrors, NotFound};
 use crate::respond::{Data, data};
-use crate::routes::admin::require_step_up;
-use crate::routes::auth::SessionErrors;
 use crate::session::SignedIn;
 use crate::state::AppState;
 use axum::extract::State;
@@ -152,7 +151,7 @@ async fn create(
         return Err(ApiError::BadRequest("fields".into()));
     };
     if scopes.contains(&Scope::Admin) {
-        require_step_up(&state, &me, &headers).await?;
+        me.require_step_up(&state, &headers).await?;
     }
     let (key, secret) = api_keys::create(&state.db, &me.audit, &name, &scopes, expires_at).await?;
     let mut view = KeyView::from(key);
@@ -213,7 +212,7 @@ async fn update(
         .as_ref()
         .is_some_and(|s| s.contains(&Scope::Admin) && !key.scopes.contains(&Scope::Admin))
     {
-        require_step_up(&state, &me, &headers).await?;
+        me.require_step_up(&state, &headers).await?;
     }
     let key =
         api_keys::update(&state.db, &me.audit, id, name.as_deref(), scopes.as_deref()).await?;

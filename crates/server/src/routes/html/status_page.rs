@@ -7,13 +7,13 @@
 
 use crate::error::ApiError;
 use crate::extract::weighted;
-use crate::html::{self, View, assets};
 use crate::i18n::Lang;
 use crate::page_gate;
-use crate::routes::public::{limit_route, serve, serve_page, visible_page};
+use crate::public_reads::{host_slug, limit_route, serve, serve_page, visible_page};
 use crate::security_headers;
 use crate::snapshot::{Body, Snapshot};
 use crate::state::AppState;
+use crate::views::{self, View, assets};
 use axum::Router;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
@@ -46,19 +46,6 @@ pub struct PageQuery {
     /// Set by the password form's redirect after a failed attempt.
     error: Option<String>,
     month: Option<String>,
-}
-
-/// The page a host name stands for: a page's custom domain, else the
-/// configured default page.
-pub async fn host_slug(state: &AppState, headers: &HeaderMap) -> Result<Option<String>, ApiError> {
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("");
-    if let Some(slug) = state.snapshots.slug_for_host(host).await? {
-        return Ok(Some(slug));
-    }
-    Ok(state.settings.default_page.clone())
 }
 
 async fn root(
@@ -171,12 +158,12 @@ async fn build(
 ) -> Result<Option<String>, ApiError> {
     let d = &snap.data;
     Ok(match *kind {
-        Kind::Page => Some(html::status_page(v, snap.history(&state.db).await?)),
+        Kind::Page => Some(views::status_page(v, snap.history(&state.db).await?)),
         Kind::Incident(id) => match d.incidents.iter().find(|i| i.id == id) {
-            Some(i) => Some(html::incident(v, i)),
+            Some(i) => Some(views::incident(v, i)),
             None => store_public::incident(&state.db, snap.page_id, id)
                 .await?
-                .map(|i| html::incident(v, &i)),
+                .map(|i| views::incident(v, &i)),
         },
         Kind::Maintenance(id) => match d
             .maintenance
@@ -184,10 +171,10 @@ async fn build(
             .chain(&d.past_maintenance)
             .find(|m| m.id == id)
         {
-            Some(m) => Some(html::maintenance(v, m)),
+            Some(m) => Some(views::maintenance(v, m)),
             None => store_public::maintenance(&state.db, snap.page_id, id)
                 .await?
-                .map(|m| html::maintenance(v, &m)),
+                .map(|m| views::maintenance(v, &m)),
         },
         Kind::History(month) => month_history(state, v, snap, month).await?,
     })
@@ -226,7 +213,7 @@ async fn month_history(
         .unwrap_or(month);
     let prev = (month > created).then(|| fmt(month_before(month)));
     let next = (month < current).then(|| fmt(month_after(month)));
-    Ok(Some(html::history(v, month, &h, prev, next)))
+    Ok(Some(views::history(v, month, &h, prev, next)))
 }
 
 /// `YYYY-MM` → (year, month).
@@ -267,7 +254,7 @@ async fn render(
             None => None,
         };
         let next = uri.path_and_query().map_or("/", |p| p.as_str());
-        let body = html::gate(
+        let body = views::gate(
             &View::new(&snap.data, lang, snap.version, kind.path(slug)),
             next,
             error,
@@ -317,7 +304,7 @@ fn fail(headers: &HeaderMap, e: ApiError) -> Response {
     }
     let (status, detail) = e.for_people();
     let lang = Lang::negotiate(None, headers);
-    let body = html::error_page(lang, status.as_u16(), &detail);
+    let body = views::error_page(lang, status.as_u16(), &detail);
     let mut res = (
         status,
         [(header::CONTENT_TYPE, "text/html; charset=utf-8")],

@@ -6,7 +6,7 @@
 use crate::error::ApiError;
 use crate::extract::QueryParams;
 use crate::openapi::{BadQuery, PublicErrors};
-use crate::routes::public::{limited, public, queried_page, serve_page};
+use crate::public_reads::{limited, public, queried_page, serve_page};
 use crate::snapshot::Body;
 use crate::state::AppState;
 use axum::extract::State;

@@ -7,7 +7,7 @@
 
 use crate::error::ApiError;
 use crate::openapi::PublicErrors;
-use crate::routes::public::{limited, page, public};
+use crate::public_reads::{limited, page, public};
 use crate::snapshot::Snapshot;
 use crate::state::AppState;
 use axum::extract::{Path, State};

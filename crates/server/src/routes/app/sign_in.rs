@@ -8,10 +8,10 @@
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Body;
 use crate::guard::{Guard, Purpose};
-use crate::openapi::{BodyErrors, Conflict, Throttled};
+use crate::openapi::{BodyErrors, Conflict, SessionErrors, Throttled};
 use crate::password;
 use crate::respond::{Data, data, nosniff};
-use crate::session::{self, SignedIn, audit_ctx};
+use crate::session::{self, SignedIn, SignedInBody, audit_ctx};
 use crate::state::AppState;
 use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -21,7 +21,7 @@ use std::net::SocketAddr;
 use upstate_core::audit::Actor;
 use upstate_core::roles::{self, Permission, Role};
 use upstate_core::{FieldErrors, validate};
-use upstate_store::users::{self, User};
+use upstate_store::users::{self};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -36,37 +36,10 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(setup))
 }
 
-/// Errors of the signed-in routes.
-#[derive(utoipa::IntoResponses)]
-#[allow(dead_code, reason = "describes responses to the document; never built")]
-pub enum SessionErrors {
-    #[response(
-        status = 401,
-        description = "Not signed in, or the session ended",
-        content_type = "application/problem+json"
-    )]
-    Unauthorized(crate::openapi::Problem),
-    #[response(
-        status = 403,
-        description = "Missing CSRF token, or the role lacks the permission",
-        content_type = "application/problem+json"
-    )]
-    Forbidden(crate::openapi::Problem),
-}
-
 #[derive(Deserialize, utoipa::ToSchema)]
 struct LoginInput {
     email: Option<String>,
     password: Option<String>,
-}
-
-#[derive(Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct SignedInBody {
-    #[schema(value_type = Object)]
-    pub user: User,
-    /// Send it as `X-CSRF-Token` with every state-changing request.
-    pub csrf_token: String,
 }
 
 /// The answer to a correct password when two-factor is on.

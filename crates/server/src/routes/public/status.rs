@@ -4,62 +4,27 @@
 //! strong ETag (304 on `If-None-Match`), is gzip/brotli-compressed when asked,
 //! and is rate limited per client address and route.
 
-use crate::auth::rate_headers;
-use crate::client_ip::client_ip;
 use crate::error::ApiError;
-use crate::extract::{QueryParams, weighted};
+use crate::extract::QueryParams;
 use crate::openapi::{BadQuery, PublicErrors};
-use crate::page_gate;
-use crate::rate_limit::{Limits, Subject};
-use crate::snapshot::{Body, Encoding, Snapshot};
+use crate::snapshot::Body;
 use crate::state::AppState;
-use axum::extract::{ConnectInfo, Path, Request, State};
-use axum::handler::HandlerWithoutStateExt;
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
-use axum::middleware::{Next, from_fn_with_state};
-use axum::response::{IntoResponse, Response};
-use axum::routing::MethodRouter;
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::response::Response;
 use serde::Serialize;
-use std::net::SocketAddr;
-use std::sync::Arc;
-use std::time::Duration;
-use tower::Layer;
-use tower_http::cors::{Any, CorsLayer};
 use upstate_core::public::*;
 use upstate_core::uptime;
 use upstate_core::*;
 use upstate_store::public::PageData;
-use utoipa_axum::router::{OpenApiRouter, UtoipaMethodRouter};
+use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-pub const CACHE_CONTROL: &str = "public, max-age=30";
+use crate::public_reads::{fixed, limited, page, public, serve_page};
+
 pub const DEFAULT_INCIDENT_LIMIT: i64 = 20;
 pub const MAX_INCIDENT_LIMIT: i64 = 100;
 pub const DEFAULT_UPTIME_DAYS: i64 = 90;
-
-/// Requests per minute and client address for each public route.
-#[derive(Debug, Clone)]
-pub struct PublicLimits {
-    pub summary: u32,
-    pub components: u32,
-    pub incidents: u32,
-    pub maintenance: u32,
-    pub uptime: u32,
-    pub page: u32,
-}
-
-impl Default for PublicLimits {
-    fn default() -> Self {
-        PublicLimits {
-            summary: 100,
-            components: 60,
-            incidents: 30,
-            maintenance: 30,
-            uptime: 30,
-            page: 60,
-        }
-    }
-}
 
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     let l = &state.settings.public_limits;
@@ -70,220 +35,6 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         .routes(limited(state, routes!(maintenance), l.maintenance))
         .routes(limited(state, routes!(uptime), l.uptime))
         .routes(limited(state, routes!(whole_page), l.page))
-}
-
-/// Adds the per-address limit to a public route (none at all when the limit
-/// is 0: a CDN origin, a benchmark) and answers its CORS preflights.
-///
-/// tower-http's CORS layer wraps only the OPTIONS method, after the limit, so
-/// preflights are not counted. On GET, CORS is two constant headers
-/// (`open_cors`); a CORS layer around every GET cost about a tenth of the
-/// throughput (docs/performance.md).
-pub(crate) fn limited(
-    state: &AppState,
-    (schemas, paths, route): UtoipaMethodRouter<AppState>,
-    per_minute: u32,
-) -> UtoipaMethodRouter<AppState> {
-    (schemas, paths, limit_route(state, route, per_minute))
-}
-
-/// `limited` for a route outside the OpenAPI document (the HTML pages).
-pub(crate) fn limit_route(
-    state: &AppState,
-    route: MethodRouter<AppState>,
-    per_minute: u32,
-) -> MethodRouter<AppState> {
-    let route = if per_minute == 0 {
-        route
-    } else {
-        route.route_layer(from_fn_with_state(
-            (state.clone(), Limits::new(per_minute, 0).swept()),
-            limit_by_address,
-        ))
-    };
-    let preflight = cors_layer().layer((|| async { StatusCode::NO_CONTENT }).into_service());
-    route.options_service(preflight)
-}
-
-const EXPOSED: &str =
-    "etag, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset";
-
-fn cors_layer() -> CorsLayer {
-    CorsLayer::new()
-        .allow_origin(Any)
-        .allow_methods([Method::GET, Method::HEAD, Method::OPTIONS])
-        .allow_headers(Any)
-        .max_age(Duration::from_secs(86_400))
-}
-
-/// What CORS asks of a simple GET: any origin may read it, and these headers.
-fn open_cors(mut res: Response) -> Response {
-    let h = res.headers_mut();
-    h.insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
-    );
-    h.insert(
-        header::ACCESS_CONTROL_EXPOSE_HEADERS,
-        HeaderValue::from_static(EXPOSED),
-    );
-    res
-}
-
-/// A public answer: the body, or the problem, readable from any origin.
-pub(crate) fn public(result: Result<Response, ApiError>) -> Response {
-    open_cors(result.unwrap_or_else(IntoResponse::into_response))
-}
-
-async fn limit_by_address(
-    State((state, limits)): State<(AppState, Arc<Limits>)>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    req: Request,
-    next: Next,
-) -> Response {
-    let ip = client_ip(peer.ip(), req.headers(), &state.settings.trusted_proxies);
-    let decision = limits.check(Subject::Addr(ip));
-    let mut res = match decision.and_then(|d| d.retry_after_secs) {
-        Some(retry_after_secs) => {
-            open_cors(ApiError::RateLimited { retry_after_secs }.into_response())
-        }
-        None => next.run(req).await,
-    };
-    if let Some(d) = decision {
-        rate_headers(&mut res, &d);
-    }
-    res
-}
-
-fn encoding(headers: &HeaderMap) -> Encoding {
-    let accepted = |name: &str| {
-        weighted(headers, header::ACCEPT_ENCODING)
-            .any(|(t, q)| t.eq_ignore_ascii_case(name) && q > 0.0)
-    };
-    if accepted("br") {
-        Encoding::Brotli
-    } else if accepted("gzip") {
-        Encoding::Gzip
-    } else {
-        Encoding::Identity
-    }
-}
-
-/// A 200 with the body in the best accepted encoding, or a 304 when the
-/// client already has it.
-pub(crate) fn serve(headers: &HeaderMap, body: &Body) -> Response {
-    let enc = encoding(headers);
-    let not_modified = headers
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| body.matches(v));
-    let mut res = if not_modified {
-        StatusCode::NOT_MODIFIED.into_response()
-    } else {
-        let mut r = body.bytes(enc).into_response();
-        r.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static(body.content_type),
-        );
-        match enc {
-            Encoding::Gzip => {
-                r.headers_mut()
-                    .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
-            }
-            Encoding::Brotli => {
-                r.headers_mut()
-                    .insert(header::CONTENT_ENCODING, HeaderValue::from_static("br"));
-            }
-            Encoding::Identity => {}
-        }
-        r
-    };
-    let h = res.headers_mut();
-    h.insert(header::ETAG, body.etag(enc).clone());
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static(CACHE_CONTROL),
-    );
-    h.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    res
-}
-
-/// `serve` for a body of a page: a private page's bodies (seen with its
-/// password cookie) must stay out of shared caches.
-pub(crate) fn serve_page(snap: &Snapshot, headers: &HeaderMap, body: &Body) -> Response {
-    let mut res = serve(headers, body);
-    if snap.data.gated() {
-        let h = res.headers_mut();
-        h.insert(
-            header::CACHE_CONTROL,
-            HeaderValue::from_static("private, no-cache"),
-        );
-        h.insert(
-            header::VARY,
-            HeaderValue::from_static("Accept-Encoding, Cookie"),
-        );
-    }
-    res
-}
-
-/// Serves the body a route always builds the same way from a page's snapshot.
-pub(crate) async fn fixed(
-    state: &AppState,
-    slug: &str,
-    headers: &HeaderMap,
-    key: &str,
-    make: impl FnOnce(&PageData) -> Result<Body, ApiError>,
-) -> Response {
-    public(
-        async {
-            let snap = page(state, slug, headers).await?;
-            let body = snap.body(key, make)?;
-            Ok::<_, ApiError>(serve_page(&snap, headers, &body))
-        }
-        .await,
-    )
-}
-
-/// The snapshot of a page this request may read: public pages, and private
-/// ones with a password when the request carries the page's cookie.
-pub(crate) async fn page(
-    state: &AppState,
-    slug: &str,
-    headers: &HeaderMap,
-) -> Result<Arc<Snapshot>, ApiError> {
-    let snap = visible_page(state, slug).await?;
-    if !page_gate::opens(&snap.data, headers) {
-        return Err(ApiError::Unauthorized(format!(
-            "status page {slug:?} is private: open it with its password (POST /api/verify-page-password)"
-        )));
-    }
-    Ok(snap)
-}
-
-/// The page the `page` query parameter names, once it and the other
-/// parameters (whose errors are in `errors`) are valid; all errors together.
-pub(crate) async fn queried_page(
-    state: &AppState,
-    q: &QueryParams,
-    headers: &HeaderMap,
-    mut errors: FieldErrors,
-) -> Result<Arc<Snapshot>, ApiError> {
-    let slug = q.page_slug(&mut errors);
-    errors.into_result()?;
-    page(state, &slug, headers).await
-}
-
-/// The snapshot of a public or password-protected page, without the gate.
-pub(crate) async fn visible_page(state: &AppState, slug: &str) -> Result<Arc<Snapshot>, ApiError> {
-    state
-        .snapshots
-        .get(slug)
-        .await?
-        .ok_or_else(|| ApiError::NotFound(format!("no public status page {slug:?}")))
 }
 
 fn summary_view(d: &PageData) -> StatusSummary {

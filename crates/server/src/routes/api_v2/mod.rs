@@ -3,12 +3,11 @@
 //! scopes, bodies and errors); `status` and `metrics` are v2's own reads.
 //! How v1 and v2 relate, and the deprecation policy: docs/api.md.
 
-use crate::auth;
 use crate::error::ApiResult;
 use crate::extract::QueryParams;
+use crate::key_auth;
 use crate::openapi::{BadQuery, KeyErrors, NotFound};
 use crate::respond::{Data, data};
-use crate::routes::api_v1::{components, incidents, maintenance};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::middleware::from_fn_with_state;
@@ -22,15 +21,13 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub const DEFAULT_METRIC_DAYS: i64 = 30;
 
-pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
+/// v2's own reads, and `aliases`: the v1 handlers it serves as well.
+pub fn router(state: &AppState, aliases: OpenApiRouter<AppState>) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(status))
-        .routes(routes!(components::list))
-        .routes(routes!(incidents::create))
-        .routes(routes!(incidents::update))
-        .routes(routes!(maintenance::create))
+        .merge(aliases)
         .routes(routes!(metrics))
-        .route_layer(from_fn_with_state(state.clone(), auth::require_key))
+        .route_layer(from_fn_with_state(state.clone(), key_auth::require_key))
 }
 
 #[derive(Serialize, utoipa::ToSchema)]

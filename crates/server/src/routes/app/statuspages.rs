@@ -6,13 +6,12 @@
 
 use crate::error::ApiResult;
 use crate::extract::{Body, PathId};
+use crate::openapi::SessionErrors;
 use crate::openapi::{BodyErrors, Conflict, NotFound};
 use crate::respond::{Data, Message, created, data, deleted};
-use crate::routes::admin::require_step_up;
-use crate::routes::api_v1::pages::{Detail, ListItem, detail};
-use crate::routes::auth::SessionErrors;
 use crate::session::SignedIn;
 use crate::state::AppState;
+use crate::statuspage_body::{Detail, ListItem, detail};
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
@@ -88,7 +87,7 @@ async fn remove(
 ) -> ApiResult<Response> {
     me.require(Permission::PagesWrite)?;
     pages::get(&state.db, id).await?;
-    require_step_up(&state, &me, &headers).await?;
+    me.require_step_up(&state, &headers).await?;
     pages::delete(&state.db, &me.audit, id).await?;
     Ok(deleted("Status page"))
 }

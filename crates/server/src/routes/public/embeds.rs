@@ -6,15 +6,15 @@
 
 use crate::error::ApiError;
 use crate::extract::QueryParams;
-use crate::html::{assets, overall_key, status_class, status_symbol};
 use crate::i18n::Lang;
 use crate::openapi::{BadQuery, PublicErrors};
+use crate::public_reads::host_slug;
+use crate::public_reads::{limited, page, public, queried_page, serve_page};
 use crate::respond::Data;
-use crate::routes::html_pages::host_slug;
-use crate::routes::public::{limited, page, public, queried_page, serve_page};
 use crate::security_headers;
 use crate::snapshot::{Body, Snapshot};
 use crate::state::AppState;
+use crate::views::{assets, overall_key, status_class, status_symbol};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::Response;
@@ -456,7 +456,7 @@ async fn v1_status(State(state): State<AppState>, q: QueryParams, headers: Heade
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::html::status_key;
+    use crate::views::status_key;
 
     #[test]
     fn every_status_has_badge_words_and_a_ui_key() {

@@ -1,18 +1,18 @@
 //! `/api/v1/statuspages`: list view (summary fields) and detail view (all
 //! settings plus the page's components and groups).
 
-use crate::auth::Audit;
 use crate::error::ApiResult;
 use crate::extract::{Body, PathId};
+use crate::key_auth::Audit;
 use crate::openapi::{BodyErrors, Conflict, KeyErrors, NotFound};
 use crate::respond::{Data, Message};
 use crate::respond::{created, data, deleted};
 use crate::state::AppState;
+use crate::statuspage_body::{Detail, ListItem, detail};
 use axum::extract::State;
 use axum::response::Response;
-use serde::Serialize;
 use upstate_core::*;
-use upstate_store::{components, groups, pages};
+use upstate_store::pages;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -20,56 +20,6 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(list, create))
         .routes(routes!(show, update, remove))
         .routes(routes!(set_password, remove_password))
-}
-
-#[derive(Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ListItem<'a> {
-    id: Id,
-    name: &'a str,
-    slug: &'a str,
-    description: &'a str,
-    logo_url: Option<&'a str>,
-    is_public: bool,
-    created_at: Timestamp,
-}
-
-impl<'a> From<&'a StatusPage> for ListItem<'a> {
-    fn from(p: &'a StatusPage) -> Self {
-        ListItem {
-            id: p.id,
-            name: &p.name,
-            slug: &p.slug,
-            description: &p.description,
-            logo_url: p.logo_url.as_deref(),
-            is_public: p.is_public,
-            created_at: p.created_at,
-        }
-    }
-}
-
-#[derive(Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Detail {
-    #[serde(flatten)]
-    page: StatusPage,
-    components: Vec<Component>,
-    component_groups: Vec<ComponentGroup>,
-    /// Whether visitors can open this page with a password while it is not
-    /// public (set with `PUT /statuspages/{id}/password`).
-    password_protected: bool,
-}
-
-pub(crate) async fn detail(state: &AppState, page: StatusPage) -> ApiResult<Detail> {
-    let components = components::list(&state.db, Some(page.id), None).await?;
-    let component_groups = groups::list(&state.db, Some(page.id)).await?;
-    let password_protected = pages::password_hash(&state.db, page.id).await?.is_some();
-    Ok(Detail {
-        page,
-        components,
-        component_groups,
-        password_protected,
-    })
 }
 
 #[utoipa::path(

@@ -1,4 +1,4 @@
-//! `/api/admin`: step-up and user administration.
+//! `/api/admin/users`: user administration.
 //!
 //! Rules: user routes need USERS_MANAGE; nobody acts on a user ranked above
 //! them or grants a role above their own; the last owner cannot be demoted or
@@ -8,34 +8,24 @@
 
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, PathId};
-use crate::guard::{Code, Guard, Purpose};
-use crate::openapi::{BodyErrors, Conflict, NotFound, Throttled};
+use crate::openapi::SessionErrors;
+use crate::openapi::{BodyErrors, Conflict, NotFound};
 use crate::password;
 use crate::respond::{Data, data};
-use crate::routes::auth::SessionErrors;
 use crate::session::SignedIn;
 use crate::state::AppState;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use upstate_core::roles::{self, Permission, Role};
-use upstate_core::{FieldErrors, Id, Timestamp, validate};
-use upstate_store::step_up::{self, StepUp};
+use upstate_core::{FieldErrors, Id, validate};
 use upstate_store::two_factor;
 use upstate_store::users::{self, User};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-/// How long a verified step-up opens sensitive actions, and how long an
-/// unverified one may wait for verification.
-pub const STEP_UP_MS: i64 = 5 * 60_000;
-
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(routes!(step_up_create, step_up_latest))
-        .routes(routes!(step_up_password))
-        .routes(routes!(step_up_totp))
-        .routes(routes!(step_up_status))
         .routes(routes!(users_list, users_create))
         .routes(routes!(users_get, users_update, users_delete))
         .routes(routes!(users_actions))
@@ -43,204 +33,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(reset_2fa))
         .routes(routes!(revoke_sessions))
 }
-
-/// Refuses unless the request carries a step-up of this session verified
-/// within the last 5 minutes.
-pub(crate) async fn require_step_up(
-    state: &AppState,
-    me: &SignedIn,
-    headers: &HeaderMap,
-) -> ApiResult<()> {
-    let refuse = || {
-        ApiError::Forbidden(
-            "this action needs a fresh step-up: POST /api/admin/step-up, verify it, send X-Step-Up-Token".into(),
-        )
-    };
-    let token = headers
-        .get("x-step-up-token")
-        .and_then(|v| v.to_str().ok())
-        .ok_or_else(refuse)?;
-    let s = match step_up::get(&state.db, &me.session.id, token).await {
-        Ok(s) => s,
-        Err(upstate_store::StoreError::NotFound(_)) => return Err(refuse()),
-        Err(e) => return Err(e.into()),
-    };
-    match s.verified_at {
-        Some(at) if Timestamp::now().millis() - at.millis() <= STEP_UP_MS => Ok(()),
-        _ => Err(refuse()),
-    }
-}
-
-#[derive(Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-struct StepUpCreated {
-    /// Verify it, then send it as `X-Step-Up-Token`.
-    token: String,
-    expires_in_seconds: i64,
-}
-
-#[utoipa::path(post, path = "/api/admin/step-up", tag = "step-up", operation_id = "stepUpCreate",
-    summary = "Start a step-up for this session", responses((status = 201, body = Data<StepUpCreated>), SessionErrors))]
-async fn step_up_create(State(state): State<AppState>, me: SignedIn) -> ApiResult<Response> {
-    let token = step_up::create(&state.db, &me.session.id, me.session.user.id).await?;
-    Ok((
-        StatusCode::CREATED,
-        data(StepUpCreated {
-            token,
-            expires_in_seconds: STEP_UP_MS / 1000,
-        }),
-    )
-        .into_response())
-}
-
-#[derive(Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-struct StepUpStatus {
-    verified: bool,
-    /// Whether it opens sensitive actions right now.
-    active: bool,
-    #[schema(value_type = Option<String>)]
-    created_at: Option<Timestamp>,
-    #[schema(value_type = Option<String>)]
-    verified_at: Option<Timestamp>,
-    method: Option<String>,
-}
-
-fn status_of(s: Option<StepUp>) -> StepUpStatus {
-    let now = Timestamp::now().millis();
-    match s {
-        None => StepUpStatus {
-            verified: false,
-            active: false,
-            created_at: None,
-            verified_at: None,
-            method: None,
-        },
-        Some(s) => StepUpStatus {
-            verified: s.verified_at.is_some(),
-            active: s
-                .verified_at
-                .is_some_and(|v| now - v.millis() <= STEP_UP_MS),
-            created_at: Some(s.created_at),
-            verified_at: s.verified_at,
-            method: s.method,
-        },
-    }
-}
-
-#[utoipa::path(get, path = "/api/admin/step-up", tag = "step-up", operation_id = "stepUpLatest",
-    summary = "This session's latest step-up", responses((status = 200, body = Data<StepUpStatus>), SessionErrors))]
-async fn step_up_latest(State(state): State<AppState>, me: SignedIn) -> ApiResult<Response> {
-    Ok(data(status_of(
-        step_up::latest(&state.db, &me.session.id).await?,
-    )))
-}
-
-#[utoipa::path(get, path = "/api/admin/step-up/{token}", tag = "step-up", operation_id = "stepUpStatus",
-    summary = "A step-up's status", params(("token" = String, Path)),
-    responses((status = 200, body = Data<StepUpStatus>), SessionErrors, NotFound))]
-async fn step_up_status(
-    State(state): State<AppState>,
-    me: SignedIn,
-    Path(token): Path<String>,
-) -> ApiResult<Response> {
-    Ok(data(status_of(Some(
-        step_up::get(&state.db, &me.session.id, &token).await?,
-    ))))
-}
-
-#[derive(Deserialize, utoipa::ToSchema)]
-struct StepUpProof {
-    token: Option<String>,
-    password: Option<String>,
-    code: Option<String>,
-}
-
-fn token_of(p: &StepUpProof) -> ApiResult<String> {
-    p.token
-        .clone()
-        .filter(|t| !t.is_empty())
-        .ok_or_else(|| ApiError::validation("token", "is required"))
-}
-
-#[utoipa::path(post, path = "/api/admin/step-up/verify-password", tag = "step-up", operation_id = "stepUpVerifyPassword",
-    summary = "Verify a step-up with your password (3 wrong proofs end the step-up)", request_body = StepUpProof,
-    responses((status = 200, body = Data<StepUpStatus>), SessionErrors, BodyErrors, Conflict, Throttled))]
-async fn step_up_password(
-    State(state): State<AppState>,
-    me: SignedIn,
-    guard: Guard,
-    Body(p): Body<StepUpProof>,
-) -> ApiResult<Response> {
-    let token = token_of(&p)?;
-    let pw = p
-        .password
-        .filter(|x| !x.is_empty())
-        .ok_or_else(|| ApiError::validation("password", "is required"))?;
-    if !guard
-        .password(&me.session.user, pw, Purpose::StepUp { token: &token })
-        .await?
-    {
-        return Err(ApiError::validation("password", "is wrong"));
-    }
-    step_up::verify(
-        &state.db,
-        &me.audit,
-        &me.session.id,
-        &token,
-        "password",
-        STEP_UP_MS,
-    )
-    .await?;
-    Ok(data(status_of(Some(
-        step_up::get(&state.db, &me.session.id, &token).await?,
-    ))))
-}
-
-#[utoipa::path(post, path = "/api/admin/step-up/verify-totp", tag = "step-up", operation_id = "stepUpVerifyTotp",
-    summary = "Verify a step-up with a current TOTP code (3 wrong proofs end the step-up)", request_body = StepUpProof,
-    responses((status = 200, body = Data<StepUpStatus>), SessionErrors, BodyErrors, Conflict, Throttled))]
-async fn step_up_totp(
-    State(state): State<AppState>,
-    me: SignedIn,
-    guard: Guard,
-    Body(p): Body<StepUpProof>,
-) -> ApiResult<Response> {
-    let token = token_of(&p)?;
-    let code = p
-        .code
-        .filter(|x| !x.is_empty())
-        .ok_or_else(|| ApiError::validation("code", "is required"))?;
-    if !me.session.user.totp_enabled {
-        return Err(ApiError::Conflict(
-            "two-factor authentication is off; verify with your password".into(),
-        ));
-    }
-    if !guard
-        .second_factor(
-            &me.session.user,
-            Code::Totp(code),
-            Purpose::StepUp { token: &token },
-        )
-        .await?
-    {
-        return Err(ApiError::validation("code", "is wrong or already used"));
-    }
-    step_up::verify(
-        &state.db,
-        &me.audit,
-        &me.session.id,
-        &token,
-        "totp",
-        STEP_UP_MS,
-    )
-    .await?;
-    Ok(data(status_of(Some(
-        step_up::get(&state.db, &me.session.id, &token).await?,
-    ))))
-}
-
-// ------------------------------------------------------------------ users
 
 /// The target, if the caller may act on them (same rank or below).
 async fn target(state: &AppState, me: &SignedIn, id: Id) -> ApiResult<User> {
@@ -350,7 +142,7 @@ async fn users_update(
     e.into_result()?;
     if let Some(r) = role.filter(|r| *r != current.role) {
         grantable(&me, r)?;
-        require_step_up(&state, &me, &headers).await?;
+        me.require_step_up(&state, &headers).await?;
     }
     Ok(data(
         users::update(&state.db, &me.audit, id, name.as_deref(), role).await?,
@@ -367,7 +159,7 @@ async fn users_delete(
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     target(&state, &me, id).await?;
-    require_step_up(&state, &me, &headers).await?;
+    me.require_step_up(&state, &headers).await?;
     users::delete(&state.db, &me.audit, id).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
@@ -399,7 +191,7 @@ async fn act(
             }
         }
         "reset-password" => {
-            require_step_up(state, me, headers).await?;
+            me.require_step_up(state, headers).await?;
             let temporary = users::token()[..20].to_string();
             let hash = password::hash(temporary.clone()).await?;
             users::change_password(&state.db, &me.audit, id, &hash, None).await?;
@@ -410,7 +202,7 @@ async fn act(
             }
         }
         "reset-2fa" => {
-            require_step_up(state, me, headers).await?;
+            me.require_step_up(state, headers).await?;
             two_factor::disable(&state.db, &me.audit, id).await?;
             ActionResult {
                 action: action.into(),

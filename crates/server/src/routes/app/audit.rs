@@ -3,9 +3,9 @@
 //! Reading the audit log needs a signed-in user whose role has AUDIT_VIEW, or
 //! an API key with the `admin` scope (for scripts and SIEM exports).
 
-use crate::auth;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::QueryParams;
+use crate::key_auth;
 use crate::openapi::{BadQuery, KeyErrors};
 use crate::respond::{Data, data};
 use crate::session::SignedIn;
@@ -45,7 +45,7 @@ impl FromRequestParts<AppState> for AuditReader {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         if parts.headers.contains_key(header::AUTHORIZATION) {
-            let key = auth::key_from_headers(state, &parts.headers).await?;
+            let key = key_auth::key_from_headers(state, &parts.headers).await?;
             if highest(&key.scopes) != Some(Scope::Admin) {
                 return Err(ApiError::Forbidden(
                     "reading the audit log needs an API key with the admin scope".into(),

@@ -4,9 +4,9 @@
 
 use crate::error::ApiResult;
 use crate::extract::{Body, PathId, QueryParams};
+use crate::openapi::SessionErrors;
 use crate::openapi::{BadQuery, BodyErrors, NotFound};
 use crate::respond::{Data, Message, created, data, deleted};
-use crate::routes::auth::SessionErrors;
 use crate::session::SignedIn;
 use crate::state::AppState;
 use axum::extract::State;

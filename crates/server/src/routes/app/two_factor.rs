@@ -4,9 +4,9 @@
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Body;
 use crate::guard::{Code, Guard, Purpose};
+use crate::openapi::SessionErrors;
 use crate::openapi::{BodyErrors, Throttled};
 use crate::respond::{Data, data};
-use crate::routes::auth::SessionErrors;
 use crate::session::{self, SignedIn, audit_ctx};
 use crate::state::AppState;
 use crate::totp;
@@ -234,7 +234,7 @@ struct SecondFactorInput {
     operation_id = "verifyTwoFactor",
     summary = "Finish a sign-in with a TOTP or recovery code; replaces the pending session with a full one",
     request_body = SecondFactorInput,
-    responses((status = 200, body = Data<crate::routes::auth::SignedInBody>), BodyErrors, Throttled,
+    responses((status = 200, body = Data<crate::session::SignedInBody>), BodyErrors, Throttled,
         (status = 401, description = "No sign-in is waiting for a second factor (or it ended after too many wrong codes)", content_type = "application/problem+json"))
 )]
 async fn verify_2fa(
@@ -275,7 +275,7 @@ async fn verify_2fa(
     let ctx = audit_ctx(&headers, Some(peer), &state, actor);
     let (session, token) =
         users::start_session(&state.db, &ctx, &user, session::ABSOLUTE_MS).await?;
-    let mut res = data(crate::routes::auth::SignedInBody {
+    let mut res = data(crate::session::SignedInBody {
         user,
         csrf_token: session.csrf_token,
     });

@@ -1,0 +1,27 @@
+//! The application routes under `/api` that the admin interface stands on:
+//! sign-in, two-factor, step-up, users, API keys, status pages, the audit
+//! log and quick links. Signed-in people (session + CSRF), some also API keys.
+
+mod api_keys;
+mod audit;
+mod quick_links;
+mod sign_in;
+mod statuspages;
+mod step_up;
+mod two_factor;
+mod users;
+
+use crate::state::AppState;
+use utoipa_axum::router::OpenApiRouter;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .merge(audit::router())
+        .merge(sign_in::router())
+        .merge(two_factor::router())
+        .merge(step_up::router())
+        .merge(users::router())
+        .merge(api_keys::router())
+        .merge(statuspages::router())
+        .merge(quick_links::router())
+}
