@@ -3,7 +3,7 @@
 
 use anyhow::{Context, bail};
 use upstate_core::audit::Actor;
-use upstate_core::scope::parse_scopes;
+use upstate_core::scope::{key_expiry, parse_scopes};
 use upstate_core::{Id, Timestamp, validate};
 use upstate_store::{AuditCtx, Db, StoreError, api_keys};
 
@@ -25,8 +25,6 @@ pub enum KeyCommand {
     Revoke { id: Id },
 }
 
-const DAY_MS: i64 = 86_400_000;
-
 pub async fn run(db: &Db, cmd: KeyCommand) -> anyhow::Result<()> {
     match cmd {
         KeyCommand::Create {
@@ -36,11 +34,10 @@ pub async fn run(db: &Db, cmd: KeyCommand) -> anyhow::Result<()> {
         } => {
             let name = validate::name(&name).map_err(|m| anyhow::anyhow!("--name {m}"))?;
             let scopes = parse_scopes(&scopes).map_err(|e| anyhow::anyhow!("--scopes {e}"))?;
-            let expires_at = match expires_in_days {
-                Some(0) => bail!("--expires-in-days must be at least 1"),
-                Some(d) => Some(Timestamp::now().plus_millis(i64::from(d) * DAY_MS)),
-                None => None,
-            };
+            let expires_at = expires_in_days
+                .map(|d| key_expiry(Timestamp::now(), i64::from(d)))
+                .transpose()
+                .map_err(|m| anyhow::anyhow!("--expires-in-days {m}"))?;
             let (key, secret) =
                 api_keys::create(db, &AuditCtx::of(Actor::cli()), &name, &scopes, expires_at)
                     .await

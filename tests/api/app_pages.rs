@@ -3,7 +3,10 @@ use crate::support::{Backend, Browser, Server};
 use reqwest::Method;
 use serde_json::json;
 
-on_both_backends!(signed_in_users_manage_pages_by_permission);
+on_both_backends!(
+    signed_in_users_manage_pages_by_permission,
+    keys_and_people_share_one_handler_and_one_permission_check
+);
 
 async fn signed_in_users_manage_pages_by_permission(b: Backend) {
     let s = Server::start(b).await;
@@ -89,4 +92,102 @@ async fn signed_in_users_manage_pages_by_permission(b: Backend) {
     s.send(Method::GET, "/api/statuspages", None, None)
         .await
         .problem(401);
+}
+
+/// `/api/statuspages` and `/api/v1/statuspages` are one handler behind one
+/// `Caller`: keys have the permissions of the role that may create them
+/// (read: viewer, write: editor, admin: admin), people their role's.
+async fn keys_and_people_share_one_handler_and_one_permission_check(b: Backend) {
+    let s = Server::start(b).await;
+    let read = s.db.create_key("read");
+    let write = s.db.create_key("write");
+    let body = || Some(json!({"name": "Acme", "slug": "acme"}));
+
+    let r = s
+        .send(Method::POST, "/api/statuspages", Some(&read), body())
+        .await;
+    r.problem(403);
+    let r = s
+        .send(Method::POST, "/api/statuspages", Some(&write), body())
+        .await;
+    let id = r.data(201)["id"].as_i64().unwrap();
+    assert_eq!(
+        r.header("location"),
+        Some(format!("/api/statuspages/{id}").as_str())
+    );
+    let r = s
+        .post(
+            "/api/v1/statuspages",
+            json!({"name": "Beta", "slug": "beta"}),
+        )
+        .await;
+    let beta = r.data(201)["id"].as_i64().unwrap();
+    assert_eq!(
+        r.header("location"),
+        Some(format!("/api/v1/statuspages/{beta}").as_str())
+    );
+    let listed = s
+        .send(Method::GET, "/api/statuspages", Some(&read), None)
+        .await
+        .data(200);
+    assert_eq!(listed.as_array().unwrap().len(), 2);
+    let r = s
+        .send(Method::GET, "/api/statuspages", Some("not-a-key"), None)
+        .await;
+    r.problem(401);
+
+    // Deleting is sensitive: an admin key, or a person's step-up.
+    let path = format!("/api/statuspages/{id}");
+    s.send(Method::DELETE, &path, Some(&write), None)
+        .await
+        .problem(403);
+    assert_eq!(
+        s.get(&format!("/api/v1/statuspages/{id}")).await.status,
+        200,
+        "still there"
+    );
+    s.send(Method::DELETE, &path, Some(&s.key), None)
+        .await
+        .data(200);
+    let audit = s
+        .get("/api/audit-events?action=statuspage.delete")
+        .await
+        .data(200);
+    assert_eq!(audit[0]["actor"]["kind"], "key", "{audit}");
+
+    // The management API stays keyed: a session cookie does not open it.
+    s.db.user("ed@example.com", "editor");
+    let ed = Browser::signed_in(&s, "ed@example.com").await;
+    let v1 = format!("/api/v1/statuspages/{beta}");
+    assert_eq!(ed.send(Method::GET, &v1, None).await.0, 401);
+    let (status, page, _) = ed
+        .send(
+            Method::PATCH,
+            &format!("/api/statuspages/{beta}"),
+            Some(json!({"name": "Beta 2"})),
+        )
+        .await;
+    assert_eq!(
+        (status, page["data"]["name"].clone()),
+        (200, json!("Beta 2"))
+    );
+
+    // The roles route is key-protected as the seed marks it: an admin key opens it.
+    assert_eq!(
+        s.get("/api/admin/roles")
+            .await
+            .data(200)
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
+    s.send(Method::GET, "/api/admin/roles", Some(&write), None)
+        .await
+        .problem(403);
+    assert_eq!(
+        ed.send(Method::GET, "/api/admin/roles", None).await.0,
+        403,
+        "editors lack ROLES_VIEW"
+    );
 }

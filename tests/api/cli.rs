@@ -69,6 +69,17 @@ async fn api_key_commands(b: Backend) {
             "--expires-in-days",
             "0",
         ],
+        // The HTTP route's limit holds here too (one rule in core).
+        vec![
+            "api-key",
+            "create",
+            "--name",
+            "x",
+            "--scopes",
+            "read",
+            "--expires-in-days",
+            "3651",
+        ],
         vec!["api-key", "revoke", "424242"],
     ] {
         let (ok, _, err) = s.db.cli(&bad);

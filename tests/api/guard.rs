@@ -31,9 +31,10 @@ const SECRET_FIELDS: [&str; 5] = [
 ];
 
 /// Routes whose secret fields set a secret instead of checking one.
-const SETS_A_SECRET: [&str; 2] = [
+const SETS_A_SECRET: [&str; 3] = [
     "POST /api/admin/users",
     "PUT /api/v1/statuspages/{id}/password",
+    "PUT /api/statuspages/{id}/password",
 ];
 
 /// Asserts a 429 problem with a Retry-After in whole seconds; returns it.

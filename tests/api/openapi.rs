@@ -21,6 +21,9 @@ const SERVED: &[(&str, &str)] = &[
     ("get", "/api/v1/status"),
     ("post", "/api/translate"),
     ("put", "/api/v1/statuspages/{id}/password"),
+    ("patch", "/api/statuspages/{id}"),
+    ("put", "/api/statuspages/{id}/password"),
+    ("delete", "/api/statuspages/{id}/password"),
     ("delete", "/api/v1/statuspages/{id}/password"),
     ("get", "/api/quicklinks"),
     ("post", "/api/quicklinks"),
@@ -141,6 +144,14 @@ async fn openapi_documents_every_route(b: Backend) {
     assert_eq!(r.status, 200);
     let doc = r.body;
     assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));
+    assert_eq!(
+        doc["info"]["license"]["name"], "AGPL-3.0-only",
+        "Upstate's license, not a library's"
+    );
+    assert!(
+        doc["info"]["contact"].is_null(),
+        "no library author as the contact"
+    );
     let mut documented = BTreeSet::new();
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, op) in item.as_object().unwrap() {

@@ -58,6 +58,98 @@ impl Actor {
     }
 }
 
+/// Declares the audit actions: the enum, each one's stored name, and the list.
+macro_rules! actions {
+    ($($variant:ident = $name:literal,)*) => {
+        /// Every kind of event the audit log records. The names are stored
+        /// with each event (and hashed into the chain), so they never change:
+        /// `<target>.<verb>`, the nouns as they were first written.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Action {
+            $($variant,)*
+        }
+
+        impl Action {
+            pub const ALL: &'static [Action] = &[$(Action::$variant,)*];
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Action::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+actions! {
+    ApiKeyCreate = "api_key.create",
+    ApiKeyRevoke = "api_key.revoke",
+    ApiKeyRevokeAll = "api_key.revoke_all",
+    ApiKeyUpdate = "api_key.update",
+    AuthFailure = "auth.failure",
+    AuthLockout = "auth.lockout",
+    ComponentCreate = "component.create",
+    ComponentDelete = "component.delete",
+    ComponentUpdate = "component.update",
+    GroupCreate = "group.create",
+    GroupDelete = "group.delete",
+    GroupUpdate = "group.update",
+    IncidentCreate = "incident.create",
+    IncidentDelete = "incident.delete",
+    IncidentPostUpdate = "incident.post_update",
+    IncidentResolve = "incident.resolve",
+    IncidentUpdate = "incident.update",
+    MaintenanceCancel = "maintenance.cancel",
+    MaintenanceComplete = "maintenance.complete",
+    MaintenanceCreate = "maintenance.create",
+    MaintenanceDelete = "maintenance.delete",
+    MaintenanceStart = "maintenance.start",
+    MaintenanceUpdate = "maintenance.update",
+    QuicklinkCreate = "quicklink.create",
+    QuicklinkDelete = "quicklink.delete",
+    QuicklinkUpdate = "quicklink.update",
+    StatuspageCreate = "statuspage.create",
+    StatuspageDelete = "statuspage.delete",
+    StatuspagePasswordRemove = "statuspage.password_remove",
+    StatuspagePasswordSet = "statuspage.password_set",
+    StatuspageUpdate = "statuspage.update",
+    User2faDisable = "user.2fa_disable",
+    User2faEnable = "user.2fa_enable",
+    User2faRecoveryCodes = "user.2fa_recovery_codes",
+    User2faSetupStarted = "user.2fa_setup_started",
+    UserChangePassword = "user.change_password",
+    UserCreate = "user.create",
+    UserDelete = "user.delete",
+    UserLogin = "user.login",
+    UserLogout = "user.logout",
+    UserRevokeSessions = "user.revoke_sessions",
+    UserStepUp = "user.step_up",
+    UserUpdate = "user.update",
+}
+
+impl std::str::FromStr for Action {
+    type Err = crate::status::UnknownVariant;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Action::ALL
+            .iter()
+            .copied()
+            .find(|a| a.as_str() == s)
+            .ok_or_else(|| crate::status::UnknownVariant {
+                expected: "an audit action such as incident.resolve".into(),
+            })
+    }
+}
+
+impl From<crate::MaintenanceAction> for Action {
+    fn from(a: crate::MaintenanceAction) -> Self {
+        match a {
+            crate::MaintenanceAction::Start => Action::MaintenanceStart,
+            crate::MaintenanceAction::Complete => Action::MaintenanceComplete,
+            crate::MaintenanceAction::Cancel => Action::MaintenanceCancel,
+        }
+    }
+}
+
 /// One recorded change, as stored and as the audit routes show it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

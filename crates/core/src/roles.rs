@@ -77,6 +77,17 @@ impl Role {
     pub fn has(self, p: Permission) -> bool {
         self.permissions().contains(&p)
     }
+
+    /// The role whose permissions an API key of `scope` has: the same role a
+    /// person needs to create such a key (docs/security.md), so a key never
+    /// does more than its creator could.
+    pub fn of_scope(scope: crate::scope::Scope) -> Role {
+        match scope {
+            crate::scope::Scope::Read => Role::Viewer,
+            crate::scope::Scope::Write => Role::Editor,
+            crate::scope::Scope::Admin => Role::Admin,
+        }
+    }
 }
 
 impl FromStr for Role {

@@ -57,6 +57,19 @@ pub fn parse_scopes(list: &str) -> Result<Vec<Scope>, UnknownVariant> {
     Ok(scopes)
 }
 
+/// The longest life a key may be given, in days (ten years).
+pub const MAX_KEY_DAYS: i64 = 3650;
+
+/// When a key created `now` with a life of `days` expires: the one rule for
+/// the command line and the HTTP routes (1 to `MAX_KEY_DAYS` days).
+pub fn key_expiry(now: crate::Timestamp, days: i64) -> Result<crate::Timestamp, String> {
+    if (1..=MAX_KEY_DAYS).contains(&days) {
+        Ok(now.plus_millis(days * 86_400_000))
+    } else {
+        Err(format!("must be between 1 and {MAX_KEY_DAYS}"))
+    }
+}
+
 /// The strongest scope in a list: what the key may do.
 pub fn highest(scopes: &[Scope]) -> Option<Scope> {
     scopes.iter().copied().max()

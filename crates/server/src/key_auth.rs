@@ -22,9 +22,9 @@ use upstate_store::api_keys::{self, ApiKey};
 /// How often a key's `last_used_at` is written at most.
 const TOUCH_EVERY_MS: i64 = 60_000;
 
-/// The authenticated key, for handlers that want to know who called.
+/// The key the middleware authenticated, for the extractors after it.
 #[derive(Clone, Debug)]
-pub struct Caller(pub ApiKey);
+pub struct Keyed(pub ApiKey);
 
 fn required_scope(method: &Method) -> Scope {
     match *method {
@@ -32,6 +32,11 @@ fn required_scope(method: &Method) -> Scope {
         Method::DELETE => Scope::Admin,
         _ => Scope::Write,
     }
+}
+
+/// Whether the request names an API key at all (valid or not).
+pub fn has_bearer(headers: &HeaderMap) -> bool {
+    bearer(headers).is_some()
 }
 
 fn bearer(headers: &HeaderMap) -> Option<&str> {
@@ -90,7 +95,7 @@ pub async fn require_key(
                     }
                 });
             }
-            req.extensions_mut().insert(Caller(key));
+            req.extensions_mut().insert(Keyed(key));
             next.run(req).await
         }
         Err(e) => e.into_response(),
@@ -176,7 +181,7 @@ impl axum::extract::FromRequestParts<AppState> for Audit {
         parts: &mut axum::http::request::Parts,
         state: &AppState,
     ) -> Result<Self, ApiError> {
-        let caller = parts.extensions.get::<Caller>().ok_or_else(|| {
+        let caller = parts.extensions.get::<Keyed>().ok_or_else(|| {
             ApiError::Internal("audited route without an authenticated caller".into())
         })?;
         let peer = parts

@@ -176,27 +176,38 @@ pub enum PublicErrors {
 pub fn finish(mut doc: OpenApi) -> OpenApi {
     doc.info.title = "Upstate API".into();
     doc.info.version = env!("CARGO_PKG_VERSION").into();
+    // utoipa fills these from the crate metadata it can see: its own author's.
+    doc.info.contact = None;
+    doc.info.license = Some(utoipa::openapi::info::License::new(env!(
+        "CARGO_PKG_LICENSE"
+    )));
     doc.info.description = Some(
         "Management API (/api/v1, /api/v2; Bearer API keys with read/write/admin scopes) and the public read API \
          (/api/public/status/{slug}, /api/v1/public/{slug}; no authentication). Decisions: docs/api.md."
             .into(),
     );
-    // v2 shares v1's handlers; operation ids must stay unique per document.
+    // v2 and the application routes share v1's handlers (`routes::content`);
+    // operation ids must stay unique per document.
+    let v1_ids: std::collections::HashSet<String> = doc
+        .paths
+        .paths
+        .iter()
+        .filter(|(path, _)| path.starts_with("/api/v1/"))
+        .flat_map(|(_, item)| operations(item).filter_map(|op| op.operation_id.clone()))
+        .collect();
     for (path, item) in doc.paths.paths.iter_mut() {
-        if path.starts_with("/api/v2/") {
-            for op in [
-                &mut item.get,
-                &mut item.post,
-                &mut item.patch,
-                &mut item.put,
-                &mut item.delete,
-            ]
-            .into_iter()
-            .flatten()
-            {
-                if let Some(id) = op.operation_id.take() {
-                    op.operation_id = Some(format!("v2_{id}"));
+        let v2 = path.starts_with("/api/v2/");
+        let app = !v2 && !path.starts_with("/api/v1/");
+        for op in operations_mut(item) {
+            match op.operation_id.take() {
+                Some(id) if v2 => op.operation_id = Some(format!("v2_{id}")),
+                Some(id) if app && v1_ids.contains(&id) => {
+                    let mut chars = id.chars();
+                    let first = chars.next().map(|c| c.to_ascii_uppercase());
+                    op.operation_id =
+                        Some(format!("app{}{}", first.unwrap_or('_'), chars.as_str()));
                 }
+                other => op.operation_id = other,
             }
         }
     }
@@ -222,6 +233,28 @@ pub fn finish(mut doc: OpenApi) -> OpenApi {
         ))),
     );
     doc
+}
+
+fn operations(
+    item: &utoipa::openapi::PathItem,
+) -> impl Iterator<Item = &utoipa::openapi::path::Operation> {
+    [&item.get, &item.post, &item.patch, &item.put, &item.delete]
+        .into_iter()
+        .flatten()
+}
+
+fn operations_mut(
+    item: &mut utoipa::openapi::PathItem,
+) -> impl Iterator<Item = &mut utoipa::openapi::path::Operation> {
+    [
+        &mut item.get,
+        &mut item.post,
+        &mut item.patch,
+        &mut item.put,
+        &mut item.delete,
+    ]
+    .into_iter()
+    .flatten()
 }
 
 /// `/api/openapi.json` and the reference page at `/api/docs`.

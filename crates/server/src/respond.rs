@@ -32,6 +32,11 @@ pub fn nosniff(mut res: Response) -> Response {
     res
 }
 
+/// Where a route family is mounted (`/api/v1`, `/api`), for the `Location`
+/// of what its shared handlers create.
+#[derive(Clone, Copy)]
+pub struct MountedAt(pub &'static str);
+
 pub fn created<T: Serialize>(location: String, value: T) -> Response {
     let mut res = nosniff((StatusCode::CREATED, Json(Data { data: value })).into_response());
     if let Ok(v) = HeaderValue::from_str(&location) {

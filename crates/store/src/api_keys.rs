@@ -7,6 +7,7 @@ use crate::db::Db;
 use crate::error::{StoreError, StoreResult};
 use rand::RngCore;
 use sha2::{Digest, Sha256};
+use upstate_core::audit::Action;
 use upstate_core::scope::{Scope, parse_scopes};
 use upstate_core::{Id, Timestamp};
 
@@ -109,7 +110,7 @@ pub async fn create(
     });
     let key = ApiKey::try_from(row)?;
     let summary = serde_json::json!({ "name": &key.name, "prefix": &key.prefix, "scopes": scope_list, "expiresAt": key.expires_at });
-    tx.audit("api_key.create", "api_key", Some(key.id), summary)
+    tx.audit(Action::ApiKeyCreate, "api_key", Some(key.id), summary)
         .await?;
     tx.commit().await?;
     Ok((key, secret))
@@ -151,7 +152,7 @@ pub async fn revoke(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<ApiKey> {
     .await?);
     let key = ApiKey::try_from(row.ok_or(StoreError::NotFound("API key"))?)?;
     tx.audit(
-        "api_key.revoke",
+        Action::ApiKeyRevoke,
         "api_key",
         Some(key.id),
         serde_json::json!({ "name": &key.name, "prefix": &key.prefix }),
@@ -230,7 +231,7 @@ pub async fn update(
     .await?);
     let key = ApiKey::try_from(row)?;
     tx.audit(
-        "api_key.update",
+        Action::ApiKeyUpdate,
         "api_key",
         Some(id),
         serde_json::json!({ "name": name, "scopes": scope_list }),
@@ -252,7 +253,7 @@ pub async fn revoke_all_of(db: &Db, ctx: &AuditCtx, user: Id) -> StoreResult<u64
     .await?
     .rows_affected());
     tx.audit(
-        "api_key.revoke_all",
+        Action::ApiKeyRevokeAll,
         "user",
         Some(user),
         serde_json::json!({ "revoked": n }),

@@ -3,7 +3,7 @@
 
 use crate::db::{Db, Tx};
 use crate::error::{StoreError, StoreResult};
-use upstate_core::audit::{self, Actor, AuditEvent, GENESIS, Verification};
+use upstate_core::audit::{self, Action, Actor, AuditEvent, GENESIS, Verification};
 use upstate_core::{Id, Timestamp};
 
 /// Who is writing, and from where: carried by every write transaction.
@@ -77,7 +77,7 @@ impl Tx {
     /// Appends an event for this transaction's change.
     pub(crate) async fn audit(
         &mut self,
-        action: &str,
+        action: Action,
         target_type: &str,
         target_id: Option<Id>,
         summary: serde_json::Value,
@@ -96,7 +96,7 @@ impl Tx {
             seq: head.0 + 1,
             at: Timestamp::now(),
             actor: ctx.actor,
-            action: action.to_string(),
+            action: action.as_str().to_string(),
             target_type: target_type.to_string(),
             target_id,
             summary,

@@ -8,6 +8,7 @@ use crate::error::{StoreError, StoreResult};
 use crate::rows::ComponentRow;
 use crate::{groups, pages};
 use serde_json::json;
+use upstate_core::audit::Action;
 use upstate_core::*;
 
 pub async fn list(
@@ -161,7 +162,7 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewComponent) -> StoreResult<C
     let component = Component::try_from(row)?;
     record_history(&mut tx, component.id, component.status, now).await?;
     tx.audit(
-        "component.create",
+        Action::ComponentCreate,
         "component",
         Some(component.id),
         json!(component),
@@ -202,7 +203,7 @@ pub async fn update(
     }
     let updated = get_locked(&mut tx, id).await?;
     tx.audit(
-        "component.update",
+        Action::ComponentUpdate,
         "component",
         Some(id),
         changes(&current, &updated),
@@ -220,6 +221,7 @@ pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
         id,
         "component",
         "component",
+        upstate_core::audit::Action::ComponentDelete,
     )
     .await
 }

@@ -197,6 +197,7 @@ impl Db {
         id: i64,
         what: &'static str,
         target_type: &'static str,
+        action: upstate_core::audit::Action,
     ) -> StoreResult<()> {
         let mut tx = self.begin_as(ctx).await?;
         let page: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(sql)
@@ -205,7 +206,7 @@ impl Db {
             .await?);
         let page = page.ok_or(StoreError::NotFound(what))?;
         tx.audit(
-            &format!("{target_type}.delete"),
+            action,
             target_type,
             Some(id),
             serde_json::json!({ "statusPageId": page }),

@@ -13,6 +13,7 @@ use crate::audit::AuditCtx;
 use crate::db::Db;
 use crate::error::StoreResult;
 use serde_json::json;
+use upstate_core::audit::Action;
 use upstate_core::{Id, Timestamp};
 
 /// How long a count is remembered after its latest failure.
@@ -157,7 +158,7 @@ pub async fn record(db: &Db, ctx: &AuditCtx, f: Failure<'_>) -> StoreResult<Outc
         .filter(|_| outcome.ended)
         .map(|(_, m)| m.name());
     tx.audit(
-        "auth.failure",
+        Action::AuthFailure,
         f.target_type,
         f.target_id,
         json!({ "route": f.route, "secret": f.secret, "ended": ended }),
@@ -165,7 +166,7 @@ pub async fn record(db: &Db, ctx: &AuditCtx, f: Failure<'_>) -> StoreResult<Outc
     .await?;
     for (scope, failures, until) in locks {
         tx.audit(
-            "auth.lockout",
+            Action::AuthLockout,
             f.target_type,
             f.target_id,
             json!({ "route": f.route, "secret": f.secret, "scope": scope, "failures": failures, "until": until }),

@@ -7,6 +7,7 @@ use crate::error::{StoreError, StoreResult};
 use crate::pages;
 use crate::rows::GroupRow;
 use serde_json::json;
+use upstate_core::audit::Action;
 use upstate_core::*;
 
 pub async fn list(db: &Db, page_id: Option<Id>) -> StoreResult<Vec<ComponentGroup>> {
@@ -84,7 +85,7 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewGroup) -> StoreResult<Compo
         .await?
     });
     let group = ComponentGroup::from(row);
-    tx.audit("group.create", "group", Some(group.id), json!(group))
+    tx.audit(Action::GroupCreate, "group", Some(group.id), json!(group))
         .await?;
     tx.touch(new.status_page_id).await?;
     tx.commit().await?;
@@ -124,8 +125,13 @@ pub async fn update(
     .fetch_one(c)
     .await?);
     let after = ComponentGroup::from(row);
-    tx.audit("group.update", "group", Some(id), changes(&current, &after))
-        .await?;
+    tx.audit(
+        Action::GroupUpdate,
+        "group",
+        Some(id),
+        changes(&current, &after),
+    )
+    .await?;
     tx.touch(current.status_page_id).await?;
     tx.commit().await?;
     Ok(after)
@@ -138,6 +144,7 @@ pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
         id,
         "component group",
         "group",
+        upstate_core::audit::Action::GroupDelete,
     )
     .await
 }

@@ -7,6 +7,7 @@ use crate::error::{StoreError, StoreResult};
 use crate::rows::{IncidentRow, LinkRow, UpdateRow, by_owner};
 use crate::{components, pages};
 use serde_json::json;
+use upstate_core::audit::Action;
 use upstate_core::*;
 
 /// What `GET /incidents` filters on. `unresolved` is accepted as a status
@@ -243,7 +244,7 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewIncident) -> StoreResult<In
     add_update(&mut tx, id, new.status, &new.message, now).await?;
     set_components(&mut tx, id, &new.component_ids).await?;
     let summary = json!({ "title": &new.title, "status": new.status, "impact": new.impact, "statusPageId": new.status_page_id, "componentIds": &new.component_ids, "message": &new.message });
-    tx.audit("incident.create", "incident", Some(id), summary)
+    tx.audit(Action::IncidentCreate, "incident", Some(id), summary)
         .await?;
     tx.touch(new.status_page_id).await?;
     tx.commit().await?;
@@ -294,7 +295,7 @@ pub async fn update(
         .await?;
     }
     let summary = json!({ "from": current.status, "to": status, "title": &patch.title, "impact": patch.impact, "componentIds": &patch.component_ids, "message": &patch.message });
-    tx.audit("incident.update", "incident", Some(id), summary)
+    tx.audit(Action::IncidentUpdate, "incident", Some(id), summary)
         .await?;
     tx.touch(current.status_page_id).await?;
     tx.commit().await?;
@@ -329,7 +330,7 @@ pub async fn post_update(
     .await?;
     let update = add_update(&mut tx, id, status, &new.message, now).await?;
     tx.audit(
-        "incident.post_update",
+        Action::IncidentPostUpdate,
         "incident",
         Some(id),
         json!({ "from": current.status, "to": status, "message": &new.message }),
@@ -361,7 +362,7 @@ pub async fn resolve(db: &Db, ctx: &AuditCtx, id: Id, message: String) -> StoreR
     .await?;
     add_update(&mut tx, id, IncidentStatus::Resolved, &message, now).await?;
     tx.audit(
-        "incident.resolve",
+        Action::IncidentResolve,
         "incident",
         Some(id),
         json!({ "from": current.status, "message": &message }),
@@ -379,6 +380,7 @@ pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
         id,
         "incident",
         "incident",
+        upstate_core::audit::Action::IncidentDelete,
     )
     .await
 }

@@ -12,6 +12,7 @@ use crate::error::{StoreError, StoreResult};
 use crate::rows::{LinkRow, MaintenanceRow, UpdateRow, by_owner, parse_enum};
 use crate::{components, pages};
 use serde_json::json;
+use upstate_core::audit::Action;
 use upstate_core::*;
 
 #[derive(Debug, Clone, Default)]
@@ -192,7 +193,7 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewMaintenance) -> StoreResult
         link(&mut tx, id, *cid).await?;
     }
     let summary = json!({ "title": &new.title, "statusPageId": new.status_page_id, "scheduledStartTime": new.scheduled_start_time, "scheduledEndTime": new.scheduled_end_time, "autoStart": new.auto_start, "componentIds": &new.component_ids });
-    tx.audit("maintenance.create", "maintenance", Some(id), summary)
+    tx.audit(Action::MaintenanceCreate, "maintenance", Some(id), summary)
         .await?;
     tx.touch(new.status_page_id).await?;
     tx.commit().await?;
@@ -359,7 +360,7 @@ pub async fn transition(
     }
     add_update(&mut tx, id, next, message, now).await?;
     tx.audit(
-        &format!("maintenance.{}", action.verb()),
+        Action::from(action),
         "maintenance",
         Some(id),
         json!({ "from": current.status, "to": next, "message": message }),
@@ -432,7 +433,7 @@ pub async fn update(
         .rows_affected()
     });
     let summary = json!({ "title": &patch.title, "description": patch.description.is_some(), "scheduledStartTime": patch.scheduled_start_time, "scheduledEndTime": patch.scheduled_end_time, "autoStart": patch.auto_start, "componentIds": &patch.component_ids });
-    tx.audit("maintenance.update", "maintenance", Some(id), summary)
+    tx.audit(Action::MaintenanceUpdate, "maintenance", Some(id), summary)
         .await?;
     tx.touch(current.status_page_id).await?;
     tx.commit().await?;
@@ -464,7 +465,7 @@ pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
     .await?
     .rows_affected());
     tx.audit(
-        "maintenance.delete",
+        Action::MaintenanceDelete,
         "maintenance",
         Some(id),
         json!({ "title": &current.title, "status": current.status }),

@@ -6,6 +6,7 @@ use crate::db::{Db, Tx};
 use crate::error::{StoreError, StoreResult};
 use crate::rows::PageRow;
 use serde_json::json;
+use upstate_core::audit::Action;
 use upstate_core::*;
 
 const SLUG_TAKEN: &str = "a status page with this slug already exists";
@@ -78,7 +79,7 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewPage) -> StoreResult<Status
         .map_err(|e| conflict(e, &new.slug))?
     });
     tx.audit(
-        "statuspage.create",
+        Action::StatuspageCreate,
         "statuspage",
         Some(row.id),
         json!({ "name": &new.name, "slug": &new.slug, "isPublic": new.is_public }),
@@ -140,7 +141,7 @@ pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: PagePatch) -> StoreR
     });
     let after = StatusPage::from(row);
     tx.audit(
-        "statuspage.update",
+        Action::StatuspageUpdate,
         "statuspage",
         Some(id),
         changes(&before, &after),
@@ -181,9 +182,9 @@ pub async fn set_password(
     .await?);
     updated.ok_or(StoreError::NotFound("status page"))?;
     let action = if hash.is_some() {
-        "statuspage.password_set"
+        Action::StatuspagePasswordSet
     } else {
-        "statuspage.password_remove"
+        Action::StatuspagePasswordRemove
     };
     tx.audit(action, "statuspage", Some(id), serde_json::json!({}))
         .await?;
@@ -199,6 +200,7 @@ pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
         id,
         "status page",
         "statuspage",
+        upstate_core::audit::Action::StatuspageDelete,
     )
     .await
 }

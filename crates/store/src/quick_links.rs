@@ -6,6 +6,7 @@ use crate::db::Db;
 use crate::error::{StoreError, StoreResult};
 use crate::pages;
 use serde_json::json;
+use upstate_core::audit::Action;
 use upstate_core::links::{QuickLink, QuickLinkFields};
 use upstate_core::*;
 
@@ -97,8 +98,13 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: QuickLinkFields) -> StoreResul
     .await?
     });
     let link = QuickLink::from(row);
-    tx.audit("quicklink.create", "quicklink", Some(link.id), json!(link))
-        .await?;
+    tx.audit(
+        Action::QuicklinkCreate,
+        "quicklink",
+        Some(link.id),
+        json!(link),
+    )
+    .await?;
     tx.touch(page_id).await?;
     tx.commit().await?;
     Ok(link)
@@ -135,7 +141,7 @@ pub async fn update(
     .await?);
     let after = QuickLink::from(row);
     tx.audit(
-        "quicklink.update",
+        Action::QuicklinkUpdate,
         "quicklink",
         Some(id),
         changes(&current, &after),
@@ -153,6 +159,7 @@ pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
         id,
         "quick link",
         "quicklink",
+        upstate_core::audit::Action::QuicklinkDelete,
     )
     .await
 }

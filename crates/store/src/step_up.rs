@@ -7,6 +7,7 @@ use crate::db::Db;
 use crate::error::{StoreError, StoreResult};
 use crate::users::{token, token_hash};
 use serde_json::json;
+use upstate_core::audit::Action;
 use upstate_core::{Id, Timestamp};
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -100,7 +101,12 @@ pub async fn verify(
             "this step-up is unknown, expired or verified already".into(),
         ));
     }
-    tx.audit("user.step_up", "session", None, json!({ "method": method }))
-        .await?;
+    tx.audit(
+        Action::UserStepUp,
+        "session",
+        None,
+        json!({ "method": method }),
+    )
+    .await?;
     tx.commit().await
 }

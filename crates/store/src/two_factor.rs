@@ -7,6 +7,7 @@ use crate::db::Db;
 use crate::error::{StoreError, StoreResult};
 use crate::users::{Session, token_hash};
 use serde_json::json;
+use upstate_core::audit::Action;
 use upstate_core::{Id, Timestamp};
 
 #[derive(Debug, Clone, Default)]
@@ -41,7 +42,7 @@ pub async fn set_pending(db: &Db, ctx: &AuditCtx, user: Id, secret: &str) -> Sto
     .execute(c)
     .await?
     .rows_affected());
-    tx.audit("user.2fa_setup_started", "user", Some(user), json!({}))
+    tx.audit(Action::User2faSetupStarted, "user", Some(user), json!({}))
         .await?;
     tx.commit().await
 }
@@ -85,7 +86,7 @@ pub async fn enable(
     });
     replace_codes(&mut tx, user, codes).await?;
     tx.audit(
-        "user.2fa_enable",
+        Action::User2faEnable,
         "user",
         Some(user),
         json!({ "recoveryCodes": codes.len() }),
@@ -124,7 +125,7 @@ pub async fn regenerate_codes(
     let mut tx = db.begin_as(ctx).await?;
     replace_codes(&mut tx, user, codes).await?;
     tx.audit(
-        "user.2fa_recovery_codes",
+        Action::User2faRecoveryCodes,
         "user",
         Some(user),
         json!({ "recoveryCodes": codes.len() }),
@@ -151,7 +152,7 @@ pub async fn disable(db: &Db, ctx: &AuditCtx, user: Id) -> StoreResult<()> {
     .execute(c)
     .await?
     .rows_affected());
-    tx.audit("user.2fa_disable", "user", Some(user), json!({}))
+    tx.audit(Action::User2faDisable, "user", Some(user), json!({}))
         .await?;
     tx.commit().await
 }

@@ -9,6 +9,7 @@ use crate::rows::parse_enum;
 use rand::RngCore;
 use serde_json::json;
 use sha2::{Digest, Sha256};
+use upstate_core::audit::Action;
 use upstate_core::roles::Role;
 use upstate_core::{Id, Timestamp};
 
@@ -99,7 +100,7 @@ pub async fn create(
     });
     let user = User::try_from(row)?;
     tx.audit(
-        "user.create",
+        Action::UserCreate,
         "user",
         Some(user.id),
         json!({ "email": &user.email, "name": &user.name, "role": role }),
@@ -171,7 +172,7 @@ pub async fn change_password(
     .await?
     .rows_affected());
     tx.audit(
-        "user.change_password",
+        Action::UserChangePassword,
         "user",
         Some(id),
         json!({ "otherSessionsEnded": ended }),
@@ -233,7 +234,7 @@ pub async fn start_session(
     .execute(c)
     .await?
     .rows_affected());
-    tx.audit("user.login", "user", Some(user.id), json!({}))
+    tx.audit(Action::UserLogin, "user", Some(user.id), json!({}))
         .await?;
     tx.commit().await?;
     Ok((session, token))
@@ -304,7 +305,7 @@ pub async fn logout(db: &Db, ctx: &AuditCtx, session: &Session) -> StoreResult<(
     .execute(c)
     .await?
     .rows_affected());
-    tx.audit("user.logout", "user", Some(session.user.id), json!({}))
+    tx.audit(Action::UserLogout, "user", Some(session.user.id), json!({}))
         .await?;
     tx.commit().await
 }
@@ -380,7 +381,7 @@ pub async fn setup_owner(
     });
     let user = User::try_from(row)?;
     tx.audit(
-        "user.create",
+        Action::UserCreate,
         "user",
         Some(user.id),
         json!({ "email": &user.email, "role": "owner", "via": "setup link" }),
@@ -449,7 +450,7 @@ pub async fn update(
     .await?);
     let after = User::try_from(row)?;
     tx.audit(
-        "user.update",
+        Action::UserUpdate,
         "user",
         Some(id),
         crate::audit::changes(&before, &after),
@@ -476,8 +477,13 @@ pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
         .execute(c)
         .await?
         .rows_affected());
-    tx.audit("user.delete", "user", Some(id), json!({ "role": role }))
-        .await?;
+    tx.audit(
+        Action::UserDelete,
+        "user",
+        Some(id),
+        json!({ "role": role }),
+    )
+    .await?;
     tx.commit().await
 }
 
@@ -492,7 +498,7 @@ pub async fn revoke_sessions(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<u64
     .await?
     .rows_affected());
     tx.audit(
-        "user.revoke_sessions",
+        Action::UserRevokeSessions,
         "user",
         Some(id),
         json!({ "sessionsEnded": n }),

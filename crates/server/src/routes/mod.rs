@@ -1,10 +1,11 @@
 //! Route families, one folder each (`api_v1`, `api_v2`, `public`, `app`,
-//! `html`), and the fallbacks that keep unknown routes
+//! `html`, and `content` for what keys and people share), and the fallbacks that keep unknown routes
 //! and wrong methods inside the problem+json contract.
 
 mod api_v1;
 mod api_v2;
 mod app;
+mod content;
 mod html;
 mod public;
 
@@ -30,9 +31,10 @@ pub fn routes(state: &AppState) -> Routes {
         .split_for_parts();
     let public = public.merge(html::router(state));
     let (managed, managed_doc) = OpenApiRouter::new()
-        .nest("/api/v1", api_v1::router(state))
+        .nest("/api/v1", api_v1::router(state, content::router("/api/v1")))
         .nest("/api/v2", api_v2::router(state, api_v1::v2_aliases()))
         .merge(app::router())
+        .nest("/api", content::router("/api").merge(content::app_only()))
         .split_for_parts();
     doc.merge(managed_doc);
     Routes {

@@ -3,7 +3,6 @@
 mod components;
 mod incidents;
 mod maintenance;
-mod statuspages;
 
 use crate::key_auth;
 use crate::state::AppState;
@@ -11,9 +10,11 @@ use axum::middleware::from_fn_with_state;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
+/// The v1 routes, with `content`: the shared routes mounted here too, all
+/// behind the key middleware.
+pub fn router(state: &AppState, content: OpenApiRouter<AppState>) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .merge(statuspages::routes())
+        .merge(content)
         .merge(components::routes())
         .merge(incidents::routes())
         .merge(maintenance::routes())

@@ -17,12 +17,10 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use upstate_core::roles::{Permission, Role};
-use upstate_core::scope::{Scope, parse_scopes};
+use upstate_core::scope::{Scope, key_expiry, parse_scopes};
 use upstate_core::{FieldErrors, Id, Timestamp, validate};
 use upstate_store::api_keys::{self, ApiKey};
 use utoipa_axum::{router::OpenApiRouter, routes};
-
-const DAY_MS: i64 = 86_400_000;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -138,14 +136,9 @@ async fn create(
             None
         }
     };
-    let expires_at = match input.expires_in_days {
-        Some(d) if !(1..=3650).contains(&d) => {
-            e.push("expiresInDays", "must be between 1 and 3650");
-            None
-        }
-        Some(d) => Some(Timestamp::now().plus_millis(d * DAY_MS)),
-        None => None,
-    };
+    let expires_at = input
+        .expires_in_days
+        .and_then(|d| e.check("expiresInDays", key_expiry(Timestamp::now(), d)));
     e.into_result()?;
     let (Some(name), Some(scopes)) = (name, scopes) else {
         return Err(ApiError::BadRequest("fields".into()));

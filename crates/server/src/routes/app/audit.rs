@@ -3,12 +3,11 @@
 //! Reading the audit log needs a signed-in user whose role has AUDIT_VIEW, or
 //! an API key with the `admin` scope (for scripts and SIEM exports).
 
+use crate::caller::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::QueryParams;
-use crate::key_auth;
 use crate::openapi::{BadQuery, KeyErrors};
 use crate::respond::{Data, data};
-use crate::session::SignedIn;
 use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::FromRequestParts;
@@ -19,7 +18,6 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use upstate_core::audit::{AuditEvent, Verification};
 use upstate_core::roles::Permission;
-use upstate_core::scope::{Scope, highest};
 use upstate_core::{FieldErrors, Timestamp};
 use upstate_store::audit::{self, AuditFilter};
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -43,18 +41,10 @@ pub struct AuditReader;
 impl FromRequestParts<AppState> for AuditReader {
     type Rejection = ApiError;
 
+    /// AUDIT_VIEW: an owner or admin, or a key with the `admin` scope.
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        if parts.headers.contains_key(header::AUTHORIZATION) {
-            let key = key_auth::key_from_headers(state, &parts.headers).await?;
-            if highest(&key.scopes) != Some(Scope::Admin) {
-                return Err(ApiError::Forbidden(
-                    "reading the audit log needs an API key with the admin scope".into(),
-                ));
-            }
-            return Ok(AuditReader);
-        }
-        let me = SignedIn::from_request_parts(parts, state).await?;
-        me.require(Permission::AuditView)?;
+        let caller = Caller::from_request_parts(parts, state).await?;
+        caller.require(Permission::AuditView)?;
         Ok(AuditReader)
     }
 }
@@ -77,7 +67,13 @@ fn filter(q: &QueryParams, paged: bool) -> ApiResult<AuditFilter> {
     let f = AuditFilter {
         actor_kind,
         actor_id: q.id("actorId", &mut e),
-        action: q.get("action").map(str::to_string),
+        action: q
+            .parsed::<upstate_core::audit::Action>(
+                "action",
+                "an audit action such as incident.resolve",
+                &mut e,
+            )
+            .map(|a| a.as_str().to_string()),
         target_type: q.get("targetType").map(str::to_string),
         target_id: q.id("targetId", &mut e),
         since: time(&mut e, "since"),

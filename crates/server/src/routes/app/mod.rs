@@ -1,12 +1,11 @@
 //! The application routes under `/api` that the admin interface stands on:
-//! sign-in, two-factor, step-up, users, API keys, status pages, the audit
-//! log and quick links. Signed-in people (session + CSRF), some also API keys.
+//! sign-in, two-factor, step-up, users, API keys, the audit log and quick
+//! links (content routes shared with `/api/v1` are in `content`). Signed-in people (session + CSRF), some also API keys.
 
 mod api_keys;
 mod audit;
 mod quick_links;
 mod sign_in;
-mod statuspages;
 mod step_up;
 mod two_factor;
 mod users;
@@ -22,6 +21,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(step_up::router())
         .merge(users::router())
         .merge(api_keys::router())
-        .merge(statuspages::router())
         .merge(quick_links::router())
 }

@@ -5,6 +5,7 @@
 //! about the same time (a dummy hash is verified). Every password check here
 //! goes through the guard (`crate::guard`), which throttles failures.
 
+use crate::caller::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Body;
 use crate::guard::{Guard, Purpose};
@@ -249,11 +250,12 @@ struct RoleBody {
     path = "/api/admin/roles",
     tag = "auth",
     operation_id = "roles",
-    summary = "Every role and its permissions (needs ROLES_VIEW)",
-    responses((status = 200, body = Data<Vec<RoleBody>>), SessionErrors)
+    summary = "Every role and its permissions (needs ROLES_VIEW: an owner or admin, or an admin key)",
+    responses((status = 200, body = Data<Vec<RoleBody>>), SessionErrors),
+    security(("session" = []), ("api_key" = []))
 )]
-async fn roles_list(me: SignedIn) -> ApiResult<Response> {
-    me.require(Permission::RolesView)?;
+async fn roles_list(caller: Caller) -> ApiResult<Response> {
+    caller.require(Permission::RolesView)?;
     Ok(data(
         Role::ALL
             .iter()

@@ -1,16 +1,21 @@
-//! `/api/v1/statuspages`: list view (summary fields) and detail view (all
-//! settings plus the page's components and groups).
+//! Status pages, for keys (`/api/v1/statuspages`) and people
+//! (`/api/statuspages`) alike: reading needs PAGES_READ, changing
+//! PAGES_WRITE; deleting a page (and everything on it) is sensitive: a
+//! person's fresh step-up or an `admin` key. Bodies: `statuspage_body`.
 
+use crate::caller::Caller;
 use crate::error::ApiResult;
 use crate::extract::{Body, PathId};
-use crate::key_auth::Audit;
-use crate::openapi::{BodyErrors, Conflict, KeyErrors, NotFound};
+use crate::openapi::{BodyErrors, Conflict, KeyErrors, NotFound, SessionErrors};
 use crate::respond::{Data, Message};
-use crate::respond::{created, data, deleted};
+use crate::respond::{MountedAt, created, data, deleted};
 use crate::state::AppState;
 use crate::statuspage_body::{Detail, ListItem, detail};
+use axum::Extension;
 use axum::extract::State;
+use axum::http::HeaderMap;
 use axum::response::Response;
+use upstate_core::roles::Permission;
 use upstate_core::*;
 use upstate_store::pages;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -22,6 +27,12 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(set_password, remove_password))
 }
 
+/// `PUT /api/statuspages/{id}`, as the seed names it for the application
+/// routes: the same change as the PATCH.
+pub fn app_only() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(replace))
+}
+
 #[utoipa::path(
     get,
     path = "/statuspages",
@@ -29,9 +40,10 @@ pub fn routes() -> OpenApiRouter<AppState> {
     operation_id = "listStatusPages",
     summary = "List status pages (list view)",
     responses((status = 200, body = Data<Vec<ListItem>>), KeyErrors),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
-async fn list(State(state): State<AppState>) -> ApiResult<Response> {
+async fn list(State(state): State<AppState>, caller: Caller) -> ApiResult<Response> {
+    caller.require(Permission::PagesRead)?;
     let all = pages::list(&state.db).await?;
     Ok(data(all.iter().map(ListItem::from).collect::<Vec<_>>()))
 }
@@ -44,9 +56,14 @@ async fn list(State(state): State<AppState>) -> ApiResult<Response> {
     summary = "Get a status page (detail view)",
     params(("id" = i64, Path, description = "Status page id")),
     responses((status = 200, body = Data<Detail>), KeyErrors, NotFound),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
-async fn show(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Response> {
+async fn show(
+    State(state): State<AppState>,
+    caller: Caller,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
+    caller.require(Permission::PagesRead)?;
     let page = pages::get(&state.db, id).await?;
     Ok(data(detail(&state, page).await?))
 }
@@ -59,15 +76,17 @@ async fn show(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Re
     summary = "Create a status page",
     request_body = NewPageInput,
     responses((status = 201, body = Data<Detail>), KeyErrors, BodyErrors, Conflict),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
 async fn create(
     State(state): State<AppState>,
-    Audit(ctx): Audit,
+    caller: Caller,
+    Extension(MountedAt(prefix)): Extension<MountedAt>,
     Body(input): Body<NewPageInput>,
 ) -> ApiResult<Response> {
-    let page = pages::create(&state.db, &ctx, input.validate()?).await?;
-    let location = format!("/api/v1/statuspages/{}", page.id);
+    caller.require(Permission::PagesWrite)?;
+    let page = pages::create(&state.db, &caller.audit, input.validate()?).await?;
+    let location = format!("{prefix}/statuspages/{}", page.id);
     Ok(created(location, detail(&state, page).await?))
 }
 
@@ -80,16 +99,37 @@ async fn create(
     params(("id" = i64, Path, description = "Status page id")),
     request_body = PagePatchInput,
     responses((status = 200, body = Data<Detail>), KeyErrors, BodyErrors, NotFound, Conflict),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
 async fn update(
     State(state): State<AppState>,
-    Audit(ctx): Audit,
+    caller: Caller,
     PathId(id): PathId,
     Body(input): Body<PagePatchInput>,
 ) -> ApiResult<Response> {
-    let page = pages::update(&state.db, &ctx, id, input.validate()?).await?;
+    caller.require(Permission::PagesWrite)?;
+    let page = pages::update(&state.db, &caller.audit, id, input.validate()?).await?;
     Ok(data(detail(&state, page).await?))
+}
+
+#[utoipa::path(
+    put,
+    path = "/statuspages/{id}",
+    tag = "status pages",
+    operation_id = "replaceStatusPage",
+    summary = "Change the named fields of a status page (as PATCH)",
+    params(("id" = i64, Path, description = "Status page id")),
+    request_body = PagePatchInput,
+    responses((status = 200, body = Data<Detail>), SessionErrors, BodyErrors, NotFound, Conflict),
+    security(("api_key" = []), ("session" = []))
+)]
+async fn replace(
+    state: State<AppState>,
+    caller: Caller,
+    id: PathId,
+    body: Body<PagePatchInput>,
+) -> ApiResult<Response> {
+    update(state, caller, id, body).await
 }
 
 #[utoipa::path(
@@ -100,14 +140,18 @@ async fn update(
     summary = "Delete a status page and all it owns",
     params(("id" = i64, Path, description = "Status page id")),
     responses((status = 200, body = Message), KeyErrors, NotFound),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
 async fn remove(
     State(state): State<AppState>,
-    Audit(ctx): Audit,
+    caller: Caller,
     PathId(id): PathId,
+    headers: HeaderMap,
 ) -> ApiResult<Response> {
-    pages::delete(&state.db, &ctx, id).await?;
+    caller.require(Permission::PagesWrite)?;
+    pages::get(&state.db, id).await?;
+    caller.require_sensitive(&state, &headers).await?;
+    pages::delete(&state.db, &caller.audit, id).await?;
     Ok(deleted("Status page"))
 }
 
@@ -142,16 +186,17 @@ pub(crate) async fn page_password_hash(input: PasswordInput) -> ApiResult<String
     params(("id" = i64, Path, description = "Status page id")),
     request_body = PasswordInput,
     responses((status = 200, body = Data<Detail>), KeyErrors, BodyErrors, NotFound),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
 async fn set_password(
     State(state): State<AppState>,
-    Audit(ctx): Audit,
+    caller: Caller,
     PathId(id): PathId,
     Body(input): Body<PasswordInput>,
 ) -> ApiResult<Response> {
+    caller.require(Permission::PagesWrite)?;
     let hash = page_password_hash(input).await?;
-    pages::set_password(&state.db, &ctx, id, Some(hash)).await?;
+    pages::set_password(&state.db, &caller.audit, id, Some(hash)).await?;
     Ok(data(
         detail(&state, pages::get(&state.db, id).await?).await?,
     ))
@@ -165,14 +210,15 @@ async fn set_password(
     summary = "Remove a page's password (a private page is then closed to visitors)",
     params(("id" = i64, Path, description = "Status page id")),
     responses((status = 200, body = Data<Detail>), KeyErrors, NotFound),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
 async fn remove_password(
     State(state): State<AppState>,
-    Audit(ctx): Audit,
+    caller: Caller,
     PathId(id): PathId,
 ) -> ApiResult<Response> {
-    pages::set_password(&state.db, &ctx, id, None).await?;
+    caller.require(Permission::PagesWrite)?;
+    pages::set_password(&state.db, &caller.audit, id, None).await?;
     Ok(data(
         detail(&state, pages::get(&state.db, id).await?).await?,
     ))

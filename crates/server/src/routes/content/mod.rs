@@ -1,0 +1,23 @@
+//! Content routes the seed lists for both API keys and signed-in people:
+//! one handler each behind `crate::caller::Caller`, served at `/api/v1/...`
+//! (behind the key middleware, with its scope-by-method rule and rate-limit
+//! headers) and at `/api/...` (a session or a key).
+
+mod statuspages;
+
+use crate::respond::MountedAt;
+use crate::state::AppState;
+use axum::Extension;
+use utoipa_axum::router::OpenApiRouter;
+
+/// The routes both families serve, for the family mounted at `prefix`.
+pub fn router(prefix: &'static str) -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .merge(statuspages::routes())
+        .layer(Extension(MountedAt(prefix)))
+}
+
+/// Routes only the application family has (the seed's PUT beside v1's PATCH).
+pub fn app_only() -> OpenApiRouter<AppState> {
+    statuspages::app_only()
+}
