@@ -1,106 +1,338 @@
-//! Configuration, layered: built-in defaults, then `upstate.toml`, then
-//! `UPSTATE_*` environment variables and command-line flags (clap reads both;
-//! a flag beats its variable).
+//! Configuration: one struct, `Settings`, read in layers with figment: its
+//! defaults, then `upstate.toml` (the same keys), then `UPSTATE_<KEY>`
+//! environment variables, then command-line flags. A new setting is one
+//! field of `Settings` (with its default and doc comment); its file key and
+//! environment variable follow from the field's name. A flag is optional.
+//!
+//! The database URL may carry a password: it is a `Secret`, which never
+//! prints in logs or `Debug` output.
 
 use anyhow::{Context, bail};
-use serde::Deserialize;
+use figment::Figment;
+use figment::providers::{Env, Format, Serialized, Toml};
+use serde::{Deserialize, Deserializer, Serialize};
+use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use upstate_server::{PublicLimits, ServerSettings};
 
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
 pub const DEFAULT_DATA_DIR: &str = "./data";
 
-/// The options every subcommand shares; each `None` falls through to the file.
-#[derive(Debug, Clone, Default, clap::Args)]
-pub struct Overrides {
+/// A value that must not reach logs: `Debug` shows it redacted.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(#[serde(deserialize_with = "text")] String);
+
+impl Secret {
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", upstate_store::redact(&self.0))
+    }
+}
+
+/// Requests per minute and client address for each public route (0 = off).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PublicRates {
+    pub summary: u32,
+    pub components: u32,
+    pub incidents: u32,
+    pub maintenance: u32,
+    pub uptime: u32,
+    /// `/api/v1/public/{slug}` and the HTML page.
+    pub page: u32,
+}
+
+impl Default for PublicRates {
+    fn default() -> Self {
+        let d = PublicLimits::default();
+        PublicRates {
+            summary: d.summary,
+            components: d.components,
+            incidents: d.incidents,
+            maintenance: d.maintenance,
+            uptime: d.uptime,
+            page: d.page,
+        }
+    }
+}
+
+/// Every setting, as `upstate.toml` spells it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
     /// Address to listen on.
-    #[arg(long, env = "UPSTATE_ADDR", global = true)]
-    pub addr: Option<String>,
-    /// sqlite://PATH or postgres://USER@HOST/DB (default: sqlite in the data dir).
-    #[arg(
-        long,
-        env = "UPSTATE_DATABASE_URL",
-        global = true,
-        hide_env_values = true
-    )]
-    pub database_url: Option<String>,
+    #[serde(deserialize_with = "text")]
+    pub addr: String,
+    /// `sqlite://PATH` or `postgres://USER@HOST/DB` (default: SQLite in `data_dir`).
+    pub database_url: Option<Secret>,
     /// Where the embedded SQLite database lives.
-    #[arg(long, env = "UPSTATE_DATA_DIR", global = true)]
-    pub data_dir: Option<PathBuf>,
+    #[serde(deserialize_with = "path")]
+    pub data_dir: PathBuf,
+    /// Management API requests per key per minute (0 = off).
+    pub api_rate_per_minute: u32,
+    /// Management API requests per key per hour (0 = off).
+    pub api_rate_per_hour: u32,
+    /// Largest request body accepted, in bytes.
+    pub max_body_bytes: usize,
+    /// `[public_rate_limits]`; as variables `UPSTATE_PUBLIC_RATE_<ROUTE>`.
+    pub public_rate_limits: PublicRates,
+    /// Proxies whose `X-Forwarded-For` is believed: addresses or CIDR ranges
+    /// (a list, or one comma-separated string).
+    #[serde(deserialize_with = "list_or_commas")]
+    pub trusted_proxies: Vec<String>,
+    /// Where visitors reach this server, for absolute links (default: the
+    /// address it is bound to).
+    #[serde(deserialize_with = "text")]
+    pub public_url: String,
+    /// The slug of the page served at `/` for hosts that are no page's custom domain.
+    #[serde(deserialize_with = "opt_text")]
+    pub default_page: Option<String>,
+    /// Mark session cookies Secure (default: yes, unless listening on a
+    /// loopback address over plain http).
+    pub secure_cookies: Option<bool>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        let d = ServerSettings::default();
+        Settings {
+            addr: DEFAULT_ADDR.into(),
+            database_url: None,
+            data_dir: PathBuf::from(DEFAULT_DATA_DIR),
+            api_rate_per_minute: d.api_rate_per_minute,
+            api_rate_per_hour: d.api_rate_per_hour,
+            max_body_bytes: d.max_body_bytes,
+            public_rate_limits: PublicRates::default(),
+            trusted_proxies: Vec::new(),
+            public_url: String::new(),
+            default_page: None,
+            secure_cookies: None,
+        }
+    }
+}
+
+/// Text as environment variables give it: figment reads `UPSTATE_DEFAULT_PAGE=2024`
+/// as a number, which is still the slug "2024".
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Text {
+    S(String),
+    U(u64),
+    I(i64),
+    F(f64),
+    B(bool),
+}
+
+impl From<Text> for String {
+    fn from(t: Text) -> String {
+        match t {
+            Text::S(s) => s,
+            Text::U(n) => n.to_string(),
+            Text::I(n) => n.to_string(),
+            Text::F(n) => n.to_string(),
+            Text::B(b) => b.to_string(),
+        }
+    }
+}
+
+fn text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Text::deserialize(d).map(String::from)
+}
+
+fn opt_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Option::<Text>::deserialize(d).map(|t| t.map(String::from))
+}
+
+fn path<'de, D: Deserializer<'de>>(d: D) -> Result<PathBuf, D::Error> {
+    text(d).map(PathBuf::from)
+}
+
+fn list_or_commas<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Form {
+        List(Vec<Text>),
+        One(Text),
+    }
+    Ok(match Form::deserialize(d)? {
+        Form::List(v) => v.into_iter().map(String::from).collect(),
+        Form::One(s) => String::from(s)
+            .split(',')
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect(),
+    })
+}
+
+/// Command-line flags: each one, when given, beats every other layer.
+#[derive(Debug, Clone, Default, clap::Args, Serialize)]
+pub struct Overrides {
     /// Configuration file (default: ./upstate.toml when it exists).
     #[arg(long, env = "UPSTATE_CONFIG", global = true)]
+    #[serde(skip)]
     pub config: Option<PathBuf>,
-    /// Management API requests per key per minute (0 turns the limit off).
-    #[arg(long, env = "UPSTATE_API_RATE_PER_MINUTE", global = true)]
-    pub api_rate_per_minute: Option<u32>,
-    /// Management API requests per key per hour (0 turns the limit off).
-    #[arg(long, env = "UPSTATE_API_RATE_PER_HOUR", global = true)]
-    pub api_rate_per_hour: Option<u32>,
-    /// Public summary requests per client address per minute (0 = off).
-    #[arg(long, env = "UPSTATE_PUBLIC_RATE_SUMMARY", global = true)]
-    pub public_rate_summary: Option<u32>,
-    /// Public components requests per client address per minute (0 = off).
-    #[arg(long, env = "UPSTATE_PUBLIC_RATE_COMPONENTS", global = true)]
-    pub public_rate_components: Option<u32>,
-    /// Public incidents requests per client address per minute (0 = off).
-    #[arg(long, env = "UPSTATE_PUBLIC_RATE_INCIDENTS", global = true)]
-    pub public_rate_incidents: Option<u32>,
-    /// Public maintenance requests per client address per minute (0 = off).
-    #[arg(long, env = "UPSTATE_PUBLIC_RATE_MAINTENANCE", global = true)]
-    pub public_rate_maintenance: Option<u32>,
-    /// Public uptime requests per client address per minute (0 = off).
-    #[arg(long, env = "UPSTATE_PUBLIC_RATE_UPTIME", global = true)]
-    pub public_rate_uptime: Option<u32>,
-    /// Whole-page (`/api/v1/public/{slug}`) requests per client address per minute (0 = off).
-    #[arg(long, env = "UPSTATE_PUBLIC_RATE_PAGE", global = true)]
-    pub public_rate_page: Option<u32>,
-    /// The address visitors use, for absolute links in feeds (default: http://ADDR).
-    #[arg(long, env = "UPSTATE_PUBLIC_URL", global = true)]
+    /// Address to listen on [env: UPSTATE_ADDR].
+    #[arg(long, global = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub addr: Option<String>,
+    /// sqlite://PATH or postgres://USER@HOST/DB [env: UPSTATE_DATABASE_URL].
+    #[arg(long, global = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub database_url: Option<String>,
+    /// Where the embedded SQLite database lives [env: UPSTATE_DATA_DIR].
+    #[arg(long, global = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_dir: Option<PathBuf>,
+    /// The address visitors use, for absolute links [env: UPSTATE_PUBLIC_URL].
+    #[arg(long, global = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub public_url: Option<String>,
-    /// The slug of the page served at `/` for hosts that are no page's custom domain.
-    #[arg(long, env = "UPSTATE_DEFAULT_PAGE", global = true)]
+    /// The page served at `/` for other hosts [env: UPSTATE_DEFAULT_PAGE].
+    #[arg(long, global = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub default_page: Option<String>,
-    /// Mark session cookies Secure (default: yes, unless listening on a loopback address over plain http).
-    #[arg(long, env = "UPSTATE_SECURE_COOKIES", global = true)]
+    /// Management API requests per key per minute, 0 = off [env: UPSTATE_API_RATE_PER_MINUTE].
+    #[arg(long, global = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub api_rate_per_minute: Option<u32>,
+    /// Management API requests per key per hour, 0 = off [env: UPSTATE_API_RATE_PER_HOUR].
+    #[arg(long, global = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub api_rate_per_hour: Option<u32>,
+    /// Mark session cookies Secure [env: UPSTATE_SECURE_COOKIES].
+    #[arg(long, global = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub secure_cookies: Option<bool>,
-    /// Proxies whose X-Forwarded-For is trusted: comma-separated addresses or CIDR ranges.
-    #[arg(
-        long,
-        env = "UPSTATE_TRUSTED_PROXIES",
-        global = true,
-        value_delimiter = ','
-    )]
+    /// Proxies whose X-Forwarded-For is trusted, comma-separated [env: UPSTATE_TRUSTED_PROXIES].
+    #[arg(long, global = true, value_delimiter = ',')]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub trusted_proxies: Option<Vec<String>>,
+    #[command(flatten)]
+    pub public_rate_limits: PublicRateFlags,
 }
 
-/// `upstate.toml`: the same keys as the flags, in snake_case.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileConfig {
-    addr: Option<String>,
-    database_url: Option<String>,
-    data_dir: Option<PathBuf>,
-    api_rate_per_minute: Option<u32>,
-    api_rate_per_hour: Option<u32>,
-    max_body_bytes: Option<usize>,
-    secure_cookies: Option<bool>,
-    public_url: Option<String>,
-    default_page: Option<String>,
-    #[serde(default)]
-    public_rate_limits: FilePublicLimits,
-    trusted_proxies: Option<Vec<String>>,
+/// The `--public-rate-<route>` flags, merged into `[public_rate_limits]`.
+#[derive(Debug, Clone, Default, clap::Args, Serialize)]
+pub struct PublicRateFlags {
+    /// Public summary requests per client address per minute, 0 = off [env: UPSTATE_PUBLIC_RATE_SUMMARY].
+    #[arg(long = "public-rate-summary", global = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<u32>,
+    /// Public components requests per address per minute [env: UPSTATE_PUBLIC_RATE_COMPONENTS].
+    #[arg(long = "public-rate-components", global = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub components: Option<u32>,
+    /// Public incidents requests per address per minute [env: UPSTATE_PUBLIC_RATE_INCIDENTS].
+    #[arg(long = "public-rate-incidents", global = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub incidents: Option<u32>,
+    /// Public maintenance requests per address per minute [env: UPSTATE_PUBLIC_RATE_MAINTENANCE].
+    #[arg(long = "public-rate-maintenance", global = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub maintenance: Option<u32>,
+    /// Public uptime requests per address per minute [env: UPSTATE_PUBLIC_RATE_UPTIME].
+    #[arg(long = "public-rate-uptime", global = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uptime: Option<u32>,
+    /// Whole-page requests per address per minute [env: UPSTATE_PUBLIC_RATE_PAGE].
+    #[arg(long = "public-rate-page", global = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page: Option<u32>,
 }
 
-/// `[public_rate_limits]` in `upstate.toml`: requests per minute per client address.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FilePublicLimits {
-    summary: Option<u32>,
-    components: Option<u32>,
-    incidents: Option<u32>,
-    maintenance: Option<u32>,
-    uptime: Option<u32>,
-    page: Option<u32>,
+/// The dotted names of every setting (`public_rate_limits.summary`, ...).
+fn known_keys() -> BTreeSet<String> {
+    fn walk(prefix: &str, v: &serde_json::Value, out: &mut BTreeSet<String>) {
+        if let Some(map) = v.as_object() {
+            for (k, child) in map {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                if child.is_object() {
+                    walk(&key, child, out);
+                }
+                out.insert(key);
+            }
+        }
+    }
+    let mut keys = BTreeSet::new();
+    walk(
+        "",
+        &serde_json::to_value(Settings::default()).unwrap_or_default(),
+        &mut keys,
+    );
+    // Optional settings are absent from the serialized defaults.
+    keys.extend(["database_url", "default_page", "secure_cookies"].map(String::from));
+    keys
+}
+
+/// `UPSTATE_<KEY>` for every setting; `UPSTATE_PUBLIC_RATE_<ROUTE>` for the
+/// `[public_rate_limits]` table. Other `UPSTATE_*` variables (the tests',
+/// `UPSTATE_CONFIG`) are not settings and are left alone.
+fn environment() -> Env {
+    let known = known_keys();
+    // figment's keys keep the variable's case: compare in lower case.
+    Env::prefixed("UPSTATE_")
+        .map(|k| {
+            let k = k.as_str().to_ascii_lowercase();
+            match k.strip_prefix("public_rate_") {
+                Some(route) if !route.starts_with("limits") => {
+                    format!("public_rate_limits.{route}").into()
+                }
+                _ => k.into(),
+            }
+        })
+        .filter(move |k| known.contains(&k.as_str().to_ascii_lowercase()))
+}
+
+/// The keys a configuration file sets that are no setting (typos).
+fn unknown_in_file(text: &str) -> Vec<String> {
+    fn walk(prefix: &str, v: &toml::Value, out: &mut Vec<String>) {
+        if let Some(table) = v.as_table() {
+            for (k, child) in table {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                out.push(key.clone());
+                walk(&key, child, out);
+            }
+        }
+    }
+    let mut keys = Vec::new();
+    if let Ok(v) = text.parse::<toml::Table>() {
+        walk("", &toml::Value::Table(v), &mut keys);
+    }
+    let known = known_keys();
+    keys.into_iter().filter(|k| !known.contains(k)).collect()
+}
+
+pub struct Config {
+    pub addr: String,
+    pub database_url: String,
+    pub data_dir: PathBuf,
+    pub server: ServerSettings,
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("addr", &self.addr)
+            .field("database_url", &upstate_store::redact(&self.database_url))
+            .field("data_dir", &self.data_dir)
+            .field("server", &self.server)
+            .finish()
+    }
 }
 
 /// Parses `10.0.0.1` or `10.0.0.0/8` style entries.
@@ -118,46 +350,46 @@ fn parse_proxies(list: &[String]) -> anyhow::Result<Vec<ipnet::IpNet>> {
         .collect()
 }
 
-pub struct Config {
-    pub addr: String,
-    pub database_url: String,
-    pub data_dir: PathBuf,
-    pub server: upstate_server::ServerSettings,
-}
-
-impl fmt::Debug for Config {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Config")
-            .field("addr", &self.addr)
-            .field("database_url", &upstate_store::redact(&self.database_url))
-            .field("data_dir", &self.data_dir)
-            .field("server", &self.server)
-            .finish()
-    }
-}
-
-fn read_file(explicit: Option<&Path>) -> anyhow::Result<FileConfig> {
-    let path = match explicit {
-        Some(p) => p.to_path_buf(),
-        None if Path::new("upstate.toml").exists() => PathBuf::from("upstate.toml"),
-        None => return Ok(FileConfig::default()),
-    };
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    toml::from_str(&text).with_context(|| format!("invalid configuration in {}", path.display()))
-}
-
 impl Config {
+    /// The settings from every layer, checked.
+    pub fn settings(o: &Overrides) -> anyhow::Result<Settings> {
+        let path = match &o.config {
+            Some(p) => Some(p.clone()),
+            None if Path::new("upstate.toml").exists() => Some(PathBuf::from("upstate.toml")),
+            None => None,
+        };
+        let mut figment = Figment::from(Serialized::defaults(Settings::default()));
+        if let Some(path) = &path {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            let unknown = unknown_in_file(&text);
+            if !unknown.is_empty() {
+                bail!(
+                    "invalid configuration in {}: unknown setting(s) {}",
+                    path.display(),
+                    unknown.join(", ")
+                );
+            }
+            figment = figment.merge(Toml::string(&text));
+        }
+        figment
+            .merge(environment())
+            .merge(Serialized::defaults(o))
+            .extract::<Settings>()
+            .map_err(|e| match &path {
+                Some(p) => anyhow::anyhow!(
+                    "invalid configuration (in {} or UPSTATE_*): {e}",
+                    p.display()
+                ),
+                None => anyhow::anyhow!("invalid configuration (UPSTATE_*): {e}"),
+            })
+    }
+
     pub fn resolve(o: &Overrides) -> anyhow::Result<Config> {
-        let file = read_file(o.config.as_deref())?;
-        let data_dir = o
-            .data_dir
-            .clone()
-            .or(file.data_dir)
-            .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
-        let database_url = match o.database_url.clone().or(file.database_url) {
-            Some(url) => url,
-            None => format!("sqlite://{}", data_dir.join("upstate.db").display()),
+        let s = Config::settings(o)?;
+        let database_url = match &s.database_url {
+            Some(url) => url.expose().to_string(),
+            None => format!("sqlite://{}", s.data_dir.join("upstate.db").display()),
         };
         if !(database_url.starts_with("sqlite:")
             || database_url.starts_with("postgres://")
@@ -168,71 +400,34 @@ impl Config {
                 upstate_store::redact(&database_url)
             );
         }
-        let defaults = upstate_server::ServerSettings::default();
-        let (dp, fp) = (&defaults.public_limits, &file.public_rate_limits);
-        let public_limits = upstate_server::PublicLimits {
-            summary: o.public_rate_summary.or(fp.summary).unwrap_or(dp.summary),
-            components: o
-                .public_rate_components
-                .or(fp.components)
-                .unwrap_or(dp.components),
-            incidents: o
-                .public_rate_incidents
-                .or(fp.incidents)
-                .unwrap_or(dp.incidents),
-            maintenance: o
-                .public_rate_maintenance
-                .or(fp.maintenance)
-                .unwrap_or(dp.maintenance),
-            uptime: o.public_rate_uptime.or(fp.uptime).unwrap_or(dp.uptime),
-            page: o.public_rate_page.or(fp.page).unwrap_or(dp.page),
-        };
-        let trusted_proxies = parse_proxies(
-            &o.trusted_proxies
-                .clone()
-                .or(file.trusted_proxies)
-                .unwrap_or_default(),
-        )?;
-        let addr = o
+        let loopback = s
             .addr
-            .clone()
-            .or(file.addr)
-            .unwrap_or_else(|| DEFAULT_ADDR.to_string());
-        let loopback = addr
             .parse::<std::net::SocketAddr>()
             .is_ok_and(|a| a.ip().is_loopback())
-            || addr.starts_with("localhost:");
-        let secure_cookies = o
-            .secure_cookies
-            .or(file.secure_cookies)
-            .unwrap_or(!loopback);
-        // Unset stays empty: `serve` fills in the address it is bound to.
-        let public_url = o.public_url.clone().or(file.public_url).unwrap_or_default();
-        let public_url = public_url.trim_end_matches('/').to_string();
+            || s.addr.starts_with("localhost:");
+        let p = &s.public_rate_limits;
         Ok(Config {
-            addr,
             database_url,
-            data_dir,
-            server: upstate_server::ServerSettings {
-                api_rate_per_minute: o
-                    .api_rate_per_minute
-                    .or(file.api_rate_per_minute)
-                    .unwrap_or(defaults.api_rate_per_minute),
-                api_rate_per_hour: o
-                    .api_rate_per_hour
-                    .or(file.api_rate_per_hour)
-                    .unwrap_or(defaults.api_rate_per_hour),
-                max_body_bytes: file.max_body_bytes.unwrap_or(defaults.max_body_bytes),
-                public_limits,
-                trusted_proxies,
-                secure_cookies,
-                public_url,
-                default_page: o
-                    .default_page
-                    .clone()
-                    .or(file.default_page)
-                    .filter(|s| !s.is_empty()),
+            data_dir: s.data_dir.clone(),
+            server: ServerSettings {
+                api_rate_per_minute: s.api_rate_per_minute,
+                api_rate_per_hour: s.api_rate_per_hour,
+                max_body_bytes: s.max_body_bytes,
+                public_limits: PublicLimits {
+                    summary: p.summary,
+                    components: p.components,
+                    incidents: p.incidents,
+                    maintenance: p.maintenance,
+                    uptime: p.uptime,
+                    page: p.page,
+                },
+                trusted_proxies: parse_proxies(&s.trusted_proxies)?,
+                secure_cookies: s.secure_cookies.unwrap_or(!loopback),
+                // Unset stays empty: `serve` fills in the address it is bound to.
+                public_url: s.public_url.trim_end_matches('/').to_string(),
+                default_page: s.default_page.clone().filter(|d| !d.is_empty()),
             },
+            addr: s.addr,
         })
     }
 
@@ -253,5 +448,34 @@ impl Config {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_setting_has_a_file_key_and_the_secret_never_prints() {
+        let keys = known_keys();
+        for k in [
+            "addr",
+            "database_url",
+            "max_body_bytes",
+            "public_rate_limits.summary",
+            "trusted_proxies",
+        ] {
+            assert!(keys.contains(k), "{k}: {keys:?}");
+        }
+        assert_eq!(
+            unknown_in_file("addr = \"x\"\n[public_rate_limits]\nsummary = 1\n"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            unknown_in_file("no_such_setting = 1\n"),
+            vec!["no_such_setting".to_string()]
+        );
+        let secret = Secret("postgres://u:hunter2@h/db".into());
+        assert!(!format!("{secret:?}").contains("hunter2"));
     }
 }

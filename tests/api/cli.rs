@@ -153,7 +153,38 @@ async fn config_file_and_environment(b: Backend) {
     assert_eq!(statuses(5, &base).await, [200, 200, 200, 200, 429]);
     child.kill().unwrap();
     child.wait().unwrap();
-    // A broken file is a clear start-up error.
+    // Every setting has its variable, nested ones too; a flag beats both.
+    let (mut child, base) = spawn(
+        &db,
+        &[
+            ("UPSTATE_MAX_BODY_BYTES", "64"),
+            ("UPSTATE_PUBLIC_RATE_SUMMARY", "1"),
+        ],
+    );
+    let writer = db.create_key("write");
+    let big = client
+        .post(format!("{base}/api/v1/statuspages"))
+        .bearer_auth(&writer)
+        .header("content-type", "application/json")
+        .body(format!("{{\"name\": \"{}\"}}", "x".repeat(100)))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(big.status(), 413, "UPSTATE_MAX_BODY_BYTES");
+    let summary = async |base: &str| {
+        let url = format!("{base}/api/public/status/none");
+        let first = client.get(&url).send().await.unwrap().status().as_u16();
+        let second = client.get(&url).send().await.unwrap().status().as_u16();
+        (first, second)
+    };
+    assert_eq!(
+        summary(&base).await,
+        (404, 429),
+        "UPSTATE_PUBLIC_RATE_SUMMARY"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // A broken file is a clear start-up error that names the unknown key.
     std::fs::write(db.dir.path().join("upstate.toml"), "no_such_setting = 1\n").unwrap();
     let out = std::process::Command::new(BIN)
         .args(["serve", "--addr", "127.0.0.1:0"])
@@ -162,5 +193,9 @@ async fn config_file_and_environment(b: Backend) {
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("upstate.toml"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("upstate.toml") && err.contains("no_such_setting"),
+        "{err}"
+    );
 }
