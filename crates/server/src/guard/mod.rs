@@ -120,6 +120,34 @@ struct Attempt {
     forget_on_success: bool,
 }
 
+impl Attempt {
+    /// An attempt at one of a known person's secrets.
+    fn of_user(secret: Secret, user: &User, mortal: Option<Mortal>) -> Attempt {
+        Attempt {
+            secret,
+            account: format!("user:{}", user.email),
+            target_type: "user",
+            target_id: Some(user.id),
+            actor: user_actor(user),
+            mortal,
+            forget_on_success: true,
+        }
+    }
+
+    /// An attempt by someone not signed in.
+    fn anonymous(secret: Secret, account: String, target: (&'static str, Option<Id>)) -> Attempt {
+        Attempt {
+            secret,
+            account,
+            target_type: target.0,
+            target_id: target.1,
+            actor: Actor::anonymous(),
+            mortal: None,
+            forget_on_success: true,
+        }
+    }
+}
+
 /// A request's seat at the guard: who is asking, from where, on which route.
 pub struct Guard {
     state: AppState,
@@ -299,16 +327,12 @@ impl Guard {
     pub async fn sign_in(&self, email: &str, password: String) -> ApiResult<Option<User>> {
         let found = users::credentials(&self.state.db, email).await?;
         let (user, hash) = found.map_or((None, None), |(u, h)| (Some(u), Some(h)));
+        let target = ("user", user.as_ref().map(|u| u.id));
         let attempt = Attempt {
-            secret: Secret::Password,
-            account: format!("user:{email}"),
-            target_type: "user",
-            target_id: user.as_ref().map(|u| u.id),
-            actor: Actor::anonymous(),
-            mortal: None,
             // With two-factor on, a right password is half a sign-in: its
             // failures stay until the second factor passes too.
             forget_on_success: !user.as_ref().is_some_and(|u| u.totp_enabled),
+            ..Attempt::anonymous(Secret::Password, format!("user:{email}"), target)
         };
         let ok = self
             .attempt(attempt, async {
@@ -326,15 +350,7 @@ impl Guard {
         purpose: Purpose<'_>,
     ) -> ApiResult<bool> {
         let stored = users::password_hash(&self.state.db, user.id).await?;
-        let attempt = Attempt {
-            secret: Secret::Password,
-            account: format!("user:{}", user.email),
-            target_type: "user",
-            target_id: Some(user.id),
-            actor: user_actor(user),
-            mortal: Self::mortal(purpose),
-            forget_on_success: true,
-        };
+        let attempt = Attempt::of_user(Secret::Password, user, Self::mortal(purpose));
         self.attempt(attempt, async {
             Ok(verify::password(password, Some(stored)).await)
         })
@@ -350,15 +366,7 @@ impl Guard {
         purpose: Purpose<'_>,
     ) -> ApiResult<bool> {
         let db = &self.state.db;
-        let attempt = Attempt {
-            secret: Secret::SecondFactor,
-            account: format!("user:{}", user.email),
-            target_type: "user",
-            target_id: Some(user.id),
-            actor: user_actor(user),
-            mortal: Self::mortal(purpose),
-            forget_on_success: true,
-        };
+        let attempt = Attempt::of_user(Secret::SecondFactor, user, Self::mortal(purpose));
         let check = async {
             match code {
                 Code::Recovery(c) => Ok(two_factor::spend_code(db, user.id, &c).await?),
@@ -388,13 +396,8 @@ impl Guard {
         code: &str,
     ) -> ApiResult<Option<i64>> {
         let attempt = Attempt {
-            secret: Secret::SecondFactor,
-            account: format!("user:{}", user.email),
-            target_type: "user",
-            target_id: Some(user.id),
-            actor: user_actor(user),
-            mortal: None,
             forget_on_success: false,
+            ..Attempt::of_user(Secret::SecondFactor, user, None)
         };
         let mut step = None;
         self.attempt(attempt, async {
@@ -407,15 +410,11 @@ impl Guard {
 
     /// A visitor's password for a private page (`hash` is the page's).
     pub async fn page_password(&self, page: Id, hash: String, password: String) -> ApiResult<bool> {
-        let attempt = Attempt {
-            secret: Secret::PagePassword,
-            account: format!("page:{page}"),
-            target_type: "status_page",
-            target_id: Some(page),
-            actor: Actor::anonymous(),
-            mortal: None,
-            forget_on_success: true,
-        };
+        let attempt = Attempt::anonymous(
+            Secret::PagePassword,
+            format!("page:{page}"),
+            ("status_page", Some(page)),
+        );
         self.attempt(attempt, async {
             Ok(verify::password(password, Some(hash)).await)
         })
@@ -432,15 +431,7 @@ impl Guard {
         name: &str,
         pw: String,
     ) -> ApiResult<User> {
-        let attempt = Attempt {
-            secret: Secret::SetupLink,
-            account: "install".into(),
-            target_type: "setup",
-            target_id: None,
-            actor: Actor::anonymous(),
-            mortal: None,
-            forget_on_success: true,
-        };
+        let attempt = Attempt::anonymous(Secret::SetupLink, "install".into(), ("setup", None));
         let mut owner = None;
         self.attempt(attempt, async {
             let hash = crate::password::hash(pw).await?;
