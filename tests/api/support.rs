@@ -341,8 +341,13 @@ impl Server {
         }
     }
 
-    /// Starts the server again on the same database (after `stop`).
+    /// Starts the server again on the same database; one still running
+    /// (not `stop`ped first) is killed, so no test leaves a server behind.
     pub fn restart(&mut self, env: &[(&str, &str)]) {
+        if let Some(mut old) = self.child.take() {
+            let _ = old.kill();
+            let _ = old.wait();
+        }
         let (child, base) = spawn(&self.db, env);
         self.child = Some(child);
         self.base = base;
