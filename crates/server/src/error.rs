@@ -207,16 +207,72 @@ impl From<FieldErrors> for ApiError {
     }
 }
 
+/// An error with every source under it, and where it was turned into a
+/// 500: what the log needs to find the cause (the client sees none of it).
+#[track_caller]
+pub(crate) fn internal(e: &(dyn std::error::Error + 'static)) -> ApiError {
+    let mut cause = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        cause.push_str(": ");
+        cause.push_str(&s.to_string());
+        source = s.source();
+    }
+    let at = std::panic::Location::caller();
+    ApiError::Internal(format!("{cause} (at {}:{})", at.file(), at.line()))
+}
+
 impl From<StoreError> for ApiError {
+    /// `track_caller`: the location logged for a 500 is the `?` that met it.
+    #[track_caller]
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::NotFound(what) => ApiError::NotFound(format!("{what} not found")),
             StoreError::Conflict(msg) => ApiError::Conflict(msg),
             StoreError::Transition(t) => ApiError::Conflict(t.to_string()),
             StoreError::InvalidReference { field, message } => ApiError::validation(field, message),
-            other => ApiError::Internal(other.to_string()),
+            other => internal(&other),
         }
     }
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
+
+#[cfg(test)]
+mod tests {
+    #[derive(Debug)]
+    struct Outer(std::io::Error);
+
+    impl std::fmt::Display for Outer {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("query failed")
+        }
+    }
+
+    impl std::error::Error for Outer {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn internal_errors_keep_their_sources_and_where_they_were_met() {
+        let e = super::internal(&Outer(std::io::Error::other("connection reset")));
+        let super::ApiError::Internal(cause) = e else {
+            panic!("not internal")
+        };
+        assert!(
+            cause.starts_with("query failed: connection reset (at "),
+            "{cause}"
+        );
+        assert!(cause.contains("error.rs:"), "the location: {cause}");
+        let e: super::ApiError = upstate_store::StoreError::Config("no pool".into()).into();
+        let super::ApiError::Internal(cause) = e else {
+            panic!("not internal")
+        };
+        assert!(
+            cause.contains("no pool (at ") && cause.contains("error.rs:"),
+            "{cause}"
+        );
+    }
+}
