@@ -13,13 +13,57 @@ use sha2::{Digest, Sha256};
 /// The hash before the first event.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
+/// The kinds of actor. An event keeps its kind as the stored text (so that
+/// verifying the chain sees exactly what is stored); new events take it from
+/// here, and the audit filter accepts only these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActorKind {
+    Key,
+    User,
+    Cli,
+    System,
+    Anonymous,
+}
+
+impl ActorKind {
+    pub const ALL: [ActorKind; 5] = [
+        ActorKind::Key,
+        ActorKind::User,
+        ActorKind::Cli,
+        ActorKind::System,
+        ActorKind::Anonymous,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActorKind::Key => "key",
+            ActorKind::User => "user",
+            ActorKind::Cli => "cli",
+            ActorKind::System => "system",
+            ActorKind::Anonymous => "anonymous",
+        }
+    }
+}
+
+impl std::str::FromStr for ActorKind {
+    type Err = crate::status::UnknownVariant;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ActorKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| crate::status::UnknownVariant {
+                expected: "key, user, cli, system or anonymous".into(),
+            })
+    }
+}
+
 /// Who did something: an API key, a signed-in user, the command line, or the
 /// service itself (the scheduler).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Actor {
-    /// `key`, `user`, `cli` or `system`.
+    /// One of `ActorKind`: `key`, `user`, `cli`, `system` or `anonymous`.
     pub kind: String,
     pub id: Option<Id>,
     /// A readable name: the key's name, the user's email, `scheduler`, ...
@@ -27,16 +71,27 @@ pub struct Actor {
 }
 
 impl Actor {
+    pub fn new(kind: ActorKind, id: Option<Id>, label: &str) -> Actor {
+        Actor {
+            kind: kind.as_str().into(),
+            id,
+            label: label.into(),
+        }
+    }
+    /// A signed-in person, by their email.
+    pub fn user(id: Id, email: &str) -> Actor {
+        Actor::new(ActorKind::User, Some(id), email)
+    }
     pub fn key(id: Id, name: &str) -> Actor {
         Actor {
-            kind: "key".into(),
+            kind: ActorKind::Key.as_str().into(),
             id: Some(id),
             label: name.into(),
         }
     }
     pub fn cli() -> Actor {
         Actor {
-            kind: "cli".into(),
+            kind: ActorKind::Cli.as_str().into(),
             id: None,
             label: "command line".into(),
         }
@@ -44,14 +99,14 @@ impl Actor {
     /// Someone not signed in: a sign-in attempt, a visitor at a private page.
     pub fn anonymous() -> Actor {
         Actor {
-            kind: "anonymous".into(),
+            kind: ActorKind::Anonymous.as_str().into(),
             id: None,
             label: "not signed in".into(),
         }
     }
     pub fn system(what: &str) -> Actor {
         Actor {
-            kind: "system".into(),
+            kind: ActorKind::System.as_str().into(),
             id: None,
             label: what.into(),
         }

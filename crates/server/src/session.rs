@@ -192,11 +192,7 @@ impl FromRequestParts<AppState> for SignedIn {
             .extensions
             .get::<ConnectInfo<SocketAddr>>()
             .map(|c| c.0);
-        let actor = Actor {
-            kind: "user".into(),
-            id: Some(session.user.id),
-            label: session.user.email.clone(),
-        };
+        let actor = Actor::user(session.user.id, &session.user.email);
         let audit = audit_ctx(&parts.headers, peer, state, actor);
         Ok(SignedIn { session, audit })
     }

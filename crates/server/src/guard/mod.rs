@@ -204,11 +204,7 @@ fn retry_after(until: Timestamp) -> ApiError {
 }
 
 fn user_actor(user: &User) -> Actor {
-    Actor {
-        kind: "user".into(),
-        id: Some(user.id),
-        label: user.email.clone(),
-    }
+    Actor::user(user.id, &user.email)
 }
 
 impl Guard {

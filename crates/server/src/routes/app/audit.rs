@@ -52,15 +52,13 @@ impl FromRequestParts<AppState> for AuditReader {
 /// Filters shared by list, export and statistics.
 fn filter(q: &QueryParams, paged: bool) -> ApiResult<AuditFilter> {
     let mut e = FieldErrors::new();
-    let actor_kind = q.get("actorKind").map(str::to_string);
-    if let Some(k) = &actor_kind
-        && !["key", "user", "cli", "system", "anonymous"].contains(&k.as_str())
-    {
-        e.push(
+    let actor_kind = q
+        .parsed::<upstate_core::audit::ActorKind>(
             "actorKind",
-            "must be one of: key, user, cli, system, anonymous",
-        );
-    }
+            "one of key, user, cli, system, anonymous",
+            &mut e,
+        )
+        .map(|k| k.as_str().to_string());
     let time = |e: &mut FieldErrors, name: &str| {
         q.get(name).and_then(|v| e.check(name, Timestamp::parse(v)))
     };

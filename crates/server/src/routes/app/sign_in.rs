@@ -93,11 +93,7 @@ async fn login(
             "the email or the password is wrong".into(),
         ));
     };
-    let actor = Actor {
-        kind: "user".into(),
-        id: Some(user.id),
-        label: user.email.clone(),
-    };
+    let actor = Actor::user(user.id, &user.email);
     let ctx = audit_ctx(&headers, Some(peer), &state, actor);
     let (session, token) =
         users::start_session(&state.db, &ctx, &user, session::ABSOLUTE_MS).await?;

@@ -267,11 +267,7 @@ async fn verify_2fa(
         return Err(ApiError::validation("code", "is wrong or already used"));
     }
     users::end_session(&state.db, &pending_id).await?;
-    let actor = Actor {
-        kind: "user".into(),
-        id: Some(user.id),
-        label: user.email.clone(),
-    };
+    let actor = Actor::user(user.id, &user.email);
     let ctx = audit_ctx(&headers, Some(peer), &state, actor);
     let (session, token) =
         users::start_session(&state.db, &ctx, &user, session::ABSOLUTE_MS).await?;
