@@ -21,6 +21,7 @@ mod guard;
 mod headers;
 mod incidents;
 mod instances;
+mod jobs;
 mod key_routes;
 mod lifecycle;
 mod maintenance;

@@ -131,6 +131,32 @@ impl TestDb {
         }
     }
 
+    /// The integers a one-column query returns (to look at rows the API
+    /// does not show, such as jobs).
+    pub async fn integers(&self, sql: &str) -> Vec<i64> {
+        let sql = sqlx::AssertSqlSafe(sql.to_string());
+        match self.backend {
+            Backend::Sqlite => {
+                let mut c = <sqlx::SqliteConnection as sqlx::Connection>::connect(&self.url)
+                    .await
+                    .expect("sqlite");
+                sqlx::query_scalar(sql)
+                    .fetch_all(&mut c)
+                    .await
+                    .expect("query")
+            }
+            Backend::Postgres => {
+                let mut c = <sqlx::PgConnection as sqlx::Connection>::connect(&self.url)
+                    .await
+                    .expect("postgres");
+                sqlx::query_scalar(sql)
+                    .fetch_all(&mut c)
+                    .await
+                    .expect("query")
+            }
+        }
+    }
+
     /// Runs the CLI against this database; returns (success, stdout, stderr).
     pub fn cli(&self, args: &[&str]) -> (bool, String, String) {
         let out = Command::new(BIN)

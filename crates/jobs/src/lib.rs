@@ -1,21 +1,28 @@
-//! Background work. For now: the maintenance scheduler, which starts
-//! auto-start windows at their start time and completes them at their end.
+//! Background work: a worker that runs due job rows (docs/jobs.md). Today
+//! there is one kind, a maintenance window's next automatic move (start at
+//! its scheduled start, complete at its end), scheduled by the store in the
+//! transaction that creates or changes the window.
 //!
-//! It keeps no state of its own: every tick asks the database what is due,
-//! so a window missed while the service was down is caught up at start-up,
-//! and several instances can run it at once (the store's compare-and-set
-//! transitions apply each move exactly once; the losers see a conflict and
-//! skip it).
+//! The worker sleeps until the next job is due, and wakes early when a job
+//! is scheduled (in this process, or on another instance through
+//! PostgreSQL's notifications), with a slow poll as the safety net. A leased
+//! job runs on one instance; if that instance dies, its lease runs out and
+//! another takes the job. Handlers re-read what they act on, so running a job
+//! twice, or after someone else made the move, changes nothing.
 
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use upstate_core::audit::Actor;
 use upstate_core::{MaintenanceAction, Timestamp};
+use upstate_store::jobs::{self, Job};
 use upstate_store::{AuditCtx, Db, StoreError, maintenance};
 
-/// How often the scheduler looks for due windows: well inside the promised
-/// "within about a second".
-pub const TICK: Duration = Duration::from_millis(250);
+/// How long a leased job is ours before another instance may take it.
+pub const LEASE_MS: i64 = 60_000;
+/// The longest the worker sleeps without being told of new work.
+pub const SAFETY_POLL: Duration = Duration::from_secs(30);
+/// Jobs leased at once.
+const BATCH: i64 = 20;
 
 fn message(action: MaintenanceAction) -> &'static str {
     match action {
@@ -29,37 +36,87 @@ fn message(action: MaintenanceAction) -> &'static str {
     }
 }
 
-/// Applies every transition due at `now`; returns how many it applied.
-pub async fn run_due(db: &Db, now: Timestamp) -> Result<usize, StoreError> {
+/// A window's due move, if it still is one when the job runs.
+async fn maintenance_move(db: &Db, job: &Job, now: Timestamp) -> Result<(), StoreError> {
+    let id = job
+        .dedupe_key
+        .strip_prefix("maintenance:")
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| StoreError::Config(format!("bad job key {:?}", job.dedupe_key)))?;
+    let action = match maintenance::due_move(db, id, now).await {
+        Ok(Some(action)) => action,
+        // Deleted, moved later, no longer automatic, or done by someone else.
+        Ok(None) | Err(StoreError::NotFound(_)) => return Ok(()),
+        Err(e) => return Err(e),
+    };
     let ctx = AuditCtx::of(Actor::system("scheduler"));
-    let mut applied = 0;
-    for (id, action) in maintenance::due(db, now).await? {
-        match maintenance::transition(db, &ctx, id, action, message(action)).await {
-            Ok(_) => {
-                applied += 1;
-                tracing::info!(
-                    maintenance = id,
-                    action = action.verb(),
-                    "scheduler moved maintenance"
-                );
-            }
-            // Someone (an operator or another instance) got there first.
-            Err(StoreError::Transition(_) | StoreError::Conflict(_) | StoreError::NotFound(_)) => {}
-            Err(e) => return Err(e),
+    match maintenance::transition(db, &ctx, id, action, message(action)).await {
+        Ok(_) => {
+            tracing::info!(
+                maintenance = id,
+                action = action.verb(),
+                "scheduler moved maintenance"
+            );
+            Ok(())
         }
+        // Someone (an operator or another instance) got there first.
+        Err(StoreError::Transition(_) | StoreError::Conflict(_) | StoreError::NotFound(_)) => {
+            Ok(())
+        }
+        Err(e) => Err(e),
     }
-    Ok(applied)
 }
 
-/// Runs until cancelled. A failing tick is logged and retried on the next.
+async fn run(db: &Db, job: &Job, now: Timestamp) -> Result<(), StoreError> {
+    match job.kind.as_str() {
+        maintenance::JOB_KIND => maintenance_move(db, job, now).await,
+        other => Err(StoreError::Config(format!("unknown job kind {other:?}"))),
+    }
+}
+
+/// Runs every job due at `now`; returns how many it finished.
+pub async fn run_due(db: &Db, now: Timestamp) -> Result<usize, StoreError> {
+    let mut finished = 0;
+    for job in jobs::lease(db, now, LEASE_MS, BATCH).await? {
+        match run(db, &job, now).await {
+            Ok(()) => {
+                jobs::finish(db, &job).await?;
+                finished += 1;
+            }
+            Err(e) => {
+                // 2 s, 4 s, 8 s ... up to an hour, a little jittered so that
+                // instances that failed together do not retry together.
+                let backoff = (1_000i64 << job.attempts.clamp(1, 12)).min(3_600_000);
+                let jitter = i64::from(rand::random::<u16>()) % (backoff / 10 + 1);
+                tracing::warn!(job = job.id, kind = %job.kind, error = %e, "job failed; retrying");
+                let again = Timestamp::from_millis(now.millis() + backoff + jitter);
+                jobs::retry(db, &job, &e.to_string(), again).await?;
+            }
+        }
+    }
+    Ok(finished)
+}
+
+/// Runs until cancelled. A failing round is logged and tried again.
 pub async fn run_scheduler(db: Db, cancel: CancellationToken) {
     loop {
-        if let Err(e) = run_due(&db, Timestamp::now()).await {
-            tracing::warn!(error = %e, "maintenance scheduler tick failed");
+        let now = Timestamp::now();
+        let round = run_due(&db, now).await;
+        if let Err(e) = &round {
+            tracing::warn!(error = %e, "job round failed");
         }
+        let wait = match (round, jobs::next_run_at(&db).await) {
+            (Ok(_), Ok(Some(at))) => {
+                let ms = (at.millis() - Timestamp::now().millis()).max(0) as u64;
+                Duration::from_millis(ms).min(SAFETY_POLL)
+            }
+            (Ok(_), Ok(None)) => SAFETY_POLL,
+            _ => Duration::from_secs(1),
+        };
         tokio::select! {
             _ = cancel.cancelled() => break,
-            _ = tokio::time::sleep(TICK) => {}
+            _ = db.changes.jobs.notified() => {}
+            _ = tokio::time::sleep(wait) => {}
         }
     }
 }

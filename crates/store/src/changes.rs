@@ -27,6 +27,9 @@ pub struct Changes {
     events: broadcast::Sender<Option<Id>>,
     /// This process, in the notifications it sends.
     origin: u64,
+    /// Wakes this process's job worker: a job was scheduled (here, or on
+    /// another instance, heard through `upstate_jobs`).
+    pub jobs: tokio::sync::Notify,
 }
 
 impl Default for Changes {
@@ -36,6 +39,7 @@ impl Default for Changes {
             all: AtomicU64::new(0),
             events: broadcast::channel(256).0,
             origin: rand::random(),
+            jobs: tokio::sync::Notify::new(),
         }
     }
 }

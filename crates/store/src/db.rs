@@ -48,6 +48,8 @@ pub struct Tx {
     changes: Arc<Changes>,
     /// Who makes this change; every audited write has one.
     pub(crate) ctx: Option<AuditCtx>,
+    /// Whether it scheduled a job (the worker is woken after commit).
+    pub(crate) scheduled_jobs: bool,
 }
 
 /// Runs `$body` with `$c` bound to an executor of the live backend's read pool.
@@ -176,6 +178,7 @@ impl Db {
             touched: Vec::new(),
             changes: self.changes.clone(),
             ctx: None,
+            scheduled_jobs: false,
         })
     }
 
@@ -226,11 +229,20 @@ impl Db {
         loop {
             match sqlx::postgres::PgListener::connect_with(pool).await {
                 Ok(mut listener) => {
-                    if listener.listen(CHANNEL).await.is_ok() {
+                    if listener
+                        .listen_all([CHANNEL, crate::jobs::CHANNEL])
+                        .await
+                        .is_ok()
+                    {
                         // Whatever happened while we were not listening is unknown.
                         self.changes.bump_all();
+                        self.changes.jobs.notify_one();
                         while let Ok(n) = listener.recv().await {
-                            self.changes.heard(n.payload());
+                            if n.channel() == crate::jobs::CHANNEL {
+                                self.changes.jobs.notify_one();
+                            } else {
+                                self.changes.heard(n.payload());
+                            }
                         }
                     }
                     tracing::warn!("lost the change notification connection; reconnecting");
@@ -290,6 +302,9 @@ impl Tx {
         }
         for page in self.touched {
             self.changes.bump(page);
+        }
+        if self.scheduled_jobs {
+            self.changes.jobs.notify_one();
         }
         Ok(())
     }

@@ -16,6 +16,7 @@ mod error;
 pub mod failures;
 pub mod groups;
 pub mod incidents;
+pub mod jobs;
 pub mod maintenance;
 pub mod pages;
 pub mod public;

@@ -195,6 +195,7 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewMaintenance) -> StoreResult
     let summary = json!({ "title": &new.title, "statusPageId": new.status_page_id, "scheduledStartTime": new.scheduled_start_time, "scheduledEndTime": new.scheduled_end_time, "autoStart": new.auto_start, "componentIds": &new.component_ids });
     tx.audit(Action::MaintenanceCreate, "maintenance", Some(id), summary)
         .await?;
+    plan(&mut tx, id).await?;
     tx.touch(new.status_page_id).await?;
     tx.commit().await?;
     get(db, id).await
@@ -366,6 +367,7 @@ pub async fn transition(
         json!({ "from": current.status, "to": next, "message": message }),
     )
     .await?;
+    plan(&mut tx, id).await?;
     tx.touch(current.status_page_id).await?;
     tx.commit().await?;
     get(db, id).await
@@ -435,6 +437,7 @@ pub async fn update(
     let summary = json!({ "title": &patch.title, "description": patch.description.is_some(), "scheduledStartTime": patch.scheduled_start_time, "scheduledEndTime": patch.scheduled_end_time, "autoStart": patch.auto_start, "componentIds": &patch.component_ids });
     tx.audit(Action::MaintenanceUpdate, "maintenance", Some(id), summary)
         .await?;
+    plan(&mut tx, id).await?;
     tx.touch(current.status_page_id).await?;
     tx.commit().await?;
     get(db, id).await
@@ -471,34 +474,57 @@ pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
         json!({ "title": &current.title, "status": current.status }),
     )
     .await?;
+    tx.unschedule(&job_key(id)).await?;
     tx.touch(current.status_page_id).await?;
     tx.commit().await
 }
 
 /// Windows the scheduler must move now: auto-start windows whose start has
 /// come (start) and in-progress auto-start windows whose end has come (complete).
-pub async fn due(db: &Db, now: Timestamp) -> StoreResult<Vec<(Id, MaintenanceAction)>> {
-    let rows: Vec<(i64, String)> = on_db!(db, |c| {
+/// The job kind of a window's next automatic move.
+pub const JOB_KIND: &str = "maintenance";
+
+/// The name of a window's one job.
+pub fn job_key(id: Id) -> String {
+    format!("maintenance:{id}")
+}
+
+/// Keeps a window's job in step with the window, in the transaction that
+/// changed it: an auto-start window that is scheduled has its job at its
+/// start, one in progress at its end; any other has none.
+async fn plan(tx: &mut Tx, id: Id) -> StoreResult<()> {
+    let row: Option<(String, bool, i64, i64)> = on_tx!(&mut *tx, |c| {
         sqlx::query_as(
-            "SELECT id, status FROM maintenance WHERE auto_start AND \
-         ((status = 'scheduled' AND scheduled_start <= $1) OR (status = 'in_progress' AND scheduled_end <= $1)) \
-         ORDER BY scheduled_start, id LIMIT 100",
-        )
-        .bind(now.millis())
-        .fetch_all(c)
-        .await?
+        "SELECT status, auto_start, scheduled_start, scheduled_end FROM maintenance WHERE id = $1"
+    )
+    .bind(id)
+    .fetch_optional(c)
+    .await?
     });
-    Ok(rows
-        .into_iter()
-        .map(|(id, status)| {
-            (
-                id,
-                if status == "scheduled" {
-                    MaintenanceAction::Start
-                } else {
-                    MaintenanceAction::Complete
-                },
-            )
-        })
-        .collect())
+    let due = match row {
+        Some((status, true, start, _)) if status == "scheduled" => Some(start),
+        Some((status, true, _, end)) if status == "in_progress" => Some(end),
+        _ => None,
+    };
+    match due {
+        Some(at) => {
+            tx.schedule(JOB_KIND, &job_key(id), "{}", Timestamp::from_millis(at))
+                .await
+        }
+        None => tx.unschedule(&job_key(id)).await,
+    }
+}
+
+/// The move a window is due for at `now`, if any (what its job does).
+pub async fn due_move(db: &Db, id: Id, now: Timestamp) -> StoreResult<Option<MaintenanceAction>> {
+    let m = get(db, id).await?;
+    Ok(match m.status {
+        MaintenanceStatus::Scheduled if m.auto_start && m.scheduled_start_time <= now => {
+            Some(MaintenanceAction::Start)
+        }
+        MaintenanceStatus::InProgress if m.auto_start && m.scheduled_end_time <= now => {
+            Some(MaintenanceAction::Complete)
+        }
+        _ => None,
+    })
 }

@@ -1,0 +1,170 @@
+//! Background work as rows (docs/jobs.md). A job is scheduled inside the
+//! write transaction of the change that calls for it, so it exists exactly
+//! when the change does; `dedupe_key` names the one job a thing has, and
+//! scheduling it again moves that job. A worker leases due jobs (PostgreSQL:
+//! `FOR UPDATE SKIP LOCKED`; SQLite: the one writer of `BEGIN IMMEDIATE`),
+//! so each runs on one instance; a lease that runs out (a killed instance)
+//! lets another worker take the job. Done jobs are deleted, failed ones come
+//! back later with their error.
+//!
+//! Wake-ups: a commit that scheduled a job wakes this process's worker
+//! (`Changes::jobs`); on PostgreSQL it also notifies `upstate_jobs`, which
+//! every instance listens to.
+
+use crate::db::{Db, Tx, TxInner};
+use crate::error::StoreResult;
+use upstate_core::{Id, Timestamp};
+
+pub const CHANNEL: &str = "upstate_jobs";
+
+/// A leased job. `lease` is the lease's token: only its holder may finish it.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Job {
+    pub id: Id,
+    pub kind: String,
+    pub dedupe_key: String,
+    pub payload: String,
+    pub attempts: i64,
+    #[sqlx(rename = "locked_until")]
+    pub lease: i64,
+}
+
+impl Tx {
+    /// Schedules (or moves) the job named `key` to run at `run_at`.
+    pub(crate) async fn schedule(
+        &mut self,
+        kind: &str,
+        key: &str,
+        payload: &str,
+        run_at: Timestamp,
+    ) -> StoreResult<()> {
+        on_tx!(self, |c| {
+            sqlx::query(
+            "INSERT INTO jobs (kind, dedupe_key, payload, run_at, created_at) VALUES ($1, $2, $3, $4, $5) \
+             ON CONFLICT (dedupe_key) DO UPDATE SET kind = $1, payload = $3, run_at = $4, \
+             attempts = 0, locked_until = NULL, last_error = NULL"
+        )
+        .bind(kind)
+        .bind(key)
+        .bind(payload)
+        .bind(run_at.millis())
+        .bind(Timestamp::now().millis())
+        .execute(c)
+        .await?
+        .rows_affected()
+        });
+        if let TxInner::Postgres(t) = &mut self.inner {
+            sqlx::query("SELECT pg_notify($1, '')")
+                .bind(CHANNEL)
+                .execute(&mut **t)
+                .await?;
+        }
+        self.scheduled_jobs = true;
+        Ok(())
+    }
+
+    /// Removes the job named `key`, if there is one.
+    pub(crate) async fn unschedule(&mut self, key: &str) -> StoreResult<()> {
+        on_tx!(self, |c| sqlx::query(
+            "DELETE FROM jobs WHERE dedupe_key = $1"
+        )
+        .bind(key)
+        .execute(c)
+        .await?
+        .rows_affected());
+        Ok(())
+    }
+}
+
+/// Leases up to `limit` due jobs for `lease_ms`.
+pub async fn lease(db: &Db, now: Timestamp, lease_ms: i64, limit: i64) -> StoreResult<Vec<Job>> {
+    let mut tx = db.begin().await?;
+    let until = now.millis() + lease_ms;
+    // The only statement that differs: PostgreSQL skips rows another
+    // instance is leasing; SQLite's writer lock already excludes everyone.
+    let jobs: Vec<Job> = match &mut tx.inner {
+        TxInner::Postgres(t) => {
+            sqlx::query_as(
+                "UPDATE jobs SET locked_until = $1, attempts = attempts + 1 WHERE id IN \
+                 (SELECT id FROM jobs WHERE run_at <= $2 AND (locked_until IS NULL OR locked_until < $2) \
+                  ORDER BY run_at LIMIT $3 FOR UPDATE SKIP LOCKED) \
+                 RETURNING id, kind, dedupe_key, payload, attempts, locked_until",
+            )
+            .bind(until)
+            .bind(now.millis())
+            .bind(limit)
+            .fetch_all(&mut **t)
+            .await?
+        }
+        TxInner::Sqlite(t) => {
+            sqlx::query_as(
+                "UPDATE jobs SET locked_until = $1, attempts = attempts + 1 WHERE id IN \
+                 (SELECT id FROM jobs WHERE run_at <= $2 AND (locked_until IS NULL OR locked_until < $2) \
+                  ORDER BY run_at LIMIT $3) \
+                 RETURNING id, kind, dedupe_key, payload, attempts, locked_until",
+            )
+            .bind(until)
+            .bind(now.millis())
+            .bind(limit)
+            .fetch_all(&mut **t)
+            .await?
+        }
+    };
+    tx.commit().await?;
+    Ok(jobs)
+}
+
+/// Deletes a job whose lease is still ours. A job scheduled again while it
+/// ran (its lease cleared) stays, for its new time.
+pub async fn finish(db: &Db, job: &Job) -> StoreResult<()> {
+    let mut tx = db.begin().await?;
+    on_tx!(&mut tx, |c| sqlx::query(
+        "DELETE FROM jobs WHERE id = $1 AND locked_until = $2"
+    )
+    .bind(job.id)
+    .bind(job.lease)
+    .execute(c)
+    .await?
+    .rows_affected());
+    tx.commit().await
+}
+
+/// Gives a failed job back, to run again at `run_at`, with its error.
+pub async fn retry(db: &Db, job: &Job, error: &str, run_at: Timestamp) -> StoreResult<()> {
+    let mut tx = db.begin().await?;
+    on_tx!(&mut tx, |c| sqlx::query(
+        "UPDATE jobs SET locked_until = NULL, run_at = $1, last_error = $2 \
+         WHERE id = $3 AND locked_until = $4"
+    )
+    .bind(run_at.millis())
+    .bind(error)
+    .bind(job.id)
+    .bind(job.lease)
+    .execute(c)
+    .await?
+    .rows_affected());
+    tx.commit().await
+}
+
+/// When the next job is due, if any is waiting.
+pub async fn next_run_at(db: &Db) -> StoreResult<Option<Timestamp>> {
+    let at: Option<i64> = on_db!(db, |c| {
+        sqlx::query_scalar(
+        "SELECT MIN(CASE WHEN locked_until IS NULL OR locked_until < run_at THEN run_at ELSE locked_until END) FROM jobs"
+    )
+    .fetch_one(c)
+    .await?
+    });
+    Ok(at.map(Timestamp::from_millis))
+}
+
+/// A job's state, for tests and operators: (run_at, attempts, last_error).
+pub async fn by_key(db: &Db, key: &str) -> StoreResult<Option<(Timestamp, i64, Option<String>)>> {
+    let row: Option<(i64, i64, Option<String>)> = on_db!(db, |c| sqlx::query_as(
+        "SELECT run_at, attempts, last_error FROM jobs WHERE dedupe_key = $1"
+    )
+    .bind(key)
+    .fetch_optional(c)
+    .await?);
+    Ok(row.map(|(at, n, e)| (Timestamp::from_millis(at), n, e)))
+}

@@ -1,0 +1,130 @@
+//! Background work as rows (docs/jobs.md): an auto-start window has exactly
+//! one job, which follows every change of the window in the same
+//! transaction, and a job whose lease runs out (a killed instance) is taken
+//! over by another worker.
+
+use crate::on_both_backends;
+use crate::support::{Backend, Server, at_offset_ms};
+use serde_json::json;
+use std::time::Duration;
+
+on_both_backends!(
+    a_window_has_one_job_that_follows_it,
+    a_job_whose_lease_runs_out_is_taken_over
+);
+
+fn now_ms() -> i64 {
+    (time::OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000) as i64
+}
+
+/// The run times of a window's job (none, or exactly one).
+async fn job_of(s: &Server, id: i64) -> Vec<i64> {
+    s.db.integers(&format!(
+        "SELECT run_at FROM jobs WHERE dedupe_key = 'maintenance:{id}'"
+    ))
+    .await
+}
+
+fn ms(rfc3339: &str) -> i64 {
+    let t = time::OffsetDateTime::parse(rfc3339, &time::format_description::well_known::Rfc3339)
+        .unwrap();
+    (t.unix_timestamp_nanos() / 1_000_000) as i64
+}
+
+async fn a_window_has_one_job_that_follows_it(b: Backend) {
+    let s = Server::start(b).await;
+    let p = s.page("p").await;
+    let (start, end) = (at_offset_ms(3_600_000), at_offset_ms(7_200_000));
+    let body = json!({"title": "DB", "statusPageId": p, "scheduledStartTime": start,
+                      "scheduledEndTime": end, "autoStart": true});
+    let id = s.post("/api/v1/maintenance", body).await.data(201)["id"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(
+        job_of(&s, id).await,
+        [ms(&start)],
+        "the job waits for the start"
+    );
+
+    let later = at_offset_ms(5_400_000);
+    let path = format!("/api/v1/maintenance/{id}");
+    s.patch(&path, json!({"scheduledStartTime": later}))
+        .await
+        .data(200);
+    assert_eq!(
+        job_of(&s, id).await,
+        [ms(&later)],
+        "moving the window moves its job"
+    );
+    s.patch(&path, json!({"autoStart": false})).await.data(200);
+    assert_eq!(
+        job_of(&s, id).await,
+        Vec::<i64>::new(),
+        "a manual window has none"
+    );
+    s.patch(&path, json!({"autoStart": true})).await.data(200);
+    s.post_empty(&format!("{path}/start")).await.data(200);
+    assert_eq!(
+        job_of(&s, id).await,
+        [ms(&end)],
+        "started by hand, it waits for the end"
+    );
+    s.post_empty(&format!("{path}/complete")).await.data(200);
+    assert_eq!(
+        job_of(&s, id).await,
+        Vec::<i64>::new(),
+        "a finished window has none"
+    );
+
+    let other = json!({"title": "Cache", "statusPageId": p, "scheduledStartTime": start,
+                       "scheduledEndTime": end, "autoStart": true});
+    let other = s.post("/api/v1/maintenance", other).await.data(201)["id"]
+        .as_i64()
+        .unwrap();
+    s.delete(&format!("/api/v1/maintenance/{other}"))
+        .await
+        .data(200);
+    assert_eq!(
+        job_of(&s, other).await,
+        Vec::<i64>::new(),
+        "deleted with its window"
+    );
+    assert_eq!(s.db.integers("SELECT COUNT(*) FROM jobs").await, [0]);
+}
+
+async fn a_job_whose_lease_runs_out_is_taken_over(b: Backend) {
+    let s = Server::start(b).await;
+    let p = s.page("p").await;
+    let body = json!({"title": "DB", "statusPageId": p, "scheduledStartTime": at_offset_ms(1_000),
+                      "scheduledEndTime": at_offset_ms(3_600_000), "autoStart": true});
+    let id = s.post("/api/v1/maintenance", body).await.data(201)["id"]
+        .as_i64()
+        .unwrap();
+    // As if another instance had leased the job and died: its lease holds
+    // for 4 s, and nobody may run the job before then.
+    let until = now_ms() + 4_000;
+    s.db.execute(&format!(
+        "UPDATE jobs SET locked_until = {until}, attempts = 1 WHERE dedupe_key = 'maintenance:{id}'"
+    ))
+    .await;
+    let status = async || {
+        s.get(&format!("/api/v1/maintenance/{id}")).await.data(200)["status"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    assert_eq!(status().await, "scheduled", "the dead lease still holds");
+    let started = s
+        .eventually(Duration::from_secs(10), async || {
+            status().await == "in_progress"
+        })
+        .await;
+    assert!(started, "a worker took the job over once the lease ran out");
+    assert!(now_ms() >= until, "not before the lease ended");
+    assert_eq!(
+        job_of(&s, id).await.len(),
+        1,
+        "the job now waits for the end"
+    );
+}
