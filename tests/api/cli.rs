@@ -1,5 +1,5 @@
 use crate::on_both_backends;
-use crate::support::{BIN, Backend, Server, TestDb, spawn};
+use crate::support::{BIN, Backend, Running, Server, TestDb, spawn};
 use reqwest::Method;
 
 on_both_backends!(
@@ -123,7 +123,8 @@ async fn config_file_and_environment(b: Backend) {
         "api_rate_per_minute = 2\n",
     )
     .unwrap();
-    let (mut child, base) = spawn(&db, &[]);
+    let (child, base) = spawn(&db, &[]);
+    let child = Running(child);
     let client = reqwest::Client::new();
     let statuses = async |n: usize, base: &str| {
         let mut out = vec![];
@@ -146,21 +147,21 @@ async fn config_file_and_environment(b: Backend) {
         [200, 200, 429],
         "upstate.toml sets the limit"
     );
-    child.kill().unwrap();
-    child.wait().unwrap();
+    drop(child);
     // The environment beats the file.
-    let (mut child, base) = spawn(&db, &[("UPSTATE_API_RATE_PER_MINUTE", "4")]);
+    let (child, base) = spawn(&db, &[("UPSTATE_API_RATE_PER_MINUTE", "4")]);
+    let child = Running(child);
     assert_eq!(statuses(5, &base).await, [200, 200, 200, 200, 429]);
-    child.kill().unwrap();
-    child.wait().unwrap();
+    drop(child);
     // Every setting has its variable, nested ones too; a flag beats both.
-    let (mut child, base) = spawn(
+    let (child, base) = spawn(
         &db,
         &[
             ("UPSTATE_MAX_BODY_BYTES", "64"),
             ("UPSTATE_PUBLIC_RATE_SUMMARY", "1"),
         ],
     );
+    let child = Running(child);
     let writer = db.create_key("write");
     let big = client
         .post(format!("{base}/api/v1/statuspages"))
@@ -182,8 +183,7 @@ async fn config_file_and_environment(b: Backend) {
         (404, 429),
         "UPSTATE_PUBLIC_RATE_SUMMARY"
     );
-    child.kill().unwrap();
-    child.wait().unwrap();
+    drop(child);
     // A broken file is a clear start-up error that names the unknown key.
     std::fs::write(db.dir.path().join("upstate.toml"), "no_such_setting = 1\n").unwrap();
     let out = std::process::Command::new(BIN)

@@ -1,25 +1,16 @@
 //! Several instances on one PostgreSQL database (the scale-out setup).
 
 use crate::status_html::next_event;
-use crate::support::{Backend, Server, at_offset_ms, spawn};
+use crate::support::{Backend, Running, Server, at_offset_ms, spawn};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
-struct Other(std::process::Child);
-
-impl Drop for Other {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Instance A (a test server on a fresh PostgreSQL database) and the base
 /// URL of instance B on the same database.
-async fn two_instances() -> (Server, String, Other) {
+async fn two_instances() -> (Server, String, Running) {
     let a = Server::start(Backend::Postgres).await;
     let (child, b_base) = spawn(&a.db, &[]);
-    (a, b_base, Other(child))
+    (a, b_base, Running(child))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -282,6 +282,17 @@ impl Resp {
     }
 }
 
+/// A server process a test started beside its `Server`: killed when dropped,
+/// so a failing assertion leaves no process behind.
+pub struct Running(pub Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 pub fn spawn(db: &TestDb, env: &[(&str, &str)]) -> (Child, String) {
     let mut cmd = Command::new(BIN);
     cmd.args(["serve", "--addr", "127.0.0.1:0"])
