@@ -118,6 +118,27 @@ fn token_of(p: &StepUpProof) -> ApiResult<String> {
         .ok_or_else(|| ApiError::validation("token", "is required"))
 }
 
+/// Marks the step-up verified (the proof passed the guard) and answers its status.
+async fn verified(
+    state: &AppState,
+    me: &SignedIn,
+    token: &str,
+    method: &str,
+) -> ApiResult<Response> {
+    step_up::verify(
+        &state.db,
+        &me.audit,
+        &me.session.id,
+        token,
+        method,
+        STEP_UP_MS,
+    )
+    .await?;
+    Ok(data(status_of(Some(
+        step_up::get(&state.db, &me.session.id, token).await?,
+    ))))
+}
+
 #[utoipa::path(post, path = "/api/admin/step-up/verify-password", tag = "step-up", operation_id = "stepUpVerifyPassword",
     summary = "Verify a step-up with your password (3 wrong proofs end the step-up)", request_body = StepUpProof,
     responses((status = 200, body = Data<StepUpStatus>), SessionErrors, BodyErrors, Conflict, Throttled))]
@@ -138,18 +159,7 @@ async fn step_up_password(
     {
         return Err(ApiError::validation("password", "is wrong"));
     }
-    step_up::verify(
-        &state.db,
-        &me.audit,
-        &me.session.id,
-        &token,
-        "password",
-        STEP_UP_MS,
-    )
-    .await?;
-    Ok(data(status_of(Some(
-        step_up::get(&state.db, &me.session.id, &token).await?,
-    ))))
+    verified(&state, &me, &token, "password").await
 }
 
 #[utoipa::path(post, path = "/api/admin/step-up/verify-totp", tag = "step-up", operation_id = "stepUpVerifyTotp",
@@ -181,16 +191,5 @@ async fn step_up_totp(
     {
         return Err(ApiError::validation("code", "is wrong or already used"));
     }
-    step_up::verify(
-        &state.db,
-        &me.audit,
-        &me.session.id,
-        &token,
-        "totp",
-        STEP_UP_MS,
-    )
-    .await?;
-    Ok(data(status_of(Some(
-        step_up::get(&state.db, &me.session.id, &token).await?,
-    ))))
+    verified(&state, &me, &token, "totp").await
 }
