@@ -1,17 +1,13 @@
-//! The connection to whichever backend the URL names, and the two macros that
+//! The connection to whichever backend the URL names, and the macros that
 //! run the same query text on it. Dialects agree on everything we use
-//! (`$n` placeholders, `RETURNING`, integers for time); only migrations and
-//! transaction start differ, and those live here.
+//! (`$n` placeholders, `RETURNING`, `ON CONFLICT`, integers for time); what
+//! differs lives in `sqlite.rs` and `postgres.rs`.
 
 use crate::audit::AuditCtx;
 use crate::changes::{CHANNEL, Changes};
 use crate::error::{StoreError, StoreResult};
-use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{PgPool, Postgres, Sqlite, SqlitePool, Transaction};
-use std::str::FromStr;
 use std::sync::Arc;
-use std::time::Duration;
 use upstate_core::Id;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,42 +106,20 @@ impl Db {
     /// `postgres://...`. Any other scheme is refused with a message that says
     /// which ones work.
     pub async fn connect(url: &str) -> StoreResult<Db> {
-        if url.starts_with("sqlite:") {
-            let opts = SqliteConnectOptions::from_str(url)?
-                .create_if_missing(true)
-                .journal_mode(SqliteJournalMode::Wal)
-                .synchronous(SqliteSynchronous::Full)
-                .foreign_keys(true)
-                .busy_timeout(Duration::from_secs(10));
-            let write = SqlitePoolOptions::new()
-                .max_connections(1)
-                .connect_with(opts.clone())
-                .await?;
-            let read = SqlitePoolOptions::new()
-                .max_connections(8)
-                .connect_with(opts)
-                .await?;
-            Ok(Db {
-                pools: Pools::Sqlite { read, write },
-                changes: Arc::default(),
-            })
+        let pools = if url.starts_with("sqlite:") {
+            crate::sqlite::connect(url).await?
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            let opts = PgConnectOptions::from_str(url)?;
-            let pool = PgPoolOptions::new()
-                .max_connections(16)
-                .acquire_timeout(Duration::from_secs(10))
-                .connect_with(opts)
-                .await?;
-            Ok(Db {
-                pools: Pools::Postgres(pool),
-                changes: Arc::default(),
-            })
+            crate::postgres::connect(url).await?
         } else {
-            Err(StoreError::Config(format!(
+            return Err(StoreError::Config(format!(
                 "unsupported database URL {:?}: use sqlite://PATH or postgres://USER@HOST/DB",
                 redact(url)
-            )))
-        }
+            )));
+        };
+        Ok(Db {
+            pools,
+            changes: Arc::default(),
+        })
     }
 
     pub fn backend(&self) -> Backend {
@@ -158,10 +132,9 @@ impl Db {
     /// Applies pending migrations of the live backend.
     pub async fn migrate(&self) -> StoreResult<()> {
         match &self.pools {
-            Pools::Sqlite { write, .. } => sqlx::migrate!("./migrations/sqlite").run(write).await?,
-            Pools::Postgres(pool) => sqlx::migrate!("./migrations/postgres").run(pool).await?,
+            Pools::Sqlite { write, .. } => crate::sqlite::migrate(write).await,
+            Pools::Postgres(pool) => crate::postgres::migrate(pool).await,
         }
-        Ok(())
     }
 
     /// Starts a write transaction. SQLite's is `BEGIN IMMEDIATE` so a
@@ -169,7 +142,7 @@ impl Db {
     pub async fn begin(&self) -> StoreResult<Tx> {
         let inner = match &self.pools {
             Pools::Sqlite { write, .. } => {
-                TxInner::Sqlite(write.begin_with("BEGIN IMMEDIATE").await?)
+                TxInner::Sqlite(write.begin_with(crate::sqlite::BEGIN).await?)
             }
             Pools::Postgres(pool) => TxInner::Postgres(pool.begin().await?),
         };
@@ -223,34 +196,8 @@ impl Db {
     /// process ends, bumping page versions; a no-op on SQLite, where this
     /// process is the only writer of pages.
     pub async fn follow_changes(&self) {
-        let Pools::Postgres(pool) = &self.pools else {
-            return;
-        };
-        loop {
-            match sqlx::postgres::PgListener::connect_with(pool).await {
-                Ok(mut listener) => {
-                    if listener
-                        .listen_all([CHANNEL, crate::jobs::CHANNEL])
-                        .await
-                        .is_ok()
-                    {
-                        // Whatever happened while we were not listening is unknown.
-                        self.changes.bump_all();
-                        self.changes.jobs.notify_one();
-                        while let Ok(n) = listener.recv().await {
-                            if n.channel() == crate::jobs::CHANNEL {
-                                self.changes.jobs.notify_one();
-                            } else {
-                                self.changes.heard(n.payload());
-                            }
-                        }
-                    }
-                    tracing::warn!("lost the change notification connection; reconnecting");
-                }
-                Err(e) => tracing::warn!(error = %e, "cannot listen for changes; retrying"),
-            }
-            self.changes.bump_all();
-            tokio::time::sleep(Duration::from_secs(1)).await;
+        if let Pools::Postgres(pool) = &self.pools {
+            crate::postgres::follow(pool, &self.changes).await;
         }
     }
 
@@ -285,11 +232,7 @@ impl Tx {
         .rows_affected());
         if let TxInner::Postgres(t) = &mut self.inner {
             let payload = self.changes.payload(page);
-            sqlx::query("SELECT pg_notify($1, $2)")
-                .bind(CHANNEL)
-                .bind(payload)
-                .execute(&mut **t)
-                .await?;
+            crate::postgres::notify(t, CHANNEL, &payload).await?;
         }
         self.touched.push(page);
         Ok(())

@@ -54,10 +54,7 @@ impl Tx {
         .rows_affected()
         });
         if let TxInner::Postgres(t) = &mut self.inner {
-            sqlx::query("SELECT pg_notify($1, '')")
-                .bind(CHANNEL)
-                .execute(&mut **t)
-                .await?;
+            crate::postgres::notify(t, CHANNEL, "").await?;
         }
         self.scheduled_jobs = true;
         Ok(())
@@ -80,34 +77,23 @@ impl Tx {
 pub async fn lease(db: &Db, now: Timestamp, lease_ms: i64, limit: i64) -> StoreResult<Vec<Job>> {
     let mut tx = db.begin().await?;
     let until = now.millis() + lease_ms;
-    // The only statement that differs: PostgreSQL skips rows another
-    // instance is leasing; SQLite's writer lock already excludes everyone.
+    // The one statement that differs: see `sqlite.rs` and `postgres.rs`.
     let jobs: Vec<Job> = match &mut tx.inner {
         TxInner::Postgres(t) => {
-            sqlx::query_as(
-                "UPDATE jobs SET locked_until = $1, attempts = attempts + 1 WHERE id IN \
-                 (SELECT id FROM jobs WHERE run_at <= $2 AND (locked_until IS NULL OR locked_until < $2) \
-                  ORDER BY run_at LIMIT $3 FOR UPDATE SKIP LOCKED) \
-                 RETURNING id, kind, dedupe_key, payload, attempts, locked_until",
-            )
-            .bind(until)
-            .bind(now.millis())
-            .bind(limit)
-            .fetch_all(&mut **t)
-            .await?
+            sqlx::query_as(crate::postgres::LEASE_JOBS)
+                .bind(until)
+                .bind(now.millis())
+                .bind(limit)
+                .fetch_all(&mut **t)
+                .await?
         }
         TxInner::Sqlite(t) => {
-            sqlx::query_as(
-                "UPDATE jobs SET locked_until = $1, attempts = attempts + 1 WHERE id IN \
-                 (SELECT id FROM jobs WHERE run_at <= $2 AND (locked_until IS NULL OR locked_until < $2) \
-                  ORDER BY run_at LIMIT $3) \
-                 RETURNING id, kind, dedupe_key, payload, attempts, locked_until",
-            )
-            .bind(until)
-            .bind(now.millis())
-            .bind(limit)
-            .fetch_all(&mut **t)
-            .await?
+            sqlx::query_as(crate::sqlite::LEASE_JOBS)
+                .bind(until)
+                .bind(now.millis())
+                .bind(limit)
+                .fetch_all(&mut **t)
+                .await?
         }
     };
     tx.commit().await?;

@@ -1,0 +1,79 @@
+//! What only PostgreSQL does. It serves several instances on one database:
+//! rows a transaction reads to change are locked `FOR UPDATE` (the `locked!`
+//! macro), job leases skip rows another instance holds (`SKIP LOCKED`), and
+//! instances tell each other of changes and new jobs with LISTEN/NOTIFY (a
+//! notification sent inside a transaction is delivered only if it commits).
+
+use crate::changes::{self, Changes};
+use crate::db::Pools;
+use crate::error::StoreResult;
+use sqlx::PgPool;
+use sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
+use std::str::FromStr;
+use std::time::Duration;
+
+/// Leases due jobs, skipping those another instance is leasing right now.
+pub(crate) const LEASE_JOBS: &str = "UPDATE jobs SET locked_until = $1, attempts = attempts + 1 WHERE id IN \
+     (SELECT id FROM jobs WHERE run_at <= $2 AND (locked_until IS NULL OR locked_until < $2) \
+      ORDER BY run_at LIMIT $3 FOR UPDATE SKIP LOCKED) \
+     RETURNING id, kind, dedupe_key, payload, attempts, locked_until";
+
+pub(crate) async fn connect(url: &str) -> StoreResult<Pools> {
+    let opts = PgConnectOptions::from_str(url)?;
+    let pool = PgPoolOptions::new()
+        .max_connections(16)
+        .acquire_timeout(Duration::from_secs(10))
+        .connect_with(opts)
+        .await?;
+    Ok(Pools::Postgres(pool))
+}
+
+pub(crate) async fn migrate(pool: &PgPool) -> StoreResult<()> {
+    sqlx::migrate!("./migrations/postgres").run(pool).await?;
+    Ok(())
+}
+
+/// Queues a notification, delivered to every instance if the transaction commits.
+pub(crate) async fn notify(
+    conn: &mut sqlx::PgConnection,
+    channel: &str,
+    payload: &str,
+) -> StoreResult<()> {
+    sqlx::query("SELECT pg_notify($1, $2)")
+        .bind(channel)
+        .bind(payload)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Follows every instance's notifications until the process ends: changed
+/// pages bump their versions, new jobs wake the worker. While the connection
+/// is down, anything may have happened, so everything counts as changed.
+pub(crate) async fn follow(pool: &PgPool, changes: &Changes) {
+    loop {
+        match PgListener::connect_with(pool).await {
+            Ok(mut listener) => {
+                if listener
+                    .listen_all([changes::CHANNEL, crate::jobs::CHANNEL])
+                    .await
+                    .is_ok()
+                {
+                    changes.bump_all();
+                    changes.jobs.notify_one();
+                    while let Ok(n) = listener.recv().await {
+                        if n.channel() == crate::jobs::CHANNEL {
+                            changes.jobs.notify_one();
+                        } else {
+                            changes.heard(n.payload());
+                        }
+                    }
+                }
+                tracing::warn!("lost the change notification connection; reconnecting");
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot listen for changes; retrying"),
+        }
+        changes.bump_all();
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}

@@ -1,0 +1,44 @@
+//! What only SQLite does. It is the embedded default: one file, one process.
+//! WAL journal, full sync (an acknowledged write survives a power cut),
+//! foreign keys on, and one writer connection, because SQLite admits one
+//! writer at a time anyway and queueing writers in the pool keeps latency
+//! fair. Write transactions begin `IMMEDIATE`, taking the write lock at once,
+//! so a read-then-write transaction never fails to upgrade it; that lock is
+//! also what makes a job lease exclusive here.
+
+use crate::db::Pools;
+use crate::error::StoreResult;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use std::str::FromStr;
+use std::time::Duration;
+
+pub(crate) const BEGIN: &str = "BEGIN IMMEDIATE";
+
+/// Leases due jobs (the writer lock excludes every other worker).
+pub(crate) const LEASE_JOBS: &str = "UPDATE jobs SET locked_until = $1, attempts = attempts + 1 WHERE id IN \
+     (SELECT id FROM jobs WHERE run_at <= $2 AND (locked_until IS NULL OR locked_until < $2) \
+      ORDER BY run_at LIMIT $3) \
+     RETURNING id, kind, dedupe_key, payload, attempts, locked_until";
+
+pub(crate) async fn connect(url: &str) -> StoreResult<Pools> {
+    let opts = SqliteConnectOptions::from_str(url)?
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Full)
+        .foreign_keys(true)
+        .busy_timeout(Duration::from_secs(10));
+    let write = SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(opts.clone())
+        .await?;
+    let read = SqlitePoolOptions::new()
+        .max_connections(8)
+        .connect_with(opts)
+        .await?;
+    Ok(Pools::Sqlite { read, write })
+}
+
+pub(crate) async fn migrate(write: &sqlx::SqlitePool) -> StoreResult<()> {
+    sqlx::migrate!("./migrations/sqlite").run(write).await?;
+    Ok(())
+}
