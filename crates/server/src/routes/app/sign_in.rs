@@ -22,7 +22,7 @@ use std::net::SocketAddr;
 use upstate_core::audit::Actor;
 use upstate_core::roles::{self, Permission, Role};
 use upstate_core::{FieldErrors, validate};
-use upstate_store::users::{self};
+use upstate_store::users;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub fn router() -> OpenApiRouter<AppState> {
