@@ -1,6 +1,6 @@
 //! Several instances on one PostgreSQL database (the scale-out setup).
 
-use crate::status_html::next_event;
+use crate::status_html::{next_event, next_sse};
 use crate::support::{Backend, Running, Server, at_offset_ms, spawn};
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -113,6 +113,22 @@ async fn live_events_carry_writes_made_on_another_instance() {
     )
     .await
     .data(200);
+    // B reads A's change event from the outbox row A's notification names
+    // (a `status` event may come first: B's listener connecting counts as
+    // "anything may have changed").
+    let change = loop {
+        let (name, data) = next_sse(&mut stream, &mut buf, changed + Duration::from_secs(1))
+            .await
+            .expect("B's stream reports A's write within 1 s");
+        if name == "change" {
+            break data;
+        }
+    };
+    assert_eq!(change["kind"], "component.status_changed");
+    assert_eq!(
+        (&change["component"], &change["from"]),
+        (&json!(c), &json!("operational"))
+    );
     let next = next_event(&mut stream, &mut buf, changed + Duration::from_secs(1)).await;
     assert_eq!(
         next.expect("B's stream reports A's write within 1 s")["status"],

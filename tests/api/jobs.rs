@@ -10,7 +10,8 @@ use std::time::Duration;
 
 on_both_backends!(
     a_window_has_one_job_that_follows_it,
-    a_job_whose_lease_runs_out_is_taken_over
+    a_job_whose_lease_runs_out_is_taken_over,
+    a_window_moves_when_the_test_clock_reaches_it
 );
 
 fn now_ms() -> i64 {
@@ -127,4 +128,80 @@ async fn a_job_whose_lease_runs_out_is_taken_over(b: Backend) {
         1,
         "the job now waits for the end"
     );
+}
+
+/// The in-process harness runs an auto-start window through its life in no
+/// time: nothing moves until the test's clock reaches the window's times.
+async fn a_window_moves_when_the_test_clock_reaches_it(b: Backend) {
+    use crate::harness::TestApp;
+    use reqwest::Method;
+    let mut app = TestApp::spawn(b).await;
+    let p = app
+        .data(
+            Method::POST,
+            "/api/v1/statuspages",
+            Some(json!({"name": "P", "slug": "p"})),
+            201,
+        )
+        .await["id"]
+        .clone();
+    let c = app
+        .data(
+            Method::POST,
+            "/api/v1/components",
+            Some(json!({"name": "DB", "statusPageId": p})),
+            201,
+        )
+        .await["id"]
+        .as_i64()
+        .unwrap();
+    let body = json!({"title": "Upgrade", "statusPageId": p, "componentIds": [c], "autoStart": true,
+        "scheduledStartTime": at_offset_ms(3_600_000), "scheduledEndTime": at_offset_ms(7_200_000)});
+    let m = app
+        .data(Method::POST, "/api/v1/maintenance", Some(body), 201)
+        .await["id"]
+        .as_i64()
+        .unwrap();
+
+    assert_eq!(app.run_jobs().await, 0, "nothing is due yet");
+    assert_eq!(
+        states(&app, m, c).await,
+        (json!("scheduled"), json!("operational"))
+    );
+
+    app.advance(Duration::from_secs(3_601));
+    assert_eq!(app.run_jobs().await, 1, "the start came");
+    assert_eq!(
+        states(&app, m, c).await,
+        (json!("in_progress"), json!("maintenance"))
+    );
+    assert_eq!(app.run_jobs().await, 0, "the end has not");
+
+    app.advance(Duration::from_secs(3_600));
+    assert_eq!(app.run_jobs().await, 1, "the end came");
+    assert_eq!(
+        states(&app, m, c).await,
+        (json!("completed"), json!("operational"))
+    );
+    let job = upstate_store::jobs::by_key(&app.db, &format!("maintenance:{m}")).await;
+    assert!(
+        matches!(job, Ok(None)),
+        "a finished window has no job left: {job:?}"
+    );
+}
+
+/// A window's status and its component's.
+async fn states(
+    app: &crate::harness::TestApp,
+    m: i64,
+    c: i64,
+) -> (serde_json::Value, serde_json::Value) {
+    use reqwest::Method;
+    let window = app
+        .data(Method::GET, &format!("/api/v1/maintenance/{m}"), None, 200)
+        .await;
+    let comp = app
+        .data(Method::GET, &format!("/api/v1/components/{c}"), None, 200)
+        .await;
+    (window["status"].clone(), comp["status"].clone())
 }

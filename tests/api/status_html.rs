@@ -501,18 +501,37 @@ async fn custom_domains_and_the_default_page(b: Backend) {
     assert_eq!(st["status"], "partial_outage");
 }
 
-/// The data of the next server-sent `status` event, or None when the time is up.
+/// The data of the next server-sent `status` event (skipping `change`
+/// events), or None when the time is up.
 pub async fn next_event<B: AsRef<[u8]>>(
     stream: &mut (impl futures_util::Stream<Item = reqwest::Result<B>> + Unpin),
     buf: &mut String,
     deadline: Instant,
 ) -> Option<Value> {
     loop {
+        let (name, data) = next_sse(stream, buf, deadline).await?;
+        if name == "status" {
+            return Some(data);
+        }
+        assert_eq!(name, "change", "{data}");
+    }
+}
+
+/// The name and data of the next server-sent event, or None when the time is up.
+pub async fn next_sse<B: AsRef<[u8]>>(
+    stream: &mut (impl futures_util::Stream<Item = reqwest::Result<B>> + Unpin),
+    buf: &mut String,
+    deadline: Instant,
+) -> Option<(String, Value)> {
+    loop {
         if let Some(end) = buf.find("\n\n") {
             let event: String = buf.drain(..end + 2).collect();
             if let Some(data) = event.lines().find_map(|l| l.strip_prefix("data: ")) {
-                assert!(event.contains("event: status"), "{event}");
-                return serde_json::from_str(data).ok();
+                let name = event
+                    .lines()
+                    .find_map(|l| l.strip_prefix("event: "))
+                    .unwrap_or("message");
+                return Some((name.to_string(), serde_json::from_str(data).ok()?));
             }
             continue;
         }
@@ -550,9 +569,17 @@ async fn event_stream_reports_a_change_within_a_second(b: Backend) {
     )
     .await
     .data(200);
-    let next = next_event(&mut stream, &mut buf, changed + Duration::from_secs(1))
+    // What changed comes first, read from the outbox; then the page's status.
+    let (name, change) = next_sse(&mut stream, &mut buf, changed + Duration::from_secs(1))
         .await
         .expect("an event within 1 s");
+    assert_eq!(name, "change", "{change}");
+    assert_eq!(change["kind"], "component.status_changed", "{change}");
+    assert_eq!(change["component"], ids["api"]);
+    assert_eq!(change["to"], "major_outage");
+    let next = next_event(&mut stream, &mut buf, changed + Duration::from_secs(1))
+        .await
+        .expect("a status event within 1 s");
     assert_eq!(next["status"], "major_outage");
     assert_eq!(next["statusLabel"], "Major System Outage");
     assert_ne!(next["version"], first["version"]);

@@ -134,6 +134,23 @@ impl TestDb {
     /// The integers a one-column query returns (to look at rows the API
     /// does not show, such as jobs).
     pub async fn integers(&self, sql: &str) -> Vec<i64> {
+        self.column(sql).await
+    }
+
+    /// The texts a one-column query returns (the outbox's kinds, say).
+    pub async fn texts(&self, sql: &str) -> Vec<String> {
+        self.column(sql).await
+    }
+
+    async fn column<T>(&self, sql: &str) -> Vec<T>
+    where
+        T: for<'r> sqlx::Decode<'r, sqlx::Sqlite>
+            + sqlx::Type<sqlx::Sqlite>
+            + for<'r> sqlx::Decode<'r, sqlx::Postgres>
+            + sqlx::Type<sqlx::Postgres>
+            + Send
+            + Unpin,
+    {
         let sql = sqlx::AssertSqlSafe(sql.to_string());
         match self.backend {
             Backend::Sqlite => {

@@ -6,6 +6,7 @@
 
 pub mod atlassian;
 pub mod audit;
+pub mod events;
 pub mod links;
 pub mod model;
 pub mod patch;

@@ -110,9 +110,10 @@ pub async fn create(
     });
     let key = ApiKey::try_from(row)?;
     let summary = serde_json::json!({ "name": &key.name, "prefix": &key.prefix, "scopes": scope_list, "expiresAt": key.expires_at });
-    tx.audit(Action::ApiKeyCreate, "api_key", Some(key.id), summary)
+    let audited = tx
+        .audit(Action::ApiKeyCreate, "api_key", Some(key.id), summary)
         .await?;
-    tx.commit().await?;
+    tx.commit(audited).await?;
     Ok((key, secret))
 }
 
@@ -151,21 +152,22 @@ pub async fn revoke(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<ApiKey> {
     .fetch_optional(c)
     .await?);
     let key = ApiKey::try_from(row.ok_or(StoreError::NotFound("API key"))?)?;
-    tx.audit(
-        Action::ApiKeyRevoke,
-        "api_key",
-        Some(key.id),
-        serde_json::json!({ "name": &key.name, "prefix": &key.prefix }),
-    )
-    .await?;
-    tx.commit().await?;
+    let audited = tx
+        .audit(
+            Action::ApiKeyRevoke,
+            "api_key",
+            Some(key.id),
+            serde_json::json!({ "name": &key.name, "prefix": &key.prefix }),
+        )
+        .await?;
+    tx.commit(audited).await?;
     Ok(key)
 }
 
 /// Records use. Callers throttle it (once a minute per key is plenty) so reads
 /// do not turn into writes.
 pub async fn touch(db: &Db, id: Id, at: Timestamp) -> StoreResult<()> {
-    let mut tx = db.begin().await?;
+    let mut tx = db.bookkeeping().await?;
     on_tx!(&mut tx, |c| sqlx::query(
         "UPDATE api_keys SET last_used_at = $1 WHERE id = $2"
     )
@@ -230,14 +232,15 @@ pub async fn update(
     .fetch_one(c)
     .await?);
     let key = ApiKey::try_from(row)?;
-    tx.audit(
-        Action::ApiKeyUpdate,
-        "api_key",
-        Some(id),
-        serde_json::json!({ "name": name, "scopes": scope_list }),
-    )
-    .await?;
-    tx.commit().await?;
+    let audited = tx
+        .audit(
+            Action::ApiKeyUpdate,
+            "api_key",
+            Some(id),
+            serde_json::json!({ "name": name, "scopes": scope_list }),
+        )
+        .await?;
+    tx.commit(audited).await?;
     Ok(key)
 }
 
@@ -252,13 +255,14 @@ pub async fn revoke_all_of(db: &Db, ctx: &AuditCtx, user: Id) -> StoreResult<u64
     .execute(c)
     .await?
     .rows_affected());
-    tx.audit(
-        Action::ApiKeyRevokeAll,
-        "user",
-        Some(user),
-        serde_json::json!({ "revoked": n }),
-    )
-    .await?;
-    tx.commit().await?;
+    let audited = tx
+        .audit(
+            Action::ApiKeyRevokeAll,
+            "user",
+            Some(user),
+            serde_json::json!({ "revoked": n }),
+        )
+        .await?;
+    tx.commit(audited).await?;
     Ok(n)
 }

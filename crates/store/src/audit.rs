@@ -2,7 +2,7 @@
 //! exactly when its change does), read and verified by the audit routes.
 
 use crate::db::{Db, Tx};
-use crate::error::{StoreError, StoreResult};
+use crate::error::StoreResult;
 use upstate_core::audit::{self, Action, Actor, AuditEvent, GENESIS, Verification};
 use upstate_core::{Id, Timestamp};
 
@@ -73,19 +73,21 @@ impl From<EventRow> for AuditEvent {
     }
 }
 
+/// Proof that a transaction appended its audit event: `Tx::commit` asks for
+/// it, and only `Tx::audit` makes one.
+#[must_use = "a change commits with its audit event"]
+pub struct Audited(());
+
 impl Tx {
-    /// Appends an event for this transaction's change.
+    /// Appends the audit event of this transaction's change.
     pub(crate) async fn audit(
         &mut self,
         action: Action,
         target_type: &str,
         target_id: Option<Id>,
         summary: serde_json::Value,
-    ) -> StoreResult<()> {
-        let ctx = self
-            .ctx
-            .clone()
-            .ok_or_else(|| StoreError::Config("a write without an audit context".into()))?;
+    ) -> StoreResult<Audited> {
+        let ctx = self.ctx.clone();
         let head: (i64, String) = locked!(
             self,
             "SELECT seq, hash FROM audit_head WHERE id = 1",
@@ -136,7 +138,7 @@ impl Tx {
         .execute(c)
         .await?
         .rows_affected());
-        Ok(())
+        Ok(Audited(()))
     }
 }
 

@@ -1,18 +1,22 @@
-//! Which pages changed, so public snapshots know when to rebuild.
+//! Which pages changed, so public snapshots know when to rebuild and live
+//! streams what to say. Both read the change events of the outbox.
 //!
-//! Each page has a version number in memory. A write transaction names the
-//! pages it touched; after it commits, their versions go up (before the
-//! handler answers, so a write acknowledged to an operator is never followed
-//! by a stale public read). On PostgreSQL the transaction also sends
-//! `pg_notify('upstate_changes', '{origin}:{page_id}')`, delivered only on
-//! commit, and every instance's listener bumps the same versions for writes
-//! made elsewhere. An instance ignores its own notifications (it bumped at
-//! commit already): one change, one rebuild, one live event.
+//! Each page has a version number in memory. A write transaction records its
+//! events in the outbox; after it commits, their pages' versions go up
+//! (before the handler answers, so a write acknowledged to an operator is
+//! never followed by a stale public read) and the events go to live
+//! listeners. On PostgreSQL the transaction also sends
+//! `pg_notify('upstate_changes', '{origin}:{outbox ids}')`, delivered only on
+//! commit; every other instance reads those outbox rows and does the same.
+//! An instance ignores its own notifications (it applied them at commit):
+//! one change, one rebuild, one live event.
 
 use dashmap::DashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::sync::broadcast;
 use upstate_core::Id;
+use upstate_core::events::Event;
 
 pub const CHANNEL: &str = "upstate_changes";
 
@@ -22,9 +26,8 @@ pub struct Changes {
     /// Bumped by every change: guards caches of "which page has this slug"
     /// (including "none"), which any page's change may alter.
     all: AtomicU64,
-    /// Tells live listeners (the public event streams) which page changed;
-    /// `None` means every page may have.
-    events: broadcast::Sender<Option<Id>>,
+    /// Tells live listeners (the public event streams) what changed.
+    events: broadcast::Sender<Heard>,
     /// This process, in the notifications it sends.
     origin: u64,
     /// Wakes this process's job worker: a job was scheduled (here, or on
@@ -44,30 +47,77 @@ impl Default for Changes {
     }
 }
 
+/// What a live listener hears.
+#[derive(Debug, Clone)]
+pub enum Heard {
+    /// The events of one committed transaction, in the order written.
+    Committed(Arc<[Event]>),
+    /// Anything may have changed (a lost notification connection).
+    Everything,
+}
+
+/// What a notification asks of this instance.
+#[derive(Debug, PartialEq)]
+pub enum Notice {
+    /// Its own commit, applied already.
+    Own,
+    /// Read these outbox rows and apply their events.
+    Rows(Vec<i64>),
+    /// Too many rows to name, or unreadable: everything changed.
+    Everything,
+}
+
+/// PostgreSQL refuses notification payloads of 8000 bytes or more.
+const MAX_PAYLOAD: usize = 7900;
+
 impl Changes {
-    /// A receiver of changed page ids. A lagging receiver loses messages, and
+    /// A receiver of committed events. A lagging receiver loses messages, and
     /// should treat that as "everything changed".
-    pub fn subscribe(&self) -> broadcast::Receiver<Option<Id>> {
+    pub fn subscribe(&self) -> broadcast::Receiver<Heard> {
         self.events.subscribe()
     }
 
-    /// The notification payload announcing a change of `page` by this process.
-    pub fn payload(&self, page: Id) -> String {
-        format!("{}:{page}", self.origin)
+    /// The notification payload announcing this process's commit of the
+    /// outbox rows `ids`.
+    pub fn payload(&self, ids: &[i64]) -> String {
+        let list: Vec<String> = ids.iter().map(i64::to_string).collect();
+        let payload = format!("{}:{}", self.origin, list.join(","));
+        if payload.len() > MAX_PAYLOAD {
+            format!("{}:*", self.origin)
+        } else {
+            payload
+        }
     }
 
-    /// Applies a notification: another process's change bumps its page, this
-    /// process's own is skipped, anything unreadable bumps every page.
-    pub fn heard(&self, payload: &str) {
-        let (origin, page) = match payload.split_once(':') {
-            Some((o, p)) => (o.parse::<u64>().ok(), p),
-            None => (None, payload),
+    /// Reads a notification.
+    pub fn notice(&self, payload: &str) -> Notice {
+        let Some((origin, rows)) = payload.split_once(':') else {
+            return Notice::Everything;
         };
-        match page.parse::<Id>() {
-            Ok(_) if origin == Some(self.origin) => {}
-            Ok(page) => self.bump(page),
-            Err(_) => self.bump_all(),
+        if origin.parse::<u64>().ok() == Some(self.origin) {
+            return Notice::Own;
         }
+        let ids: Result<Vec<i64>, _> = rows.split(',').map(str::parse).collect();
+        match ids {
+            Ok(ids) if !ids.is_empty() => Notice::Rows(ids),
+            _ => Notice::Everything,
+        }
+    }
+
+    /// Applies committed events: their pages' versions go up once each, then
+    /// live listeners hear them.
+    pub fn committed(&self, events: Vec<Event>) {
+        if events.is_empty() {
+            return;
+        }
+        let mut pages: Vec<Id> = events.iter().map(Event::page).collect();
+        pages.sort_unstable();
+        pages.dedup();
+        for page in pages {
+            *self.pages.entry(page).or_insert(0) += 1;
+        }
+        self.all.fetch_add(1, Ordering::AcqRel);
+        let _ = self.events.send(Heard::Committed(events.into()));
     }
 
     pub fn page_version(&self, page: Id) -> u64 {
@@ -78,19 +128,13 @@ impl Changes {
         self.all.load(Ordering::Acquire)
     }
 
-    pub fn bump(&self, page: Id) {
-        *self.pages.entry(page).or_insert(0) += 1;
-        self.all.fetch_add(1, Ordering::AcqRel);
-        let _ = self.events.send(Some(page));
-    }
-
     /// After a lost notification connection nothing can be trusted.
     pub fn bump_all(&self) {
         for mut v in self.pages.iter_mut() {
             *v += 1;
         }
         self.all.fetch_add(1, Ordering::AcqRel);
-        let _ = self.events.send(None);
+        let _ = self.events.send(Heard::Everything);
     }
 }
 
@@ -99,23 +143,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn own_notifications_are_skipped_and_others_bump() {
+    fn own_notifications_are_skipped_and_others_name_rows() {
         let (me, other) = (Changes::default(), Changes::default());
-        me.heard(&me.payload(7));
-        assert_eq!(me.page_version(7), 0, "already bumped at commit");
-        me.heard(&other.payload(7));
-        assert_eq!(me.page_version(7), 1);
-        me.heard("8");
+        assert_eq!(me.notice(&me.payload(&[7, 9])), Notice::Own);
+        assert_eq!(me.notice(&other.payload(&[7, 9])), Notice::Rows(vec![7, 9]));
+        assert_eq!(me.notice("garbage"), Notice::Everything);
+        assert_eq!(me.notice("1:x"), Notice::Everything);
+        let many: Vec<i64> = (1_000_000..1_002_000).collect();
         assert_eq!(
-            me.page_version(8),
-            1,
-            "a bare page id (older instances) counts"
+            me.notice(&other.payload(&many)),
+            Notice::Everything,
+            "a payload PostgreSQL would refuse is sent as 'everything'"
         );
-        let before = me.global_version();
-        me.heard("garbage");
-        assert!(
-            me.global_version() > before && me.page_version(7) == 2,
-            "unreadable: everything changed"
-        );
+    }
+
+    #[test]
+    fn a_commit_bumps_each_page_once() {
+        let c = Changes::default();
+        let mut rx = c.subscribe();
+        c.committed(vec![
+            Event::PageUpdated { page: 3 },
+            Event::QuickLinksChanged { page: 3 },
+            Event::PageUpdated { page: 4 },
+        ]);
+        assert_eq!((c.page_version(3), c.page_version(4)), (1, 1));
+        match rx.try_recv() {
+            Ok(Heard::Committed(events)) => assert_eq!(events.len(), 3),
+            other => panic!("expected the committed events, got {other:?}"),
+        }
     }
 }

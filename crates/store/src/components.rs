@@ -9,6 +9,7 @@ use crate::rows::ComponentRow;
 use crate::{groups, pages};
 use serde_json::json;
 use upstate_core::audit::Action;
+use upstate_core::events::Event;
 use upstate_core::*;
 
 pub async fn list(
@@ -95,16 +96,22 @@ pub(crate) async fn set_status(
     if from == to {
         return Ok(());
     }
-    on_tx!(&mut *tx, |c| sqlx::query(
-        "UPDATE components SET status = $1, updated_at = $2 WHERE id = $3"
+    let page: Id = on_tx!(&mut *tx, |c| sqlx::query_scalar(
+        "UPDATE components SET status = $1, updated_at = $2 WHERE id = $3 RETURNING page_id"
     )
     .bind(to.as_str())
     .bind(at.millis())
     .bind(id)
-    .execute(c)
-    .await?
-    .rows_affected());
-    record_history(tx, id, to, at).await
+    .fetch_one(c)
+    .await?);
+    record_history(tx, id, to, at).await?;
+    tx.record(Event::ComponentStatusChanged {
+        page,
+        component: id,
+        from,
+        to,
+    })
+    .await
 }
 
 async fn record_history(
@@ -161,15 +168,20 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewComponent) -> StoreResult<C
     });
     let component = Component::try_from(row)?;
     record_history(&mut tx, component.id, component.status, now).await?;
-    tx.audit(
-        Action::ComponentCreate,
-        "component",
-        Some(component.id),
-        json!(component),
-    )
+    let audited = tx
+        .audit(
+            Action::ComponentCreate,
+            "component",
+            Some(component.id),
+            json!(component),
+        )
+        .await?;
+    tx.record(Event::ComponentCreated {
+        page: component.status_page_id,
+        component: component.id,
+    })
     .await?;
-    tx.touch(component.status_page_id).await?;
-    tx.commit().await?;
+    tx.commit(audited).await?;
     Ok(component)
 }
 
@@ -202,26 +214,43 @@ pub async fn update(
         set_status(&mut tx, id, current.status, status, now).await?;
     }
     let updated = get_locked(&mut tx, id).await?;
-    tx.audit(
-        Action::ComponentUpdate,
-        "component",
-        Some(id),
-        changes(&current, &updated),
-    )
-    .await?;
-    tx.touch(updated.status_page_id).await?;
-    tx.commit().await?;
+    let audited = tx
+        .audit(
+            Action::ComponentUpdate,
+            "component",
+            Some(id),
+            changes(&current, &updated),
+        )
+        .await?;
+    // A status change is its own event (`set_status`); this one says that
+    // anything else changed.
+    let others_changed = Component {
+        status: current.status,
+        updated_at: current.updated_at,
+        ..updated.clone()
+    } != current;
+    if others_changed {
+        tx.record(Event::ComponentUpdated {
+            page: updated.status_page_id,
+            component: id,
+        })
+        .await?;
+    }
+    tx.commit(audited).await?;
     Ok(updated)
 }
 
 pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
     db.delete_by_id(
         ctx,
-        "DELETE FROM components WHERE id = $1 RETURNING page_id",
         id,
-        "component",
-        "component",
-        upstate_core::audit::Action::ComponentDelete,
+        &crate::db::Deletion {
+            sql: "DELETE FROM components WHERE id = $1 RETURNING page_id",
+            what: "component",
+            target_type: "component",
+            action: upstate_core::audit::Action::ComponentDelete,
+            event: |page, component| Event::ComponentDeleted { page, component },
+        },
     )
     .await
 }

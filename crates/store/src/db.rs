@@ -3,12 +3,13 @@
 //! (`$n` placeholders, `RETURNING`, `ON CONFLICT`, integers for time); what
 //! differs lives in `sqlite.rs` and `postgres.rs`.
 
-use crate::audit::AuditCtx;
+use crate::audit::{AuditCtx, Audited};
 use crate::changes::{CHANNEL, Changes};
 use crate::error::{StoreError, StoreResult};
 use sqlx::{PgPool, Postgres, Sqlite, SqlitePool, Transaction};
 use std::sync::Arc;
 use upstate_core::Id;
+use upstate_core::events::Event;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
@@ -37,15 +38,25 @@ pub(crate) enum TxInner {
     Postgres(Transaction<'static, Postgres>),
 }
 
-/// One open write transaction, and the pages it changed.
+/// One open change of record: who makes it (`ctx`), the change events it
+/// recorded into the outbox, the pages they touch. It commits only with the
+/// proof that its audit event was appended (`Tx::audit` returns it), so a
+/// change without its audit event does not compile.
 pub struct Tx {
     pub(crate) inner: TxInner,
-    touched: Vec<Id>,
     changes: Arc<Changes>,
-    /// Who makes this change; every audited write has one.
-    pub(crate) ctx: Option<AuditCtx>,
+    pub(crate) ctx: AuditCtx,
+    /// The outbox ids and events this transaction wrote.
+    events: Vec<(i64, Event)>,
+    touched: Vec<Id>,
     /// Whether it scheduled a job (the worker is woken after commit).
     pub(crate) scheduled_jobs: bool,
+}
+
+/// A write that is not a change of record: failure counters, job leases,
+/// sessions' last use, spent codes. Nothing to audit, no event.
+pub struct Bookkeeping {
+    pub(crate) inner: TxInner,
 }
 
 /// Runs `$body` with `$c` bound to an executor of the live backend's read pool.
@@ -101,6 +112,17 @@ macro_rules! locked {
     };
 }
 
+/// How one kind of row is deleted: the `DELETE ... RETURNING <page id>`,
+/// its name in a 404, and its audit action and change event.
+pub(crate) struct Deletion {
+    pub sql: &'static str,
+    pub what: &'static str,
+    pub target_type: &'static str,
+    pub action: upstate_core::audit::Action,
+    /// The event, from the page id and the deleted row's id.
+    pub event: fn(Id, Id) -> Event,
+}
+
 impl Db {
     /// Opens the database a URL names: `sqlite://PATH` (created if missing) or
     /// `postgres://...`. Any other scheme is refused with a message that says
@@ -137,30 +159,35 @@ impl Db {
         }
     }
 
-    /// Starts a write transaction. SQLite's is `BEGIN IMMEDIATE` so a
-    /// read-then-write transaction never fails to upgrade its lock.
-    pub async fn begin(&self) -> StoreResult<Tx> {
-        let inner = match &self.pools {
+    /// Opens a write transaction on the live backend. SQLite's is
+    /// `BEGIN IMMEDIATE` so a read-then-write transaction never fails to
+    /// upgrade its lock.
+    async fn begin_inner(&self) -> StoreResult<TxInner> {
+        Ok(match &self.pools {
             Pools::Sqlite { write, .. } => {
                 TxInner::Sqlite(write.begin_with(crate::sqlite::BEGIN).await?)
             }
             Pools::Postgres(pool) => TxInner::Postgres(pool.begin().await?),
-        };
+        })
+    }
+
+    /// Starts a change of record made by `ctx`.
+    pub async fn begin_as(&self, ctx: &AuditCtx) -> StoreResult<Tx> {
         Ok(Tx {
-            inner,
-            touched: Vec::new(),
+            inner: self.begin_inner().await?,
             changes: self.changes.clone(),
-            ctx: None,
+            ctx: ctx.clone(),
+            events: Vec::new(),
+            touched: Vec::new(),
             scheduled_jobs: false,
         })
     }
 
-    /// Starts a write transaction whose change is recorded in the audit log
-    /// as made by `ctx`.
-    pub async fn begin_as(&self, ctx: &AuditCtx) -> StoreResult<Tx> {
-        let mut tx = self.begin().await?;
-        tx.ctx = Some(ctx.clone());
-        Ok(tx)
+    /// Starts a bookkeeping write (see `Bookkeeping`).
+    pub(crate) async fn bookkeeping(&self) -> StoreResult<Bookkeeping> {
+        Ok(Bookkeeping {
+            inner: self.begin_inner().await?,
+        })
     }
 
     /// Runs a one-row `DELETE ... WHERE id = $1 RETURNING <page id>`;
@@ -169,27 +196,25 @@ impl Db {
     pub(crate) async fn delete_by_id(
         &self,
         ctx: &AuditCtx,
-        sql: &'static str,
         id: i64,
-        what: &'static str,
-        target_type: &'static str,
-        action: upstate_core::audit::Action,
+        d: &Deletion,
     ) -> StoreResult<()> {
         let mut tx = self.begin_as(ctx).await?;
-        let page: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(sql)
+        let page: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(d.sql)
             .bind(id)
             .fetch_optional(c)
             .await?);
-        let page = page.ok_or(StoreError::NotFound(what))?;
-        tx.audit(
-            action,
-            target_type,
-            Some(id),
-            serde_json::json!({ "statusPageId": page }),
-        )
-        .await?;
-        tx.touch(page).await?;
-        tx.commit().await
+        let page = page.ok_or(StoreError::NotFound(d.what))?;
+        let audited = tx
+            .audit(
+                d.action,
+                d.target_type,
+                Some(id),
+                serde_json::json!({ "statusPageId": page }),
+            )
+            .await?;
+        tx.record((d.event)(page, id)).await?;
+        tx.commit(audited).await
     }
 
     /// Follows PostgreSQL change notifications from every instance until the
@@ -214,40 +239,70 @@ impl Db {
 }
 
 impl Tx {
-    /// Records that this transaction changes what a page shows: stamps the
-    /// page's `updated_at` (its public `lastUpdated`) and, on PostgreSQL,
-    /// queues a notification that is delivered only if the transaction commits.
-    pub(crate) async fn touch(&mut self, page: Id) -> StoreResult<()> {
-        if self.touched.contains(&page) {
-            return Ok(());
-        }
+    /// Records a change event into the outbox, in this transaction, and
+    /// stamps the page it changes (its public `lastUpdated`). After commit the
+    /// page's snapshot is rebuilt and its live streams hear the event; on
+    /// PostgreSQL the other instances read it from the outbox.
+    pub(crate) async fn record(&mut self, event: Event) -> StoreResult<()> {
         let now = upstate_core::Timestamp::now().millis();
-        on_tx!(self, |c| sqlx::query(
-            "UPDATE status_pages SET updated_at = $1 WHERE id = $2"
+        let page = event.page();
+        let payload = serde_json::to_string(&event)
+            .map_err(|e| StoreError::Config(format!("unserializable event: {e}")))?;
+        let id: i64 = on_tx!(self, |c| {
+            sqlx::query_scalar(
+            "INSERT INTO outbox (at, status_page_id, kind, payload) VALUES ($1, $2, $3, $4) RETURNING id"
         )
         .bind(now)
         .bind(page)
-        .execute(c)
+        .bind(event.kind())
+        .bind(&payload)
+        .fetch_one(c)
         .await?
-        .rows_affected());
-        if let TxInner::Postgres(t) = &mut self.inner {
-            let payload = self.changes.payload(page);
-            crate::postgres::notify(t, CHANNEL, &payload).await?;
+        });
+        self.events.push((id, event));
+        if !self.touched.contains(&page) {
+            on_tx!(self, |c| sqlx::query(
+                "UPDATE status_pages SET updated_at = $1 WHERE id = $2"
+            )
+            .bind(now)
+            .bind(page)
+            .execute(c)
+            .await?
+            .rows_affected());
+            self.touched.push(page);
         }
-        self.touched.push(page);
         Ok(())
     }
 
-    pub async fn commit(self) -> StoreResult<()> {
+    /// Commits the change with its audit event. The events it recorded bump
+    /// their pages' versions before this returns (so an acknowledged write is
+    /// never followed by a stale public read) and go to live listeners; on
+    /// PostgreSQL one notification names their outbox rows to the other
+    /// instances, delivered only if the commit happens.
+    pub async fn commit(mut self, _audited: Audited) -> StoreResult<()> {
+        if let (TxInner::Postgres(t), false) = (&mut self.inner, self.events.is_empty()) {
+            let ids: Vec<i64> = self.events.iter().map(|(id, _)| *id).collect();
+            let payload = self.changes.payload(&ids);
+            crate::postgres::notify(t, CHANNEL, &payload).await?;
+        }
         match self.inner {
             TxInner::Sqlite(t) => t.commit().await?,
             TxInner::Postgres(t) => t.commit().await?,
         }
-        for page in self.touched {
-            self.changes.bump(page);
-        }
+        let events: Vec<Event> = self.events.into_iter().map(|(_, e)| e).collect();
+        self.changes.committed(events);
         if self.scheduled_jobs {
             self.changes.jobs.notify_one();
+        }
+        Ok(())
+    }
+}
+
+impl Bookkeeping {
+    pub async fn commit(self) -> StoreResult<()> {
+        match self.inner {
+            TxInner::Sqlite(t) => t.commit().await?,
+            TxInner::Postgres(t) => t.commit().await?,
         }
         Ok(())
     }

@@ -157,15 +157,16 @@ pub async fn record(db: &Db, ctx: &AuditCtx, f: Failure<'_>) -> StoreResult<Outc
         .as_ref()
         .filter(|_| outcome.ended)
         .map(|(_, m)| m.name());
-    tx.audit(
-        Action::AuthFailure,
-        f.target_type,
-        f.target_id,
-        json!({ "route": f.route, "secret": f.secret, "ended": ended }),
-    )
-    .await?;
+    let mut audited = tx
+        .audit(
+            Action::AuthFailure,
+            f.target_type,
+            f.target_id,
+            json!({ "route": f.route, "secret": f.secret, "ended": ended }),
+        )
+        .await?;
     for (scope, failures, until) in locks {
-        tx.audit(
+        audited = tx.audit(
             Action::AuthLockout,
             f.target_type,
             f.target_id,
@@ -182,7 +183,7 @@ pub async fn record(db: &Db, ctx: &AuditCtx, f: Failure<'_>) -> StoreResult<Outc
     .execute(c)
     .await?
     .rows_affected());
-    tx.commit().await?;
+    tx.commit(audited).await?;
     Ok(outcome)
 }
 
@@ -212,7 +213,7 @@ async fn end(tx: &mut crate::db::Tx, m: &Mortal) -> StoreResult<()> {
 
 /// Forgets these subjects' failures: the secret was proven right.
 pub async fn clear(db: &Db, keys: &[&str]) -> StoreResult<()> {
-    let mut tx = db.begin().await?;
+    let mut tx = db.bookkeeping().await?;
     for key in keys {
         on_tx!(&mut tx, |c| sqlx::query(
             "DELETE FROM secret_failures WHERE key = $1"

@@ -8,6 +8,7 @@ use crate::pages;
 use crate::rows::GroupRow;
 use serde_json::json;
 use upstate_core::audit::Action;
+use upstate_core::events::Event;
 use upstate_core::*;
 
 pub async fn list(db: &Db, page_id: Option<Id>) -> StoreResult<Vec<ComponentGroup>> {
@@ -85,10 +86,15 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewGroup) -> StoreResult<Compo
         .await?
     });
     let group = ComponentGroup::from(row);
-    tx.audit(Action::GroupCreate, "group", Some(group.id), json!(group))
+    let audited = tx
+        .audit(Action::GroupCreate, "group", Some(group.id), json!(group))
         .await?;
-    tx.touch(new.status_page_id).await?;
-    tx.commit().await?;
+    tx.record(Event::GroupCreated {
+        page: new.status_page_id,
+        group: group.id,
+    })
+    .await?;
+    tx.commit(audited).await?;
     Ok(group)
 }
 
@@ -125,26 +131,34 @@ pub async fn update(
     .fetch_one(c)
     .await?);
     let after = ComponentGroup::from(row);
-    tx.audit(
-        Action::GroupUpdate,
-        "group",
-        Some(id),
-        changes(&current, &after),
-    )
+    let audited = tx
+        .audit(
+            Action::GroupUpdate,
+            "group",
+            Some(id),
+            changes(&current, &after),
+        )
+        .await?;
+    tx.record(Event::GroupUpdated {
+        page: current.status_page_id,
+        group: id,
+    })
     .await?;
-    tx.touch(current.status_page_id).await?;
-    tx.commit().await?;
+    tx.commit(audited).await?;
     Ok(after)
 }
 
 pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
     db.delete_by_id(
         ctx,
-        "DELETE FROM component_groups WHERE id = $1 RETURNING page_id",
         id,
-        "component group",
-        "group",
-        upstate_core::audit::Action::GroupDelete,
+        &crate::db::Deletion {
+            sql: "DELETE FROM component_groups WHERE id = $1 RETURNING page_id",
+            what: "component group",
+            target_type: "group",
+            action: upstate_core::audit::Action::GroupDelete,
+            event: |page, group| Event::GroupDeleted { page, group },
+        },
     )
     .await
 }

@@ -8,6 +8,7 @@ use crate::rows::{IncidentRow, LinkRow, UpdateRow, by_owner};
 use crate::{components, pages};
 use serde_json::json;
 use upstate_core::audit::Action;
+use upstate_core::events::Event;
 use upstate_core::*;
 
 /// What `GET /incidents` filters on. `unresolved` is accepted as a status
@@ -222,6 +223,26 @@ fn resolved_at_after(
     }
 }
 
+/// The event of a change to an incident: its resolution is news of its own.
+fn moved(
+    page: Id,
+    incident: Id,
+    from: IncidentStatus,
+    to: IncidentStatus,
+    impact: Impact,
+) -> Event {
+    if to == IncidentStatus::Resolved && from != to {
+        Event::IncidentResolved { page, incident }
+    } else {
+        Event::IncidentUpdated {
+            page,
+            incident,
+            status: to,
+            impact,
+        }
+    }
+}
+
 pub async fn create(db: &Db, ctx: &AuditCtx, new: NewIncident) -> StoreResult<Incident> {
     let now = Timestamp::now();
     let mut tx = db.begin_as(ctx).await?;
@@ -244,10 +265,17 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewIncident) -> StoreResult<In
     add_update(&mut tx, id, new.status, &new.message, now).await?;
     set_components(&mut tx, id, &new.component_ids).await?;
     let summary = json!({ "title": &new.title, "status": new.status, "impact": new.impact, "statusPageId": new.status_page_id, "componentIds": &new.component_ids, "message": &new.message });
-    tx.audit(Action::IncidentCreate, "incident", Some(id), summary)
+    let audited = tx
+        .audit(Action::IncidentCreate, "incident", Some(id), summary)
         .await?;
-    tx.touch(new.status_page_id).await?;
-    tx.commit().await?;
+    tx.record(Event::IncidentCreated {
+        page: new.status_page_id,
+        incident: id,
+        status: new.status,
+        impact: new.impact,
+    })
+    .await?;
+    tx.commit(audited).await?;
     get(db, id).await
 }
 
@@ -295,10 +323,19 @@ pub async fn update(
         .await?;
     }
     let summary = json!({ "from": current.status, "to": status, "title": &patch.title, "impact": patch.impact, "componentIds": &patch.component_ids, "message": &patch.message });
-    tx.audit(Action::IncidentUpdate, "incident", Some(id), summary)
+    let audited = tx
+        .audit(Action::IncidentUpdate, "incident", Some(id), summary)
         .await?;
-    tx.touch(current.status_page_id).await?;
-    tx.commit().await?;
+    let impact = patch.impact.unwrap_or(current.impact);
+    tx.record(moved(
+        current.status_page_id,
+        id,
+        current.status,
+        status,
+        impact,
+    ))
+    .await?;
+    tx.commit(audited).await?;
     get(db, id).await
 }
 
@@ -329,15 +366,23 @@ pub async fn post_update(
     )
     .await?;
     let update = add_update(&mut tx, id, status, &new.message, now).await?;
-    tx.audit(
-        Action::IncidentPostUpdate,
-        "incident",
-        Some(id),
-        json!({ "from": current.status, "to": status, "message": &new.message }),
-    )
+    let audited = tx
+        .audit(
+            Action::IncidentPostUpdate,
+            "incident",
+            Some(id),
+            json!({ "from": current.status, "to": status, "message": &new.message }),
+        )
+        .await?;
+    tx.record(moved(
+        current.status_page_id,
+        id,
+        current.status,
+        status,
+        current.impact,
+    ))
     .await?;
-    tx.touch(current.status_page_id).await?;
-    tx.commit().await?;
+    tx.commit(audited).await?;
     Ok(update)
 }
 
@@ -361,26 +406,34 @@ pub async fn resolve(db: &Db, ctx: &AuditCtx, id: Id, message: String) -> StoreR
     )
     .await?;
     add_update(&mut tx, id, IncidentStatus::Resolved, &message, now).await?;
-    tx.audit(
-        Action::IncidentResolve,
-        "incident",
-        Some(id),
-        json!({ "from": current.status, "message": &message }),
-    )
+    let audited = tx
+        .audit(
+            Action::IncidentResolve,
+            "incident",
+            Some(id),
+            json!({ "from": current.status, "message": &message }),
+        )
+        .await?;
+    tx.record(Event::IncidentResolved {
+        page: current.status_page_id,
+        incident: id,
+    })
     .await?;
-    tx.touch(current.status_page_id).await?;
-    tx.commit().await?;
+    tx.commit(audited).await?;
     get(db, id).await
 }
 
 pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
     db.delete_by_id(
         ctx,
-        "DELETE FROM incidents WHERE id = $1 RETURNING page_id",
         id,
-        "incident",
-        "incident",
-        upstate_core::audit::Action::IncidentDelete,
+        &crate::db::Deletion {
+            sql: "DELETE FROM incidents WHERE id = $1 RETURNING page_id",
+            what: "incident",
+            target_type: "incident",
+            action: upstate_core::audit::Action::IncidentDelete,
+            event: |page, incident| Event::IncidentDeleted { page, incident },
+        },
     )
     .await
 }

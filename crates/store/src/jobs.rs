@@ -75,7 +75,7 @@ impl Tx {
 
 /// Leases up to `limit` due jobs for `lease_ms`.
 pub async fn lease(db: &Db, now: Timestamp, lease_ms: i64, limit: i64) -> StoreResult<Vec<Job>> {
-    let mut tx = db.begin().await?;
+    let mut tx = db.bookkeeping().await?;
     let until = now.millis() + lease_ms;
     // The one statement that differs: see `sqlite.rs` and `postgres.rs`.
     let jobs: Vec<Job> = match &mut tx.inner {
@@ -103,7 +103,7 @@ pub async fn lease(db: &Db, now: Timestamp, lease_ms: i64, limit: i64) -> StoreR
 /// Deletes a job whose lease is still ours. A job scheduled again while it
 /// ran (its lease cleared) stays, for its new time.
 pub async fn finish(db: &Db, job: &Job) -> StoreResult<()> {
-    let mut tx = db.begin().await?;
+    let mut tx = db.bookkeeping().await?;
     on_tx!(&mut tx, |c| sqlx::query(
         "DELETE FROM jobs WHERE id = $1 AND locked_until = $2"
     )
@@ -117,7 +117,7 @@ pub async fn finish(db: &Db, job: &Job) -> StoreResult<()> {
 
 /// Gives a failed job back, to run again at `run_at`, with its error.
 pub async fn retry(db: &Db, job: &Job, error: &str, run_at: Timestamp) -> StoreResult<()> {
-    let mut tx = db.begin().await?;
+    let mut tx = db.bookkeeping().await?;
     on_tx!(&mut tx, |c| sqlx::query(
         "UPDATE jobs SET locked_until = NULL, run_at = $1, last_error = $2 \
          WHERE id = $3 AND locked_until = $4"

@@ -13,6 +13,7 @@ use crate::rows::{LinkRow, MaintenanceRow, UpdateRow, by_owner, parse_enum};
 use crate::{components, pages};
 use serde_json::json;
 use upstate_core::audit::Action;
+use upstate_core::events::Event;
 use upstate_core::*;
 
 #[derive(Debug, Clone, Default)]
@@ -193,11 +194,16 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewMaintenance) -> StoreResult
         link(&mut tx, id, *cid).await?;
     }
     let summary = json!({ "title": &new.title, "statusPageId": new.status_page_id, "scheduledStartTime": new.scheduled_start_time, "scheduledEndTime": new.scheduled_end_time, "autoStart": new.auto_start, "componentIds": &new.component_ids });
-    tx.audit(Action::MaintenanceCreate, "maintenance", Some(id), summary)
+    let audited = tx
+        .audit(Action::MaintenanceCreate, "maintenance", Some(id), summary)
         .await?;
     plan(&mut tx, id).await?;
-    tx.touch(new.status_page_id).await?;
-    tx.commit().await?;
+    tx.record(Event::MaintenanceScheduled {
+        page: new.status_page_id,
+        maintenance: id,
+    })
+    .await?;
+    tx.commit(audited).await?;
     get(db, id).await
 }
 
@@ -360,16 +366,18 @@ pub async fn transition(
         }
     }
     add_update(&mut tx, id, next, message, now).await?;
-    tx.audit(
-        Action::from(action),
-        "maintenance",
-        Some(id),
-        json!({ "from": current.status, "to": next, "message": message }),
-    )
-    .await?;
+    let audited = tx
+        .audit(
+            Action::from(action),
+            "maintenance",
+            Some(id),
+            json!({ "from": current.status, "to": next, "message": message }),
+        )
+        .await?;
     plan(&mut tx, id).await?;
-    tx.touch(current.status_page_id).await?;
-    tx.commit().await?;
+    tx.record(Event::maintenance_moved(current.status_page_id, id, next))
+        .await?;
+    tx.commit(audited).await?;
     get(db, id).await
 }
 
@@ -435,11 +443,16 @@ pub async fn update(
         .rows_affected()
     });
     let summary = json!({ "title": &patch.title, "description": patch.description.is_some(), "scheduledStartTime": patch.scheduled_start_time, "scheduledEndTime": patch.scheduled_end_time, "autoStart": patch.auto_start, "componentIds": &patch.component_ids });
-    tx.audit(Action::MaintenanceUpdate, "maintenance", Some(id), summary)
+    let audited = tx
+        .audit(Action::MaintenanceUpdate, "maintenance", Some(id), summary)
         .await?;
     plan(&mut tx, id).await?;
-    tx.touch(current.status_page_id).await?;
-    tx.commit().await?;
+    tx.record(Event::MaintenanceUpdated {
+        page: current.status_page_id,
+        maintenance: id,
+    })
+    .await?;
+    tx.commit(audited).await?;
     get(db, id).await
 }
 
@@ -467,16 +480,21 @@ pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
     .execute(c)
     .await?
     .rows_affected());
-    tx.audit(
-        Action::MaintenanceDelete,
-        "maintenance",
-        Some(id),
-        json!({ "title": &current.title, "status": current.status }),
-    )
-    .await?;
+    let audited = tx
+        .audit(
+            Action::MaintenanceDelete,
+            "maintenance",
+            Some(id),
+            json!({ "title": &current.title, "status": current.status }),
+        )
+        .await?;
     tx.unschedule(&job_key(id)).await?;
-    tx.touch(current.status_page_id).await?;
-    tx.commit().await
+    tx.record(Event::MaintenanceDeleted {
+        page: current.status_page_id,
+        maintenance: id,
+    })
+    .await?;
+    tx.commit(audited).await
 }
 
 /// Windows the scheduler must move now: auto-start windows whose start has

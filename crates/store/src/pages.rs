@@ -7,6 +7,7 @@ use crate::error::{StoreError, StoreResult};
 use crate::rows::PageRow;
 use serde_json::json;
 use upstate_core::audit::Action;
+use upstate_core::events::Event;
 use upstate_core::*;
 
 const SLUG_TAKEN: &str = "a status page with this slug already exists";
@@ -78,15 +79,16 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewPage) -> StoreResult<Status
         .await
         .map_err(|e| conflict(e, &new.slug))?
     });
-    tx.audit(
-        Action::StatuspageCreate,
-        "statuspage",
-        Some(row.id),
-        json!({ "name": &new.name, "slug": &new.slug, "isPublic": new.is_public }),
-    )
-    .await?;
-    tx.touch(row.id).await?;
-    tx.commit().await?;
+    let audited = tx
+        .audit(
+            Action::StatuspageCreate,
+            "statuspage",
+            Some(row.id),
+            json!({ "name": &new.name, "slug": &new.slug, "isPublic": new.is_public }),
+        )
+        .await?;
+    tx.record(Event::PageCreated { page: row.id }).await?;
+    tx.commit(audited).await?;
     Ok(row.into())
 }
 
@@ -140,15 +142,16 @@ pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: PagePatch) -> StoreR
         .map_err(|e| conflict(e, &slug))?
     });
     let after = StatusPage::from(row);
-    tx.audit(
-        Action::StatuspageUpdate,
-        "statuspage",
-        Some(id),
-        changes(&before, &after),
-    )
-    .await?;
-    tx.touch(id).await?;
-    tx.commit().await?;
+    let audited = tx
+        .audit(
+            Action::StatuspageUpdate,
+            "statuspage",
+            Some(id),
+            changes(&before, &after),
+        )
+        .await?;
+    tx.record(Event::PageUpdated { page: id }).await?;
+    tx.commit(audited).await?;
     Ok(after)
 }
 
@@ -186,21 +189,25 @@ pub async fn set_password(
     } else {
         Action::StatuspagePasswordRemove
     };
-    tx.audit(action, "statuspage", Some(id), serde_json::json!({}))
+    let audited = tx
+        .audit(action, "statuspage", Some(id), serde_json::json!({}))
         .await?;
-    tx.touch(id).await?;
-    tx.commit().await?;
+    tx.record(Event::PageUpdated { page: id }).await?;
+    tx.commit(audited).await?;
     Ok(())
 }
 
 pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
     db.delete_by_id(
         ctx,
-        "DELETE FROM status_pages WHERE id = $1 RETURNING id",
         id,
-        "status page",
-        "statuspage",
-        upstate_core::audit::Action::StatuspageDelete,
+        &crate::db::Deletion {
+            sql: "DELETE FROM status_pages WHERE id = $1 RETURNING id",
+            what: "status page",
+            target_type: "statuspage",
+            action: upstate_core::audit::Action::StatuspageDelete,
+            event: |page, _| Event::PageDeleted { page },
+        },
     )
     .await
 }

@@ -4,7 +4,7 @@
 //! instances tell each other of changes and new jobs with LISTEN/NOTIFY (a
 //! notification sent inside a transaction is delivered only if it commits).
 
-use crate::changes::{self, Changes};
+use crate::changes::{self, Changes, Notice};
 use crate::db::Pools;
 use crate::error::StoreResult;
 use sqlx::PgPool;
@@ -65,7 +65,7 @@ pub(crate) async fn follow(pool: &PgPool, changes: &Changes) {
                         if n.channel() == crate::jobs::CHANNEL {
                             changes.jobs.notify_one();
                         } else {
-                            changes.heard(n.payload());
+                            apply(pool, changes, n.payload()).await;
                         }
                     }
                 }
@@ -75,5 +75,27 @@ pub(crate) async fn follow(pool: &PgPool, changes: &Changes) {
         }
         changes.bump_all();
         tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+/// Applies another instance's commit: reads the outbox rows it names and
+/// hands their events on. Rows that cannot be read count as "everything".
+async fn apply(pool: &PgPool, changes: &Changes, payload: &str) {
+    let ids = match changes.notice(payload) {
+        Notice::Own => return,
+        Notice::Everything => return changes.bump_all(),
+        Notice::Rows(ids) => ids,
+    };
+    let rows: Result<Vec<String>, _> =
+        sqlx::query_scalar("SELECT payload FROM outbox WHERE id = ANY($1) ORDER BY id")
+            .bind(&ids)
+            .fetch_all(pool)
+            .await;
+    let events: Option<Vec<upstate_core::events::Event>> = rows
+        .ok()
+        .and_then(|rows| rows.iter().map(|r| serde_json::from_str(r).ok()).collect());
+    match events {
+        Some(events) if events.len() == ids.len() => changes.committed(events),
+        _ => changes.bump_all(),
     }
 }

@@ -7,6 +7,7 @@ use crate::error::{StoreError, StoreResult};
 use crate::pages;
 use serde_json::json;
 use upstate_core::audit::Action;
+use upstate_core::events::Event;
 use upstate_core::links::{QuickLink, QuickLinkFields};
 use upstate_core::*;
 
@@ -98,15 +99,17 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: QuickLinkFields) -> StoreResul
     .await?
     });
     let link = QuickLink::from(row);
-    tx.audit(
-        Action::QuicklinkCreate,
-        "quicklink",
-        Some(link.id),
-        json!(link),
-    )
-    .await?;
-    tx.touch(page_id).await?;
-    tx.commit().await?;
+    let audited = tx
+        .audit(
+            Action::QuicklinkCreate,
+            "quicklink",
+            Some(link.id),
+            json!(link),
+        )
+        .await?;
+    tx.record(Event::QuickLinksChanged { page: page_id })
+        .await?;
+    tx.commit(audited).await?;
     Ok(link)
 }
 
@@ -140,26 +143,33 @@ pub async fn update(
     .fetch_one(c)
     .await?);
     let after = QuickLink::from(row);
-    tx.audit(
-        Action::QuicklinkUpdate,
-        "quicklink",
-        Some(id),
-        changes(&current, &after),
-    )
+    let audited = tx
+        .audit(
+            Action::QuicklinkUpdate,
+            "quicklink",
+            Some(id),
+            changes(&current, &after),
+        )
+        .await?;
+    tx.record(Event::QuickLinksChanged {
+        page: current.status_page_id,
+    })
     .await?;
-    tx.touch(current.status_page_id).await?;
-    tx.commit().await?;
+    tx.commit(audited).await?;
     Ok(after)
 }
 
 pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
     db.delete_by_id(
         ctx,
-        "DELETE FROM quick_links WHERE id = $1 RETURNING page_id",
         id,
-        "quick link",
-        "quicklink",
-        upstate_core::audit::Action::QuicklinkDelete,
+        &crate::db::Deletion {
+            sql: "DELETE FROM quick_links WHERE id = $1 RETURNING page_id",
+            what: "quick link",
+            target_type: "quicklink",
+            action: upstate_core::audit::Action::QuicklinkDelete,
+            event: |page, _| Event::QuickLinksChanged { page },
+        },
     )
     .await
 }

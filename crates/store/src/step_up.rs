@@ -20,7 +20,7 @@ pub struct StepUp {
 
 pub async fn create(db: &Db, session_id: &str, user: Id) -> StoreResult<String> {
     let t = token();
-    let mut tx = db.begin().await?;
+    let mut tx = db.bookkeeping().await?;
     on_tx!(&mut tx, |c| sqlx::query(
         "INSERT INTO step_ups (token_hash, session_id, user_id, created_at) VALUES ($1, $2, $3, $4)"
     )
@@ -101,12 +101,13 @@ pub async fn verify(
             "this step-up is unknown, expired or verified already".into(),
         ));
     }
-    tx.audit(
-        Action::UserStepUp,
-        "session",
-        None,
-        json!({ "method": method }),
-    )
-    .await?;
-    tx.commit().await
+    let audited = tx
+        .audit(
+            Action::UserStepUp,
+            "session",
+            None,
+            json!({ "method": method }),
+        )
+        .await?;
+    tx.commit(audited).await
 }

@@ -42,15 +42,16 @@ pub async fn set_pending(db: &Db, ctx: &AuditCtx, user: Id, secret: &str) -> Sto
     .execute(c)
     .await?
     .rows_affected());
-    tx.audit(Action::User2faSetupStarted, "user", Some(user), json!({}))
+    let audited = tx
+        .audit(Action::User2faSetupStarted, "user", Some(user), json!({}))
         .await?;
-    tx.commit().await
+    tx.commit(audited).await
 }
 
 /// Records a code's time step as used, if it is newer than the last one:
 /// false when the code (or an older one) was already used.
 pub async fn use_step(db: &Db, user: Id, step: i64) -> StoreResult<bool> {
-    let mut tx = db.begin().await?;
+    let mut tx = db.bookkeeping().await?;
     let n = on_tx!(&mut tx, |c| sqlx::query(
         "UPDATE users SET totp_last_step = $1 WHERE id = $2 AND totp_last_step < $1"
     )
@@ -85,14 +86,15 @@ pub async fn enable(
     .rows_affected()
     });
     replace_codes(&mut tx, user, codes).await?;
-    tx.audit(
-        Action::User2faEnable,
-        "user",
-        Some(user),
-        json!({ "recoveryCodes": codes.len() }),
-    )
-    .await?;
-    tx.commit().await
+    let audited = tx
+        .audit(
+            Action::User2faEnable,
+            "user",
+            Some(user),
+            json!({ "recoveryCodes": codes.len() }),
+        )
+        .await?;
+    tx.commit(audited).await
 }
 
 async fn replace_codes(tx: &mut crate::db::Tx, user: Id, codes: &[String]) -> StoreResult<()> {
@@ -124,14 +126,15 @@ pub async fn regenerate_codes(
 ) -> StoreResult<()> {
     let mut tx = db.begin_as(ctx).await?;
     replace_codes(&mut tx, user, codes).await?;
-    tx.audit(
-        Action::User2faRecoveryCodes,
-        "user",
-        Some(user),
-        json!({ "recoveryCodes": codes.len() }),
-    )
-    .await?;
-    tx.commit().await
+    let audited = tx
+        .audit(
+            Action::User2faRecoveryCodes,
+            "user",
+            Some(user),
+            json!({ "recoveryCodes": codes.len() }),
+        )
+        .await?;
+    tx.commit(audited).await
 }
 
 pub async fn disable(db: &Db, ctx: &AuditCtx, user: Id) -> StoreResult<()> {
@@ -152,14 +155,15 @@ pub async fn disable(db: &Db, ctx: &AuditCtx, user: Id) -> StoreResult<()> {
     .execute(c)
     .await?
     .rows_affected());
-    tx.audit(Action::User2faDisable, "user", Some(user), json!({}))
+    let audited = tx
+        .audit(Action::User2faDisable, "user", Some(user), json!({}))
         .await?;
-    tx.commit().await
+    tx.commit(audited).await
 }
 
 /// Spends a recovery code: true when it was valid and unused.
 pub async fn spend_code(db: &Db, user: Id, code: &str) -> StoreResult<bool> {
-    let mut tx = db.begin().await?;
+    let mut tx = db.bookkeeping().await?;
     let n = on_tx!(&mut tx, |c| {
         sqlx::query(
         "UPDATE recovery_codes SET used_at = $1 WHERE user_id = $2 AND code_hash = $3 AND used_at IS NULL"
@@ -186,7 +190,7 @@ pub async fn codes_left(db: &Db, user: Id) -> StoreResult<i64> {
 
 /// Marks a fresh sign-in session as waiting for its second factor.
 pub async fn mark_pending(db: &Db, session: &Session) -> StoreResult<()> {
-    let mut tx = db.begin().await?;
+    let mut tx = db.bookkeeping().await?;
     on_tx!(&mut tx, |c| sqlx::query(
         "UPDATE sessions SET pending_2fa = TRUE WHERE id = $1"
     )

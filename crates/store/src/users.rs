@@ -99,14 +99,15 @@ pub async fn create(
     .map_err(|e| StoreError::unique(e, "a user with this email already exists"))?
     });
     let user = User::try_from(row)?;
-    tx.audit(
-        Action::UserCreate,
-        "user",
-        Some(user.id),
-        json!({ "email": &user.email, "name": &user.name, "role": role }),
-    )
-    .await?;
-    tx.commit().await?;
+    let audited = tx
+        .audit(
+            Action::UserCreate,
+            "user",
+            Some(user.id),
+            json!({ "email": &user.email, "name": &user.name, "role": role }),
+        )
+        .await?;
+    tx.commit(audited).await?;
     Ok(user)
 }
 
@@ -171,14 +172,15 @@ pub async fn change_password(
     .execute(c)
     .await?
     .rows_affected());
-    tx.audit(
-        Action::UserChangePassword,
-        "user",
-        Some(id),
-        json!({ "otherSessionsEnded": ended }),
-    )
-    .await?;
-    tx.commit().await
+    let audited = tx
+        .audit(
+            Action::UserChangePassword,
+            "user",
+            Some(id),
+            json!({ "otherSessionsEnded": ended }),
+        )
+        .await?;
+    tx.commit(audited).await
 }
 
 // ------------------------------------------------------------- sessions
@@ -234,9 +236,10 @@ pub async fn start_session(
     .execute(c)
     .await?
     .rows_affected());
-    tx.audit(Action::UserLogin, "user", Some(user.id), json!({}))
+    let audited = tx
+        .audit(Action::UserLogin, "user", Some(user.id), json!({}))
         .await?;
-    tx.commit().await?;
+    tx.commit(audited).await?;
     Ok((session, token))
 }
 
@@ -271,7 +274,7 @@ pub async fn session(db: &Db, token: &str, idle_ms: i64) -> StoreResult<Option<S
 }
 
 pub async fn touch_session(db: &Db, id: &str) -> StoreResult<()> {
-    let mut tx = db.begin().await?;
+    let mut tx = db.bookkeeping().await?;
     on_tx!(&mut tx, |c| sqlx::query(
         "UPDATE sessions SET last_seen_at = $1 WHERE id = $2"
     )
@@ -284,7 +287,7 @@ pub async fn touch_session(db: &Db, id: &str) -> StoreResult<()> {
 }
 
 pub async fn end_session(db: &Db, id: &str) -> StoreResult<()> {
-    let mut tx = db.begin().await?;
+    let mut tx = db.bookkeeping().await?;
     on_tx!(&mut tx, |c| sqlx::query(
         "DELETE FROM sessions WHERE id = $1"
     )
@@ -305,9 +308,10 @@ pub async fn logout(db: &Db, ctx: &AuditCtx, session: &Session) -> StoreResult<(
     .execute(c)
     .await?
     .rows_affected());
-    tx.audit(Action::UserLogout, "user", Some(session.user.id), json!({}))
+    let audited = tx
+        .audit(Action::UserLogout, "user", Some(session.user.id), json!({}))
         .await?;
-    tx.commit().await
+    tx.commit(audited).await
 }
 
 // ------------------------------------------------------------- first owner
@@ -318,7 +322,7 @@ pub async fn issue_setup_token(db: &Db, valid_ms: i64) -> StoreResult<Option<Str
         return Ok(None);
     }
     let token = token();
-    let mut tx = db.begin().await?;
+    let mut tx = db.bookkeeping().await?;
     on_tx!(&mut tx, |c| sqlx::query("DELETE FROM setup_tokens")
         .execute(c)
         .await?
@@ -380,14 +384,15 @@ pub async fn setup_owner(
     .await?
     });
     let user = User::try_from(row)?;
-    tx.audit(
-        Action::UserCreate,
-        "user",
-        Some(user.id),
-        json!({ "email": &user.email, "role": "owner", "via": "setup link" }),
-    )
-    .await?;
-    tx.commit().await?;
+    let audited = tx
+        .audit(
+            Action::UserCreate,
+            "user",
+            Some(user.id),
+            json!({ "email": &user.email, "role": "owner", "via": "setup link" }),
+        )
+        .await?;
+    tx.commit(audited).await?;
     Ok(user)
 }
 
@@ -449,14 +454,15 @@ pub async fn update(
     .fetch_one(c)
     .await?);
     let after = User::try_from(row)?;
-    tx.audit(
-        Action::UserUpdate,
-        "user",
-        Some(id),
-        crate::audit::changes(&before, &after),
-    )
-    .await?;
-    tx.commit().await?;
+    let audited = tx
+        .audit(
+            Action::UserUpdate,
+            "user",
+            Some(id),
+            crate::audit::changes(&before, &after),
+        )
+        .await?;
+    tx.commit(audited).await?;
     Ok(after)
 }
 
@@ -477,14 +483,15 @@ pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
         .execute(c)
         .await?
         .rows_affected());
-    tx.audit(
-        Action::UserDelete,
-        "user",
-        Some(id),
-        json!({ "role": role }),
-    )
-    .await?;
-    tx.commit().await
+    let audited = tx
+        .audit(
+            Action::UserDelete,
+            "user",
+            Some(id),
+            json!({ "role": role }),
+        )
+        .await?;
+    tx.commit(audited).await
 }
 
 /// Ends every session of a user.
@@ -497,13 +504,14 @@ pub async fn revoke_sessions(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<u64
     .execute(c)
     .await?
     .rows_affected());
-    tx.audit(
-        Action::UserRevokeSessions,
-        "user",
-        Some(id),
-        json!({ "sessionsEnded": n }),
-    )
-    .await?;
-    tx.commit().await?;
+    let audited = tx
+        .audit(
+            Action::UserRevokeSessions,
+            "user",
+            Some(id),
+            json!({ "sessionsEnded": n }),
+        )
+        .await?;
+    tx.commit(audited).await?;
     Ok(n)
 }

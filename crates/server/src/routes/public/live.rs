@@ -1,9 +1,11 @@
 //! `GET /api/public/status/{slug}/events`: a server-sent event stream per
-//! page. It sends a `status` event at once and after every change of the
-//! page (this instance's writes, and other instances' through PostgreSQL
-//! notifications), so an open status page follows within a second. Each
-//! event carries the snapshot version and the overall status; the page's
-//! script fetches the fresh HTML when the version moves.
+//! page, read from the change events of the outbox (this instance's commits,
+//! and other instances' through PostgreSQL notifications). It sends a
+//! `status` event at once; after every committed change of the page, one
+//! `change` event per change event (`{"kind": "incident.created", ...}`) and
+//! then a `status` event. `status` carries the snapshot version and the
+//! overall status; the page's script fetches the fresh HTML when the version
+//! moves.
 
 use crate::error::ApiError;
 use crate::openapi::PublicErrors;
@@ -19,8 +21,10 @@ use serde::Serialize;
 use std::convert::Infallible;
 use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
+use upstate_core::events::Event as Change;
 use upstate_core::public::{overall_status, status_label};
 use upstate_core::{ComponentStatus, Timestamp};
+use upstate_store::changes::Heard;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
@@ -61,7 +65,8 @@ fn status_event(snap: &Snapshot) -> Event {
     path = "/api/public/status/{slug}/events",
     tag = "public",
     operation_id = "publicEvents",
-    summary = "Server-sent events: a `status` event now and after every change of the page",
+    summary = "Server-sent events: a `status` event now; after every change of the page, its `change` events and a `status` event",
+    description = "Each `change` event's data is one change event of the page as JSON, named by `kind`: `page.updated`, `component.created`, `component.updated`, `component.status_changed` (with `from` and `to`), `component.deleted`, `group.created`, `group.updated`, `group.deleted`, `incident.created`, `incident.updated` (with `status` and `impact`), `incident.resolved`, `incident.deleted`, `maintenance.scheduled`, `maintenance.updated`, `maintenance.started`, `maintenance.completed`, `maintenance.cancelled`, `maintenance.deleted`, `quick_links.changed`. The stream ends when the page is deleted or stops being visible.",
     params(("slug" = String, Path, description = "The page's slug")),
     responses((status = 200, description = "text/event-stream of `status` events", body = StatusEvent, content_type = "text/event-stream"), PublicErrors)
 )]
@@ -94,22 +99,33 @@ async fn events(
     )
 }
 
-/// One event per change of this page (a lagging receiver counts as one).
+/// The change events of each commit that touched this page, then its status
+/// (a lagging receiver or a lost notification connection: the status only).
 fn follow(
     state: AppState,
     slug: String,
     page_id: i64,
-    changes: tokio::sync::broadcast::Receiver<Option<i64>>,
+    changes: tokio::sync::broadcast::Receiver<Heard>,
 ) -> impl Stream<Item = Result<Event, Infallible>> {
     stream::unfold(
         (state, slug, changes),
         move |(state, slug, mut changes)| async move {
             loop {
-                match changes.recv().await {
-                    Ok(Some(id)) if id != page_id => continue,
-                    Ok(_) | Err(RecvError::Lagged(_)) => {}
+                let ours: Vec<Change> = match changes.recv().await {
+                    Ok(Heard::Committed(events)) => {
+                        let ours: Vec<Change> = events
+                            .iter()
+                            .filter(|e| e.page() == page_id)
+                            .cloned()
+                            .collect();
+                        if ours.is_empty() {
+                            continue; // another page's change
+                        }
+                        ours
+                    }
+                    Ok(Heard::Everything) | Err(RecvError::Lagged(_)) => Vec::new(),
                     Err(RecvError::Closed) => return None,
-                }
+                };
                 // The page is gone, renamed or made private: end the stream.
                 let snap = state
                     .snapshots
@@ -118,8 +134,19 @@ fn follow(
                     .ok()
                     .flatten()
                     .filter(|s| s.page_id == page_id)?;
-                return Some((Ok(status_event(&snap)), (state, slug, changes)));
+                let mut out: Vec<Result<Event, Infallible>> =
+                    ours.iter().map(|e| Ok(change_event(e))).collect();
+                out.push(Ok(status_event(&snap)));
+                return Some((stream::iter(out), (state, slug, changes)));
             }
         },
     )
+    .flatten()
+}
+
+fn change_event(change: &Change) -> Event {
+    Event::default()
+        .event("change")
+        .json_data(change)
+        .unwrap_or_else(|_| Event::default().comment("unserializable"))
 }

@@ -1,0 +1,111 @@
+//! The in-process harness: the application built in the test's own process
+//! (like zero-to-production's `spawn_app` and crates.io's `TestApp`), still
+//! served over HTTP on a real socket against a real database, but with the
+//! store in the test's hands. No job worker runs on its own: the test moves
+//! its clock and runs the jobs that are due by then, so "an hour later" takes
+//! no time and nothing happens behind the test's back.
+//!
+//! The black-box tests (`support::Server`, the real binary) stay the rule;
+//! this is for what the binary cannot be asked from outside: time, and (as
+//! they arrive with notifications) the mail and HTTP calls it sends, which
+//! go to real local receivers.
+
+use crate::support::{Backend, TestDb};
+use reqwest::Method;
+use serde_json::Value;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+use upstate_core::Timestamp;
+use upstate_core::audit::Actor;
+use upstate_core::scope::Scope;
+use upstate_store::{AuditCtx, Db};
+
+pub struct TestApp {
+    pub base: String,
+    pub db: Db,
+    key: String,
+    /// Added to the wall clock for every job round this harness runs.
+    offset_ms: i64,
+    stop: CancellationToken,
+    _test_db: TestDb,
+    http: reqwest::Client,
+}
+
+impl TestApp {
+    pub async fn spawn(backend: Backend) -> TestApp {
+        let test_db = TestDb::new(backend).await;
+        let db = Db::connect(&test_db.url).await.expect("connect");
+        db.migrate().await.expect("migrate");
+        let ctx = AuditCtx::of(Actor::system("test"));
+        let (_, key) = upstate_store::api_keys::create(&db, &ctx, "harness", &[Scope::Admin], None)
+            .await
+            .expect("key");
+        let settings = upstate_server::ServerSettings {
+            api_rate_per_minute: 100_000,
+            api_rate_per_hour: 1_000_000,
+            ..Default::default()
+        };
+        let app = upstate_server::app(db.clone(), &settings);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let base = format!("http://{}", listener.local_addr().expect("addr"));
+        let stop = CancellationToken::new();
+        let until = stop.clone();
+        tokio::spawn(upstate_server::serve(listener, app, async move {
+            until.cancelled().await
+        }));
+        TestApp {
+            base,
+            db,
+            key,
+            offset_ms: 0,
+            stop,
+            _test_db: test_db,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    /// The harness's "now": the wall clock moved by every `advance`.
+    pub fn now(&self) -> Timestamp {
+        Timestamp::from_millis(Timestamp::now().millis() + self.offset_ms)
+    }
+
+    pub fn advance(&mut self, by: Duration) {
+        self.offset_ms += by.as_millis() as i64;
+    }
+
+    /// Runs every job due at the harness's now; returns how many finished.
+    pub async fn run_jobs(&self) -> usize {
+        upstate_jobs::run_due(&self.db, self.now())
+            .await
+            .expect("job round")
+    }
+
+    /// Sends a keyed request; returns (status, JSON body or Null).
+    pub async fn send(&self, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
+        let mut req = self
+            .http
+            .request(method, format!("{}{path}", self.base))
+            .bearer_auth(&self.key);
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let r = req.send().await.expect("request");
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
+    /// The `data` of a keyed request that must answer `want`.
+    pub async fn data(&self, method: Method, path: &str, body: Option<Value>, want: u16) -> Value {
+        let (status, body) = self.send(method, path, body).await;
+        assert_eq!(status, want, "{path}: {body}");
+        body["data"].clone()
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
