@@ -7,6 +7,7 @@ use std::io::Read;
 use upstate_core::audit::Actor;
 use upstate_core::roles::{self, Role};
 use upstate_core::validate;
+use upstate_core::values::Email;
 use upstate_store::{AuditCtx, Db};
 
 #[derive(clap::Subcommand)]
@@ -36,7 +37,7 @@ pub async fn run(db: &Db, cmd: UserCommand) -> anyhow::Result<()> {
     if !password_stdin {
         bail!("pass the password on standard input with --password-stdin");
     }
-    let email = roles::email(&email).map_err(|m| anyhow::anyhow!("--email {m}"))?;
+    let email = Email::parse(&email).map_err(|m| anyhow::anyhow!("--email {m}"))?;
     let name = validate::name(&name).map_err(|m| anyhow::anyhow!("--name {m}"))?;
     let role: Role = role.parse().map_err(|e| anyhow::anyhow!("--role {e}"))?;
     let mut password = String::new();

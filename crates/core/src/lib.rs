@@ -17,6 +17,7 @@ pub mod status;
 pub mod timestamp;
 pub mod uptime;
 pub mod validate;
+pub mod values;
 
 pub use model::*;
 pub use status::*;

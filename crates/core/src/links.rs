@@ -4,6 +4,7 @@
 
 use crate::Id;
 use crate::validate::{self, FieldErrors};
+use crate::values::HttpUrl;
 use serde::{Deserialize, Serialize};
 
 pub const LABEL_MAX: usize = 100;
@@ -34,7 +35,7 @@ pub struct QuickLinkInput {
 pub struct QuickLinkFields {
     pub status_page_id: Option<Id>,
     pub label: Option<String>,
-    pub url: Option<String>,
+    pub url: Option<HttpUrl>,
     pub order: Option<i32>,
 }
 
@@ -45,7 +46,7 @@ impl QuickLinkInput {
             label: self
                 .label
                 .and_then(|v| e.check("label", validate::text(&v, LABEL_MAX).and_then(non_blank))),
-            url: self.url.and_then(|v| e.check("url", validate::url(&v))),
+            url: self.url.and_then(|v| e.check("url", HttpUrl::parse(&v))),
             order: self
                 .order
                 .and_then(|o| e.check("order", validate::order(o))),

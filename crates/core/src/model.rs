@@ -6,6 +6,7 @@ use crate::patch::Patch;
 use crate::status::{ComponentStatus, Impact, IncidentStatus, MaintenanceStatus};
 use crate::timestamp::Timestamp;
 use crate::validate::{self, FieldErrors};
+use crate::values::{Domain, HexColor, HttpUrl, Slug};
 use serde::{Deserialize, Serialize};
 
 pub const DEFAULT_ACCENT_COLOR: &str = "#2563eb";
@@ -148,21 +149,23 @@ pub struct PageSettings {
 
 impl PageSettings {
     fn validate(self, errors: &mut FieldErrors) -> ValidPageSettings {
-        let nullable = |errors: &mut FieldErrors,
-                        field: &str,
-                        p: Patch<String>,
-                        rule: fn(&str) -> Result<String, String>| {
+        fn nullable<T>(
+            errors: &mut FieldErrors,
+            field: &str,
+            p: Patch<String>,
+            rule: fn(&str) -> Result<T, String>,
+        ) -> Patch<T> {
             errors
                 .check(field, p.try_map(|v| rule(&v)))
-                .unwrap_or_default()
-        };
+                .unwrap_or(Patch::Absent)
+        }
         ValidPageSettings {
-            logo_url: nullable(errors, "logoUrl", self.logo_url, validate::url),
-            favicon_url: nullable(errors, "faviconUrl", self.favicon_url, validate::url),
-            custom_domain: nullable(errors, "customDomain", self.custom_domain, validate::domain),
+            logo_url: nullable(errors, "logoUrl", self.logo_url, HttpUrl::parse),
+            favicon_url: nullable(errors, "faviconUrl", self.favicon_url, HttpUrl::parse),
+            custom_domain: nullable(errors, "customDomain", self.custom_domain, Domain::parse),
             accent_color: self
                 .accent_color
-                .and_then(|c| errors.check("accentColor", validate::hex_color(&c))),
+                .and_then(|c| errors.check("accentColor", HexColor::parse(&c))),
             show_subscribe: self.show_subscribe,
             show_uptime: self.show_uptime,
             uptime_days: self
@@ -177,10 +180,10 @@ impl PageSettings {
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ValidPageSettings {
-    pub logo_url: Patch<String>,
-    pub favicon_url: Patch<String>,
-    pub custom_domain: Patch<String>,
-    pub accent_color: Option<String>,
+    pub logo_url: Patch<HttpUrl>,
+    pub favicon_url: Patch<HttpUrl>,
+    pub custom_domain: Patch<Domain>,
+    pub accent_color: Option<HexColor>,
     pub show_subscribe: Option<bool>,
     pub show_uptime: Option<bool>,
     pub uptime_days: Option<i32>,
@@ -218,7 +221,7 @@ pub struct NewPageInput {
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewPage {
     pub name: String,
-    pub slug: String,
+    pub slug: Slug,
     pub description: String,
     pub is_public: bool,
     pub settings: ValidPageSettings,
@@ -228,7 +231,7 @@ impl NewPageInput {
     pub fn validate(self) -> Result<NewPage, FieldErrors> {
         let mut e = FieldErrors::new();
         let name = required(&mut e, "name", self.name, validate::name);
-        let slug = required(&mut e, "slug", self.slug, validate::slug);
+        let slug = required(&mut e, "slug", self.slug, Slug::parse);
         let description = e.check(
             "description",
             validate::text(
@@ -265,7 +268,7 @@ pub struct PagePatchInput {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PagePatch {
     pub name: Option<String>,
-    pub slug: Option<String>,
+    pub slug: Option<Slug>,
     pub description: Option<String>,
     pub is_public: Option<bool>,
     pub settings: ValidPageSettings,
@@ -276,7 +279,7 @@ impl PagePatchInput {
         let mut e = FieldErrors::new();
         let patch = PagePatch {
             name: self.name.and_then(|v| e.check("name", validate::name(&v))),
-            slug: self.slug.and_then(|v| e.check("slug", validate::slug(&v))),
+            slug: self.slug.and_then(|v| e.check("slug", Slug::parse(&v))),
             description: self.description.and_then(|v| {
                 e.check("description", validate::text(&v, validate::DESCRIPTION_MAX))
             }),

@@ -26,6 +26,14 @@ impl<T> Patch<T> {
         }
     }
 
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Patch<U> {
+        match self {
+            Patch::Absent => Patch::Absent,
+            Patch::Null => Patch::Null,
+            Patch::Value(v) => Patch::Value(f(v)),
+        }
+    }
+
     pub fn try_map<U, E>(self, f: impl FnOnce(T) -> Result<U, E>) -> Result<Patch<U>, E> {
         Ok(match self {
             Patch::Absent => Patch::Absent,

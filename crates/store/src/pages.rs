@@ -63,12 +63,12 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewPage) -> StoreResult<Status
             page_cols!()
         ))
         .bind(&new.name)
-        .bind(&new.slug)
+        .bind(new.slug.as_str())
         .bind(&new.description)
-        .bind(s.logo_url.apply(None))
-        .bind(s.favicon_url.apply(None))
-        .bind(s.custom_domain.apply(None))
-        .bind(s.accent_color.unwrap_or_else(|| DEFAULT_ACCENT_COLOR.to_string()))
+        .bind(s.logo_url.map(String::from).apply(None))
+        .bind(s.favicon_url.map(String::from).apply(None))
+        .bind(s.custom_domain.map(String::from).apply(None))
+        .bind(s.accent_color.map_or_else(|| DEFAULT_ACCENT_COLOR.to_string(), String::from))
         .bind(new.is_public)
         .bind(s.show_subscribe.unwrap_or(true))
         .bind(s.show_uptime.unwrap_or(true))
@@ -115,7 +115,7 @@ pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: PagePatch) -> StoreR
     let p: StatusPage = current.into();
     let before = p.clone();
     let s = patch.settings;
-    let slug = patch.slug.unwrap_or(p.slug);
+    let slug = patch.slug.map_or(p.slug, String::from);
     let row: PageRow = on_tx!(&mut tx, |c| {
         sqlx::query_as(concat!(
             "UPDATE status_pages SET name = $1, slug = $2, description = $3, logo_url = $4, favicon_url = $5, \
@@ -126,10 +126,10 @@ pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: PagePatch) -> StoreR
         .bind(patch.name.unwrap_or(p.name))
         .bind(&slug)
         .bind(patch.description.unwrap_or(p.description))
-        .bind(s.logo_url.apply(p.logo_url))
-        .bind(s.favicon_url.apply(p.favicon_url))
-        .bind(s.custom_domain.apply(p.custom_domain))
-        .bind(s.accent_color.unwrap_or(p.accent_color))
+        .bind(s.logo_url.map(String::from).apply(p.logo_url))
+        .bind(s.favicon_url.map(String::from).apply(p.favicon_url))
+        .bind(s.custom_domain.map(String::from).apply(p.custom_domain))
+        .bind(s.accent_color.map_or(p.accent_color, String::from))
         .bind(patch.is_public.unwrap_or(p.is_public))
         .bind(s.show_subscribe.unwrap_or(p.show_subscribe))
         .bind(s.show_uptime.unwrap_or(p.show_uptime))

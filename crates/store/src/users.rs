@@ -11,6 +11,7 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 use upstate_core::audit::Action;
 use upstate_core::roles::Role;
+use upstate_core::values::Email;
 use upstate_core::{Id, Timestamp};
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -78,7 +79,7 @@ pub async fn count(db: &Db) -> StoreResult<i64> {
 pub async fn create(
     db: &Db,
     ctx: &AuditCtx,
-    email: &str,
+    email: &Email,
     name: &str,
     role: Role,
     password_hash: &str,
@@ -89,7 +90,7 @@ pub async fn create(
         "INSERT INTO users (email, name, role, password_hash, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING ",
         user_cols!()
     ))
-    .bind(email)
+    .bind(email.as_str())
     .bind(name)
     .bind(role.as_str())
     .bind(password_hash)
@@ -345,7 +346,7 @@ pub async fn setup_owner(
     db: &Db,
     ctx: &AuditCtx,
     token: &str,
-    email: &str,
+    email: &Email,
     name: &str,
     password_hash: &str,
 ) -> StoreResult<User> {
@@ -376,7 +377,7 @@ pub async fn setup_owner(
         "INSERT INTO users (email, name, role, password_hash, created_at) VALUES ($1, $2, 'owner', $3, $4) RETURNING ",
         user_cols!()
     ))
-    .bind(email)
+    .bind(email.as_str())
     .bind(name)
     .bind(password_hash)
     .bind(now)

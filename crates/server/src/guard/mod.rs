@@ -423,7 +423,7 @@ impl Guard {
         &self,
         ctx: &AuditCtx,
         token: &str,
-        email: &str,
+        email: &upstate_core::values::Email,
         name: &str,
         pw: String,
     ) -> ApiResult<User> {

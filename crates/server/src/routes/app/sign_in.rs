@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
 use upstate_core::audit::Actor;
 use upstate_core::roles::{self, Permission, Role};
+use upstate_core::values::Email;
 use upstate_core::{FieldErrors, validate};
 use upstate_store::users;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -74,7 +75,7 @@ async fn login(
 ) -> ApiResult<Response> {
     let mut e = FieldErrors::new();
     let email = match input.email {
-        Some(v) => e.check("email", roles::email(&v)),
+        Some(v) => e.check("email", Email::parse(&v)),
         None => {
             e.push("email", "is required");
             None
@@ -292,7 +293,7 @@ async fn setup(
     if token.is_none() {
         e.push("token", "is required");
     }
-    let email = e.check("email", roles::email(input.email.as_deref().unwrap_or("")));
+    let email = e.check("email", Email::parse(input.email.as_deref().unwrap_or("")));
     let name = e.check("name", validate::name(input.name.as_deref().unwrap_or("")));
     let pw = input.password.unwrap_or_default();
     e.check("password", roles::password(&pw));

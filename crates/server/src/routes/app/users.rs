@@ -19,6 +19,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use upstate_core::roles::{self, Permission, Role};
+use upstate_core::values::Email;
 use upstate_core::{FieldErrors, Id, validate};
 use upstate_store::two_factor;
 use upstate_store::users::{self, User};
@@ -81,7 +82,7 @@ async fn users_create(
 ) -> ApiResult<Response> {
     me.require(Permission::UsersManage)?;
     let mut e = FieldErrors::new();
-    let email = e.check("email", roles::email(input.email.as_deref().unwrap_or("")));
+    let email = e.check("email", Email::parse(input.email.as_deref().unwrap_or("")));
     let name = e.check("name", validate::name(input.name.as_deref().unwrap_or("")));
     let role = e.check(
         "role",
