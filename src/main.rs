@@ -41,6 +41,8 @@ fn main() -> std::process::ExitCode {
                 .unwrap_or_else(|_| "info,sqlx=warn".into()),
         )
         .with_writer(std::io::stderr)
+        // Colour codes only for a person at a terminal, never in log files.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -120,9 +122,9 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     println!("upstate listening on http://{local}");
     if let Some(token) = upstate_store::users::issue_setup_token(&db, SETUP_VALID_MS).await? {
         tracing::warn!(
-            "no users yet: create the first owner within 24 hours with \
-             POST http://{local}/api/auth/setup {{\"token\":\"{token}\",\"email\":...,\"name\":...,\"password\":...}} \
-             (or run `upstate user create --role owner`)"
+            "no users yet: open {}/admin/setup?token={token} within 24 hours to create the first owner \
+             (or run `upstate user create --role owner`)",
+            settings.public_url.trim_end_matches('/')
         );
     }
     tracing::info!(%local, backend = ?db.backend(), "listening");

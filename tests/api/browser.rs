@@ -29,7 +29,7 @@ fn axe_path() -> PathBuf {
         .unwrap_or_else(|| root().join("target/browser-test/node_modules/axe-core/axe.min.js"))
 }
 
-fn browser_available(test: &str) -> bool {
+pub(crate) fn browser_available(test: &str) -> bool {
     peers_available(
         test,
         &[
@@ -41,14 +41,14 @@ fn browser_available(test: &str) -> bool {
 }
 
 /// A chromedriver process and a headless Chromium session on it.
-struct Driver {
+pub(crate) struct Driver {
     process: Child,
     client: Option<Client>,
     _profile: tempfile::TempDir,
 }
 
 impl Driver {
-    async fn start(extra_args: &[&str]) -> Driver {
+    pub(crate) async fn start(extra_args: &[&str]) -> Driver {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -101,11 +101,11 @@ impl Driver {
         }
     }
 
-    fn c(&self) -> &Client {
+    pub(crate) fn c(&self) -> &Client {
         self.client.as_ref().unwrap()
     }
 
-    async fn js(&self, script: &str) -> Value {
+    pub(crate) async fn js(&self, script: &str) -> Value {
         self.c()
             .execute(script, vec![])
             .await
@@ -113,7 +113,7 @@ impl Driver {
     }
 
     /// Waits up to `within` for a script to return true; returns the time it took.
-    async fn until(&self, script: &str, within: Duration) -> Option<Duration> {
+    pub(crate) async fn until(&self, script: &str, within: Duration) -> Option<Duration> {
         let start = Instant::now();
         while start.elapsed() < within {
             if self.js(script).await == json!(true) {
@@ -125,7 +125,7 @@ impl Driver {
     }
 
     /// The console's errors since the last call (Chromium's log endpoint).
-    async fn console_errors(&self) -> Vec<String> {
+    pub(crate) async fn console_errors(&self) -> Vec<String> {
         let entries = self.c().issue_cmd(BrowserLog).await.expect("browser log");
         entries
             .as_array()
@@ -137,15 +137,17 @@ impl Driver {
             .collect()
     }
 
-    async fn screenshot(&self, name: &str) {
+    pub(crate) async fn screenshot(&self, name: &str) {
         let png = self.c().screenshot().await.expect("screenshot");
-        let dir = root().join("target/screenshots");
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+        let path = root()
+            .join("target/screenshots")
+            .join(format!("{name}.png"));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, png).unwrap();
     }
 
     /// axe-core's WCAG 2.0–2.2 A/AA violations on the current page.
-    async fn axe(&self) -> Vec<Value> {
+    pub(crate) async fn axe(&self) -> Vec<Value> {
         let source = std::fs::read_to_string(axe_path()).expect("axe-core");
         self.c()
             .execute(&source, vec![])
@@ -167,7 +169,7 @@ impl Driver {
 
 impl Driver {
     /// Ends the session (the browser quits), then the driver.
-    async fn quit(mut self) {
+    pub(crate) async fn quit(mut self) {
         if let Some(client) = self.client.take() {
             let _ = client.close().await;
         }

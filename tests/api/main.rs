@@ -5,6 +5,7 @@
 mod support;
 
 mod accounts;
+mod admin_ui;
 mod admin_users;
 mod app_pages;
 mod atlassian;

@@ -5,6 +5,7 @@ mod client_ip;
 mod connection;
 pub mod error;
 pub mod extract;
+mod form_bridge;
 mod guard;
 pub mod i18n;
 pub mod key_auth;
@@ -92,6 +93,7 @@ pub fn app(db: upstate_store::Db, settings: &ServerSettings) -> Router {
     } = routes::routes(&state);
     let managed = managed
         .with_state(state.clone())
+        .layer(axum::middleware::from_fn(form_bridge::bridge))
         .layer(DefaultBodyLimit::max(settings.max_body_bytes))
         .layer(CatchPanicLayer::custom(|_| {
             axum::response::IntoResponse::into_response(error::ApiError::Internal(

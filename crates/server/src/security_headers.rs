@@ -26,6 +26,11 @@ pub const DOCS_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'se
                             img-src 'self' data:; font-src 'self' data:; connect-src 'self'; form-action 'self'; \
                             base-uri 'none'; frame-ancestors 'none'";
 
+/// The admin interface: only its own stylesheet and script, forms only to
+/// this server, never framed.
+pub const ADMIN_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+                             connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
 /// Sets the security headers of an HTML response under `csp`.
 pub fn html(h: &mut HeaderMap, csp: &'static str) {
     h.insert(

@@ -2,6 +2,7 @@
 //! `html`, and `content` for what keys and people share), and the fallbacks that keep unknown routes
 //! and wrong methods inside the problem+json contract.
 
+mod admin;
 mod api_v1;
 mod api_v2;
 mod app;
@@ -32,11 +33,15 @@ pub fn routes(state: &AppState) -> Routes {
     let public = public.merge(html::router(state));
     let (managed, managed_doc) = OpenApiRouter::new()
         .nest("/api/v1", api_v1::router(state, content::router("/api/v1")))
-        .nest("/api/v2", api_v2::router(state, api_v1::v2_aliases()))
+        .nest(
+            "/api/v2",
+            api_v2::router(state, api_v1::v2_aliases().merge(content::v2_aliases())),
+        )
         .merge(app::router())
         .nest("/api", content::router("/api").merge(content::app_only()))
         .split_for_parts();
     doc.merge(managed_doc);
+    let managed = managed.merge(admin::router());
     Routes {
         public: public.method_not_allowed_fallback(method_not_allowed),
         managed: managed.method_not_allowed_fallback(method_not_allowed),

@@ -48,6 +48,21 @@ pub static FAVICON: LazyLock<Asset> = LazyLock::new(|| {
     )
 });
 
+pub static ADMIN_CSS: LazyLock<Asset> = LazyLock::new(|| {
+    asset(
+        "admin.css",
+        include_bytes!("../../assets/admin.css"),
+        "text/css; charset=utf-8",
+    )
+});
+pub static ADMIN_JS: LazyLock<Asset> = LazyLock::new(|| {
+    asset(
+        "admin.js",
+        include_bytes!("../../assets/admin.js"),
+        "text/javascript; charset=utf-8",
+    )
+});
+
 pub fn css_url() -> &'static str {
     &CSS.url
 }
@@ -63,6 +78,8 @@ pub fn named(name: &str) -> Option<&'static Asset> {
         "status.js" => Some(&JS),
         "widget.js" => Some(&WIDGET_JS),
         "favicon.svg" => Some(&FAVICON),
+        "admin.css" => Some(&ADMIN_CSS),
+        "admin.js" => Some(&ADMIN_JS),
         _ => None,
     }
 }

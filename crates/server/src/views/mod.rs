@@ -4,6 +4,7 @@
 //! uptime bars. No external fonts, scripts or stylesheets: two small assets
 //! served by this binary.
 
+pub mod admin;
 pub mod assets;
 mod detail;
 mod gate;

@@ -1,7 +1,6 @@
 //! The keyed management API, `/api/v1`.
 
 mod components;
-mod incidents;
 mod maintenance;
 
 use crate::key_auth;
@@ -16,7 +15,6 @@ pub fn router(state: &AppState, content: OpenApiRouter<AppState>) -> OpenApiRout
     OpenApiRouter::new()
         .merge(content)
         .merge(components::routes())
-        .merge(incidents::routes())
         .merge(maintenance::routes())
         .route_layer(from_fn_with_state(state.clone(), key_auth::require_key))
 }
@@ -26,7 +24,5 @@ pub fn router(state: &AppState, content: OpenApiRouter<AppState>) -> OpenApiRout
 pub fn v2_aliases() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(components::list))
-        .routes(routes!(incidents::create))
-        .routes(routes!(incidents::update))
         .routes(routes!(maintenance::create))
 }

@@ -3,6 +3,7 @@
 //! (behind the key middleware, with its scope-by-method rule and rate-limit
 //! headers) and at `/api/...` (a session or a key).
 
+mod incidents;
 mod statuspages;
 
 use crate::respond::MountedAt;
@@ -14,10 +15,21 @@ use utoipa_axum::router::OpenApiRouter;
 pub fn router(prefix: &'static str) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .merge(statuspages::routes())
+        .merge(incidents::routes())
         .layer(Extension(MountedAt(prefix)))
 }
 
 /// Routes only the application family has (the seed's PUT beside v1's PATCH).
 pub fn app_only() -> OpenApiRouter<AppState> {
     statuspages::app_only()
+}
+
+/// The shared handlers `/api/v2` serves too; the `Location` of what they
+/// create is its v1 address, where it can be read.
+pub fn v2_aliases() -> OpenApiRouter<AppState> {
+    use utoipa_axum::routes;
+    OpenApiRouter::new()
+        .routes(routes!(incidents::create))
+        .routes(routes!(incidents::update))
+        .layer(Extension(MountedAt("/api/v1")))
 }

@@ -56,6 +56,13 @@ async fn root(
 ) -> Response {
     match host_slug(&state, &headers).await {
         Ok(Some(slug)) => page(State(state), Path(slug), headers, q, uri).await,
+        // No page here: a person in a browser is most likely the operator
+        // of a new install, who runs it from /admin.
+        Ok(None)
+            if weighted(&headers, header::ACCEPT).any(|(t, q)| t == "text/html" && q > 0.0) =>
+        {
+            axum::response::Redirect::to("/admin").into_response()
+        }
         Ok(None) => {
             let e = ApiError::NotFound(
                 "no status page is served at this host; pages live at /s/{slug}".into(),

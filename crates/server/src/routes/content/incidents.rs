@@ -1,15 +1,20 @@
-//! `/api/v1/incidents`: newest first; `limit` defaults to 20, at most 100.
+//! Incidents, for keys (`/api/v1/incidents`) and people (`/api/incidents`)
+//! alike: reading needs PAGES_READ, opening, changing, resolving and
+//! deleting INCIDENTS_WRITE. Lists are newest first; `limit` defaults to 20,
+//! at most 100.
 
+use crate::caller::Caller;
 use crate::error::ApiResult;
 use crate::extract::{Body, OptionalBody, PathId, QueryParams};
-use crate::key_auth::Audit;
 use crate::openapi::{BadQuery, BodyErrors, Conflict, KeyErrors, NotFound};
 use crate::respond::{Data, Message};
-use crate::respond::{created, data, deleted};
+use crate::respond::{MountedAt, created, data, deleted};
 use crate::state::AppState;
+use axum::Extension;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use upstate_core::roles::Permission;
 use upstate_core::*;
 use upstate_store::incidents::{self, IncidentFilter};
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -33,9 +38,14 @@ pub fn routes() -> OpenApiRouter<AppState> {
     summary = "List incidents, newest first",
     params(("statusPageId" = Option<i64>, Query, description = "Only this page's"), ("status" = Option<String>, Query, description = "investigating, identified, monitoring, resolved, or unresolved"), ("limit" = Option<i64>, Query, description = "1 to 100, default 20")),
     responses((status = 200, body = Data<Vec<Incident>>), KeyErrors, BadQuery),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
-pub(crate) async fn list(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
+pub(crate) async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    q: QueryParams,
+) -> ApiResult<Response> {
+    caller.require(Permission::PagesRead)?;
     let mut errors = FieldErrors::new();
     let page_id = q.id("statusPageId", &mut errors);
     let status = q.incident_status(&mut errors).map(str::to_string);
@@ -63,9 +73,14 @@ pub(crate) async fn list(State(state): State<AppState>, q: QueryParams) -> ApiRe
     summary = "Get an incident with its timeline",
     params(("id" = i64, Path, description = "Incident id")),
     responses((status = 200, body = Data<Incident>), KeyErrors, NotFound),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
-async fn show(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Response> {
+async fn show(
+    State(state): State<AppState>,
+    caller: Caller,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
+    caller.require(Permission::PagesRead)?;
     Ok(data(incidents::get(&state.db, id).await?))
 }
 
@@ -77,16 +92,18 @@ async fn show(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Re
     summary = "Open an incident",
     request_body = NewIncidentInput,
     responses((status = 201, body = Data<Incident>), KeyErrors, BodyErrors),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
 pub(crate) async fn create(
     State(state): State<AppState>,
-    Audit(ctx): Audit,
+    caller: Caller,
+    Extension(MountedAt(prefix)): Extension<MountedAt>,
     Body(input): Body<NewIncidentInput>,
 ) -> ApiResult<Response> {
-    let incident = incidents::create(&state.db, &ctx, input.validate()?).await?;
+    caller.require(Permission::IncidentsWrite)?;
+    let incident = incidents::create(&state.db, &caller.audit, input.validate()?).await?;
     Ok(created(
-        format!("/api/v1/incidents/{}", incident.id),
+        format!("{prefix}/incidents/{}", incident.id),
         incident,
     ))
 }
@@ -100,16 +117,17 @@ pub(crate) async fn create(
     params(("id" = i64, Path, description = "Incident id")),
     request_body = IncidentPatchInput,
     responses((status = 200, body = Data<Incident>), KeyErrors, BodyErrors, NotFound),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
 pub(crate) async fn update(
     State(state): State<AppState>,
-    Audit(ctx): Audit,
+    caller: Caller,
     PathId(id): PathId,
     Body(input): Body<IncidentPatchInput>,
 ) -> ApiResult<Response> {
+    caller.require(Permission::IncidentsWrite)?;
     Ok(data(
-        incidents::update(&state.db, &ctx, id, input.validate()?).await?,
+        incidents::update(&state.db, &caller.audit, id, input.validate()?).await?,
     ))
 }
 
@@ -122,15 +140,16 @@ pub(crate) async fn update(
     params(("id" = i64, Path, description = "Incident id")),
     request_body = NewIncidentUpdateInput,
     responses((status = 201, body = Data<IncidentUpdate>), KeyErrors, BodyErrors, NotFound),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
 async fn add_update(
     State(state): State<AppState>,
-    Audit(ctx): Audit,
+    caller: Caller,
     PathId(id): PathId,
     Body(input): Body<NewIncidentUpdateInput>,
 ) -> ApiResult<Response> {
-    let update = incidents::post_update(&state.db, &ctx, id, input.validate()?).await?;
+    caller.require(Permission::IncidentsWrite)?;
+    let update = incidents::post_update(&state.db, &caller.audit, id, input.validate()?).await?;
     Ok((StatusCode::CREATED, data(update)).into_response())
 }
 
@@ -143,16 +162,17 @@ async fn add_update(
     params(("id" = i64, Path, description = "Incident id")),
     request_body = Option<ClosingMessageInput>,
     responses((status = 200, body = Data<Incident>), KeyErrors, BodyErrors, NotFound, Conflict),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
 async fn resolve(
     State(state): State<AppState>,
-    Audit(ctx): Audit,
+    caller: Caller,
     PathId(id): PathId,
     OptionalBody(input): OptionalBody<ClosingMessageInput>,
 ) -> ApiResult<Response> {
+    caller.require(Permission::IncidentsWrite)?;
     Ok(data(
-        incidents::resolve(&state.db, &ctx, id, input.validate()?).await?,
+        incidents::resolve(&state.db, &caller.audit, id, input.validate()?).await?,
     ))
 }
 
@@ -164,13 +184,14 @@ async fn resolve(
     summary = "Delete an incident",
     params(("id" = i64, Path, description = "Incident id")),
     responses((status = 200, body = Message), KeyErrors, NotFound),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
 async fn remove(
     State(state): State<AppState>,
-    Audit(ctx): Audit,
+    caller: Caller,
     PathId(id): PathId,
 ) -> ApiResult<Response> {
-    incidents::delete(&state.db, &ctx, id).await?;
+    caller.require(Permission::IncidentsWrite)?;
+    incidents::delete(&state.db, &caller.audit, id).await?;
     Ok(deleted("Incident"))
 }

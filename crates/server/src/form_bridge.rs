@@ -1,0 +1,318 @@
+//! Lets the admin interface's plain HTML forms post to the same application
+//! routes scripts use, so the interface works without JavaScript and does
+//! nothing a script could not.
+//!
+//! A form marks itself with a hidden `_back` field. The bridge then turns
+//! the form into the JSON body the route expects (field names carry the
+//! type: `statusPageId:int`, `autoStart:bool`, `componentIds[]:int`, and
+//! `:opt` leaves an empty field out), moves `_csrf` into the `X-CSRF-Token`
+//! header and `_method` into the method (forms only GET and POST), runs the
+//! route, and answers like a web form: after success a 303 to `_next` (its
+//! `{id}` filled from the answer), after a refusal a 303 back to `_back` with
+//! the problem and the typed values in a short-lived flash cookie, which the
+//! page shows beside the fields (secrets are never put in it). A sign-in
+//! that needs a second factor goes to `_pending`.
+
+use crate::error::ApiError;
+use axum::body::{Body, to_bytes};
+use axum::extract::Request;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+pub const FLASH_COOKIE: &str = "upstate_flash";
+/// What a flash cookie may carry; values beyond it are not refilled.
+const FLASH_MAX: usize = 3_000;
+const FORM_MAX: usize = 256 * 1024;
+
+/// What the page after a form shows: a notice after success, or the
+/// problem with every field's message and what was typed.
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+pub struct Flash {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notice: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// (field, message) pairs of a 422.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<(String, String)>,
+    /// What was typed, by plain field name.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub values: Map<String, Value>,
+}
+
+impl Flash {
+    /// The flash of this request, if one was set.
+    pub fn read(headers: &HeaderMap) -> Option<Flash> {
+        let raw = crate::session::cookies(headers)
+            .find(|c| c.name() == FLASH_COOKIE)?
+            .value()
+            .to_string();
+        let bytes = URL_SAFE_NO_PAD.decode(raw).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// The message beside `field`, if the last attempt had one.
+    pub fn error_of(&self, field: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(f, _)| f == field || f.starts_with(&format!("{field}[")))
+            .map(|(_, m)| m.as_str())
+    }
+
+    /// What was typed into `field` last time.
+    pub fn value_of(&self, field: &str) -> Option<String> {
+        match self.values.get(field)? {
+            Value::String(s) => Some(s.clone()),
+            Value::Null => None,
+            other => Some(other.to_string()),
+        }
+    }
+
+    fn cookie(&self) -> HeaderValue {
+        let json = serde_json::to_vec(self).unwrap_or_default();
+        let value = URL_SAFE_NO_PAD.encode(json);
+        HeaderValue::from_str(&format!(
+            "{FLASH_COOKIE}={value}; Path=/admin; Max-Age=60; HttpOnly; SameSite=Lax"
+        ))
+        .unwrap_or_else(|_| HeaderValue::from_static("upstate_flash=; Path=/admin; Max-Age=0"))
+    }
+
+    /// Clears the flash once a page has shown it.
+    pub fn clear() -> HeaderValue {
+        HeaderValue::from_static("upstate_flash=; Path=/admin; Max-Age=0; HttpOnly; SameSite=Lax")
+    }
+}
+
+fn is_form(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|ct| ct.split(';').next())
+        .is_some_and(|m| {
+            m.trim()
+                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+        })
+}
+
+/// Only our own interface's paths are followed after a form.
+fn local(path: &str) -> Option<&str> {
+    (path.starts_with("/admin") && !path.contains("//") && !path.contains('\\')).then_some(path)
+}
+
+/// Fields that never go into a cookie or back into a form.
+fn secret(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    ["password", "code", "token", "secret"]
+        .iter()
+        .any(|s| n.contains(s))
+}
+
+/// A form field's value as the JSON its name asks for.
+fn typed(kind: &str, raw: &str) -> Option<Value> {
+    match kind {
+        "int" => Some(
+            raw.trim()
+                .parse::<i64>()
+                .map(Value::from)
+                .unwrap_or_else(|_| Value::String(raw.to_string())),
+        ),
+        "bool" => Some(Value::Bool(matches!(raw, "on" | "true" | "1" | "yes"))),
+        "opt" if raw.trim().is_empty() => None,
+        "null" if raw.trim().is_empty() => Some(Value::Null),
+        _ => Some(Value::String(raw.to_string())),
+    }
+}
+
+/// The bridge's reading of a form: the JSON body and its own fields.
+#[derive(Default)]
+struct Form {
+    body: Map<String, Value>,
+    typed_values: Map<String, Value>,
+    back: Option<String>,
+    next: Option<String>,
+    pending: Option<String>,
+    done: Option<String>,
+    csrf: Option<String>,
+    method: Option<String>,
+}
+
+fn read_form(bytes: &[u8]) -> Form {
+    let mut f = Form::default();
+    for (k, v) in form_urlencoded::parse(bytes) {
+        let (k, v) = (k.into_owned(), v.into_owned());
+        match k.as_str() {
+            "_back" => f.back = Some(v),
+            "_next" => f.next = Some(v),
+            "_pending" => f.pending = Some(v),
+            "_done" => f.done = Some(v),
+            "_csrf" => f.csrf = Some(v),
+            "_method" => f.method = Some(v.to_ascii_uppercase()),
+            _ => {
+                let (name, kind) = k.split_once(':').unwrap_or((k.as_str(), "text"));
+                let (name, list) = match name.strip_suffix("[]") {
+                    Some(n) => (n.to_string(), true),
+                    None => (name.to_string(), false),
+                };
+                if !secret(&name) {
+                    f.typed_values
+                        .insert(name.clone(), Value::String(v.clone()));
+                }
+                if list {
+                    let entry = f
+                        .body
+                        .entry(name)
+                        .or_insert_with(|| Value::Array(Vec::new()));
+                    if let (Value::Array(items), Some(value)) = (entry, typed(kind, &v)) {
+                        items.push(value);
+                    }
+                } else if let Some(value) = typed(kind, &v) {
+                    f.body.insert(name, value);
+                }
+            }
+        }
+    }
+    f
+}
+
+/// The middleware: passes everything but a marked form through untouched.
+pub async fn bridge(req: Request, next: Next) -> Response {
+    if req.method() != Method::POST || !is_form(req.headers()) {
+        return next.run(req).await;
+    }
+    let (mut parts, body) = req.into_parts();
+    let Ok(bytes) = to_bytes(body, FORM_MAX).await else {
+        return ApiError::PayloadTooLarge.into_response();
+    };
+    let form = read_form(&bytes);
+    let Some(back) = form.back.as_deref().and_then(local).map(str::to_string) else {
+        // Not one of our forms: the route reads the body itself.
+        return next
+            .run(Request::from_parts(parts, Body::from(bytes)))
+            .await;
+    };
+    match form.method.as_deref() {
+        Some("PUT") => parts.method = Method::PUT,
+        Some("PATCH") => parts.method = Method::PATCH,
+        Some("DELETE") => parts.method = Method::DELETE,
+        _ => {}
+    }
+    if let Some(token) = form
+        .csrf
+        .as_deref()
+        .and_then(|t| HeaderValue::from_str(t).ok())
+    {
+        parts.headers.insert("x-csrf-token", token);
+    }
+    let json = serde_json::to_vec(&Value::Object(form.body.clone())).unwrap_or_default();
+    parts.headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    parts.headers.remove(header::CONTENT_LENGTH);
+    let res = next.run(Request::from_parts(parts, Body::from(json))).await;
+    answer(res, form, back).await
+}
+
+async fn answer(res: Response, form: Form, back: String) -> Response {
+    let status = res.status();
+    let cookies: Vec<HeaderValue> = res
+        .headers()
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .cloned()
+        .collect();
+    let body = to_bytes(res.into_body(), 1024 * 1024)
+        .await
+        .unwrap_or_default();
+    let json: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let (to, flash) = if status.is_success() {
+        let data = &json["data"];
+        let id = data["id"]
+            .as_i64()
+            .map(|i| i.to_string())
+            .unwrap_or_default();
+        let pending = data["twoFactorRequired"] == Value::Bool(true);
+        let to = match (&form.pending, pending) {
+            (Some(p), true) => p.clone(),
+            _ => form.next.clone().unwrap_or(back),
+        };
+        let to = local(&to.replace("{id}", &id))
+            .unwrap_or("/admin")
+            .to_string();
+        let notice = form.done.clone();
+        (
+            to,
+            Flash {
+                notice,
+                ..Flash::default()
+            },
+        )
+    } else {
+        let mut flash = Flash {
+            error: json["detail"]
+                .as_str()
+                .or(json["title"].as_str())
+                .map(String::from)
+                .or_else(|| Some(status.canonical_reason().unwrap_or("refused").into())),
+            ..Flash::default()
+        };
+        if let Some(errors) = json["errors"].as_array().filter(|e| !e.is_empty()) {
+            flash.error = Some(if errors.len() == 1 {
+                "Please correct the field marked below.".into()
+            } else {
+                "Please correct the fields marked below.".into()
+            });
+            for e in errors {
+                let field = e["field"].as_str().unwrap_or("").to_string();
+                let message = e["message"].as_str().unwrap_or("").to_string();
+                flash.fields.push((field, message));
+            }
+        }
+        let mut size = 0;
+        for (k, v) in form.typed_values {
+            size += k.len() + v.to_string().len();
+            if size < FLASH_MAX {
+                flash.values.insert(k, v);
+            }
+        }
+        (back, flash)
+    };
+    let mut out = (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response();
+    for c in cookies {
+        out.headers_mut().append(header::SET_COOKIE, c);
+    }
+    if flash.notice.is_some() || flash.error.is_some() {
+        out.headers_mut().append(header::SET_COOKIE, flash.cookie());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_names_carry_their_types() {
+        let f = read_form(
+            b"_back=/admin/x&title=Down&statusPageId:int=3&autoStart:bool=on&componentIds[]:int=4&componentIds[]:int=5&note:opt=&password=hunter2&_csrf=t",
+        );
+        assert_eq!(
+            Value::Object(f.body),
+            serde_json::json!({"title": "Down", "statusPageId": 3, "autoStart": true,
+                               "componentIds": [4, 5], "password": "hunter2"})
+        );
+        assert!(
+            !f.typed_values.contains_key("password"),
+            "secrets stay out of the flash"
+        );
+        assert_eq!(f.csrf.as_deref(), Some("t"));
+        assert_eq!(local("//evil.example/admin"), None);
+        assert_eq!(local("https://evil.example"), None);
+        assert_eq!(local("/admin/incidents/4"), Some("/admin/incidents/4"));
+    }
+}

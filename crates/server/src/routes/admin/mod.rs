@@ -1,0 +1,186 @@
+//! `/admin`: the interface operators run Upstate from (templates in
+//! `crate::views::admin`). Pages are read here; every change is a form that
+//! posts to an application route through `crate::form_bridge`, so the
+//! interface can do nothing a script could not. Not API operations, so not
+//! in the OpenAPI document.
+
+use crate::error::ApiError;
+use crate::form_bridge::Flash;
+use crate::security_headers;
+use crate::session::SignedIn;
+use crate::state::AppState;
+use crate::views::admin as view;
+use axum::Router;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::get;
+use maud::Markup;
+use serde::Deserialize;
+use upstate_core::public::overall_status;
+use upstate_core::{MaintenanceStatus, Timestamp};
+use upstate_store::audit::AuditFilter;
+use upstate_store::incidents::IncidentFilter;
+use upstate_store::maintenance::MaintenanceFilter;
+use upstate_store::{audit, components, incidents, maintenance, pages, users};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/admin", get(dashboard))
+        .route("/admin/", get(|| async { Redirect::to("/admin") }))
+        .route("/admin/login", get(login))
+        .route("/admin/login/code", get(second_factor))
+        .route("/admin/setup", get(setup))
+        .route("/admin/incidents/new", get(incident_new))
+}
+
+/// An HTML answer: the security headers, the flash shown (and cleared).
+fn html(status: StatusCode, body: Markup, flash_shown: bool) -> Response {
+    let mut res = (status, axum::response::Html(body.into_string())).into_response();
+    security_headers::html(res.headers_mut(), security_headers::ADMIN_CSP);
+    if flash_shown {
+        res.headers_mut().append(header::SET_COOKIE, Flash::clear());
+    }
+    res
+}
+
+fn shown(body: Markup, flash: &Option<Flash>) -> Response {
+    html(StatusCode::OK, body, flash.is_some())
+}
+
+/// Who is signed in, or the way to sign in (or to set up a new install).
+async fn signed_in(
+    state: &AppState,
+    who: Result<SignedIn, ApiError>,
+) -> Result<SignedIn, Response> {
+    match who {
+        Ok(who) => Ok(who),
+        Err(ApiError::Unauthorized(_)) => {
+            let fresh = users::count(&state.db).await.unwrap_or(1) == 0;
+            Err(Redirect::to(if fresh {
+                "/admin/setup"
+            } else {
+                "/admin/login"
+            })
+            .into_response())
+        }
+        Err(e) => Err(e.into_response()),
+    }
+}
+
+fn frame<'a>(who: &'a SignedIn, here: &'static str) -> view::Frame<'a> {
+    let user = &who.session.user;
+    view::Frame {
+        email: &user.email,
+        name: &user.name,
+        role: user.role,
+        csrf: &who.session.csrf_token,
+        here,
+    }
+}
+
+async fn dashboard(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    who: Result<SignedIn, ApiError>,
+) -> Result<Response, Response> {
+    let who = signed_in(&state, who).await?;
+    let flash = Flash::read(&headers);
+    let now = Timestamp::now();
+    let fail = |e: upstate_store::StoreError| ApiError::from(e).into_response();
+    let mut with_status = Vec::new();
+    for p in pages::list(&state.db).await.map_err(fail)? {
+        let snap = state.snapshots.get(&p.slug).await.ok().flatten();
+        let status = snap.map_or(upstate_core::ComponentStatus::Operational, |s| {
+            overall_status(&s.data.components, &s.data.incidents)
+        });
+        with_status.push((p, status));
+    }
+    let open = IncidentFilter {
+        status: Some("unresolved".into()),
+        limit: 20,
+        ..Default::default()
+    };
+    let unfinished = MaintenanceFilter {
+        finished: Some(false),
+        ending_after: Some(now),
+        ..Default::default()
+    };
+    let mut windows = maintenance::list(&state.db, &unfinished)
+        .await
+        .map_err(fail)?;
+    windows.retain(|m| {
+        matches!(
+            m.status,
+            MaintenanceStatus::Scheduled | MaintenanceStatus::InProgress
+        )
+    });
+    windows.sort_by_key(|m| m.scheduled_start_time);
+    let recent = AuditFilter {
+        limit: 8,
+        ..Default::default()
+    };
+    let data = view::DashboardData {
+        pages: with_status,
+        open_incidents: incidents::list(&state.db, &open).await.map_err(fail)?,
+        maintenance: windows,
+        audit: audit::list(&state.db, &recent).await.map_err(fail)?,
+        now,
+    };
+    Ok(shown(
+        view::dashboard(&frame(&who, "dashboard"), flash.as_ref(), &data),
+        &flash,
+    ))
+}
+
+async fn login(headers: HeaderMap) -> Response {
+    let flash = Flash::read(&headers);
+    shown(view::login(flash.as_ref()), &flash)
+}
+
+async fn second_factor(headers: HeaderMap) -> Response {
+    let flash = Flash::read(&headers);
+    shown(view::second_factor(flash.as_ref()), &flash)
+}
+
+#[derive(Deserialize)]
+struct SetupQuery {
+    token: Option<String>,
+}
+
+/// The first owner's page. It needs the token of the link printed at
+/// start-up; once an owner exists it is gone (404) on every instance.
+async fn setup(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(q): Query<SetupQuery>,
+) -> Response {
+    if users::count(&state.db).await.unwrap_or(1) > 0 {
+        return html(StatusCode::NOT_FOUND, view::setup_gone(), false);
+    }
+    let flash = Flash::read(&headers);
+    match q.token.filter(|t| !t.is_empty() && t.len() < 200) {
+        Some(token) => shown(view::setup(&token, flash.as_ref()), &flash),
+        None => html(StatusCode::OK, view::setup_needs_link(), false),
+    }
+}
+
+async fn incident_new(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    who: Result<SignedIn, ApiError>,
+) -> Result<Response, Response> {
+    let who = signed_in(&state, who).await?;
+    let fail = |e: upstate_store::StoreError| ApiError::from(e).into_response();
+    let flash = Flash::read(&headers);
+    let form = view::IncidentForm {
+        pages: pages::list(&state.db).await.map_err(fail)?,
+        components: components::list(&state.db, None, None)
+            .await
+            .map_err(fail)?,
+    };
+    Ok(shown(
+        view::incident_new(&frame(&who, "incidents"), flash.as_ref(), &form),
+        &flash,
+    ))
+}

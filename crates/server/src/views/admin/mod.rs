@@ -1,0 +1,189 @@
+//! The admin interface's templates (maud, escaped by construction). Forms
+//! post to the application routes through `crate::form_bridge`, so they work
+//! without JavaScript; `assets/admin.js` only adds hints and confirmations.
+
+mod dashboard;
+mod incidents;
+mod sign_in;
+
+pub use dashboard::{DashboardData, dashboard};
+pub use incidents::{IncidentForm, incident_new};
+pub use sign_in::{login, second_factor, setup, setup_gone, setup_needs_link};
+
+use crate::form_bridge::Flash;
+use crate::views::assets;
+use maud::{DOCTYPE, Markup, PreEscaped, html};
+use upstate_core::roles::Role;
+
+/// Who is signed in, for the frame around every page.
+pub struct Frame<'a> {
+    pub email: &'a str,
+    pub name: &'a str,
+    pub role: Role,
+    pub csrf: &'a str,
+    /// The nav entry to mark as current.
+    pub here: &'static str,
+}
+
+const LOGO: PreEscaped<&str> = PreEscaped(
+    r##"<svg width="22" height="22" viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="10" fill="#22c55e"/><path d="M7 12.5l3 3 7-7" stroke="#fff" stroke-width="2.4" fill="none" stroke-linecap="round" stroke-linejoin="round"/></svg>"##,
+);
+
+fn head(title: &str) -> Markup {
+    html! {
+        meta charset="utf-8";
+        meta name="viewport" content="width=device-width, initial-scale=1";
+        meta name="robots" content="noindex";
+        title { (title) " · Upstate admin" }
+        link rel="icon" href=(assets::FAVICON_URL);
+        link rel="stylesheet" href=(assets::ADMIN_CSS.url);
+        script src=(assets::ADMIN_JS.url) defer {}
+    }
+}
+
+/// A page of the signed-in interface: the side navigation and the content.
+pub fn page(frame: &Frame, title: &str, flash: Option<&Flash>, body: Markup) -> Markup {
+    let nav = [
+        ("dashboard", "/admin", "Dashboard"),
+        ("incidents", "/admin/incidents/new", "Report an incident"),
+    ];
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head { (head(title)) }
+            body {
+                a.skip href="#main" { "Skip to content" }
+                div.shell {
+                    aside.side {
+                        a.brand href="/admin" { (LOGO) "Upstate" }
+                        nav aria-label="Admin" {
+                            ul {
+                                @for (key, href, label) in nav {
+                                    li { a href=(href) aria-current=[(key == frame.here).then_some("page")] { (label) } }
+                                }
+                                li { a href="/api/docs/" { "API reference" } }
+                            }
+                        }
+                        div.who {
+                            div { (frame.name) " · " (frame.role.as_str()) }
+                            div.email { (frame.email) }
+                            form method="post" action="/api/auth/logout" {
+                                input type="hidden" name="_back" value="/admin";
+                                input type="hidden" name="_next" value="/admin/login";
+                                input type="hidden" name="_done" value="Signed out.";
+                                input type="hidden" name="_csrf" value=(frame.csrf);
+                                button.secondary type="submit" { "Sign out" }
+                            }
+                        }
+                    }
+                    main #main {
+                        (messages(flash))
+                        (body)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A page of its own, centred (sign-in, setup).
+pub fn centered(title: &str, flash: Option<&Flash>, body: Markup) -> Markup {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head { (head(title)) }
+            body {
+                main.center #main {
+                    div.card {
+                        div.brand { (LOGO) "Upstate" }
+                        (messages(flash))
+                        (body)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The notice or the refusal of the last form.
+fn messages(flash: Option<&Flash>) -> Markup {
+    html! {
+        @if let Some(f) = flash {
+            @if let Some(n) = &f.notice { div.alert.notice role="status" { (n) } }
+            @if let Some(e) = &f.error { div.alert.error role="alert" { (e) } }
+        }
+    }
+}
+
+/// One labelled input, with its hint, its last value and its error.
+pub struct Input<'a> {
+    pub name: &'a str,
+    /// The form field's name when it carries a type (`statusPageId:int`).
+    pub form_name: Option<&'a str>,
+    pub label: &'a str,
+    pub kind: &'a str,
+    pub value: Option<String>,
+    pub hint: Option<&'a str>,
+    pub required: bool,
+    pub autocomplete: Option<&'a str>,
+    /// The id of a strength meter this password input drives.
+    pub meter: Option<&'a str>,
+}
+
+impl<'a> Input<'a> {
+    pub fn new(name: &'a str, label: &'a str, kind: &'a str) -> Input<'a> {
+        Input {
+            name,
+            form_name: None,
+            label,
+            kind,
+            value: None,
+            hint: None,
+            required: true,
+            autocomplete: None,
+            meter: None,
+        }
+    }
+
+    pub fn render(self, flash: Option<&Flash>) -> Markup {
+        let id = format!("f-{}", self.name);
+        let error = flash.and_then(|f| f.error_of(self.name));
+        let value = flash.and_then(|f| f.value_of(self.name)).or(self.value);
+        let described = match (error.is_some(), self.hint.is_some()) {
+            (true, _) => Some(format!("{id}-error")),
+            (false, true) => Some(format!("{id}-hint")),
+            _ => None,
+        };
+        html! {
+            div.field.invalid[error.is_some()] {
+                label for=(id) { (self.label) }
+                @if self.kind == "textarea" {
+                    textarea id=(id) name=(self.form_name.unwrap_or(self.name)) required[self.required]
+                        aria-invalid=[error.map(|_| "true")] aria-describedby=[described.as_deref()] {
+                        (value.unwrap_or_default())
+                    }
+                } @else {
+                    input id=(id) type=(self.kind) name=(self.form_name.unwrap_or(self.name))
+                        value=[value.filter(|_| self.kind != "password")] required[self.required]
+                        autocomplete=[self.autocomplete] data-strength=[self.meter]
+                        aria-invalid=[error.map(|_| "true")] aria-describedby=[described.as_deref()];
+                }
+                @if let Some(e) = error {
+                    span.error id=(format!("{id}-error")) { (e) }
+                } @else if let Some(h) = self.hint {
+                    span.hint id=(format!("{id}-hint")) { (h) }
+                }
+            }
+        }
+    }
+}
+
+/// The hidden fields every bridged form carries.
+pub fn bridge(back: &str, next: &str, done: Option<&str>, csrf: Option<&str>) -> Markup {
+    html! {
+        input type="hidden" name="_back" value=(back);
+        input type="hidden" name="_next" value=(next);
+        @if let Some(d) = done { input type="hidden" name="_done" value=(d); }
+        @if let Some(c) = csrf { input type="hidden" name="_csrf" value=(c); }
+    }
+}

@@ -1,0 +1,462 @@
+//! The admin interface in Chromium, driven as a person would: controls
+//! found by their labels, forms submitted without any script of ours
+//! needed. First run: the setup link, the owner, sign-in, the dashboard,
+//! an incident reported and seen on the public page, sign-out. Screenshots
+//! land in `target/screenshots/admin/`.
+
+use crate::accounts::setup_token;
+use crate::browser::{Driver, browser_available};
+use crate::on_both_backends;
+use crate::support::{Backend, Server};
+use fantoccini::Locator;
+use fantoccini::elements::Element;
+use reqwest::Method;
+use serde_json::json;
+use std::time::Duration;
+
+on_both_backends!(
+    first_run_to_a_reported_incident_in_chromium,
+    forms_work_without_a_browser,
+    incident_routes_serve_people_by_role
+);
+
+const PW: &str = "correct horse battery staple";
+
+/// The control a label names.
+async fn field(d: &Driver, label: &str) -> Element {
+    let xpath = format!("//*[@id=//label[normalize-space()='{label}']/@for]");
+    d.c()
+        .find(Locator::XPath(&xpath))
+        .await
+        .unwrap_or_else(|_| panic!("no control labelled {label:?}"))
+}
+
+async fn fill(d: &Driver, label: &str, text: &str) {
+    let f = field(d, label).await;
+    f.clear().await.unwrap();
+    f.send_keys(text).await.unwrap();
+}
+
+/// Clicks a button or link and waits for the next page to load.
+async fn press(d: &Driver, button: &str) {
+    d.js("window.__before = true").await;
+    click(d, button).await;
+    let loaded = d
+        .until(
+            "return window.__before === undefined && document.readyState === 'complete'",
+            Duration::from_secs(10),
+        )
+        .await;
+    assert!(loaded.is_some(), "{button:?} led to no new page");
+}
+
+async fn click(d: &Driver, button: &str) {
+    let xpath =
+        format!("//button[normalize-space()='{button}'] | //a[normalize-space()='{button}']");
+    d.c()
+        .find(Locator::XPath(&xpath))
+        .await
+        .unwrap_or_else(|_| panic!("no button {button:?}"))
+        .click()
+        .await
+        .unwrap();
+}
+
+async fn path(d: &Driver) -> String {
+    let url = d.c().current_url().await.unwrap();
+    match url.query() {
+        Some(q) => format!("{}?{q}", url.path()),
+        None => url.path().to_string(),
+    }
+}
+
+async fn text(d: &Driver, css: &str) -> String {
+    d.c()
+        .find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|_| panic!("{css} missing"))
+        .text()
+        .await
+        .unwrap()
+}
+
+async fn token_of(s: &Server) -> String {
+    for _ in 0..50 {
+        if let Some(t) = setup_token(&s.log()) {
+            return t;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("a fresh install logs a setup link: {}", s.log());
+}
+
+async fn no_axe_violations(d: &Driver, page: &str) {
+    let v = d.axe().await;
+    assert!(
+        v.is_empty(),
+        "{page}: {}",
+        serde_json::to_string_pretty(&v).unwrap()
+    );
+}
+
+async fn first_run_to_a_reported_incident_in_chromium(b: Backend) {
+    if !browser_available("first_run_to_a_reported_incident_in_chromium") {
+        return;
+    }
+    let s = Server::start(b).await;
+    let token = token_of(&s).await;
+    assert!(
+        s.log().contains(&format!("/admin/setup?token={token}")),
+        "the log line is a link to open"
+    );
+    let shot = |n: &str| {
+        format!(
+            "admin/{n}-{}",
+            if b == Backend::Sqlite {
+                "sqlite"
+            } else {
+                "postgres"
+            }
+        )
+    };
+    let d = Driver::start(&[]).await;
+    d.c().set_window_size(1280, 900).await.unwrap();
+
+    // The root of a fresh install leads to setup, which asks for the link.
+    d.c().goto(&s.base).await.unwrap();
+    assert_eq!(path(&d).await, "/admin/setup");
+    assert_eq!(text(&d, "h1").await, "Open the setup link");
+
+    // The link's page: a refusal is shown beside the field, what was typed stays.
+    d.c()
+        .goto(&format!("{}/admin/setup?token={token}", s.base))
+        .await
+        .unwrap();
+    assert_eq!(text(&d, "h1").await, "Welcome to Upstate");
+    no_axe_violations(&d, "setup").await;
+    fill(&d, "Your name", "Olga Owner").await;
+    fill(&d, "Email", "olga@example.com").await;
+    fill(&d, "Password", "short").await;
+    d.screenshot(&shot("setup")).await;
+    press(&d, "Create owner").await;
+    assert!(path(&d).await.starts_with("/admin/setup?token="));
+    assert!(text(&d, "#f-password-error").await.contains("12"));
+    assert_eq!(
+        field(&d, "Email")
+            .await
+            .prop("value")
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("olga@example.com")
+    );
+    assert_eq!(
+        field(&d, "Password")
+            .await
+            .prop("value")
+            .await
+            .unwrap()
+            .as_deref(),
+        Some(""),
+        "a password is never sent back"
+    );
+    d.screenshot(&shot("setup-refused")).await;
+    let users = s.db.integers("SELECT COUNT(*) FROM users").await;
+    assert_eq!(users, [0], "nothing stored on refusal");
+    fill(&d, "Password", PW).await;
+    press(&d, "Create owner").await;
+    assert_eq!(path(&d).await, "/admin/login", "{}", text(&d, "main").await);
+    assert!(
+        text(&d, ".alert.notice")
+            .await
+            .contains("owner account exists")
+    );
+
+    // Setup is gone for good.
+    let gone = reqwest::get(format!("{}/admin/setup?token={token}", s.base))
+        .await
+        .unwrap();
+    assert_eq!(gone.status(), 404);
+
+    // Sign-in: a wrong password is refused in words, the right one gets in.
+    fill(&d, "Email", "olga@example.com").await;
+    fill(&d, "Password", "not the password at all").await;
+    press(&d, "Sign in").await;
+    assert_eq!(path(&d).await, "/admin/login");
+    assert!(text(&d, ".alert.error").await.contains("wrong"));
+    no_axe_violations(&d, "login").await;
+    d.screenshot(&shot("login")).await;
+    fill(&d, "Password", PW).await;
+    press(&d, "Sign in").await;
+    assert_eq!(path(&d).await, "/admin");
+    assert_eq!(text(&d, "h1").await, "Dashboard");
+    assert!(text(&d, "#h-pages + p").await.contains("No status page"));
+
+    // A page with a component; the dashboard shows it with its status.
+    let p = s.page("acme").await;
+    let c = s.component(p, "API").await;
+    d.c().refresh().await.unwrap();
+    assert!(
+        text(&d, "section[aria-labelledby=h-pages]")
+            .await
+            .contains("acme")
+    );
+
+    // Report an incident from the dashboard.
+    press(&d, "Report an incident").await;
+    assert_eq!(path(&d).await, "/admin/incidents/new");
+    no_axe_violations(&d, "incident form").await;
+    // The browser itself asks for the title: nothing is sent.
+    click(&d, "Report incident").await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(path(&d).await, "/admin/incidents/new");
+    assert_eq!(
+        d.js("return document.querySelector('#f-title').validity.valueMissing")
+            .await,
+        true
+    );
+    fill(&d, "Title", "Checkout is slow").await;
+    d.c()
+        .find(Locator::XPath("//label[contains(., 'API')]/input"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    field(&d, "Impact")
+        .await
+        .select_by_value("major")
+        .await
+        .unwrap();
+    fill(&d, "Message", "We are looking into **slow** checkouts.").await;
+    d.screenshot(&shot("incident-new")).await;
+    press(&d, "Report incident").await;
+    assert_eq!(path(&d).await, "/admin");
+    assert!(
+        text(&d, ".alert.notice")
+            .await
+            .contains("Incident reported")
+    );
+    assert!(
+        text(&d, "section[aria-labelledby=h-incidents]")
+            .await
+            .contains("Checkout is slow")
+    );
+    no_axe_violations(&d, "dashboard").await;
+    d.screenshot(&shot("dashboard")).await;
+    let list = s.get("/api/v1/incidents").await.data(200);
+    assert_eq!(list[0]["title"], "Checkout is slow");
+    assert_eq!(list[0]["impact"], "major");
+    assert_eq!(list[0]["affectedComponents"], json!([c]));
+    let audit = s.get("/api/v1/incidents").await;
+    assert_eq!(audit.status, 200);
+    let by =
+        s.db.texts("SELECT actor_label FROM audit_events WHERE action = 'incident.create'")
+            .await;
+    assert_eq!(by, ["olga@example.com"], "the person is the audit actor");
+
+    // Visitors see it.
+    d.c().goto(&format!("{}/s/acme", s.base)).await.unwrap();
+    assert!(text(&d, "body").await.contains("Checkout is slow"));
+
+    // Sign out.
+    d.c().goto(&format!("{}/admin", s.base)).await.unwrap();
+    press(&d, "Sign out").await;
+    assert_eq!(path(&d).await, "/admin/login");
+    d.c().goto(&format!("{}/admin", s.base)).await.unwrap();
+    assert_eq!(path(&d).await, "/admin/login", "signed out for real");
+    let errors = d.console_errors().await;
+    assert!(errors.is_empty(), "{errors:?}");
+    d.quit().await;
+}
+
+/// The same forms posted as a browser without scripts would: the bridge
+/// answers 303s, keeps the cookie of a sign-in, refuses a missing CSRF
+/// token, and never follows a `_next` off the site.
+async fn forms_work_without_a_browser(b: Backend) {
+    let s = Server::start(b).await;
+    assert!(s.db.add_user("ed@example.com", "editor", PW).0);
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let post = async |path: &str, form: &[(&str, &str)], cookie: Option<&str>| {
+        let mut req = http
+            .post(format!("{}{path}", s.base))
+            .header("accept", "text/html")
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(
+                url::form_urlencoded::Serializer::new(String::new())
+                    .extend_pairs(form)
+                    .finish(),
+            );
+        if let Some(c) = cookie {
+            req = req.header("cookie", c);
+        }
+        req.send().await.unwrap()
+    };
+    let r = post(
+        "/api/auth/login",
+        &[
+            ("_back", "/admin/login"),
+            ("_next", "https://evil.example/"),
+            ("email", "ed@example.com"),
+            ("password", PW),
+        ],
+        None,
+    )
+    .await;
+    assert_eq!(r.status(), 303);
+    assert_eq!(r.headers()["location"], "/admin", "never off the site");
+    let session = r
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|c| c.starts_with("upstate_session="))
+        .expect("the sign-in's cookie comes through")
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string();
+
+    // Without the CSRF token: refused, back to the form with the reason.
+    let p = s.page("acme").await;
+    let page = p.to_string();
+    let form = [
+        ("_back", "/admin/incidents/new"),
+        ("_next", "/admin"),
+        ("statusPageId:int", page.as_str()),
+        ("title", "Down"),
+        ("status", "investigating"),
+        ("impact", "minor"),
+        ("message", "m"),
+    ];
+    let r = post("/api/incidents", &form, Some(&session)).await;
+    assert_eq!(r.status(), 303);
+    assert_eq!(r.headers()["location"], "/admin/incidents/new");
+    let flash = r
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|c| c.starts_with("upstate_flash="))
+        .expect("the refusal travels in a flash cookie")
+        .to_string();
+    assert!(flash.contains("Path=/admin") && flash.contains("HttpOnly"));
+    let shown = http
+        .get(format!("{}/admin/incidents/new", s.base))
+        .header(
+            "cookie",
+            format!("{session}; {}", flash.split(';').next().unwrap()),
+        )
+        .send()
+        .await
+        .unwrap();
+    let html = shown.text().await.unwrap();
+    assert!(html.contains("X-CSRF-Token"), "the reason is shown");
+    assert!(html.contains("value=\"Down\""), "what was typed is kept");
+    assert_eq!(
+        s.get("/api/v1/incidents").await.data(200),
+        json!([]),
+        "nothing stored on refusal"
+    );
+
+    // With it, a bad field comes back beside the field.
+    let me = http
+        .get(format!("{}/api/csrf", s.base))
+        .header("cookie", &session)
+        .send()
+        .await
+        .unwrap()
+        .json::<serde_json::Value>()
+        .await
+        .unwrap();
+    let csrf = me["data"]["csrfToken"].as_str().expect("csrf").to_string();
+    let mut bad = form.to_vec();
+    bad.retain(|(k, _)| *k != "title");
+    bad.push(("_csrf", &csrf));
+    let r = post("/api/incidents", &bad, Some(&session)).await;
+    assert_eq!(r.headers()["location"], "/admin/incidents/new");
+    let mut good = form.to_vec();
+    good.push(("_csrf", &csrf));
+    good.push(("_done", "Incident reported."));
+    let r = post("/api/incidents", &good, Some(&session)).await;
+    assert_eq!(r.headers()["location"], "/admin");
+    let list = s.get("/api/v1/incidents").await.data(200);
+    assert_eq!(list[0]["title"], "Down");
+    assert_eq!(list.as_array().map(Vec::len), Some(1));
+
+    // The same route still answers JSON to scripts.
+    let r = s
+        .send(
+            Method::POST,
+            "/api/incidents",
+            None,
+            Some(json!({"title": "X"})),
+        )
+        .await;
+    assert_eq!(r.status, 401, "no session, no key: {:?}", r.body);
+}
+
+/// `/api/incidents` is the v1 handler for signed-in people: every role
+/// reads, editors and up write, a viewer's attempt changes nothing, and the
+/// person is the audit actor.
+async fn incident_routes_serve_people_by_role(b: Backend) {
+    use crate::support::{Browser, PASSWORD};
+    let s = Server::start(b).await;
+    assert!(s.db.add_user("ed@example.com", "editor", PASSWORD).0);
+    assert!(s.db.add_user("vi@example.com", "viewer", PASSWORD).0);
+    let p = s.page("acme").await;
+    let ed = Browser::signed_in(&s, "ed@example.com").await;
+    let vi = Browser::signed_in(&s, "vi@example.com").await;
+    let body = json!({"title": "Down", "statusPageId": p, "message": "Looking"});
+    let (status, created, headers) = ed
+        .send(Method::POST, "/api/incidents", Some(body.clone()))
+        .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["data"]["id"].as_i64().unwrap();
+    assert_eq!(headers["location"], format!("/api/incidents/{id}"));
+    let (status, problem, _) = vi.send(Method::POST, "/api/incidents", Some(body)).await;
+    assert_eq!(status, 403, "{problem}");
+    let (status, _, _) = vi
+        .send(Method::POST, &format!("/api/incidents/{id}/resolve"), None)
+        .await;
+    assert_eq!(status, 403);
+    let (status, seen, _) = vi
+        .send(Method::GET, &format!("/api/incidents/{id}"), None)
+        .await;
+    assert_eq!(
+        (status, &seen["data"]["status"]),
+        (200, &json!("investigating"))
+    );
+    let (status, list, _) = vi.send(Method::GET, "/api/incidents", None).await;
+    assert_eq!(
+        (status, list["data"].as_array().map(Vec::len)),
+        (200, Some(1))
+    );
+    let (status, resolved, _) = ed
+        .send(
+            Method::POST,
+            &format!("/api/incidents/{id}/resolve"),
+            Some(json!({"message": "Fixed"})),
+        )
+        .await;
+    assert_eq!(
+        (status, &resolved["data"]["status"]),
+        (200, &json!("resolved"))
+    );
+    let actors = s
+        .db
+        .texts("SELECT actor_label FROM audit_events WHERE target_type = 'incident' ORDER BY seq")
+        .await;
+    assert_eq!(actors, ["ed@example.com", "ed@example.com"]);
+    let (status, _, _) = Browser {
+        csrf: "wrong".into(),
+        ..ed
+    }
+    .send(Method::DELETE, &format!("/api/incidents/{id}"), None)
+    .await;
+    assert_eq!(status, 403, "a wrong CSRF token is refused");
+    assert_eq!(s.get(&format!("/api/v1/incidents/{id}")).await.status, 200);
+}
