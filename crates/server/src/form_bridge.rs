@@ -179,6 +179,19 @@ fn read_form(bytes: &[u8]) -> Form {
     f
 }
 
+/// A message of the API as a sentence on a page: capital first, full stop.
+fn sentence(message: &str) -> String {
+    let mut chars = message.trim().chars();
+    let mut out: String = match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => return String::new(),
+    };
+    if !out.ends_with(['.', '!', '?', ')']) {
+        out.push('.');
+    }
+    out
+}
+
 /// The middleware: passes everything but a marked form through untouched.
 pub async fn bridge(req: Request, next: Next) -> Response {
     if req.method() != Method::POST || !is_form(req.headers()) {
@@ -257,7 +270,7 @@ async fn answer(res: Response, form: Form, back: String) -> Response {
             error: json["detail"]
                 .as_str()
                 .or(json["title"].as_str())
-                .map(String::from)
+                .map(sentence)
                 .or_else(|| Some(status.canonical_reason().unwrap_or("refused").into())),
             ..Flash::default()
         };
@@ -314,5 +327,6 @@ mod tests {
         assert_eq!(local("//evil.example/admin"), None);
         assert_eq!(local("https://evil.example"), None);
         assert_eq!(local("/admin/incidents/4"), Some("/admin/incidents/4"));
+        assert_eq!(sentence("the email is wrong"), "The email is wrong.");
     }
 }
