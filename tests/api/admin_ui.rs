@@ -17,7 +17,8 @@ use std::time::Duration;
 on_both_backends!(
     first_run_to_a_reported_incident_in_chromium,
     forms_work_without_a_browser,
-    incident_routes_serve_people_by_role
+    incident_routes_serve_people_by_role,
+    operator_screens_in_chromium
 );
 
 const PW: &str = "correct horse battery staple";
@@ -71,13 +72,14 @@ async fn path(d: &Driver) -> String {
 }
 
 async fn text(d: &Driver, css: &str) -> String {
-    d.c()
-        .find(Locator::Css(css))
-        .await
-        .unwrap_or_else(|_| panic!("{css} missing"))
-        .text()
-        .await
-        .unwrap()
+    match d.c().find(Locator::Css(css)).await {
+        Ok(e) => e.text().await.unwrap(),
+        Err(_) => {
+            let url = d.c().current_url().await.map(|u| u.to_string());
+            let body = d.js("return document.body.innerText").await;
+            panic!("{css} missing at {url:?}: {body}")
+        }
+    }
 }
 
 async fn token_of(s: &Server) -> String {
@@ -231,12 +233,14 @@ async fn first_run_to_a_reported_incident_in_chromium(b: Backend) {
     fill(&d, "Message", "We are looking into **slow** checkouts.").await;
     d.screenshot(&shot("incident-new")).await;
     press(&d, "Report incident").await;
-    assert_eq!(path(&d).await, "/admin");
+    assert!(path(&d).await.starts_with("/admin/incidents/"));
+    assert_eq!(text(&d, "h1").await, "Checkout is slow");
     assert!(
         text(&d, ".alert.notice")
             .await
             .contains("Incident reported")
     );
+    press(&d, "Dashboard").await;
     assert!(
         text(&d, "section[aria-labelledby=h-incidents]")
             .await
@@ -459,4 +463,179 @@ async fn incident_routes_serve_people_by_role(b: Backend) {
     .await;
     assert_eq!(status, 403, "a wrong CSRF token is refused");
     assert_eq!(s.get(&format!("/api/v1/incidents/{id}")).await.status, 200);
+}
+
+async fn sign_in(d: &Driver, s: &Server, email: &str) {
+    d.c()
+        .goto(&format!("{}/admin/login", s.base))
+        .await
+        .unwrap();
+    fill(d, "Email", email).await;
+    fill(d, "Password", PW).await;
+    press(d, "Sign in").await;
+    assert_eq!(path(d).await, "/admin");
+}
+
+async fn check(d: &Driver, label: &str) {
+    d.c()
+        .find(Locator::XPath(&format!(
+            "//label[contains(normalize-space(), '{label}')]/input"
+        )))
+        .await
+        .unwrap_or_else(|_| panic!("no checkbox {label:?}"))
+        .click()
+        .await
+        .unwrap();
+}
+
+/// An operator's day in the interface: a page with a group and components,
+/// a status set in one click, an incident updated and resolved, a
+/// maintenance window scheduled, started and completed; every screen
+/// axe-clean and photographed.
+async fn operator_screens_in_chromium(b: Backend) {
+    if !browser_available("operator_screens_in_chromium") {
+        return;
+    }
+    let s = Server::start(b).await;
+    assert!(s.db.add_user("ed@example.com", "editor", PW).0);
+    let shot = |n: &str| {
+        format!(
+            "admin/{n}-{}",
+            if b == Backend::Sqlite {
+                "sqlite"
+            } else {
+                "postgres"
+            }
+        )
+    };
+    let d = Driver::start(&[]).await;
+    d.c().set_window_size(1280, 1000).await.unwrap();
+    sign_in(&d, &s, "ed@example.com").await;
+
+    // A page: a bad slug is refused beside the field, then it is created.
+    press(&d, "Status pages").await;
+    assert_eq!(text(&d, "h1").await, "Status pages");
+    fill(&d, "Name", "Acme").await;
+    fill(&d, "Slug", "Not A Slug").await;
+    press(&d, "Create page").await;
+    assert_eq!(path(&d).await, "/admin/pages");
+    assert!(text(&d, "#f-slug-error").await.contains("lowercase"));
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM status_pages").await,
+        [0]
+    );
+    fill(&d, "Slug", "acme").await;
+    press(&d, "Create page").await;
+    let page_path = path(&d).await;
+    assert!(page_path.starts_with("/admin/pages/"), "{page_path}");
+    assert!(text(&d, ".alert.notice").await.contains("Page created"));
+
+    // A group and two components, one in it.
+    fill(&d, "Group name", "Backend").await;
+    press(&d, "Add group").await;
+    fill(&d, "Component name", "API").await;
+    field(&d, "Group")
+        .await
+        .select_by_label("Backend")
+        .await
+        .unwrap();
+    press(&d, "Add component").await;
+    fill(&d, "Component name", "Website").await;
+    press(&d, "Add component").await;
+    assert!(
+        text(&d, "section[aria-labelledby=h-components]")
+            .await
+            .contains("BACKEND")
+    );
+    let comps = s.get("/api/v1/components").await.data(200);
+    let api = comps
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "API")
+        .expect("API stored")
+        .clone();
+    assert!(api["groupId"].is_i64(), "{api}");
+
+    // One click sets a status.
+    field(&d, "Status of API")
+        .await
+        .select_by_value("major_outage")
+        .await
+        .unwrap();
+    press(&d, "Set status of API").await;
+    assert!(text(&d, ".alert.notice").await.contains("Status set"));
+    assert_eq!(
+        s.component_status(api["id"].as_i64().unwrap()).await,
+        "major_outage"
+    );
+    no_axe_violations(&d, "page screen").await;
+    d.screenshot(&shot("page")).await;
+
+    // Settings: a bad colour is refused, nothing changes.
+    fill(&d, "Accent colour", "blue").await;
+    press(&d, "Save settings").await;
+    assert!(text(&d, "#f-accentColor-error").await.contains("hex"));
+    let stored = s.get("/api/v1/statuspages").await.data(200);
+    assert_ne!(stored[0]["accentColor"], "blue");
+    fill(&d, "Accent colour", "#aa3300").await;
+    press(&d, "Save settings").await;
+    assert!(text(&d, ".alert.notice").await.contains("Settings saved"));
+
+    // An incident: reported, updated, resolved, from its own screen.
+    press(&d, "Incidents").await;
+    press(&d, "Report an incident").await;
+    fill(&d, "Title", "Errors on the API").await;
+    check(&d, "API").await;
+    fill(&d, "Message", "Investigating.").await;
+    press(&d, "Report incident").await;
+    assert!(path(&d).await.starts_with("/admin/incidents/"));
+    assert_eq!(text(&d, "h1").await, "Errors on the API");
+    check(&d, "Identified").await;
+    fill(&d, "Message", "A bad deploy; rolling back.").await;
+    press(&d, "Post update").await;
+    assert!(text(&d, "ol.timeline").await.contains("rolling back"));
+    no_axe_violations(&d, "incident").await;
+    d.screenshot(&shot("incident")).await;
+    press(&d, "Resolve").await;
+    assert!(text(&d, ".alert.notice").await.contains("resolved"));
+    let inc = s.get("/api/v1/incidents").await.data(200);
+    assert_eq!(inc[0]["status"], "resolved");
+    assert_eq!(inc[0]["updates"].as_array().map(Vec::len), Some(3));
+    press(&d, "Incidents").await;
+    assert!(
+        text(&d, "section[aria-labelledby=h-resolved]")
+            .await
+            .contains("Errors on the API")
+    );
+    no_axe_violations(&d, "incidents").await;
+
+    // Maintenance: scheduled, started, completed.
+    press(&d, "Maintenance").await;
+    fill(&d, "Title", "Database upgrade").await;
+    let start = "2030-01-02T03:04";
+    d.js(&format!(
+        "document.getElementById('f-scheduledStartTime').value = '{start}';
+         document.getElementById('f-scheduledEndTime').value = '2030-01-02T05:04';"
+    ))
+    .await;
+    check(&d, "Website").await;
+    press(&d, "Schedule").await;
+    assert!(
+        text(&d, ".alert.notice").await.contains("scheduled"),
+        "{}",
+        text(&d, "main").await
+    );
+    let m = s.get("/api/v1/maintenance").await.data(200);
+    assert_eq!(m[0]["scheduledStartTime"], "2030-01-02T03:04:00Z");
+    no_axe_violations(&d, "maintenance").await;
+    d.screenshot(&shot("maintenance")).await;
+    press(&d, "Start").await;
+    assert!(text(&d, ".alert.notice").await.contains("started"));
+    press(&d, "Complete").await;
+    let m = s.get("/api/v1/maintenance").await.data(200);
+    assert_eq!(m[0]["status"], "completed");
+    let errors = d.console_errors().await;
+    assert!(errors.is_empty(), "{errors:?}");
+    d.quit().await;
 }

@@ -4,8 +4,9 @@
 //!
 //! A form marks itself with a hidden `_back` field. The bridge then turns
 //! the form into the JSON body the route expects (field names carry the
-//! type: `statusPageId:int`, `autoStart:bool`, `componentIds[]:int`, and
-//! `:opt` leaves an empty field out), moves `_csrf` into the `X-CSRF-Token`
+//! type: `statusPageId:int`, `autoStart:bool`, `componentIds[]:int`,
+//! `startsAt:datetime` (a `datetime-local` value, read as UTC); an empty
+//! `:int`, `:datetime` or `:opt` field is left out), moves `_csrf` into the `X-CSRF-Token`
 //! header and `_method` into the method (forms only GET and POST), runs the
 //! route, and answers like a web form: after success a 303 to `_next` (its
 //! `{id}` filled from the answer), after a refusal a 303 back to `_back` with
@@ -17,12 +18,15 @@ use crate::error::ApiError;
 use axum::body::{Body, to_bytes};
 use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use futures_util::future::{BoxFuture, Either};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::convert::Infallible;
+use std::task::{Context, Poll};
+use tower::{Service, ServiceExt};
 
 pub const FLASH_COOKIE: &str = "upstate_flash";
 /// What a flash cookie may carry; values beyond it are not refilled.
@@ -115,6 +119,13 @@ fn secret(name: &str) -> bool {
 /// A form field's value as the JSON its name asks for.
 fn typed(kind: &str, raw: &str) -> Option<Value> {
     match kind {
+        "int" | "datetime" | "opt" if raw.trim().is_empty() => None,
+        // `datetime-local` inputs send "2026-11-23T14:30": read as UTC.
+        "datetime" => Some(Value::String(match raw.len() {
+            16 => format!("{raw}:00Z"),
+            19 => format!("{raw}Z"),
+            _ => raw.to_string(),
+        })),
         "int" => Some(
             raw.trim()
                 .parse::<i64>()
@@ -122,7 +133,6 @@ fn typed(kind: &str, raw: &str) -> Option<Value> {
                 .unwrap_or_else(|_| Value::String(raw.to_string())),
         ),
         "bool" => Some(Value::Bool(matches!(raw, "on" | "true" | "1" | "yes"))),
-        "opt" if raw.trim().is_empty() => None,
         "null" if raw.trim().is_empty() => Some(Value::Null),
         _ => Some(Value::String(raw.to_string())),
     }
@@ -192,11 +202,51 @@ fn sentence(message: &str) -> String {
     out
 }
 
-/// The middleware: passes everything but a marked form through untouched.
-pub async fn bridge(req: Request, next: Next) -> Response {
-    if req.method() != Method::POST || !is_form(req.headers()) {
-        return next.run(req).await;
+/// The bridge around the whole application. It wraps the router from
+/// outside (not as a route layer) because `_method` must be applied before
+/// routing picks a handler by method. Anything but a form POST goes straight
+/// to the router, with no allocation on the public read path.
+#[derive(Clone)]
+pub struct Bridged<S>(pub S);
+
+impl<S> Service<Request> for Bridged<S>
+where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Either<S::Future, BoxFuture<'static, Result<Response, Infallible>>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.0.poll_ready(cx)
     }
+
+    fn call(&mut self, req: Request) -> Self::Future {
+        if req.method() != Method::POST || !is_form(req.headers()) {
+            return Either::Left(self.0.call(req));
+        }
+        // The clone is ready-checked inside `bridge`; this one stays ready.
+        let inner = self.0.clone();
+        Either::Right(Box::pin(async move { Ok(bridge(req, inner).await) }))
+    }
+}
+
+async fn run<S>(inner: S, req: Request) -> Response
+where
+    S: Service<Request, Response = Response, Error = Infallible>,
+{
+    match inner.oneshot(req).await {
+        Ok(res) => res,
+        Err(never) => match never {},
+    }
+}
+
+/// Passes everything but a marked form through untouched.
+async fn bridge<S>(req: Request, inner: S) -> Response
+where
+    S: Service<Request, Response = Response, Error = Infallible>,
+{
     let (mut parts, body) = req.into_parts();
     let Ok(bytes) = to_bytes(body, FORM_MAX).await else {
         return ApiError::PayloadTooLarge.into_response();
@@ -204,9 +254,7 @@ pub async fn bridge(req: Request, next: Next) -> Response {
     let form = read_form(&bytes);
     let Some(back) = form.back.as_deref().and_then(local).map(str::to_string) else {
         // Not one of our forms: the route reads the body itself.
-        return next
-            .run(Request::from_parts(parts, Body::from(bytes)))
-            .await;
+        return run(inner, Request::from_parts(parts, Body::from(bytes))).await;
     };
     match form.method.as_deref() {
         Some("PUT") => parts.method = Method::PUT,
@@ -227,7 +275,7 @@ pub async fn bridge(req: Request, next: Next) -> Response {
         HeaderValue::from_static("application/json"),
     );
     parts.headers.remove(header::CONTENT_LENGTH);
-    let res = next.run(Request::from_parts(parts, Body::from(json))).await;
+    let res = run(inner, Request::from_parts(parts, Body::from(json))).await;
     answer(res, form, back).await
 }
 
@@ -312,12 +360,12 @@ mod tests {
     #[test]
     fn field_names_carry_their_types() {
         let f = read_form(
-            b"_back=/admin/x&title=Down&statusPageId:int=3&autoStart:bool=on&componentIds[]:int=4&componentIds[]:int=5&note:opt=&password=hunter2&_csrf=t",
+            b"_back=/admin/x&title=Down&statusPageId:int=3&autoStart:bool=on&componentIds[]:int=4&componentIds[]:int=5&note:opt=&groupId:int=&at:datetime=2026-11-23T14:30&password=hunter2&_csrf=t",
         );
         assert_eq!(
             Value::Object(f.body),
             serde_json::json!({"title": "Down", "statusPageId": 3, "autoStart": true,
-                               "componentIds": [4, 5], "password": "hunter2"})
+                               "componentIds": [4, 5], "password": "hunter2", "at": "2026-11-23T14:30:00Z"})
         );
         assert!(
             !f.typed_values.contains_key("password"),

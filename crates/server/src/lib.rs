@@ -93,7 +93,6 @@ pub fn app(db: upstate_store::Db, settings: &ServerSettings) -> Router {
     } = routes::routes(&state);
     let managed = managed
         .with_state(state.clone())
-        .layer(axum::middleware::from_fn(form_bridge::bridge))
         .layer(DefaultBodyLimit::max(settings.max_body_bytes))
         .layer(CatchPanicLayer::custom(|_| {
             axum::response::IntoResponse::into_response(error::ApiError::Internal(
@@ -135,7 +134,9 @@ pub async fn serve(
     };
     axum::serve(
         listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
+        axum::ServiceExt::<axum::extract::Request>::into_make_service_with_connect_info::<SocketAddr>(
+            form_bridge::Bridged(app),
+        ),
     )
     .with_graceful_shutdown(shutdown)
     .await

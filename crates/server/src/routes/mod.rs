@@ -33,10 +33,7 @@ pub fn routes(state: &AppState) -> Routes {
     let public = public.merge(html::router(state));
     let (managed, managed_doc) = OpenApiRouter::new()
         .nest("/api/v1", api_v1::router(state, content::router("/api/v1")))
-        .nest(
-            "/api/v2",
-            api_v2::router(state, api_v1::v2_aliases().merge(content::v2_aliases())),
-        )
+        .nest("/api/v2", api_v2::router(state, content::v2_aliases()))
         .merge(app::router())
         .nest("/api", content::router("/api").merge(content::app_only()))
         .split_for_parts();

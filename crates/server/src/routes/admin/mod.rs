@@ -5,6 +5,7 @@
 //! in the OpenAPI document.
 
 use crate::error::ApiError;
+use crate::extract::PathId;
 use crate::form_bridge::Flash;
 use crate::security_headers;
 use crate::session::SignedIn;
@@ -22,7 +23,7 @@ use upstate_core::{MaintenanceStatus, Timestamp};
 use upstate_store::audit::AuditFilter;
 use upstate_store::incidents::IncidentFilter;
 use upstate_store::maintenance::MaintenanceFilter;
-use upstate_store::{audit, components, incidents, maintenance, pages, users};
+use upstate_store::{audit, components, groups, incidents, maintenance, pages, users};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -32,6 +33,32 @@ pub fn router() -> Router<AppState> {
         .route("/admin/login/code", get(second_factor))
         .route("/admin/setup", get(setup))
         .route("/admin/incidents/new", get(incident_new))
+        .route("/admin/incidents", get(incidents_list))
+        .route("/admin/incidents/{id}", get(incident_detail))
+        .route("/admin/pages", get(pages_list))
+        .route("/admin/pages/{id}", get(page_screen))
+        .route("/admin/maintenance", get(maintenance_list))
+}
+
+type Page = Result<Response, Response>;
+
+fn fail(e: upstate_store::StoreError) -> Response {
+    ApiError::from(e).into_response()
+}
+
+/// Every page with its overall status, as the public snapshot shows it.
+async fn pages_with_status(
+    state: &AppState,
+) -> Result<Vec<(upstate_core::StatusPage, upstate_core::ComponentStatus)>, Response> {
+    let mut out = Vec::new();
+    for p in pages::list(&state.db).await.map_err(fail)? {
+        let snap = state.snapshots.get(&p.slug).await.ok().flatten();
+        let status = snap.map_or(upstate_core::ComponentStatus::Operational, |s| {
+            overall_status(&s.data.components, &s.data.incidents)
+        });
+        out.push((p, status));
+    }
+    Ok(out)
 }
 
 /// An HTML answer: the security headers, the flash shown (and cleared).
@@ -87,15 +114,7 @@ async fn dashboard(
     let who = signed_in(&state, who).await?;
     let flash = Flash::read(&headers);
     let now = Timestamp::now();
-    let fail = |e: upstate_store::StoreError| ApiError::from(e).into_response();
-    let mut with_status = Vec::new();
-    for p in pages::list(&state.db).await.map_err(fail)? {
-        let snap = state.snapshots.get(&p.slug).await.ok().flatten();
-        let status = snap.map_or(upstate_core::ComponentStatus::Operational, |s| {
-            overall_status(&s.data.components, &s.data.incidents)
-        });
-        with_status.push((p, status));
-    }
+    let with_status = pages_with_status(&state).await?;
     let open = IncidentFilter {
         status: Some("unresolved".into()),
         limit: 20,
@@ -171,7 +190,6 @@ async fn incident_new(
     who: Result<SignedIn, ApiError>,
 ) -> Result<Response, Response> {
     let who = signed_in(&state, who).await?;
-    let fail = |e: upstate_store::StoreError| ApiError::from(e).into_response();
     let flash = Flash::read(&headers);
     let form = view::IncidentForm {
         pages: pages::list(&state.db).await.map_err(fail)?,
@@ -181,6 +199,131 @@ async fn incident_new(
     };
     Ok(shown(
         view::incident_new(&frame(&who, "incidents"), flash.as_ref(), &form),
+        &flash,
+    ))
+}
+
+async fn pages_list(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    who: Result<SignedIn, ApiError>,
+) -> Page {
+    let who = signed_in(&state, who).await?;
+    let flash = Flash::read(&headers);
+    let all = pages_with_status(&state).await?;
+    Ok(shown(
+        view::pages_list(&frame(&who, "pages"), flash.as_ref(), &all),
+        &flash,
+    ))
+}
+
+async fn page_screen(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    who: Result<SignedIn, ApiError>,
+    PathId(id): PathId,
+) -> Page {
+    let who = signed_in(&state, who).await?;
+    let flash = Flash::read(&headers);
+    let screen = view::PageScreen {
+        page: pages::get(&state.db, id).await.map_err(fail)?,
+        groups: groups::list(&state.db, Some(id)).await.map_err(fail)?,
+        components: components::list(&state.db, Some(id), None)
+            .await
+            .map_err(fail)?,
+    };
+    Ok(shown(
+        view::page_screen(&frame(&who, "pages"), flash.as_ref(), &screen),
+        &flash,
+    ))
+}
+
+async fn incidents_list(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    who: Result<SignedIn, ApiError>,
+) -> Page {
+    let who = signed_in(&state, who).await?;
+    let flash = Flash::read(&headers);
+    let recent = IncidentFilter {
+        limit: 50,
+        ..Default::default()
+    };
+    let list = incidents::list(&state.db, &recent).await.map_err(fail)?;
+    let all = pages::list(&state.db).await.map_err(fail)?;
+    Ok(shown(
+        view::incidents_list(&frame(&who, "incidents"), flash.as_ref(), &list, &all),
+        &flash,
+    ))
+}
+
+async fn incident_detail(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    who: Result<SignedIn, ApiError>,
+    PathId(id): PathId,
+) -> Page {
+    let who = signed_in(&state, who).await?;
+    let flash = Flash::read(&headers);
+    let incident = match incidents::get(&state.db, id).await {
+        Ok(i) => i,
+        // Deleted (perhaps just now, from this screen): back to the list.
+        Err(upstate_store::StoreError::NotFound(_)) => {
+            return Ok(Redirect::to("/admin/incidents").into_response());
+        }
+        Err(e) => return Err(fail(e)),
+    };
+    let all = pages::list(&state.db).await.map_err(fail)?;
+    let comps = components::list(&state.db, Some(incident.status_page_id), None)
+        .await
+        .map_err(fail)?;
+    Ok(shown(
+        view::incident_detail(
+            &frame(&who, "incidents"),
+            flash.as_ref(),
+            &incident,
+            &all,
+            &comps,
+        ),
+        &flash,
+    ))
+}
+
+async fn maintenance_list(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    who: Result<SignedIn, ApiError>,
+) -> Page {
+    let who = signed_in(&state, who).await?;
+    let flash = Flash::read(&headers);
+    let mut windows = maintenance::list(&state.db, &MaintenanceFilter::default())
+        .await
+        .map_err(fail)?;
+    // Under way first, then what comes next, then the past.
+    windows.sort_by_key(|m| {
+        let rank = match m.status {
+            MaintenanceStatus::InProgress => 0,
+            MaintenanceStatus::Scheduled => 1,
+            _ => 2,
+        };
+        (
+            rank,
+            if rank == 2 {
+                -m.scheduled_start_time.millis()
+            } else {
+                m.scheduled_start_time.millis()
+            },
+        )
+    });
+    let screen = view::MaintenanceScreen {
+        windows,
+        pages: pages::list(&state.db).await.map_err(fail)?,
+        components: components::list(&state.db, None, None)
+            .await
+            .map_err(fail)?,
+    };
+    Ok(shown(
+        view::maintenance_list(&frame(&who, "maintenance"), flash.as_ref(), &screen),
         &flash,
     ))
 }

@@ -3,7 +3,9 @@
 //! (behind the key middleware, with its scope-by-method rule and rate-limit
 //! headers) and at `/api/...` (a session or a key).
 
+mod components;
 mod incidents;
+mod maintenance;
 mod statuspages;
 
 use crate::respond::MountedAt;
@@ -16,6 +18,8 @@ pub fn router(prefix: &'static str) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .merge(statuspages::routes())
         .merge(incidents::routes())
+        .merge(components::routes())
+        .merge(maintenance::routes())
         .layer(Extension(MountedAt(prefix)))
 }
 
@@ -31,5 +35,7 @@ pub fn v2_aliases() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(incidents::create))
         .routes(routes!(incidents::update))
+        .routes(routes!(components::list))
+        .routes(routes!(maintenance::create))
         .layer(Extension(MountedAt("/api/v1")))
 }

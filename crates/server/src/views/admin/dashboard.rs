@@ -1,7 +1,7 @@
 //! The dashboard: every page's overall status, open incidents, maintenance
 //! under way and coming, the latest audit events, and "report an incident".
 
-use super::{Frame, page};
+use super::{Frame, page, when};
 use crate::form_bridge::Flash;
 use maud::{Markup, html};
 use upstate_core::audit::AuditEvent;
@@ -15,15 +15,6 @@ pub struct DashboardData {
     pub maintenance: Vec<Maintenance>,
     pub audit: Vec<AuditEvent>,
     pub now: Timestamp,
-}
-
-fn when(t: Timestamp) -> String {
-    t.to_rfc3339()
-        .replace('T', " ")
-        .chars()
-        .take(16)
-        .collect::<String>()
-        + " UTC"
 }
 
 pub fn dashboard(frame: &Frame, flash: Option<&Flash>, d: &DashboardData) -> Markup {

@@ -1,10 +1,10 @@
 //! Reporting an incident: the page, title, status, impact, affected
 //! components and the first message, posted to `POST /api/incidents`.
 
-use super::{Frame, Input, bridge, page};
+use super::{Frame, Input, action, bridge, page, when};
 use crate::form_bridge::Flash;
 use maud::{Markup, html};
-use upstate_core::{Component, StatusPage};
+use upstate_core::{Component, Incident, IncidentStatus, StatusPage};
 
 pub struct IncidentForm {
     pub pages: Vec<StatusPage>,
@@ -36,7 +36,7 @@ pub fn incident_new(frame: &Frame, flash: Option<&Flash>, f: &IncidentForm) -> M
             div.card { p.empty { "Create a status page first: incidents belong to one." } }
         } @else {
             form.stack.card method="post" action="/api/incidents" {
-                (bridge("/admin/incidents/new", "/admin", Some("Incident reported."), Some(frame.csrf)))
+                (bridge("/admin/incidents/new", "/admin/incidents/{id}", Some("Incident reported."), Some(frame.csrf)))
                 div.field.invalid[error("statusPageId").is_some()] {
                     label for="f-page" { "Status page" }
                     select #f-page name="statusPageId:int" required {
@@ -84,4 +84,117 @@ pub fn incident_new(frame: &Frame, flash: Option<&Flash>, f: &IncidentForm) -> M
         }
     };
     page(frame, "Report an incident", flash, body)
+}
+
+fn page_name(pages: &[StatusPage], id: i64) -> &str {
+    pages
+        .iter()
+        .find(|p| p.id == id)
+        .map_or("", |p| p.name.as_str())
+}
+
+pub fn incidents_list(
+    frame: &Frame,
+    flash: Option<&Flash>,
+    incidents: &[Incident],
+    pages: &[StatusPage],
+) -> Markup {
+    let (open, closed): (Vec<&Incident>, Vec<&Incident>) = incidents
+        .iter()
+        .partition(|i| i.status != IncidentStatus::Resolved);
+    let rows = |list: Vec<&Incident>| {
+        html! {
+            ul.rows {
+                @for i in list {
+                    li {
+                        span {
+                            a href=(format!("/admin/incidents/{}", i.id)) { strong { (i.title) } }
+                            br; span.muted { (page_name(pages, i.status_page_id)) " · " (i.status.as_str()) " · " (when(i.created_at)) }
+                        }
+                        span class=(format!("pill s-{}", i.impact.as_str())) { (i.impact.as_str()) }
+                    }
+                }
+            }
+        }
+    };
+    let body = html! {
+        header.top {
+            h1 { "Incidents" }
+            a.button href="/admin/incidents/new" { "Report an incident" }
+        }
+        section.card aria-labelledby="h-open" {
+            h2 #h-open { "Open" }
+            @if open.is_empty() { p.empty { "No open incidents." } } @else { (rows(open)) }
+        }
+        section.card aria-labelledby="h-resolved" {
+            h2 #h-resolved { "Resolved recently" }
+            @if closed.is_empty() { p.empty { "None yet." } } @else { (rows(closed)) }
+        }
+    };
+    page(frame, "Incidents", flash, body)
+}
+
+pub fn incident_detail(
+    frame: &Frame,
+    flash: Option<&Flash>,
+    i: &Incident,
+    pages: &[StatusPage],
+    components: &[Component],
+) -> Markup {
+    let back = format!("/admin/incidents/{}", i.id);
+    let resolved = i.status == IncidentStatus::Resolved;
+    let affected: Vec<&str> = components
+        .iter()
+        .filter(|c| i.affected_components.contains(&c.id))
+        .map(|c| c.name.as_str())
+        .collect();
+    let body = html! {
+        header.top {
+            h1 { (i.title) }
+            span.actions {
+                @if !resolved {
+                    form.inline method="post" action=(format!("/api/incidents/{}/resolve", i.id)) {
+                        (bridge(&back, &back, Some("Incident resolved."), Some(frame.csrf)))
+                        button type="submit" { "Resolve" }
+                    }
+                }
+                (action(frame, &back, &format!("/api/incidents/{}", i.id), "DELETE", "Delete", Some("Delete this incident and its timeline? Visitors will no longer see it."), Some("Incident deleted.")))
+            }
+        }
+        p.muted {
+            (page_name(pages, i.status_page_id)) " · " span class=(format!("pill s-{}", i.impact.as_str())) { (i.impact.as_str()) }
+            " · " (i.status.as_str())
+            @if !affected.is_empty() { " · affects " (affected.join(", ")) }
+        }
+        div.grid {
+            section.card aria-labelledby="h-post" {
+                h2 #h-post { "Post an update" }
+                form.stack method="post" action=(format!("/api/incidents/{}/updates", i.id)) {
+                    (bridge(&back, &back, Some("Update posted."), Some(frame.csrf)))
+                    fieldset.field {
+                        legend { "Status" }
+                        div.choices {
+                            @for (value, label) in STATUSES {
+                                label { input type="radio" name="status" value=(value) checked[i.status.as_str() == value]; (label) }
+                            }
+                        }
+                    }
+                    (Input { hint: Some("Markdown."), ..Input::new("message", "Message", "textarea") }.render(flash))
+                    div { button type="submit" { "Post update" } }
+                }
+            }
+            section.card aria-labelledby="h-timeline" {
+                h2 #h-timeline { "Timeline" }
+                ol.timeline {
+                    @for u in &i.updates {
+                        li {
+                            div.meta { strong { (u.status.as_str()) } " · " (when(u.created_at)) }
+                            div.msg { (u.message) }
+                        }
+                    }
+                }
+            }
+        }
+    };
+    page(frame, &i.title, flash, body)
 }

@@ -4,15 +4,20 @@
 
 mod dashboard;
 mod incidents;
+mod maintenance;
+mod pages;
 mod sign_in;
 
 pub use dashboard::{DashboardData, dashboard};
-pub use incidents::{IncidentForm, incident_new};
+pub use incidents::{IncidentForm, incident_detail, incident_new, incidents_list};
+pub use maintenance::{MaintenanceScreen, maintenance_list};
+pub use pages::{PageScreen, page_screen, pages_list};
 pub use sign_in::{login, second_factor, setup, setup_gone, setup_needs_link};
 
 use crate::form_bridge::Flash;
 use crate::views::assets;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
+use upstate_core::Timestamp;
 use upstate_core::roles::Role;
 
 /// Who is signed in, for the frame around every page.
@@ -45,7 +50,9 @@ fn head(title: &str) -> Markup {
 pub fn page(frame: &Frame, title: &str, flash: Option<&Flash>, body: Markup) -> Markup {
     let nav = [
         ("dashboard", "/admin", "Dashboard"),
-        ("incidents", "/admin/incidents/new", "Report an incident"),
+        ("pages", "/admin/pages", "Status pages"),
+        ("incidents", "/admin/incidents", "Incidents"),
+        ("maintenance", "/admin/maintenance", "Maintenance"),
     ];
     html! {
         (DOCTYPE)
@@ -128,6 +135,8 @@ pub struct Input<'a> {
     pub autocomplete: Option<&'a str>,
     /// The id of a strength meter this password input drives.
     pub meter: Option<&'a str>,
+    /// The element id when two forms of a screen share a field name.
+    pub id: Option<&'a str>,
 }
 
 impl<'a> Input<'a> {
@@ -142,11 +151,14 @@ impl<'a> Input<'a> {
             required: true,
             autocomplete: None,
             meter: None,
+            id: None,
         }
     }
 
     pub fn render(self, flash: Option<&Flash>) -> Markup {
-        let id = format!("f-{}", self.name);
+        let id = self
+            .id
+            .map_or_else(|| format!("f-{}", self.name), String::from);
         let error = flash.and_then(|f| f.error_of(self.name));
         let value = flash.and_then(|f| f.value_of(self.name)).or(self.value);
         let described = match (error.is_some(), self.hint.is_some()) {
@@ -186,4 +198,33 @@ pub fn bridge(back: &str, next: &str, done: Option<&str>, csrf: Option<&str>) ->
         @if let Some(d) = done { input type="hidden" name="_done" value=(d); }
         @if let Some(c) = csrf { input type="hidden" name="_csrf" value=(c); }
     }
+}
+
+/// A one-button form: a state change or a deletion (which asks first).
+pub fn action(
+    frame: &Frame,
+    back: &str,
+    route: &str,
+    method: &str,
+    label: &str,
+    confirm: Option<&str>,
+    done: Option<&str>,
+) -> Markup {
+    html! {
+        form.inline method="post" action=(route) data-confirm=[confirm] {
+            (bridge(back, back, done, Some(frame.csrf)))
+            @if method != "POST" { input type="hidden" name="_method" value=(method); }
+            button.secondary.danger[method == "DELETE"] type="submit" { (label) }
+        }
+    }
+}
+
+/// A time as people read it in the interface (UTC).
+pub fn when(t: Timestamp) -> String {
+    t.to_rfc3339()
+        .replace('T', " ")
+        .chars()
+        .take(16)
+        .collect::<String>()
+        + " UTC"
 }

@@ -1,14 +1,16 @@
 //! `/api/v1/maintenance`, ordered by scheduled start. Transitions go through
 //! start/complete/cancel only; refused moves are 409.
 
+use crate::caller::Caller;
 use crate::error::ApiResult;
 use crate::extract::{Body, OptionalBody, PathId, QueryParams};
-use crate::key_auth::Audit;
 use crate::openapi::{BadQuery, BodyErrors, Conflict, KeyErrors, NotFound};
-use crate::respond::{Data, Message, created, data, deleted};
+use crate::respond::{Data, Message, MountedAt, created, data, deleted};
 use crate::state::AppState;
+use axum::Extension;
 use axum::extract::State;
 use axum::response::Response;
+use upstate_core::roles::Permission;
 use upstate_core::*;
 use upstate_store::maintenance::{self, MaintenanceFilter};
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -34,9 +36,14 @@ pub fn routes() -> OpenApiRouter<AppState> {
         ("upcoming" = Option<bool>, Query, description = "true: only scheduled windows that start in the future"),
     ),
     responses((status = 200, body = Data<Vec<Maintenance>>), KeyErrors, BadQuery),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
-async fn list(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
+async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    q: QueryParams,
+) -> ApiResult<Response> {
+    caller.require(Permission::PagesRead)?;
     let mut errors = FieldErrors::new();
     let page_id = q.id("statusPageId", &mut errors);
     let status = q.parsed::<MaintenanceStatus>(
@@ -63,9 +70,14 @@ async fn list(State(state): State<AppState>, q: QueryParams) -> ApiResult<Respon
     summary = "Get a maintenance window",
     params(("id" = i64, Path, description = "Maintenance id")),
     responses((status = 200, body = Data<Maintenance>), KeyErrors, NotFound),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
-async fn show(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Response> {
+async fn show(
+    State(state): State<AppState>,
+    caller: Caller,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
+    caller.require(Permission::PagesRead)?;
     Ok(data(maintenance::get(&state.db, id).await?))
 }
 
@@ -77,15 +89,17 @@ async fn show(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Re
     summary = "Schedule a maintenance window",
     request_body = NewMaintenanceInput,
     responses((status = 201, body = Data<Maintenance>), KeyErrors, BodyErrors),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
 pub(crate) async fn create(
     State(state): State<AppState>,
-    Audit(ctx): Audit,
+    caller: Caller,
+    Extension(MountedAt(prefix)): Extension<MountedAt>,
     Body(input): Body<NewMaintenanceInput>,
 ) -> ApiResult<Response> {
-    let m = maintenance::create(&state.db, &ctx, input.validate()?).await?;
-    Ok(created(format!("/api/v1/maintenance/{}", m.id), m))
+    caller.require(Permission::IncidentsWrite)?;
+    let m = maintenance::create(&state.db, &caller.audit, input.validate()?).await?;
+    Ok(created(format!("{prefix}/maintenance/{}", m.id), m))
 }
 
 #[utoipa::path(
@@ -97,16 +111,17 @@ pub(crate) async fn create(
     params(("id" = i64, Path, description = "Maintenance id")),
     request_body = MaintenancePatchInput,
     responses((status = 200, body = Data<Maintenance>), KeyErrors, BodyErrors, NotFound),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
 pub(crate) async fn update(
     State(state): State<AppState>,
-    Audit(ctx): Audit,
+    caller: Caller,
     PathId(id): PathId,
     Body(input): Body<MaintenancePatchInput>,
 ) -> ApiResult<Response> {
+    caller.require(Permission::IncidentsWrite)?;
     Ok(data(
-        maintenance::update(&state.db, &ctx, id, input.validate()?).await?,
+        maintenance::update(&state.db, &caller.audit, id, input.validate()?).await?,
     ))
 }
 
@@ -132,15 +147,16 @@ async fn transition(
     params(("id" = i64, Path, description = "Maintenance id")),
     request_body = Option<ClosingMessageInput>,
     responses((status = 200, body = Data<Maintenance>), KeyErrors, BodyErrors, NotFound, Conflict),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
 async fn start(
     State(state): State<AppState>,
-    Audit(ctx): Audit,
+    caller: Caller,
     PathId(id): PathId,
     OptionalBody(input): OptionalBody<ClosingMessageInput>,
 ) -> ApiResult<Response> {
-    transition(&state, &ctx, id, MaintenanceAction::Start, input).await
+    caller.require(Permission::IncidentsWrite)?;
+    transition(&state, &caller.audit, id, MaintenanceAction::Start, input).await
 }
 
 #[utoipa::path(
@@ -152,15 +168,23 @@ async fn start(
     params(("id" = i64, Path, description = "Maintenance id")),
     request_body = Option<ClosingMessageInput>,
     responses((status = 200, body = Data<Maintenance>), KeyErrors, BodyErrors, NotFound, Conflict),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
 async fn complete(
     State(state): State<AppState>,
-    Audit(ctx): Audit,
+    caller: Caller,
     PathId(id): PathId,
     OptionalBody(input): OptionalBody<ClosingMessageInput>,
 ) -> ApiResult<Response> {
-    transition(&state, &ctx, id, MaintenanceAction::Complete, input).await
+    caller.require(Permission::IncidentsWrite)?;
+    transition(
+        &state,
+        &caller.audit,
+        id,
+        MaintenanceAction::Complete,
+        input,
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -172,15 +196,16 @@ async fn complete(
     params(("id" = i64, Path, description = "Maintenance id")),
     request_body = Option<ClosingMessageInput>,
     responses((status = 200, body = Data<Maintenance>), KeyErrors, BodyErrors, NotFound, Conflict),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
 async fn cancel(
     State(state): State<AppState>,
-    Audit(ctx): Audit,
+    caller: Caller,
     PathId(id): PathId,
     OptionalBody(input): OptionalBody<ClosingMessageInput>,
 ) -> ApiResult<Response> {
-    transition(&state, &ctx, id, MaintenanceAction::Cancel, input).await
+    caller.require(Permission::IncidentsWrite)?;
+    transition(&state, &caller.audit, id, MaintenanceAction::Cancel, input).await
 }
 
 #[utoipa::path(
@@ -191,13 +216,14 @@ async fn cancel(
     summary = "Delete a maintenance window",
     params(("id" = i64, Path, description = "Maintenance id")),
     responses((status = 200, body = Message), KeyErrors, NotFound),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
 async fn remove(
     State(state): State<AppState>,
-    Audit(ctx): Audit,
+    caller: Caller,
     PathId(id): PathId,
 ) -> ApiResult<Response> {
-    maintenance::delete(&state.db, &ctx, id).await?;
+    caller.require(Permission::IncidentsWrite)?;
+    maintenance::delete(&state.db, &caller.audit, id).await?;
     Ok(deleted("Maintenance"))
 }

@@ -1,14 +1,16 @@
 //! `/api/v1/components` and `/api/v1/component-groups`.
 
+use crate::caller::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, PathId, QueryParams};
-use crate::key_auth::Audit;
 use crate::openapi::{BadQuery, BodyErrors, KeyErrors, NotFound};
 use crate::respond::{Data, Message};
-use crate::respond::{created, data, deleted};
+use crate::respond::{MountedAt, created, data, deleted};
 use crate::state::AppState;
+use axum::Extension;
 use axum::extract::State;
 use axum::response::Response;
+use upstate_core::roles::Permission;
 use upstate_core::*;
 use upstate_store::{components, groups};
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -30,9 +32,14 @@ pub fn routes() -> OpenApiRouter<AppState> {
     summary = "List components",
     params(("statusPageId" = Option<i64>, Query, description = "Only this page's"), ("groupId" = Option<i64>, Query, description = "Only this group's")),
     responses((status = 200, body = Data<Vec<Component>>), KeyErrors, BadQuery),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
-pub(crate) async fn list(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
+pub(crate) async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    q: QueryParams,
+) -> ApiResult<Response> {
+    caller.require(Permission::PagesRead)?;
     let mut errors = FieldErrors::new();
     let page = q.id("statusPageId", &mut errors);
     let group = q.id("groupId", &mut errors);
@@ -48,9 +55,14 @@ pub(crate) async fn list(State(state): State<AppState>, q: QueryParams) -> ApiRe
     summary = "Get a component",
     params(("id" = i64, Path, description = "Component id")),
     responses((status = 200, body = Data<Component>), KeyErrors, NotFound),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
-async fn show(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Response> {
+async fn show(
+    State(state): State<AppState>,
+    caller: Caller,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
+    caller.require(Permission::PagesRead)?;
     Ok(data(components::get(&state.db, id).await?))
 }
 
@@ -62,15 +74,17 @@ async fn show(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Re
     summary = "Create a component",
     request_body = NewComponentInput,
     responses((status = 201, body = Data<Component>), KeyErrors, BodyErrors),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
 pub(crate) async fn create(
     State(state): State<AppState>,
-    Audit(ctx): Audit,
+    caller: Caller,
+    Extension(MountedAt(prefix)): Extension<MountedAt>,
     Body(input): Body<NewComponentInput>,
 ) -> ApiResult<Response> {
-    let c = components::create(&state.db, &ctx, input.validate()?).await?;
-    Ok(created(format!("/api/v1/components/{}", c.id), c))
+    caller.require(Permission::PagesWrite)?;
+    let c = components::create(&state.db, &caller.audit, input.validate()?).await?;
+    Ok(created(format!("{prefix}/components/{}", c.id), c))
 }
 
 #[utoipa::path(
@@ -82,16 +96,17 @@ pub(crate) async fn create(
     params(("id" = i64, Path, description = "Component id")),
     request_body = ComponentPatchInput,
     responses((status = 200, body = Data<Component>), KeyErrors, BodyErrors, NotFound),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
 pub(crate) async fn update(
     State(state): State<AppState>,
-    Audit(ctx): Audit,
+    caller: Caller,
     PathId(id): PathId,
     Body(input): Body<ComponentPatchInput>,
 ) -> ApiResult<Response> {
+    caller.require(Permission::PagesWrite)?;
     Ok(data(
-        components::update(&state.db, &ctx, id, input.validate()?).await?,
+        components::update(&state.db, &caller.audit, id, input.validate()?).await?,
     ))
 }
 
@@ -104,20 +119,23 @@ pub(crate) async fn update(
     params(("id" = i64, Path, description = "Component id")),
     request_body = ComponentStatusInput,
     responses((status = 200, body = Data<Component>), KeyErrors, BodyErrors, NotFound),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
 async fn set_status(
     State(state): State<AppState>,
-    Audit(ctx): Audit,
+    caller: Caller,
     PathId(id): PathId,
     Body(input): Body<ComponentStatusInput>,
 ) -> ApiResult<Response> {
+    caller.require(Permission::PagesWrite)?;
     let status = input.validate()?;
     let patch = ComponentPatch {
         status: Some(status),
         ..ComponentPatch::default()
     };
-    Ok(data(components::update(&state.db, &ctx, id, patch).await?))
+    Ok(data(
+        components::update(&state.db, &caller.audit, id, patch).await?,
+    ))
 }
 
 #[utoipa::path(
@@ -128,14 +146,15 @@ async fn set_status(
     summary = "Delete a component",
     params(("id" = i64, Path, description = "Component id")),
     responses((status = 200, body = Message), KeyErrors, NotFound),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
 async fn remove(
     State(state): State<AppState>,
-    Audit(ctx): Audit,
+    caller: Caller,
     PathId(id): PathId,
 ) -> ApiResult<Response> {
-    components::delete(&state.db, &ctx, id).await?;
+    caller.require(Permission::PagesWrite)?;
+    components::delete(&state.db, &caller.audit, id).await?;
     Ok(deleted("Component"))
 }
 
@@ -147,9 +166,14 @@ async fn remove(
     summary = "List component groups",
     params(("statusPageId" = Option<i64>, Query, description = "Only this page's")),
     responses((status = 200, body = Data<Vec<ComponentGroup>>), KeyErrors, BadQuery),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
-async fn list_groups(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
+async fn list_groups(
+    State(state): State<AppState>,
+    caller: Caller,
+    q: QueryParams,
+) -> ApiResult<Response> {
+    caller.require(Permission::PagesRead)?;
     let mut errors = FieldErrors::new();
     let page = q.id("statusPageId", &mut errors);
     errors.into_result().map_err(ApiError::from)?;
@@ -164,9 +188,14 @@ async fn list_groups(State(state): State<AppState>, q: QueryParams) -> ApiResult
     summary = "Get a component group",
     params(("id" = i64, Path, description = "Group id")),
     responses((status = 200, body = Data<ComponentGroup>), KeyErrors, NotFound),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
-async fn show_group(State(state): State<AppState>, PathId(id): PathId) -> ApiResult<Response> {
+async fn show_group(
+    State(state): State<AppState>,
+    caller: Caller,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
+    caller.require(Permission::PagesRead)?;
     Ok(data(groups::get(&state.db, id).await?))
 }
 
@@ -178,15 +207,17 @@ async fn show_group(State(state): State<AppState>, PathId(id): PathId) -> ApiRes
     summary = "Create a component group",
     request_body = NewGroupInput,
     responses((status = 201, body = Data<ComponentGroup>), KeyErrors, BodyErrors),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
 async fn create_group(
     State(state): State<AppState>,
-    Audit(ctx): Audit,
+    caller: Caller,
+    Extension(MountedAt(prefix)): Extension<MountedAt>,
     Body(input): Body<NewGroupInput>,
 ) -> ApiResult<Response> {
-    let g = groups::create(&state.db, &ctx, input.validate()?).await?;
-    Ok(created(format!("/api/v1/component-groups/{}", g.id), g))
+    caller.require(Permission::PagesWrite)?;
+    let g = groups::create(&state.db, &caller.audit, input.validate()?).await?;
+    Ok(created(format!("{prefix}/component-groups/{}", g.id), g))
 }
 
 #[utoipa::path(
@@ -198,16 +229,17 @@ async fn create_group(
     params(("id" = i64, Path, description = "Group id")),
     request_body = GroupPatchInput,
     responses((status = 200, body = Data<ComponentGroup>), KeyErrors, BodyErrors, NotFound),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
 async fn update_group(
     State(state): State<AppState>,
-    Audit(ctx): Audit,
+    caller: Caller,
     PathId(id): PathId,
     Body(input): Body<GroupPatchInput>,
 ) -> ApiResult<Response> {
+    caller.require(Permission::PagesWrite)?;
     Ok(data(
-        groups::update(&state.db, &ctx, id, input.validate()?).await?,
+        groups::update(&state.db, &caller.audit, id, input.validate()?).await?,
     ))
 }
 
@@ -219,13 +251,14 @@ async fn update_group(
     summary = "Delete a group (its components stay, ungrouped)",
     params(("id" = i64, Path, description = "Group id")),
     responses((status = 200, body = Message), KeyErrors, NotFound),
-    security(("api_key" = []))
+    security(("api_key" = []), ("session" = []))
 )]
 async fn remove_group(
     State(state): State<AppState>,
-    Audit(ctx): Audit,
+    caller: Caller,
     PathId(id): PathId,
 ) -> ApiResult<Response> {
-    groups::delete(&state.db, &ctx, id).await?;
+    caller.require(Permission::PagesWrite)?;
+    groups::delete(&state.db, &caller.audit, id).await?;
     Ok(deleted("Component group"))
 }

@@ -1,0 +1,180 @@
+//! Status pages: the list with a "new page" form, and one page's screen:
+//! its settings, its groups and components with their status one click
+//! away. Forms post to `/api/statuspages…`, `/api/components…` and
+//! `/api/component-groups…`.
+
+use super::{Frame, Input, action, bridge, page, when};
+use crate::form_bridge::Flash;
+use maud::{Markup, html};
+use upstate_core::public::status_label;
+use upstate_core::{Component, ComponentGroup, ComponentStatus, StatusPage};
+
+pub fn pages_list(
+    frame: &Frame,
+    flash: Option<&Flash>,
+    pages: &[(StatusPage, ComponentStatus)],
+) -> Markup {
+    let body = html! {
+        header.top { h1 { "Status pages" } }
+        section.card aria-labelledby="h-all" {
+            h2 #h-all { "All pages" }
+            @if pages.is_empty() {
+                p.empty { "No status page yet: create the first below." }
+            } @else {
+                ul.rows {
+                    @for (p, status) in pages {
+                        li {
+                            span {
+                                a href=(format!("/admin/pages/{}", p.id)) { strong { (p.name) } }
+                                br; span.muted { "/s/" (p.slug) (if p.is_public { "" } else { " · private" }) }
+                            }
+                            span { span class=(format!("pill s-{}", status.as_str())) { (status_label(*status)) } " " a href=(format!("/s/{}", p.slug)) { "View" } }
+                        }
+                    }
+                }
+            }
+        }
+        section.card aria-labelledby="h-new" {
+            h2 #h-new { "New page" }
+            form.stack method="post" action="/api/statuspages" {
+                (bridge("/admin/pages", "/admin/pages/{id}", Some("Page created."), Some(frame.csrf)))
+                (Input::new("name", "Name", "text").render(flash))
+                (Input { hint: Some("The page's address: /s/your-slug. Lowercase letters, digits and hyphens."), ..Input::new("slug", "Slug", "text") }.render(flash))
+                (Input { required: false, ..Input::new("description", "Description", "text") }.render(flash))
+                div.field { label { input type="checkbox" name="isPublic:bool" checked; " Public (anyone can open it)" } }
+                div { button type="submit" { "Create page" } }
+            }
+        }
+    };
+    page(frame, "Status pages", flash, body)
+}
+
+pub struct PageScreen {
+    pub page: StatusPage,
+    pub groups: Vec<ComponentGroup>,
+    pub components: Vec<Component>,
+}
+
+const STATUSES: [ComponentStatus; 5] = [
+    ComponentStatus::Operational,
+    ComponentStatus::Degraded,
+    ComponentStatus::PartialOutage,
+    ComponentStatus::MajorOutage,
+    ComponentStatus::Maintenance,
+];
+
+fn component_row(frame: &Frame, back: &str, c: &Component) -> Markup {
+    html! {
+        li {
+            span { strong { (c.name) } @if !c.description.is_empty() { br; span.muted { (c.description) } } }
+            span.actions {
+                form.inline method="post" action=(format!("/api/components/{}/status", c.id)) {
+                    (bridge(back, back, Some("Status set."), Some(frame.csrf)))
+                    input type="hidden" name="_method" value="PATCH";
+                    label.visually-hidden for=(format!("st-{}", c.id)) { "Status of " (c.name) }
+                    select id=(format!("st-{}", c.id)) name="status" {
+                        @for s in STATUSES {
+                            option value=(s.as_str()) selected[s == c.status] { (status_label(s)) }
+                        }
+                    }
+                    button.secondary type="submit" { "Set" span.visually-hidden { " status of " (c.name) } }
+                }
+                (action(frame, back, &format!("/api/components/{}", c.id), "DELETE", &format!("Delete {}", c.name), Some(&format!("Delete the component {}? Its history goes with it.", c.name)), Some("Component deleted.")))
+            }
+        }
+    }
+}
+
+pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Markup {
+    let p = &s.page;
+    let back = format!("/admin/pages/{}", p.id);
+    let ungrouped: Vec<&Component> = s
+        .components
+        .iter()
+        .filter(|c| c.group_id.is_none())
+        .collect();
+    let body = html! {
+        header.top {
+            h1 { (p.name) }
+            a.button.secondary href=(format!("/s/{}", p.slug)) { "View public page" }
+        }
+        section.card aria-labelledby="h-components" {
+            h2 #h-components { "Components" }
+            @if s.components.is_empty() { p.empty { "No components yet: add what your users rely on below." } }
+            @for g in &s.groups {
+                h3 { (g.name) }
+                ul.rows {
+                    @for c in s.components.iter().filter(|c| c.group_id == Some(g.id)) { (component_row(frame, &back, c)) }
+                }
+            }
+            @if !ungrouped.is_empty() {
+                @if !s.groups.is_empty() { h3 { "Not in a group" } }
+                ul.rows { @for c in ungrouped { (component_row(frame, &back, c)) } }
+            }
+        }
+        div.grid {
+            section.card aria-labelledby="h-add" {
+                h2 #h-add { "Add a component" }
+                form.stack method="post" action="/api/components" {
+                    (bridge(&back, &back, Some("Component added."), Some(frame.csrf)))
+                    input type="hidden" name="statusPageId:int" value=(p.id);
+                    (Input { id: Some("f-cname"), ..Input::new("name", "Component name", "text") }.render(None))
+                    (Input { id: Some("f-cdescription"), required: false, ..Input::new("description", "Component description", "text") }.render(None))
+                    div.field {
+                        label for="f-group" { "Group" }
+                        select #f-group name="groupId:int" {
+                            option value="" { "No group" }
+                            @for g in &s.groups { option value=(g.id) { (g.name) } }
+                        }
+                    }
+                    div { button type="submit" { "Add component" } }
+                }
+            }
+            section.card aria-labelledby="h-group" {
+                h2 #h-group { "Add a group" }
+                form.stack method="post" action="/api/component-groups" {
+                    (bridge(&back, &back, Some("Group added."), Some(frame.csrf)))
+                    input type="hidden" name="statusPageId:int" value=(p.id);
+                    (Input { id: Some("f-gname"), hint: Some("Groups fold components together on the public page."), ..Input::new("name", "Group name", "text") }.render(None))
+                    div { button type="submit" { "Add group" } }
+                }
+                @if !s.groups.is_empty() {
+                    ul.rows {
+                        @for g in &s.groups {
+                            li { span { (g.name) } (action(frame, &back, &format!("/api/component-groups/{}", g.id), "DELETE", &format!("Delete group {}", g.name), Some("Delete this group? Its components stay, ungrouped."), Some("Group deleted."))) }
+                        }
+                    }
+                }
+            }
+        }
+        section.card aria-labelledby="h-settings" {
+            h2 #h-settings { "Settings" }
+            form.stack method="post" action=(format!("/api/statuspages/{}", p.id)) {
+                (bridge(&back, &back, Some("Settings saved."), Some(frame.csrf)))
+                input type="hidden" name="_method" value="PATCH";
+                (Input { value: Some(p.name.clone()), ..Input::new("name", "Name", "text") }.render(flash))
+                (Input { value: Some(p.slug.clone()), ..Input::new("slug", "Slug", "text") }.render(flash))
+                (Input { value: Some(p.description.clone()), required: false, ..Input::new("description", "Description", "text") }.render(flash))
+                (Input { value: Some(p.accent_color.clone()), hint: Some("Links and highlights on the public page, such as #2563eb."), ..Input::new("accentColor", "Accent colour", "text") }.render(flash))
+                (Input { value: Some(p.time_zone.clone()), hint: Some("Times on the public page, such as Europe/Berlin."), ..Input::new("timeZone", "Time zone", "text") }.render(flash))
+                (Input { value: Some(p.uptime_days.to_string()), form_name: Some("uptimeDays:int"), ..Input::new("uptimeDays", "Days of uptime shown", "number") }.render(flash))
+                (Input { value: p.logo_url.clone(), form_name: Some("logoUrl:null"), required: false, ..Input::new("logoUrl", "Logo URL", "url") }.render(flash))
+                (Input { value: p.custom_domain.clone(), form_name: Some("customDomain:null"), required: false, hint: Some("Serve this page at / of this host, such as status.example.com."), ..Input::new("customDomain", "Custom domain", "text") }.render(flash))
+                fieldset {
+                    legend { "Show" }
+                    div.choices {
+                        input type="hidden" name="isPublic:bool" value="";
+                        label { input type="checkbox" name="isPublic:bool" checked[p.is_public]; "Public" }
+                        input type="hidden" name="showUptime:bool" value="";
+                        label { input type="checkbox" name="showUptime:bool" checked[p.show_uptime]; "Uptime bars" }
+                        input type="hidden" name="showSubscribe:bool" value="";
+                        label { input type="checkbox" name="showSubscribe:bool" checked[p.show_subscribe]; "Subscribe button" }
+                    }
+                }
+                div { button type="submit" { "Save settings" } }
+            }
+            p.muted { "Created " (when(p.created_at)) "." }
+        }
+    };
+    page(frame, &p.name, flash, body)
+}
