@@ -169,37 +169,3 @@ fn authorize(
     }
     Ok(key)
 }
-
-/// The audit context of a keyed request: the key, the client address (behind
-/// trusted proxies, the forwarded one) and the user agent.
-pub struct Audit(pub upstate_store::AuditCtx);
-
-impl axum::extract::FromRequestParts<AppState> for Audit {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(
-        parts: &mut axum::http::request::Parts,
-        state: &AppState,
-    ) -> Result<Self, ApiError> {
-        let caller = parts.extensions.get::<Keyed>().ok_or_else(|| {
-            ApiError::Internal("audited route without an authenticated caller".into())
-        })?;
-        let peer = parts
-            .extensions
-            .get::<ConnectInfo<SocketAddr>>()
-            .map(|c| c.0.ip());
-        let client = peer.map(|ip| {
-            crate::client_ip::client_ip(ip, &parts.headers, &state.settings.trusted_proxies)
-        });
-        let user_agent = parts
-            .headers
-            .get(header::USER_AGENT)
-            .and_then(|v| v.to_str().ok())
-            .map(|ua| ua.chars().take(512).collect());
-        Ok(Audit(upstate_store::AuditCtx {
-            actor: upstate_core::audit::Actor::key(caller.0.id, &caller.0.name),
-            client_addr: client.map(|ip| ip.to_string()),
-            user_agent,
-        }))
-    }
-}
