@@ -12,6 +12,9 @@ macro_rules! wire_enum {
         $(#[$m])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
         #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+        // The schema generator cannot read the per-variant names through the
+        // macro; every wire name is the variant's snake_case, which it can.
+        #[serde(rename_all = "snake_case")]
         pub enum $name { $(#[serde(rename = $text)] $variant),+ }
 
         impl $name {

@@ -7,7 +7,9 @@ use axum::Router;
 use serde::Serialize;
 use upstate_core::FieldError;
 use utoipa::openapi::OpenApi;
-use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityScheme};
+use utoipa::openapi::security::{
+    ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityRequirement, SecurityScheme,
+};
 use utoipa_swagger_ui::SwaggerUi;
 
 /// An RFC 9457 problem, as every error is sent (`application/problem+json`).
@@ -173,6 +175,47 @@ pub enum PublicErrors {
 }
 
 /// Fills in what the handlers do not say: title, version, the key scheme.
+/// Paths anyone may call without a key or a session.
+fn anonymous(path: &str) -> bool {
+    const OPEN: &[&str] = &[
+        "/api/public/",
+        "/api/v1/public/",
+        "/s/",
+        "/api/badge",
+        "/api/calendar",
+        "/api/feed/",
+        "/api/health",
+        "/api/manifest",
+        "/api/widget",
+        "/api/translate",
+        "/api/verify-page-password",
+        "/api/auth/login",
+        "/api/auth/setup",
+        "/api/auth/verify-2fa",
+        "/api/v1/status",
+    ];
+    OPEN.iter().any(|p| path.starts_with(p))
+        || (path.starts_with("/api/v2/") && path.ends_with(".json"))
+}
+
+/// OpenAPI requires a description on every response; an answer documented
+/// by its body alone gets the status's name.
+fn describe_responses(op: &mut utoipa::openapi::path::Operation) {
+    for (code, response) in op.responses.responses.iter_mut() {
+        if let utoipa::openapi::RefOr::T(r) = response
+            && r.description.is_empty()
+        {
+            let reason = code
+                .parse::<u16>()
+                .ok()
+                .and_then(|c| axum::http::StatusCode::from_u16(c).ok())
+                .and_then(|c| c.canonical_reason())
+                .unwrap_or("Answer");
+            r.description = reason.to_string();
+        }
+    }
+}
+
 pub fn finish(mut doc: OpenApi) -> OpenApi {
     doc.info.title = "Upstate API".into();
     doc.info.version = env!("CARGO_PKG_VERSION").into();
@@ -198,7 +241,18 @@ pub fn finish(mut doc: OpenApi) -> OpenApi {
     for (path, item) in doc.paths.paths.iter_mut() {
         let v2 = path.starts_with("/api/v2/");
         let app = !v2 && !path.starts_with("/api/v1/");
+        let open = anonymous(path);
         for op in operations_mut(item) {
+            describe_responses(op);
+            if op.security.is_none() {
+                // Every operation says who may call it: nobody in particular
+                // (an empty requirement), or a signed-in person.
+                op.security = Some(vec![if open {
+                    SecurityRequirement::default()
+                } else {
+                    SecurityRequirement::new("session", Vec::<String>::new())
+                }]);
+            }
             match op.operation_id.take() {
                 Some(id) if v2 => op.operation_id = Some(format!("v2_{id}")),
                 Some(id) if app && v1_ids.contains(&id) => {
