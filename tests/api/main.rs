@@ -8,6 +8,7 @@ mod accounts;
 mod admin_ui;
 mod admin_users;
 mod app_pages;
+mod app_routes;
 mod atlassian;
 mod audit;
 mod auth;

@@ -76,6 +76,9 @@ pub enum Event {
     MaintenanceDeleted { page: Id, maintenance: Id },
     #[serde(rename = "quick_links.changed")]
     QuickLinksChanged { page: Id },
+    /// Groups and components took a new order (or components new groups).
+    #[serde(rename = "layout.changed")]
+    LayoutChanged { page: Id },
 }
 
 impl Event {
@@ -87,6 +90,7 @@ impl Event {
             | PageUpdated { page }
             | PageDeleted { page }
             | QuickLinksChanged { page }
+            | LayoutChanged { page }
             | ComponentCreated { page, .. }
             | ComponentUpdated { page, .. }
             | ComponentStatusChanged { page, .. }
@@ -132,6 +136,7 @@ impl Event {
             MaintenanceCancelled { .. } => "maintenance.cancelled",
             MaintenanceDeleted { .. } => "maintenance.deleted",
             QuickLinksChanged { .. } => "quick_links.changed",
+            LayoutChanged { .. } => "layout.changed",
         }
     }
 

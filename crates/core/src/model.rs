@@ -828,3 +828,77 @@ mod tests {
         );
     }
 }
+
+/// A component's place in a new layout: its group (or none). Its order is
+/// its position in the list, within its group.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ComponentPlace {
+    pub id: Id,
+    pub group_id: Option<Id>,
+}
+
+/// `PUT /api/groups/reorder`: the whole layout of one page at once, so a
+/// drag or a "move up" is one transaction and never half applied.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ReorderInput {
+    pub status_page_id: Option<Id>,
+    /// Every group of the page, in their new order.
+    pub group_ids: Option<Vec<Id>>,
+    /// Every component of the page, in their new order.
+    pub components: Option<Vec<ComponentPlace>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layout {
+    pub status_page_id: Id,
+    /// Left out: the groups keep their order.
+    pub group_ids: Option<Vec<Id>>,
+    /// Left out: the components keep their order and groups.
+    pub components: Option<Vec<(Id, Option<Id>)>>,
+}
+
+impl ReorderInput {
+    pub fn validate(self) -> Result<Layout, FieldErrors> {
+        let mut e = FieldErrors::new();
+        if self.status_page_id.is_none() {
+            e.push("statusPageId", "is required");
+        }
+        if self.group_ids.is_none() && self.components.is_none() {
+            e.push("body", "names neither groupIds nor components");
+        }
+        let groups = self.group_ids;
+        let comps: Option<Vec<(Id, Option<Id>)>> = self
+            .components
+            .map(|cs| cs.into_iter().map(|c| (c.id, c.group_id)).collect());
+        let mut seen = std::collections::HashSet::new();
+        if groups.iter().flatten().any(|g| !seen.insert(*g)) {
+            e.push("groupIds", "lists a group twice");
+        }
+        let mut seen = std::collections::HashSet::new();
+        if comps.iter().flatten().any(|(c, _)| !seen.insert(*c)) {
+            e.push("components", "lists a component twice");
+        }
+        match self.status_page_id {
+            Some(status_page_id) if e.is_empty() => Ok(Layout {
+                status_page_id,
+                group_ids: groups,
+                components: comps,
+            }),
+            _ => Err(e),
+        }
+    }
+}
+
+/// `POST /api/incident-updates`: an update posted by naming its incident.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct IncidentUpdatePost {
+    pub incident_id: Option<Id>,
+    #[serde(flatten)]
+    pub update: NewIncidentUpdateInput,
+}

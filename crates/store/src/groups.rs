@@ -162,3 +162,83 @@ pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
     )
     .await
 }
+
+/// Puts a page's groups and components in a new order (and components in
+/// new groups), all at once. A list must name every group or component of
+/// the page exactly once, so a stale screen cannot drop one.
+pub async fn reorder(db: &Db, ctx: &AuditCtx, layout: &Layout) -> StoreResult<()> {
+    let page = layout.status_page_id;
+    let mut tx = db.begin_as(ctx).await?;
+    pages::require_in(&mut tx, page, "statusPageId").await?;
+    let mut groups: Vec<Id> = locked!(
+        &mut tx,
+        "SELECT id FROM component_groups WHERE page_id = $1",
+        |c, q| sqlx::query_scalar(q).bind(page).fetch_all(c).await?
+    );
+    let mut comps: Vec<Id> = locked!(
+        &mut tx,
+        "SELECT id FROM components WHERE page_id = $1",
+        |c, q| sqlx::query_scalar(q).bind(page).fetch_all(c).await?
+    );
+    groups.sort_unstable();
+    comps.sort_unstable();
+    if let Some(order) = &layout.group_ids {
+        let mut given = order.clone();
+        given.sort_unstable();
+        if given != groups {
+            return Err(StoreError::invalid_ref(
+                "groupIds",
+                "must list every group of this page exactly once",
+            ));
+        }
+        for (i, g) in order.iter().enumerate() {
+            on_tx!(&mut tx, |c| sqlx::query(
+                "UPDATE component_groups SET position = $1 WHERE id = $2"
+            )
+            .bind(i as i32)
+            .bind(*g)
+            .execute(c)
+            .await?
+            .rows_affected());
+        }
+    }
+    if let Some(places) = &layout.components {
+        let mut given: Vec<Id> = places.iter().map(|(c, _)| *c).collect();
+        given.sort_unstable();
+        if given != comps {
+            return Err(StoreError::invalid_ref(
+                "components",
+                "must list every component of this page exactly once",
+            ));
+        }
+        if places
+            .iter()
+            .any(|(_, g)| g.is_some_and(|g| groups.binary_search(&g).is_err()))
+        {
+            return Err(StoreError::invalid_ref(
+                "components",
+                "names a group that is not on this page",
+            ));
+        }
+        let now = Timestamp::now().millis();
+        for (i, (id, group)) in places.iter().enumerate() {
+            on_tx!(&mut tx, |c| sqlx::query(
+                "UPDATE components SET position = $1, group_id = $2, updated_at = $3 WHERE id = $4"
+            )
+            .bind(i as i32)
+            .bind(*group)
+            .bind(now)
+            .bind(*id)
+            .execute(c)
+            .await?
+            .rows_affected());
+        }
+    }
+    let summary = json!({ "statusPageId": page, "groupIds": &layout.group_ids,
+        "components": layout.components.as_ref().map(|p| p.iter().map(|(id, g)| json!({"id": id, "groupId": g})).collect::<Vec<_>>()) });
+    let audited = tx
+        .audit(Action::GroupReorder, "statuspage", Some(page), summary)
+        .await?;
+    tx.record(Event::LayoutChanged { page }).await?;
+    tx.commit(audited).await
+}

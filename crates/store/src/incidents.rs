@@ -437,3 +437,53 @@ pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
     )
     .await
 }
+
+/// Deletes one update of an incident's timeline (a mistaken or duplicate
+/// post). The incident keeps at least one; its status stays what it is.
+pub async fn delete_update(db: &Db, ctx: &AuditCtx, update_id: Id) -> StoreResult<Incident> {
+    let mut tx = db.begin_as(ctx).await?;
+    let incident: Option<Id> = on_tx!(&mut tx, |c| sqlx::query_scalar(
+        "SELECT incident_id FROM incident_updates WHERE id = $1"
+    )
+    .bind(update_id)
+    .fetch_optional(c)
+    .await?);
+    let incident = incident.ok_or(StoreError::NotFound("incident update"))?;
+    let current = lock(&mut tx, incident)
+        .await?
+        .into_incident(vec![], vec![])?;
+    let count: i64 = on_tx!(&mut tx, |c| sqlx::query_scalar(
+        "SELECT COUNT(*) FROM incident_updates WHERE incident_id = $1"
+    )
+    .bind(incident)
+    .fetch_one(c)
+    .await?);
+    if count <= 1 {
+        return Err(StoreError::Conflict(
+            "this is the incident's only update; delete the incident instead".into(),
+        ));
+    }
+    let message: String = on_tx!(&mut tx, |c| sqlx::query_scalar(
+        "DELETE FROM incident_updates WHERE id = $1 RETURNING message"
+    )
+    .bind(update_id)
+    .fetch_one(c)
+    .await?);
+    let audited = tx
+        .audit(
+            Action::IncidentDeleteUpdate,
+            "incident",
+            Some(incident),
+            json!({ "updateId": update_id, "message": message }),
+        )
+        .await?;
+    tx.record(Event::IncidentUpdated {
+        page: current.status_page_id,
+        incident,
+        status: current.status,
+        impact: current.impact,
+    })
+    .await?;
+    tx.commit(audited).await?;
+    get(db, incident).await
+}

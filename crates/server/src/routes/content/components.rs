@@ -1,4 +1,8 @@
-//! `/api/v1/components` and `/api/v1/component-groups`.
+//! Components and their groups, for keys (`/api/v1/components`,
+//! `/api/v1/component-groups`) and people (the same under `/api`, plus the
+//! seed's application names: `/api/groups…`, `PUT` beside `PATCH`, and
+//! `PUT /api/groups/reorder`, a page's whole layout in one transaction).
+//! Reading needs PAGES_READ, changing PAGES_WRITE.
 
 use crate::caller::Caller;
 use crate::error::{ApiError, ApiResult};
@@ -22,6 +26,126 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(set_status))
         .routes(routes!(list_groups, create_group))
         .routes(routes!(show_group, update_group, remove_group))
+}
+
+/// The application family's own names for the same handlers.
+pub fn app_only() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(replace))
+        .routes(routes!(app_list_groups, app_create_group))
+        .routes(routes!(
+            app_show_group,
+            app_update_group,
+            app_replace_group,
+            app_remove_group
+        ))
+        .routes(routes!(reorder))
+}
+
+#[utoipa::path(put, path = "/components/{id}", tag = "components", operation_id = "replaceComponent",
+    summary = "Change a component (the same change as the PATCH)",
+    params(("id" = i64, Path, description = "Component id")), request_body = ComponentPatchInput,
+    responses((status = 200, body = Data<Component>), KeyErrors, BodyErrors, NotFound),
+    security(("api_key" = []), ("session" = [])))]
+async fn replace(
+    state: State<AppState>,
+    caller: Caller,
+    id: PathId,
+    body: Body<ComponentPatchInput>,
+) -> ApiResult<Response> {
+    update(state, caller, id, body).await
+}
+
+#[utoipa::path(get, path = "/groups", tag = "component groups", operation_id = "appListGroups",
+    summary = "List component groups", params(("statusPageId" = Option<i64>, Query, description = "Only this page's")),
+    responses((status = 200, body = Data<Vec<ComponentGroup>>), KeyErrors, BadQuery),
+    security(("api_key" = []), ("session" = [])))]
+async fn app_list_groups(
+    state: State<AppState>,
+    caller: Caller,
+    q: QueryParams,
+) -> ApiResult<Response> {
+    list_groups(state, caller, q).await
+}
+
+#[utoipa::path(post, path = "/groups", tag = "component groups", operation_id = "appCreateGroup",
+    summary = "Create a component group", request_body = NewGroupInput,
+    responses((status = 201, body = Data<ComponentGroup>), KeyErrors, BodyErrors),
+    security(("api_key" = []), ("session" = [])))]
+async fn app_create_group(
+    state: State<AppState>,
+    caller: Caller,
+    prefix: Extension<MountedAt>,
+    body: Body<NewGroupInput>,
+) -> ApiResult<Response> {
+    create_group(state, caller, prefix, body).await
+}
+
+#[utoipa::path(get, path = "/groups/{id}", tag = "component groups", operation_id = "appGetGroup",
+    summary = "Get a component group", params(("id" = i64, Path, description = "Group id")),
+    responses((status = 200, body = Data<ComponentGroup>), KeyErrors, NotFound),
+    security(("api_key" = []), ("session" = [])))]
+async fn app_show_group(state: State<AppState>, caller: Caller, id: PathId) -> ApiResult<Response> {
+    show_group(state, caller, id).await
+}
+
+#[utoipa::path(patch, path = "/groups/{id}", tag = "component groups", operation_id = "appUpdateGroup",
+    summary = "Change a component group", params(("id" = i64, Path, description = "Group id")),
+    request_body = GroupPatchInput,
+    responses((status = 200, body = Data<ComponentGroup>), KeyErrors, BodyErrors, NotFound),
+    security(("api_key" = []), ("session" = [])))]
+async fn app_update_group(
+    state: State<AppState>,
+    caller: Caller,
+    id: PathId,
+    body: Body<GroupPatchInput>,
+) -> ApiResult<Response> {
+    update_group(state, caller, id, body).await
+}
+
+#[utoipa::path(put, path = "/groups/{id}", tag = "component groups", operation_id = "appReplaceGroup",
+    summary = "Change a component group (the same change as the PATCH)", params(("id" = i64, Path, description = "Group id")),
+    request_body = GroupPatchInput,
+    responses((status = 200, body = Data<ComponentGroup>), KeyErrors, BodyErrors, NotFound),
+    security(("api_key" = []), ("session" = [])))]
+async fn app_replace_group(
+    state: State<AppState>,
+    caller: Caller,
+    id: PathId,
+    body: Body<GroupPatchInput>,
+) -> ApiResult<Response> {
+    update_group(state, caller, id, body).await
+}
+
+#[utoipa::path(delete, path = "/groups/{id}", tag = "component groups", operation_id = "appDeleteGroup",
+    summary = "Delete a group (its components stay, ungrouped)", params(("id" = i64, Path, description = "Group id")),
+    responses((status = 200, body = Message), KeyErrors, NotFound),
+    security(("api_key" = []), ("session" = [])))]
+async fn app_remove_group(
+    state: State<AppState>,
+    caller: Caller,
+    id: PathId,
+) -> ApiResult<Response> {
+    remove_group(state, caller, id).await
+}
+
+#[utoipa::path(put, path = "/groups/reorder", tag = "component groups", operation_id = "reorderGroups",
+    summary = "Put a page's groups and components in a new order, and components in new groups, in one transaction",
+    description = "`groupIds` lists every group of the page in its new order; `components` lists every component of the page in its new order, each with its group (`null`: none). Either may be left out to keep that order. A list that misses or repeats one is refused (422) and nothing changes.",
+    request_body = ReorderInput,
+    responses((status = 200, body = Data<Vec<Component>>, description = "The page's components in their new order"), KeyErrors, BodyErrors, NotFound),
+    security(("api_key" = []), ("session" = [])))]
+async fn reorder(
+    State(state): State<AppState>,
+    caller: Caller,
+    Body(input): Body<ReorderInput>,
+) -> ApiResult<Response> {
+    caller.require(Permission::PagesWrite)?;
+    let layout = input.validate()?;
+    groups::reorder(&state.db, &caller.audit, &layout).await?;
+    Ok(data(
+        components::list(&state.db, Some(layout.status_page_id), None).await?,
+    ))
 }
 
 #[utoipa::path(

@@ -22,6 +22,61 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 pub const DEFAULT_LIMIT: i64 = 20;
 pub const MAX_LIMIT: i64 = 100;
 
+/// `PUT /incidents/{id}`, as the seed names it for the application routes: the
+/// same change as the PATCH.
+pub fn app_only() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(replace))
+        .routes(routes!(post_by_incident))
+        .routes(routes!(delete_update))
+}
+
+#[utoipa::path(post, path = "/incident-updates", tag = "incidents", operation_id = "postIncidentUpdateByIncident",
+    summary = "Post a timeline update to the incident `incidentId` names",
+    request_body = IncidentUpdatePost,
+    responses((status = 201, body = Data<IncidentUpdate>), KeyErrors, BodyErrors, NotFound),
+    security(("api_key" = []), ("session" = [])))]
+async fn post_by_incident(
+    state: State<AppState>,
+    caller: Caller,
+    Body(input): Body<IncidentUpdatePost>,
+) -> ApiResult<Response> {
+    let Some(id) = input.incident_id else {
+        return Err(FieldErrors::single("incidentId", "is required").into());
+    };
+    add_update(state, caller, PathId(id), Body(input.update)).await
+}
+
+#[utoipa::path(delete, path = "/incident-updates/{id}", tag = "incidents", operation_id = "deleteIncidentUpdate",
+    summary = "Delete one update of a timeline (the incident keeps at least one)",
+    params(("id" = i64, Path, description = "Update id")),
+    responses((status = 200, body = Data<Incident>, description = "The incident without the update"), KeyErrors, NotFound, Conflict),
+    security(("api_key" = []), ("session" = [])))]
+async fn delete_update(
+    State(state): State<AppState>,
+    caller: Caller,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
+    caller.require(Permission::IncidentsWrite)?;
+    Ok(data(
+        incidents::delete_update(&state.db, &caller.audit, id).await?,
+    ))
+}
+
+#[utoipa::path(put, path = "/incidents/{id}", tag = "incidents", operation_id = "replaceIncident",
+    summary = "Change an incident (the same change as the PATCH)",
+    params(("id" = i64, Path, description = "Incident id")), request_body = IncidentPatchInput,
+    responses((status = 200, body = Data<Incident>), KeyErrors, BodyErrors, NotFound),
+    security(("api_key" = []), ("session" = [])))]
+async fn replace(
+    state: State<AppState>,
+    caller: Caller,
+    id: PathId,
+    body: Body<IncidentPatchInput>,
+) -> ApiResult<Response> {
+    update(state, caller, id, body).await
+}
+
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(list, create))

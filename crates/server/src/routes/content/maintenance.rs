@@ -15,6 +15,26 @@ use upstate_core::*;
 use upstate_store::maintenance::{self, MaintenanceFilter};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+/// `PUT /maintenance/{id}`, as the seed names it for the application routes: the
+/// same change as the PATCH.
+pub fn app_only() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(replace))
+}
+
+#[utoipa::path(put, path = "/maintenance/{id}", tag = "maintenance", operation_id = "replaceMaintenance",
+    summary = "Change a maintenance window (the same change as the PATCH)",
+    params(("id" = i64, Path, description = "Maintenance id")), request_body = MaintenancePatchInput,
+    responses((status = 200, body = Data<Maintenance>), KeyErrors, BodyErrors, NotFound),
+    security(("api_key" = []), ("session" = [])))]
+async fn replace(
+    state: State<AppState>,
+    caller: Caller,
+    id: PathId,
+    body: Body<MaintenancePatchInput>,
+) -> ApiResult<Response> {
+    update(state, caller, id, body).await
+}
+
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(list, create))

@@ -23,9 +23,14 @@ pub fn router(prefix: &'static str) -> OpenApiRouter<AppState> {
         .layer(Extension(MountedAt(prefix)))
 }
 
-/// Routes only the application family has (the seed's PUT beside v1's PATCH).
+/// Routes only the application family has: the seed's PUT beside v1's
+/// PATCH, its names for groups, and the layout route.
 pub fn app_only() -> OpenApiRouter<AppState> {
     statuspages::app_only()
+        .merge(components::app_only())
+        .merge(incidents::app_only())
+        .merge(maintenance::app_only())
+        .layer(Extension(MountedAt("/api")))
 }
 
 /// The shared handlers `/api/v2` serves too; the `Location` of what they

@@ -1,0 +1,272 @@
+//! The seed's application names for content (`/api/groups…`, `PUT` beside
+//! `PATCH`, `/api/groups/reorder`, `/api/incident-updates…`) for signed-in
+//! people: the same handlers as v1, permission-checked, refusals changing
+//! nothing.
+
+use crate::on_both_backends;
+use crate::support::{Backend, Browser, PASSWORD, Server};
+use reqwest::Method;
+use serde_json::{Value, json};
+
+on_both_backends!(
+    groups_and_layout_in_one_transaction,
+    put_spellings_and_incident_updates
+);
+
+async fn names(s: &Server, page: i64) -> Vec<(String, Value)> {
+    let list = s
+        .get(&format!("/api/v1/components?statusPageId={page}"))
+        .await
+        .data(200);
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap().to_string(),
+                c["groupId"].clone(),
+            )
+        })
+        .collect()
+}
+
+async fn groups_and_layout_in_one_transaction(b: Backend) {
+    let s = Server::start(b).await;
+    assert!(s.db.add_user("ed@example.com", "editor", PASSWORD).0);
+    assert!(s.db.add_user("vi@example.com", "viewer", PASSWORD).0);
+    let ed = Browser::signed_in(&s, "ed@example.com").await;
+    let vi = Browser::signed_in(&s, "vi@example.com").await;
+    let p = s.page("acme").await;
+    let other = s.page("other").await;
+    let foreign = s.group(other, "Elsewhere").await;
+
+    let (status, g, headers) = ed
+        .send(
+            Method::POST,
+            "/api/groups",
+            Some(json!({"name": "Backend", "statusPageId": p})),
+        )
+        .await;
+    assert_eq!(status, 201, "{g}");
+    let backend = g["data"]["id"].as_i64().unwrap();
+    assert_eq!(
+        headers["location"],
+        format!("/api/component-groups/{backend}")
+    );
+    let (status, _, _) = ed
+        .send(
+            Method::PUT,
+            &format!("/api/groups/{backend}"),
+            Some(json!({"name": "Core"})),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let (_, got, _) = vi
+        .send(Method::GET, &format!("/api/groups/{backend}"), None)
+        .await;
+    assert_eq!(got["data"]["name"], "Core");
+    let (_, list, _) = vi
+        .send(Method::GET, &format!("/api/groups?statusPageId={p}"), None)
+        .await;
+    assert_eq!(list["data"].as_array().map(Vec::len), Some(1));
+    let frontend = s.group(p, "Frontend").await;
+    let api = s.component(p, "API").await;
+    let web = s.component(p, "Web").await;
+    let db = s.component(p, "DB").await;
+
+    // One request: groups swapped, DB first and into Core, Web into Frontend.
+    let layout = json!({"statusPageId": p, "groupIds": [frontend, backend],
+        "components": [{"id": db, "groupId": backend}, {"id": api, "groupId": backend}, {"id": web, "groupId": frontend}]});
+    let (status, body, _) = ed
+        .send(Method::PUT, "/api/groups/reorder", Some(layout.clone()))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        names(&s, p).await,
+        [
+            ("DB".to_string(), json!(backend)),
+            ("API".to_string(), json!(backend)),
+            ("Web".to_string(), json!(frontend))
+        ]
+    );
+    let groups = s
+        .get(&format!("/api/v1/component-groups?statusPageId={p}"))
+        .await
+        .data(200);
+    assert_eq!(groups[0]["id"], frontend, "{groups}");
+    let public = s.get("/api/public/status/acme/components").await;
+    assert_eq!(public.status, 200);
+
+    // Refusals change nothing.
+    let before = names(&s, p).await;
+    for (bad, field) in [
+        (
+            json!({"statusPageId": p, "components": [{"id": api, "groupId": null}]}),
+            "components",
+        ),
+        (
+            json!({"statusPageId": p, "components": [{"id": db}, {"id": api}, {"id": web, "groupId": foreign}]}),
+            "components",
+        ),
+        (
+            json!({"statusPageId": p, "groupIds": [backend, backend]}),
+            "groupIds",
+        ),
+        (
+            json!({"statusPageId": p, "groupIds": [backend]}),
+            "groupIds",
+        ),
+        (json!({"groupIds": [backend, frontend]}), "statusPageId"),
+    ] {
+        let (status, problem, _) = ed
+            .send(Method::PUT, "/api/groups/reorder", Some(bad.clone()))
+            .await;
+        assert_eq!(status, 422, "{bad}: {problem}");
+        assert_eq!(problem["errors"][0]["field"], field, "{problem}");
+    }
+    let (status, _, _) = vi
+        .send(Method::PUT, "/api/groups/reorder", Some(layout))
+        .await;
+    assert_eq!(status, 403);
+    assert_eq!(names(&s, p).await, before);
+    let reorders =
+        s.db.integers("SELECT COUNT(*) FROM audit_events WHERE action = 'group.reorder'")
+            .await;
+    assert_eq!(
+        reorders,
+        [1],
+        "only the accepted layout is in the audit log"
+    );
+    let layout_events =
+        s.db.integers("SELECT COUNT(*) FROM outbox WHERE kind = 'layout.changed'")
+            .await;
+    assert_eq!(layout_events, [1]);
+
+    let (status, _, _) = ed
+        .send(Method::DELETE, &format!("/api/groups/{frontend}"), None)
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        names(&s, p).await[2],
+        ("Web".to_string(), Value::Null),
+        "its components stay, ungrouped"
+    );
+}
+
+async fn put_spellings_and_incident_updates(b: Backend) {
+    let s = Server::start(b).await;
+    assert!(s.db.add_user("ed@example.com", "editor", PASSWORD).0);
+    let ed = Browser::signed_in(&s, "ed@example.com").await;
+    let p = s.page("acme").await;
+    let c = s.component(p, "API").await;
+    let (status, _, _) = ed
+        .send(
+            Method::PUT,
+            &format!("/api/components/{c}"),
+            Some(json!({"name": "Public API"})),
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        s.get(&format!("/api/v1/components/{c}")).await.data(200)["name"],
+        "Public API"
+    );
+
+    let incident = s.incident(p, "Down").await;
+    let id = incident["id"].as_i64().unwrap();
+    let (status, _, _) = ed
+        .send(
+            Method::PUT,
+            &format!("/api/incidents/{id}"),
+            Some(json!({"impact": "major"})),
+        )
+        .await;
+    assert_eq!(status, 200);
+
+    // An update posted by naming its incident, then deleted.
+    let (status, problem, _) = ed
+        .send(
+            Method::POST,
+            "/api/incident-updates",
+            Some(json!({"message": "no incident named"})),
+        )
+        .await;
+    assert_eq!(
+        (status, &problem["errors"][0]["field"]),
+        (422, &json!("incidentId"))
+    );
+    let (status, posted, _) = ed
+        .send(
+            Method::POST,
+            "/api/incident-updates",
+            Some(json!({"incidentId": id, "message": "Fix deployed", "status": "monitoring"})),
+        )
+        .await;
+    assert_eq!(status, 201, "{posted}");
+    let update = posted["data"]["id"].as_i64().unwrap();
+    let now = s.get(&format!("/api/v1/incidents/{id}")).await.data(200);
+    assert_eq!(now["status"], "monitoring");
+    let count = now["updates"].as_array().unwrap().len();
+    let (status, after, _) = ed
+        .send(
+            Method::DELETE,
+            &format!("/api/incident-updates/{update}"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{after}");
+    assert_eq!(
+        after["data"]["updates"].as_array().unwrap().len(),
+        count - 1
+    );
+    let (status, _, _) = ed
+        .send(
+            Method::DELETE,
+            &format!("/api/incident-updates/{update}"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 404);
+    // The last update stays: deleting it is refused and changes nothing.
+    let last = after["data"]["updates"][0]["id"].as_i64().unwrap();
+    let left = after["data"]["updates"].as_array().unwrap().len();
+    for u in after["data"]["updates"].as_array().unwrap().iter().skip(1) {
+        let uid = u["id"].as_i64().unwrap();
+        let (status, _, _) = ed
+            .send(
+                Method::DELETE,
+                &format!("/api/incident-updates/{uid}"),
+                None,
+            )
+            .await;
+        assert_eq!(status, 200);
+    }
+    let (status, problem, _) = ed
+        .send(
+            Method::DELETE,
+            &format!("/api/incident-updates/{last}"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 409, "{problem}");
+    let updates = s.get(&format!("/api/v1/incidents/{id}")).await.data(200)["updates"].clone();
+    assert_eq!(updates.as_array().map(Vec::len), Some(1), "from {left}");
+
+    let window = json!({"title": "DB", "statusPageId": p,
+        "scheduledStartTime": crate::support::at_offset_ms(3_600_000), "scheduledEndTime": crate::support::at_offset_ms(7_200_000)});
+    let m = s.post("/api/v1/maintenance", window).await.data(201)["id"]
+        .as_i64()
+        .unwrap();
+    let (status, _, _) = ed
+        .send(
+            Method::PUT,
+            &format!("/api/maintenance/{m}"),
+            Some(json!({"title": "Database upgrade"})),
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        s.get(&format!("/api/v1/maintenance/{m}")).await.data(200)["title"],
+        "Database upgrade"
+    );
+}
