@@ -51,6 +51,27 @@ async fn press(d: &Driver, button: &str) {
     assert!(loaded.is_some(), "{button:?} led to no new page");
 }
 
+/// Presses a button whose accessible name contains `name` (icon buttons).
+async fn press_named(d: &Driver, name: &str) {
+    d.js("window.__before = true").await;
+    d.c()
+        .find(Locator::XPath(&format!(
+            "//button[contains(normalize-space(), '{name}')]"
+        )))
+        .await
+        .unwrap_or_else(|_| panic!("no button named {name:?}"))
+        .click()
+        .await
+        .unwrap();
+    let loaded = d
+        .until(
+            "return window.__before === undefined && document.readyState === 'complete'",
+            Duration::from_secs(10),
+        )
+        .await;
+    assert!(loaded.is_some(), "{name:?} led to no new page");
+}
+
 async fn click(d: &Driver, button: &str) {
     let xpath =
         format!("//button[normalize-space()='{button}'] | //a[normalize-space()='{button}']");
@@ -556,6 +577,71 @@ async fn operator_screens_in_chromium(b: Backend) {
         .expect("API stored")
         .clone();
     assert!(api["groupId"].is_i64(), "{api}");
+
+    // Order by keyboard: a second group moved up, Website moved into it.
+    fill(&d, "Group name", "Frontend").await;
+    press(&d, "Add group").await;
+    press_named(&d, "Move up group Frontend").await;
+    assert!(text(&d, ".alert.notice").await.contains("Order saved"));
+    let groups = s.get("/api/v1/component-groups").await.data(200);
+    assert_eq!(groups[0]["name"], "Frontend", "{groups}");
+    field(&d, "Group of Website")
+        .await
+        .select_by_label("Frontend")
+        .await
+        .unwrap();
+    press_named(&d, "Move Website to this group").await;
+    let web = s.get("/api/v1/components").await.data(200);
+    let web = web
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "Website")
+        .unwrap()
+        .clone();
+    assert_eq!(web["groupId"], groups[0]["id"]);
+    // And by dragging (our script; the events a mouse drag fires): API
+    // dropped into Frontend above Website.
+    let drag = r#"window.__before = true;
+        const api = [...document.querySelectorAll('li[data-component]')].find(li => li.textContent.includes('API'));
+        const target = document.querySelector('ul[data-group="GROUP"]');
+        const box = target.querySelector('li').getBoundingClientRect();
+        const dt = new DataTransfer();
+        api.dispatchEvent(new DragEvent('dragstart', {bubbles: true, dataTransfer: dt}));
+        target.dispatchEvent(new DragEvent('dragover', {bubbles: true, cancelable: true, dataTransfer: dt, clientY: box.top + 1}));
+        target.dispatchEvent(new DragEvent('drop', {bubbles: true, cancelable: true, dataTransfer: dt}));"#;
+    d.js(&drag.replace("GROUP", &groups[0]["id"].to_string()))
+        .await;
+    assert!(
+        d.until(
+            "return window.__before === undefined && document.readyState === 'complete'",
+            Duration::from_secs(10)
+        )
+        .await
+        .is_some(),
+        "the drop saved the layout"
+    );
+    let order: Vec<(String, serde_json::Value)> = s
+        .get("/api/v1/components")
+        .await
+        .data(200)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap().to_string(),
+                c["groupId"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        order,
+        [
+            ("API".to_string(), groups[0]["id"].clone()),
+            ("Website".to_string(), groups[0]["id"].clone())
+        ]
+    );
 
     // One click sets a status.
     field(&d, "Status of API")

@@ -19,4 +19,51 @@
       if (!window.confirm(form.getAttribute("data-confirm"))) e.preventDefault();
     });
   });
+  // Drag and drop of components (the arrow buttons do the same without a
+  // mouse): after a drop the whole layout goes to PUT /api/groups/reorder
+  // through the page's hidden form.
+  var layoutForm = document.getElementById("layout-form");
+  if (layoutForm) {
+    var dragged = null;
+    document.querySelectorAll("li[data-component]").forEach(function (li) {
+      li.setAttribute("draggable", "true");
+      li.addEventListener("dragstart", function (e) {
+        dragged = li;
+        li.classList.add("dragging");
+        e.dataTransfer.effectAllowed = "move";
+        e.dataTransfer.setData("text/plain", li.getAttribute("data-component"));
+      });
+      li.addEventListener("dragend", function () { li.classList.remove("dragging"); });
+    });
+    document.querySelectorAll("ul[data-group]").forEach(function (ul) {
+      ul.addEventListener("dragover", function (e) {
+        if (!dragged) return;
+        e.preventDefault();
+        var after = Array.prototype.find.call(ul.querySelectorAll("li[data-component]:not(.dragging)"), function (li) {
+          var box = li.getBoundingClientRect();
+          return e.clientY < box.top + box.height / 2;
+        });
+        if (after) ul.insertBefore(dragged, after); else ul.appendChild(dragged);
+      });
+      ul.addEventListener("drop", function (e) {
+        e.preventDefault();
+        if (!dragged) return;
+        dragged = null;
+        var add = function (name, value) {
+          var input = document.createElement("input");
+          input.type = "hidden"; input.name = name; input.value = value;
+          layoutForm.appendChild(input);
+        };
+        document.querySelectorAll("ul[data-group]").forEach(function (list) {
+          var group = list.getAttribute("data-group");
+          if (group) add("groupIds[]:int", group);
+          list.querySelectorAll("li[data-component]").forEach(function (li) {
+            add("components[][id]:int", li.getAttribute("data-component"));
+            add("components[][groupId]:int", group);
+          });
+        });
+        layoutForm.submit();
+      });
+    });
+  }
 })();

@@ -5,8 +5,10 @@
 //! A form marks itself with a hidden `_back` field. The bridge then turns
 //! the form into the JSON body the route expects (field names carry the
 //! type: `statusPageId:int`, `autoStart:bool`, `componentIds[]:int`,
-//! `startsAt:datetime` (a `datetime-local` value, read as UTC); an empty
-//! `:int`, `:datetime` or `:opt` field is left out), moves `_csrf` into the `X-CSRF-Token`
+//! `startsAt:datetime` (a `datetime-local` value, read as UTC), and
+//! `list[][key]:int` for a list of objects (a repeated key starts the next);
+//! an empty `:int`, `:datetime` or `:opt` field is left out, or `null`
+//! inside an object), moves `_csrf` into the `X-CSRF-Token`
 //! header and `_method` into the method (forms only GET and POST), runs the
 //! route, and answers like a web form: after success a 303 to `_next` (its
 //! `{id}` filled from the answer), after a refusal a 303 back to `_back` with
@@ -164,6 +166,31 @@ fn read_form(bytes: &[u8]) -> Form {
             "_method" => f.method = Some(v.to_ascii_uppercase()),
             _ => {
                 let (name, kind) = k.split_once(':').unwrap_or((k.as_str(), "text"));
+                // `list[][key]`: a list of objects; a key seen again starts
+                // the next object.
+                if let Some((list, key)) = name
+                    .split_once("[][")
+                    .and_then(|(l, rest)| Some((l, rest.strip_suffix(']')?)))
+                {
+                    let entry = f
+                        .body
+                        .entry(list.to_string())
+                        .or_insert_with(|| Value::Array(Vec::new()));
+                    if let Value::Array(items) = entry {
+                        let fresh = match items.last() {
+                            Some(Value::Object(o)) => o.contains_key(key),
+                            _ => true,
+                        };
+                        if fresh {
+                            items.push(Value::Object(Map::new()));
+                        }
+                        if let Some(Value::Object(o)) = items.last_mut() {
+                            // Inside an object an empty field is `null`.
+                            o.insert(key.to_string(), typed(kind, &v).unwrap_or(Value::Null));
+                        }
+                    }
+                    continue;
+                }
                 let (name, list) = match name.strip_suffix("[]") {
                     Some(n) => (n.to_string(), true),
                     None => (name.to_string(), false),
@@ -376,5 +403,12 @@ mod tests {
         assert_eq!(local("https://evil.example"), None);
         assert_eq!(local("/admin/incidents/4"), Some("/admin/incidents/4"));
         assert_eq!(sentence("the email is wrong"), "The email is wrong.");
+        let f = read_form(
+            b"_back=/admin/x&c[][id]:int=4&c[][groupId]:int=2&c[][id]:int=5&c[][groupId]:int=",
+        );
+        assert_eq!(
+            Value::Object(f.body),
+            serde_json::json!({"c": [{"id": 4, "groupId": 2}, {"id": 5, "groupId": null}]})
+        );
     }
 }

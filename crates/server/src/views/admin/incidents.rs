@@ -188,7 +188,13 @@ pub fn incident_detail(
                 ol.timeline {
                     @for u in &i.updates {
                         li {
-                            div.meta { strong { (u.status.as_str()) } " · " (when(u.created_at)) }
+                            div.meta {
+                                strong { (u.status.as_str()) } " · " (when(u.created_at))
+                                @if i.updates.len() > 1 {
+                                    " "
+                                    (action(frame, &back, &format!("/api/incident-updates/{}", u.id), "DELETE", &format!("Delete the update of {}", when(u.created_at)), Some("Delete this update from the timeline?"), Some("Update deleted.")))
+                                }
+                            }
                             div.msg { (u.message) }
                         }
                     }

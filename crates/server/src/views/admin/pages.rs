@@ -63,11 +63,134 @@ const STATUSES: [ComponentStatus; 5] = [
     ComponentStatus::Maintenance,
 ];
 
-fn component_row(frame: &Frame, back: &str, c: &Component) -> Markup {
+/// A page's layout: groups in order, components in order with their group.
+struct Layout<'a> {
+    page: i64,
+    groups: Vec<&'a ComponentGroup>,
+    comps: Vec<(&'a Component, Option<i64>)>,
+}
+
+impl<'a> Layout<'a> {
+    fn of(s: &'a PageScreen) -> Layout<'a> {
+        let mut groups: Vec<&ComponentGroup> = s.groups.iter().collect();
+        groups.sort_by_key(|g| (g.order, g.id));
+        // Display order: each group's components, then the ungrouped ones.
+        let mut comps = Vec::new();
+        for g in &groups {
+            comps.extend(
+                s.components
+                    .iter()
+                    .filter(|c| c.group_id == Some(g.id))
+                    .map(|c| (c, c.group_id)),
+            );
+        }
+        comps.extend(
+            s.components
+                .iter()
+                .filter(|c| c.group_id.is_none())
+                .map(|c| (c, None)),
+        );
+        Layout {
+            page: s.page.id,
+            groups,
+            comps,
+        }
+    }
+
+    /// The hidden fields of this layout, for `PUT /api/groups/reorder`.
+    fn fields(&self) -> Markup {
+        html! {
+            input type="hidden" name="statusPageId:int" value=(self.page);
+            @for g in &self.groups { input type="hidden" name="groupIds[]:int" value=(g.id); }
+            @for (c, g) in &self.comps {
+                input type="hidden" name="components[][id]:int" value=(c.id);
+                input type="hidden" name="components[][groupId]:int" value=[g];
+            }
+        }
+    }
+
+    /// The layout with component `i` moved `by` places within its group.
+    fn component_moved(&self, i: usize, up: bool) -> Option<Layout<'a>> {
+        let group = self.comps[i].1;
+        let j = if up {
+            (0..i).rev().find(|&j| self.comps[j].1 == group)?
+        } else {
+            (i + 1..self.comps.len()).find(|&j| self.comps[j].1 == group)?
+        };
+        let mut comps = self.comps.clone();
+        comps.swap(i, j);
+        Some(Layout {
+            page: self.page,
+            groups: self.groups.clone(),
+            comps,
+        })
+    }
+
+    fn group_moved(&self, i: usize, up: bool) -> Option<Layout<'a>> {
+        let j = if up {
+            i.checked_sub(1)?
+        } else {
+            Some(i + 1).filter(|&j| j < self.groups.len())?
+        };
+        let mut groups = self.groups.clone();
+        groups.swap(i, j);
+        Some(Layout {
+            page: self.page,
+            groups,
+            comps: self.comps.clone(),
+        })
+    }
+}
+
+fn layout_button(
+    frame: &Frame,
+    back: &str,
+    layout: Option<Layout>,
+    label: &str,
+    hidden: &str,
+) -> Markup {
     html! {
-        li {
+        @if let Some(l) = layout {
+            form.inline method="post" action="/api/groups/reorder" {
+                (bridge(back, back, Some("Order saved."), Some(frame.csrf)))
+                input type="hidden" name="_method" value="PUT";
+                (l.fields())
+                button.secondary.icon type="submit" title=(format!("{label} {hidden}")) { (if label == "Move up" { "↑" } else { "↓" }) span.visually-hidden { (label) " " (hidden) } }
+            }
+        }
+    }
+}
+
+fn component_row(frame: &Frame, back: &str, layout: &Layout, i: usize) -> Markup {
+    let c = layout.comps[i].0;
+    html! {
+        li data-component=(c.id) {
             span { strong { (c.name) } @if !c.description.is_empty() { br; span.muted { (c.description) } } }
             span.actions {
+                (layout_button(frame, back, layout.component_moved(i, true), "Move up", &c.name))
+                (layout_button(frame, back, layout.component_moved(i, false), "Move down", &c.name))
+                @if !layout.groups.is_empty() {
+                    form.inline method="post" action="/api/groups/reorder" {
+                        (bridge(back, back, Some("Component moved."), Some(frame.csrf)))
+                        input type="hidden" name="_method" value="PUT";
+                        input type="hidden" name="statusPageId:int" value=(layout.page);
+                        @for g in &layout.groups { input type="hidden" name="groupIds[]:int" value=(g.id); }
+                        // Every other component keeps its place; this one's group is the select.
+                        @for (j, (other, g)) in layout.comps.iter().enumerate() {
+                            input type="hidden" name="components[][id]:int" value=(other.id);
+                            @if j == i {
+                                label.visually-hidden for=(format!("grp-{}", c.id)) { "Group of " (c.name) }
+                                select id=(format!("grp-{}", c.id)) name="components[][groupId]:int" {
+                                    option value="" selected[g.is_none()] { "No group" }
+                                    @for grp in &layout.groups { option value=(grp.id) selected[*g == Some(grp.id)] { (grp.name) } }
+                                }
+                            } @else {
+                                input type="hidden" name="components[][groupId]:int" value=[g];
+                            }
+                        }
+                        button.secondary type="submit" { "Move" span.visually-hidden { " " (c.name) " to this group" } }
+                    }
+                }
                 form.inline method="post" action=(format!("/api/components/{}/status", c.id)) {
                     (bridge(back, back, Some("Status set."), Some(frame.csrf)))
                     input type="hidden" name="_method" value="PATCH";
@@ -88,11 +211,12 @@ fn component_row(frame: &Frame, back: &str, c: &Component) -> Markup {
 pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Markup {
     let p = &s.page;
     let back = format!("/admin/pages/{}", p.id);
-    let ungrouped: Vec<&Component> = s
-        .components
-        .iter()
-        .filter(|c| c.group_id.is_none())
-        .collect();
+    let layout = Layout::of(s);
+    let in_group = |g: Option<i64>| -> Vec<usize> {
+        (0..layout.comps.len())
+            .filter(|&i| layout.comps[i].1 == g)
+            .collect()
+    };
     let body = html! {
         header.top {
             h1 { (p.name) }
@@ -100,16 +224,32 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
         }
         section.card aria-labelledby="h-components" {
             h2 #h-components { "Components" }
-            @if s.components.is_empty() { p.empty { "No components yet: add what your users rely on below." } }
-            @for g in &s.groups {
-                h3 { (g.name) }
-                ul.rows {
-                    @for c in s.components.iter().filter(|c| c.group_id == Some(g.id)) { (component_row(frame, &back, c)) }
+            @if !s.components.is_empty() {
+                p.muted.hint-drag { "Drag rows to reorder them or move them between groups, or use the arrow buttons." }
+                // Filled and sent by admin.js after a drag.
+                form #layout-form method="post" action="/api/groups/reorder" hidden {
+                    (bridge(&back, &back, Some("Order saved."), Some(frame.csrf)))
+                    input type="hidden" name="_method" value="PUT";
+                    input type="hidden" name="statusPageId:int" value=(p.id);
                 }
             }
+            @if s.components.is_empty() { p.empty { "No components yet: add what your users rely on below." } }
+            @for (gi, g) in layout.groups.iter().enumerate() {
+                div.group-head {
+                    h3 { (g.name) }
+                    span.actions {
+                        (layout_button(frame, &back, layout.group_moved(gi, true), "Move up", &format!("group {}", g.name)))
+                        (layout_button(frame, &back, layout.group_moved(gi, false), "Move down", &format!("group {}", g.name)))
+                    }
+                }
+                ul.rows data-group=(g.id) {
+                    @for i in in_group(Some(g.id)) { (component_row(frame, &back, &layout, i)) }
+                }
+            }
+            @let ungrouped = in_group(None);
             @if !ungrouped.is_empty() {
-                @if !s.groups.is_empty() { h3 { "Not in a group" } }
-                ul.rows { @for c in ungrouped { (component_row(frame, &back, c)) } }
+                @if !layout.groups.is_empty() { h3 { "Not in a group" } }
+                ul.rows data-group="" { @for i in ungrouped { (component_row(frame, &back, &layout, i)) } }
             }
         }
         div.grid {
