@@ -18,7 +18,8 @@ on_both_backends!(
     first_run_to_a_reported_incident_in_chromium,
     forms_work_without_a_browser,
     incident_routes_serve_people_by_role,
-    operator_screens_in_chromium
+    operator_screens_in_chromium,
+    two_factor_in_chromium
 );
 
 const PW: &str = "correct horse battery staple";
@@ -723,5 +724,102 @@ async fn operator_screens_in_chromium(b: Backend) {
     assert_eq!(m[0]["status"], "completed");
     let errors = d.console_errors().await;
     assert!(errors.is_empty(), "{errors:?}");
+    d.quit().await;
+}
+
+/// Two-factor from the interface: set up with the QR page's key, recovery
+/// codes shown once, then a sign-in that asks for the second factor.
+async fn two_factor_in_chromium(b: Backend) {
+    if !browser_available("two_factor_in_chromium") {
+        return;
+    }
+    let s = Server::start(b).await;
+    assert!(s.db.add_user("ad@example.com", "admin", PW).0);
+    let d = Driver::start(&[]).await;
+    d.c().set_window_size(1280, 1000).await.unwrap();
+    sign_in(&d, &s, "ad@example.com").await;
+    press(&d, "Test User").await;
+    assert_eq!(text(&d, "h1").await, "Your account");
+    press(&d, "Set up two-factor").await;
+    let secret = text(&d, "#totp-secret").await;
+    assert!(
+        d.c().find(Locator::Css(".qr svg")).await.is_ok(),
+        "the QR code is drawn"
+    );
+    fill(&d, "Code from the app", "000000").await;
+    press(&d, "Turn on two-factor").await;
+    assert!(
+        text(&d, "#f-setup-code-error")
+            .await
+            .contains("not the current code")
+    );
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    fill(
+        &d,
+        "Code from the app",
+        &crate::two_factor::code(&secret, now),
+    )
+    .await;
+    press(&d, "Turn on two-factor").await;
+    assert!(
+        text(&d, ".alert.notice")
+            .await
+            .contains("Two-factor authentication is on")
+    );
+    let codes: Vec<String> = d
+        .js("return [...document.querySelectorAll('ul.codes code')].map(c => c.textContent)")
+        .await
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(codes.len(), 10, "{codes:?}");
+    no_axe_violations(&d, "account").await;
+    d.screenshot(&format!(
+        "admin/account-{}",
+        if b == Backend::Sqlite {
+            "sqlite"
+        } else {
+            "postgres"
+        }
+    ))
+    .await;
+    d.c().refresh().await.unwrap();
+    assert!(
+        d.c().find(Locator::Css("ul.codes")).await.is_err(),
+        "recovery codes are shown once"
+    );
+
+    // Signing in now asks for the second factor; a recovery code works.
+    press(&d, "Sign out").await;
+    fill(&d, "Email", "ad@example.com").await;
+    fill(&d, "Password", PW).await;
+    press(&d, "Sign in").await;
+    assert_eq!(path(&d).await, "/admin/login/code");
+    no_axe_violations(&d, "second factor").await;
+    fill(&d, "Code", "wrong-code").await;
+    press(&d, "Verify").await;
+    assert_eq!(path(&d).await, "/admin/login/code");
+    assert!(
+        d.c()
+            .find(Locator::Css(".alert.error, .field .error"))
+            .await
+            .is_ok()
+    );
+    fill(&d, "Code", "").await;
+    d.c()
+        .find(Locator::Css("details summary"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    fill(&d, "Recovery code", &codes[0]).await;
+    press(&d, "Verify").await;
+    assert_eq!(path(&d).await, "/admin", "{}", text(&d, "main").await);
     d.quit().await;
 }

@@ -14,7 +14,8 @@
 //! `{id}` filled from the answer), after a refusal a 303 back to `_back` with
 //! the problem and the typed values in a short-lived flash cookie, which the
 //! page shows beside the fields (secrets are never put in it). A sign-in
-//! that needs a second factor goes to `_pending`.
+//! that needs a second factor goes to `_pending`. `_keep` names one field of
+//! a success's answer the next page must show once (new recovery codes).
 
 use crate::error::ApiError;
 use axum::body::{Body, to_bytes};
@@ -149,6 +150,8 @@ struct Form {
     next: Option<String>,
     pending: Option<String>,
     done: Option<String>,
+    /// A field of the answer the next page must show once (recovery codes).
+    keep: Option<String>,
     csrf: Option<String>,
     method: Option<String>,
 }
@@ -162,6 +165,7 @@ fn read_form(bytes: &[u8]) -> Form {
             "_next" => f.next = Some(v),
             "_pending" => f.pending = Some(v),
             "_done" => f.done = Some(v),
+            "_keep" => f.keep = Some(v),
             "_csrf" => f.csrf = Some(v),
             "_method" => f.method = Some(v.to_ascii_uppercase()),
             _ => {
@@ -332,14 +336,16 @@ async fn answer(res: Response, form: Form, back: String) -> Response {
         let to = local(&to.replace("{id}", &id))
             .unwrap_or("/admin")
             .to_string();
-        let notice = form.done.clone();
-        (
-            to,
-            Flash {
-                notice,
-                ..Flash::default()
-            },
-        )
+        let mut flash = Flash {
+            notice: form.done.clone(),
+            ..Flash::default()
+        };
+        if let Some(key) = &form.keep
+            && let Some(value) = data.get(key)
+        {
+            flash.values.insert(key.clone(), value.clone());
+        }
+        (to, flash)
     } else {
         let mut flash = Flash {
             error: json["detail"]
@@ -374,7 +380,7 @@ async fn answer(res: Response, form: Form, back: String) -> Response {
     for c in cookies {
         out.headers_mut().append(header::SET_COOKIE, c);
     }
-    if flash.notice.is_some() || flash.error.is_some() {
+    if flash.notice.is_some() || flash.error.is_some() || !flash.values.is_empty() {
         out.headers_mut().append(header::SET_COOKIE, flash.cookie());
     }
     out

@@ -38,6 +38,7 @@ pub fn router() -> Router<AppState> {
         .route("/admin/pages", get(pages_list))
         .route("/admin/pages/{id}", get(page_screen))
         .route("/admin/maintenance", get(maintenance_list))
+        .route("/admin/account", get(account))
 }
 
 type Page = Result<Response, Response>;
@@ -326,4 +327,40 @@ async fn maintenance_list(
         view::maintenance_list(&frame(&who, "maintenance"), flash.as_ref(), &screen),
         &flash,
     ))
+}
+
+async fn account(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    who: Result<SignedIn, ApiError>,
+) -> Page {
+    let who = signed_in(&state, who).await?;
+    let flash = Flash::read(&headers);
+    let user = &who.session.user;
+    let tf = if user.totp_enabled {
+        view::TwoFactor::On
+    } else {
+        let st = upstate_store::two_factor::state(&state.db, user.id)
+            .await
+            .map_err(fail)?;
+        match st.pending {
+            Some(secret) => {
+                let qr = crate::totp::uri(&secret, &user.email)
+                    .and_then(|uri| crate::totp::qr_svg(&uri))
+                    .unwrap_or_default();
+                view::TwoFactor::Pending { secret, qr_svg: qr }
+            }
+            None => view::TwoFactor::Off,
+        }
+    };
+    let mut res = shown(
+        view::account(&frame(&who, "account"), flash.as_ref(), &tf),
+        &flash,
+    );
+    // The recovery codes it may show must not stay in any cache.
+    res.headers_mut().insert(
+        header::CACHE_CONTROL,
+        axum::http::HeaderValue::from_static("no-store"),
+    );
+    Ok(res)
 }

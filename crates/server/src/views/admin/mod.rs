@@ -2,12 +2,14 @@
 //! post to the application routes through `crate::form_bridge`, so they work
 //! without JavaScript; `assets/admin.js` only adds hints and confirmations.
 
+mod account;
 mod dashboard;
 mod incidents;
 mod maintenance;
 mod pages;
 mod sign_in;
 
+pub use account::{TwoFactor, account};
 pub use dashboard::{DashboardData, dashboard};
 pub use incidents::{IncidentForm, incident_detail, incident_new, incidents_list};
 pub use maintenance::{MaintenanceScreen, maintenance_list};
@@ -72,7 +74,7 @@ pub fn page(frame: &Frame, title: &str, flash: Option<&Flash>, body: Markup) -> 
                             }
                         }
                         div.who {
-                            div { (frame.name) " · " (frame.role.as_str()) }
+                            div { a href="/admin/account" aria-current=[(frame.here == "account").then_some("page")] { (frame.name) } " · " (frame.role.as_str()) }
                             div.email { (frame.email) }
                             form method="post" action="/api/auth/logout" {
                                 input type="hidden" name="_back" value="/admin";

@@ -22,10 +22,14 @@ pub fn login(flash: Option<&Flash>) -> Markup {
 pub fn second_factor(flash: Option<&Flash>) -> Markup {
     let body = html! {
         h1 { "Two-factor code" }
-        p.muted { "Enter the 6-digit code from your authenticator app, or one of your recovery codes." }
+        p.muted { "Enter the 6-digit code from your authenticator app." }
         form.stack method="post" action="/api/auth/verify-2fa" {
             (bridge("/admin/login/code", "/admin", None, None))
-            (Input { autocomplete: Some("one-time-code"), ..Input::new("code", "Code", "text") }.render(flash))
+            (Input { autocomplete: Some("one-time-code"), form_name: Some("code:opt"), required: false, ..Input::new("code", "Code", "text") }.render(flash))
+            details {
+                summary { "Use a recovery code instead" }
+                (Input { form_name: Some("recoveryCode:opt"), required: false, hint: Some("Each recovery code works once."), ..Input::new("recoveryCode", "Recovery code", "text") }.render(flash))
+            }
             button type="submit" { "Verify" }
         }
         p { a href="/admin/login" { "Start over" } }
