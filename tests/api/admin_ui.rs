@@ -19,7 +19,8 @@ on_both_backends!(
     forms_work_without_a_browser,
     incident_routes_serve_people_by_role,
     operator_screens_in_chromium,
-    two_factor_in_chromium
+    two_factor_in_chromium,
+    team_screens_in_chromium
 );
 
 const PW: &str = "correct horse battery staple";
@@ -822,4 +823,131 @@ async fn two_factor_in_chromium(b: Backend) {
     press(&d, "Verify").await;
     assert_eq!(path(&d).await, "/admin", "{}", text(&d, "main").await);
     d.quit().await;
+}
+
+/// Keys, users and the audit log from the interface: a key's secret shown
+/// once and working, then revoked; a user added (a short password refused
+/// beside the field); the chain verified; screens a role does not open.
+async fn team_screens_in_chromium(b: Backend) {
+    if !browser_available("team_screens_in_chromium") {
+        return;
+    }
+    let s = Server::start(b).await;
+    assert!(s.db.add_user("ad@example.com", "admin", PW).0);
+    assert!(s.db.add_user("ed@example.com", "editor", PW).0);
+    let shot = |n: &str| {
+        format!(
+            "admin/{n}-{}",
+            if b == Backend::Sqlite {
+                "sqlite"
+            } else {
+                "postgres"
+            }
+        )
+    };
+    let d = Driver::start(&[]).await;
+    d.c().set_window_size(1280, 1000).await.unwrap();
+    sign_in(&d, &s, "ad@example.com").await;
+
+    press(&d, "API keys").await;
+    fill(&d, "Key name", "deploy pipeline").await;
+    check(&d, "write: reads and changes content").await;
+    press(&d, "Create key").await;
+    let secret = text(&d, "#new-secret").await;
+    assert!(secret.len() > 20, "{secret}");
+    assert!(
+        d.c()
+            .find(Locator::Css("button[data-copy]:not([hidden])"))
+            .await
+            .is_ok(),
+        "the copy button shows with our script"
+    );
+    no_axe_violations(&d, "keys").await;
+    d.screenshot(&shot("keys")).await;
+    let http = reqwest::Client::new();
+    let with_key = async |key: &str| {
+        http.get(format!("{}/api/v1/statuspages", s.base))
+            .bearer_auth(key)
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    };
+    assert_eq!(with_key(&secret).await, 200, "the shown secret works");
+    d.c().refresh().await.unwrap();
+    assert!(
+        d.c().find(Locator::Css("#new-secret")).await.is_err(),
+        "shown once"
+    );
+    d.js("window.confirm = () => true").await;
+    press(&d, "Revoke deploy pipeline").await;
+    assert!(text(&d, ".alert.notice").await.contains("revoked"));
+    assert_eq!(with_key(&secret).await, 401, "revoked at once");
+
+    press(&d, "Users").await;
+    fill(&d, "Name", "Nora New").await;
+    fill(&d, "Email", "nora@example.com").await;
+    fill(&d, "First password", "short").await;
+    press(&d, "Add user").await;
+    assert!(text(&d, "#f-password-error").await.contains("12"));
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM users WHERE email = 'nora@example.com'")
+            .await,
+        [0]
+    );
+    fill(&d, "First password", "a long enough first password").await;
+    press(&d, "Add user").await;
+    assert!(
+        text(&d, "section[aria-labelledby=h-users]")
+            .await
+            .contains("nora@example.com")
+    );
+    no_axe_violations(&d, "users").await;
+    d.screenshot(&shot("users")).await;
+
+    press(&d, "Audit log").await;
+    press(&d, "Verify the chain").await;
+    assert!(
+        text(&d, ".alert.notice").await.contains("intact"),
+        "{}",
+        text(&d, "main").await
+    );
+    fill(&d, "Action", "api_key.create").await;
+    press(&d, "Filter").await;
+    let actions: Vec<String> = d
+        .js("return [...document.querySelectorAll('table.events td code')].map(c => c.textContent)")
+        .await
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    let stored =
+        s.db.integers("SELECT COUNT(*) FROM audit_events WHERE action = 'api_key.create'")
+            .await;
+    assert_eq!(
+        actions.len() as i64,
+        stored[0],
+        "every such event is listed"
+    );
+    assert!(actions.iter().all(|a| a == "api_key.create"), "{actions:?}");
+    no_axe_violations(&d, "audit").await;
+    d.screenshot(&shot("audit")).await;
+    d.quit().await;
+
+    // An editor's role does not open these two screens.
+    let ed = crate::support::Browser::login(&s, "ed@example.com", PW)
+        .await
+        .unwrap_or_else(|_| panic!("editor signs in"));
+    for screen in ["/admin/users", "/admin/audit"] {
+        let r = http
+            .get(format!("{}{screen}", s.base))
+            .header("cookie", &ed.cookie)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 403, "{screen}");
+        assert!(r.text().await.unwrap().contains("Not for your role"));
+    }
 }

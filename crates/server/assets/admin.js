@@ -13,6 +13,15 @@
       bar.style.background = score < 0.5 ? "var(--danger)" : score < 0.8 ? "var(--warn)" : "var(--ok)";
     });
   });
+  // Copy buttons (hidden without script, where selecting the text works).
+  document.querySelectorAll("button[data-copy]").forEach(function (button) {
+    var source = document.getElementById(button.getAttribute("data-copy"));
+    if (!source || !navigator.clipboard) return;
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      navigator.clipboard.writeText(source.textContent).then(function () { button.textContent = "Copied"; });
+    });
+  });
   // Destructive actions ask first.
   document.querySelectorAll("form[data-confirm]").forEach(function (form) {
     form.addEventListener("submit", function (e) {

@@ -14,8 +14,9 @@
 //! `{id}` filled from the answer), after a refusal a 303 back to `_back` with
 //! the problem and the typed values in a short-lived flash cookie, which the
 //! page shows beside the fields (secrets are never put in it). A sign-in
-//! that needs a second factor goes to `_pending`. `_keep` names one field of
-//! a success's answer the next page must show once (new recovery codes).
+//! that needs a second factor goes to `_pending`. `_keep` names fields of a
+//! success's answer the next page must show once (new recovery codes, a new
+//! key's secret), comma-separated.
 
 use crate::error::ApiError;
 use axum::body::{Body, to_bytes};
@@ -340,10 +341,10 @@ async fn answer(res: Response, form: Form, back: String) -> Response {
             notice: form.done.clone(),
             ..Flash::default()
         };
-        if let Some(key) = &form.keep
-            && let Some(value) = data.get(key)
-        {
-            flash.values.insert(key.clone(), value.clone());
+        for key in form.keep.iter().flat_map(|k| k.split(',')) {
+            if let Some(value) = data.get(key) {
+                flash.values.insert(key.to_string(), value.clone());
+            }
         }
         (to, flash)
     } else {

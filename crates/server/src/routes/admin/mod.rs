@@ -19,6 +19,7 @@ use axum::routing::get;
 use maud::Markup;
 use serde::Deserialize;
 use upstate_core::public::overall_status;
+use upstate_core::roles::Permission;
 use upstate_core::{MaintenanceStatus, Timestamp};
 use upstate_store::audit::AuditFilter;
 use upstate_store::incidents::IncidentFilter;
@@ -39,6 +40,9 @@ pub fn router() -> Router<AppState> {
         .route("/admin/pages/{id}", get(page_screen))
         .route("/admin/maintenance", get(maintenance_list))
         .route("/admin/account", get(account))
+        .route("/admin/keys", get(keys))
+        .route("/admin/users", get(users_list))
+        .route("/admin/audit", get(audit_log))
 }
 
 type Page = Result<Response, Response>;
@@ -363,4 +367,89 @@ async fn account(
         axum::http::HeaderValue::from_static("no-store"),
     );
     Ok(res)
+}
+
+/// A screen this person's role does not open.
+fn forbidden(who: &SignedIn, here: &'static str) -> Response {
+    let body = maud::html! {
+        header.top { h1 { "Not for your role" } }
+        div.card { p { "Your role (" (who.session.user.role.as_str()) ") does not open this screen. An owner or admin can change roles." } }
+    };
+    html(
+        StatusCode::FORBIDDEN,
+        view::page(&frame(who, here), "Not for your role", None, body),
+        false,
+    )
+}
+
+async fn keys(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    who: Result<SignedIn, ApiError>,
+) -> Page {
+    let who = signed_in(&state, who).await?;
+    let flash = Flash::read(&headers);
+    let mine = upstate_store::api_keys::list_of(&state.db, who.session.user.id)
+        .await
+        .map_err(fail)?;
+    let mut res = shown(
+        view::keys(&frame(&who, "keys"), flash.as_ref(), &mine),
+        &flash,
+    );
+    res.headers_mut().insert(
+        header::CACHE_CONTROL,
+        axum::http::HeaderValue::from_static("no-store"),
+    );
+    Ok(res)
+}
+
+async fn users_list(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    who: Result<SignedIn, ApiError>,
+) -> Page {
+    let who = signed_in(&state, who).await?;
+    if who.require(Permission::UsersManage).is_err() {
+        return Ok(forbidden(&who, "users"));
+    }
+    let flash = Flash::read(&headers);
+    let all = users::list(&state.db).await.map_err(fail)?;
+    Ok(shown(
+        view::users(&frame(&who, "users"), flash.as_ref(), &all),
+        &flash,
+    ))
+}
+
+#[derive(Deserialize)]
+struct AuditQuery {
+    action: Option<String>,
+}
+
+async fn audit_log(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    who: Result<SignedIn, ApiError>,
+    Query(q): Query<AuditQuery>,
+) -> Page {
+    let who = signed_in(&state, who).await?;
+    if who.require(Permission::AuditView).is_err() {
+        return Ok(forbidden(&who, "audit"));
+    }
+    let flash = Flash::read(&headers);
+    let action = q.action.filter(|a| !a.trim().is_empty());
+    let filter = AuditFilter {
+        action: action.clone(),
+        limit: 100,
+        ..Default::default()
+    };
+    let events = audit::list(&state.db, &filter).await.map_err(fail)?;
+    Ok(shown(
+        view::audit(
+            &frame(&who, "audit"),
+            flash.as_ref(),
+            &events,
+            action.as_deref(),
+        ),
+        &flash,
+    ))
 }

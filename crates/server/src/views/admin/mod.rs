@@ -8,6 +8,7 @@ mod incidents;
 mod maintenance;
 mod pages;
 mod sign_in;
+mod team;
 
 pub use account::{TwoFactor, account};
 pub use dashboard::{DashboardData, dashboard};
@@ -15,12 +16,13 @@ pub use incidents::{IncidentForm, incident_detail, incident_new, incidents_list}
 pub use maintenance::{MaintenanceScreen, maintenance_list};
 pub use pages::{PageScreen, page_screen, pages_list};
 pub use sign_in::{login, second_factor, setup, setup_gone, setup_needs_link};
+pub use team::{audit, keys, users};
 
 use crate::form_bridge::Flash;
 use crate::views::assets;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use upstate_core::Timestamp;
-use upstate_core::roles::Role;
+use upstate_core::roles::{Permission, Role};
 
 /// Who is signed in, for the frame around every page.
 pub struct Frame<'a> {
@@ -55,6 +57,21 @@ pub fn page(frame: &Frame, title: &str, flash: Option<&Flash>, body: Markup) -> 
         ("pages", "/admin/pages", "Status pages"),
         ("incidents", "/admin/incidents", "Incidents"),
         ("maintenance", "/admin/maintenance", "Maintenance"),
+        ("keys", "/admin/keys", "API keys"),
+    ];
+    let managers = [
+        (
+            frame.role.has(Permission::UsersManage),
+            "users",
+            "/admin/users",
+            "Users",
+        ),
+        (
+            frame.role.has(Permission::AuditView),
+            "audit",
+            "/admin/audit",
+            "Audit log",
+        ),
     ];
     html! {
         (DOCTYPE)
@@ -69,6 +86,9 @@ pub fn page(frame: &Frame, title: &str, flash: Option<&Flash>, body: Markup) -> 
                             ul {
                                 @for (key, href, label) in nav {
                                     li { a href=(href) aria-current=[(key == frame.here).then_some("page")] { (label) } }
+                                }
+                                @for (_, key, href, label) in managers.iter().filter(|m| m.0) {
+                                    li { a href=(href) aria-current=[(*key == frame.here).then_some("page")] { (label) } }
                                 }
                                 li { a href="/api/docs/" { "API reference" } }
                             }

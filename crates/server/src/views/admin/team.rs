@@ -1,0 +1,176 @@
+//! People and machines: your API keys (the secret shown once, with a copy
+//! button), users and roles (for those who manage them), and the audit log
+//! (recent events, filters, chain verification, exports).
+
+use super::{Frame, Input, action, bridge, page, when};
+use crate::form_bridge::Flash;
+use maud::{Markup, html};
+use upstate_core::audit::AuditEvent;
+use upstate_core::roles::Role;
+use upstate_store::api_keys::ApiKey;
+use upstate_store::users::User;
+
+pub fn keys(frame: &Frame, flash: Option<&Flash>, keys: &[ApiKey]) -> Markup {
+    let back = "/admin/keys";
+    let secret = flash
+        .and_then(|f| f.values.get("secret"))
+        .and_then(|v| v.as_str());
+    let body = html! {
+        header.top { h1 { "API keys" } }
+        @if let Some(secret) = secret {
+            section.card.codes aria-labelledby="h-secret" {
+                h2 #h-secret { "Your new key" }
+                p { "Copy it now: only its hash is stored, so it is not shown again." }
+                p.secret { code #new-secret { (secret) } " " button.secondary type="button" data-copy="new-secret" hidden { "Copy" } }
+            }
+        }
+        section.card aria-labelledby="h-keys" {
+            h2 #h-keys { "Your keys" }
+            @if keys.is_empty() { p.empty { "No keys yet." } }
+            ul.rows {
+                @for k in keys {
+                    li {
+                        span {
+                            strong { (k.name) } " " code.muted { (k.prefix) "…" }
+                            br; span.muted {
+                                (k.scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "))
+                                " · created " (when(k.created_at))
+                                @if let Some(t) = k.expires_at { " · expires " (when(t)) }
+                                @if let Some(t) = k.last_used_at { " · last used " (when(t)) }
+                                @if k.revoked_at.is_some() { " · revoked" }
+                            }
+                        }
+                        @if k.revoked_at.is_none() {
+                            (action(frame, back, &format!("/api/api-keys/{}", k.id), "DELETE", &format!("Revoke {}", k.name), Some("Revoke this key? Whatever uses it stops working at once."), Some("Key revoked.")))
+                        }
+                    }
+                }
+            }
+        }
+        section.card aria-labelledby="h-newkey" {
+            h2 #h-newkey { "New key" }
+            form.stack method="post" action="/api/api-keys" {
+                (bridge(back, back, Some("Key created."), Some(frame.csrf)))
+                input type="hidden" name="_keep" value="secret";
+                (Input { hint: Some("Where it is used, such as \"deploy pipeline\"."), ..Input::new("name", "Key name", "text") }.render(flash))
+                fieldset.field {
+                    legend { "Scope" }
+                    div.choices {
+                        label { input type="radio" name="scopes" value="read" checked; "read: reads only" }
+                        label { input type="radio" name="scopes" value="write"; "write: reads and changes content" }
+                        label { input type="radio" name="scopes" value="admin"; "admin: everything (asks you to confirm your password)" }
+                    }
+                }
+                (Input { form_name: Some("expiresInDays:int"), required: false, hint: Some("Leave empty for a key that does not expire."), ..Input::new("expiresInDays", "Expires after (days)", "number") }.render(flash))
+                div { button type="submit" { "Create key" } }
+            }
+        }
+    };
+    page(frame, "API keys", flash, body)
+}
+
+const ROLES: [Role; 4] = [Role::Viewer, Role::Editor, Role::Admin, Role::Owner];
+
+pub fn users(frame: &Frame, flash: Option<&Flash>, users: &[User]) -> Markup {
+    let back = "/admin/users";
+    let body = html! {
+        header.top { h1 { "Users" } }
+        section.card aria-labelledby="h-users" {
+            h2 #h-users { "Everyone" }
+            ul.rows {
+                @for u in users {
+                    li {
+                        span {
+                            strong { (u.name) } " " span.muted { (u.email) }
+                            br; span.muted {
+                                (u.role.as_str())
+                                (if u.totp_enabled { " · two-factor on" } else { " · two-factor off" })
+                                @if let Some(t) = u.last_login_at { " · last sign-in " (when(t)) }
+                            }
+                        }
+                        (action(frame, back, &format!("/api/admin/users/{}/revoke-sessions", u.id), "POST", &format!("Sign {} out everywhere", u.name), None, Some("Sessions ended.")))
+                    }
+                }
+            }
+        }
+        section.card aria-labelledby="h-newuser" {
+            h2 #h-newuser { "Add a user" }
+            form.stack method="post" action="/api/admin/users" {
+                (bridge(back, back, Some("User added. Give them their password in person or over a safe channel."), Some(frame.csrf)))
+                (Input::new("name", "Name", "text").render(flash))
+                (Input::new("email", "Email", "email").render(flash))
+                div.field {
+                    label for="f-role" { "Role" }
+                    select #f-role name="role" {
+                        @for r in ROLES { option value=(r.as_str()) selected[r == Role::Editor] { (r.as_str()) } }
+                    }
+                    span.hint { "viewer reads; editor runs incidents, maintenance and pages; admin also manages users, keys and settings; owner everything." }
+                }
+                (Input { autocomplete: Some("new-password"), hint: Some("At least 12 characters; they change it after signing in."), ..Input::new("password", "First password", "password") }.render(flash))
+                div { button type="submit" { "Add user" } }
+            }
+        }
+    };
+    page(frame, "Users", flash, body)
+}
+
+pub fn audit(
+    frame: &Frame,
+    flash: Option<&Flash>,
+    events: &[AuditEvent],
+    action_filter: Option<&str>,
+) -> Markup {
+    let verified = flash
+        .and_then(|f| f.values.get("intact"))
+        .and_then(|v| v.as_bool());
+    let checked = flash
+        .and_then(|f| f.values.get("checked"))
+        .and_then(|v| v.as_i64());
+    let body = html! {
+        header.top {
+            h1 { "Audit log" }
+            span.actions {
+                a.button.secondary href="/api/audit-events/export?format=csv" { "Export CSV" }
+                a.button.secondary href="/api/audit-events/export?format=json" { "Export JSON" }
+                form.inline method="post" action="/api/audit-events/verify" {
+                    (bridge("/admin/audit", "/admin/audit", None, Some(frame.csrf)))
+                    input type="hidden" name="_keep" value="intact,checked,brokenAt,reason";
+                    button type="submit" { "Verify the chain" }
+                }
+            }
+        }
+        @match verified {
+            Some(true) => div.alert.notice role="status" { "The chain is intact: " (checked.unwrap_or(0)) " events checked." },
+            Some(false) => div.alert.error role="alert" {
+                "The chain is broken at event "
+                (flash.and_then(|f| f.value_of("brokenAt")).unwrap_or_default()) ": "
+                (flash.and_then(|f| f.value_of("reason")).unwrap_or_default())
+            },
+            None => {}
+        }
+        section.card aria-labelledby="h-events" {
+            h2 #h-events { "Recent events" }
+            form.inline.filter method="get" action="/admin/audit" {
+                label for="f-action" { "Action" }
+                input #f-action type="text" name="action" value=[action_filter] placeholder="incident.create";
+                button.secondary type="submit" { "Filter" }
+            }
+            @if events.is_empty() { p.empty { "No events." } }
+            table.events {
+                thead { tr { th { "When" } th { "Who" } th { "Action" } th { "Target" } th { "From" } } }
+                tbody {
+                    @for e in events {
+                        tr {
+                            td { (when(e.at)) }
+                            td { (e.actor.label) br; span.muted { (e.actor.kind) } }
+                            td { code { (e.action) } }
+                            td { (e.target_type) @if let Some(id) = e.target_id { " #" (id) } }
+                            td.muted { (e.client_addr.as_deref().unwrap_or("")) }
+                        }
+                    }
+                }
+            }
+        }
+    };
+    page(frame, "Audit log", flash, body)
+}
