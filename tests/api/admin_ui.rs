@@ -934,13 +934,28 @@ async fn team_screens_in_chromium(b: Backend) {
     assert!(actions.iter().all(|a| a == "api_key.create"), "{actions:?}");
     no_axe_violations(&d, "audit").await;
     d.screenshot(&shot("audit")).await;
+    press(&d, "System").await;
+    let backend = if b == Backend::Sqlite {
+        "sqlite"
+    } else {
+        "postgres"
+    };
+    assert!(
+        text(&d, "section[aria-labelledby=h-sys]")
+            .await
+            .contains(backend)
+    );
+    press(&d, "Drop the cache").await;
+    assert!(text(&d, ".alert.notice").await.contains("Cache dropped"));
+    no_axe_violations(&d, "system").await;
+    d.screenshot(&shot("system")).await;
     d.quit().await;
 
     // An editor's role does not open these two screens.
     let ed = crate::support::Browser::login(&s, "ed@example.com", PW)
         .await
         .unwrap_or_else(|_| panic!("editor signs in"));
-    for screen in ["/admin/users", "/admin/audit"] {
+    for screen in ["/admin/users", "/admin/audit", "/admin/system"] {
         let r = http
             .get(format!("{}{screen}", s.base))
             .header("cookie", &ed.cookie)

@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 
 on_both_backends!(
     groups_and_layout_in_one_transaction,
-    put_spellings_and_incident_updates
+    put_spellings_and_incident_updates,
+    system_cache_and_current_page
 );
 
 async fn names(s: &Server, page: i64) -> Vec<(String, Value)> {
@@ -269,4 +270,79 @@ async fn put_spellings_and_incident_updates(b: Backend) {
         s.get(&format!("/api/v1/maintenance/{m}")).await.data(200)["title"],
         "Database upgrade"
     );
+}
+
+async fn system_cache_and_current_page(b: Backend) {
+    let s = Server::start(b).await;
+    assert!(s.db.add_user("ad@example.com", "admin", PASSWORD).0);
+    assert!(s.db.add_user("ed@example.com", "editor", PASSWORD).0);
+    let ad = Browser::signed_in(&s, "ad@example.com").await;
+    let ed = Browser::signed_in(&s, "ed@example.com").await;
+
+    // The page one works on: none yet, then the first, then the chosen one.
+    let (status, _, _) = ed.send(Method::GET, "/api/statuspages/current", None).await;
+    assert_eq!(status, 404);
+    let a = s.page("alpha").await;
+    let b2 = s.page("beta").await;
+    let (_, cur, _) = ed.send(Method::GET, "/api/statuspages/current", None).await;
+    assert_eq!(cur["data"]["id"], a);
+    let (status, chosen, _) = ed
+        .send(
+            Method::POST,
+            "/api/statuspages/current",
+            Some(json!({"statusPageId": b2})),
+        )
+        .await;
+    assert_eq!((status, &chosen["data"]["slug"]), (200, &json!("beta")));
+    for bad in [json!({"statusPageId": b2 + 100}), json!({})] {
+        let (status, problem, _) = ed
+            .send(Method::POST, "/api/statuspages/current", Some(bad))
+            .await;
+        assert_eq!(
+            (status, &problem["errors"][0]["field"]),
+            (422, &json!("statusPageId"))
+        );
+    }
+    let (_, cur, _) = ed.send(Method::GET, "/api/statuspages/current", None).await;
+    assert_eq!(cur["data"]["id"], b2, "a refusal changed nothing");
+    let (_, other, _) = ad.send(Method::GET, "/api/statuspages/current", None).await;
+    assert_eq!(other["data"]["id"], a, "each person has their own");
+    assert_eq!(
+        s.get("/api/statuspages/current").await.status,
+        401,
+        "a key has no current page"
+    );
+
+    // System: what runs, for admins (signed in or with an admin key).
+    let (status, sys, _) = ad.send(Method::GET, "/api/admin/system", None).await;
+    assert_eq!(status, 200, "{sys}");
+    let sys = &sys["data"];
+    let backend = if b == Backend::Sqlite {
+        "sqlite"
+    } else {
+        "postgres"
+    };
+    assert_eq!(sys["backend"], backend);
+    assert!(sys["databaseBytes"].as_i64().unwrap() > 0, "{sys}");
+    assert_eq!(sys["instanceId"].as_str().unwrap().len(), 16);
+    assert_eq!(sys["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(
+        s.get("/api/admin/system").await.data(200)["backend"],
+        backend
+    );
+    let (status, _, _) = ed.send(Method::GET, "/api/admin/system", None).await;
+    assert_eq!(status, 403);
+
+    // The cache: filled by a read, dropped on demand, refilled by the next.
+    assert_eq!(s.get("/api/public/status/alpha").await.status, 200);
+    let (_, before, _) = ad.send(Method::GET, "/api/admin/cache", None).await;
+    assert!(before["data"]["pages"].as_u64().unwrap() >= 1, "{before}");
+    assert!(before["data"]["bytes"].as_u64().unwrap() > 0, "{before}");
+    let (status, _, _) = ed.send(Method::POST, "/api/admin/cache", None).await;
+    assert_eq!(status, 403);
+    let (status, after, _) = ad.send(Method::POST, "/api/admin/cache", None).await;
+    assert_eq!((status, &after["data"]["pages"]), (200, &json!(0)));
+    assert_eq!(s.get("/api/public/status/alpha").await.status, 200);
+    let (_, again, _) = ad.send(Method::GET, "/api/admin/cache", None).await;
+    assert_eq!(again["data"]["pages"], 1);
 }

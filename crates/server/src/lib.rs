@@ -84,6 +84,7 @@ pub fn app(db: upstate_store::Db, settings: &ServerSettings) -> Router {
         snapshots: snapshot::Snapshots::new(db.clone()),
         settings: settings.clone(),
         db: db.clone(),
+        started: std::time::Instant::now(),
     });
     tokio::spawn(async move { db.follow_changes().await });
     let routes::Routes {

@@ -214,7 +214,49 @@ pub struct Snapshots {
     builders: Vec<Mutex<()>>,
 }
 
+/// What the snapshot cache holds right now.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CacheFigures {
+    /// Pages with a snapshot in memory.
+    pub pages: usize,
+    /// Rendered bodies kept (JSON, HTML, feeds … per page and language).
+    pub bodies: usize,
+    /// Their size, uncompressed.
+    pub bytes: usize,
+    /// Host names remembered for custom domains.
+    pub hosts: usize,
+}
+
 impl Snapshots {
+    /// The cache's figures, for operators.
+    pub fn figures(&self) -> CacheFigures {
+        let mut f = CacheFigures {
+            pages: self.by_slug.len(),
+            bodies: 0,
+            bytes: 0,
+            hosts: self.by_host.len(),
+        };
+        for snap in self.by_slug.iter() {
+            for b in snap.bodies.iter() {
+                f.bodies += 1;
+                f.bytes += b.bytes(Encoding::Identity).len();
+            }
+            for t in snap.timed.iter() {
+                f.bodies += 1;
+                f.bytes += t.1.bytes(Encoding::Identity).len();
+            }
+        }
+        f
+    }
+
+    /// Forgets every snapshot; each page is rebuilt from the database on its
+    /// next read. Nothing is lost: the cache only mirrors the database.
+    pub fn drop_all(&self) {
+        self.by_slug.clear();
+        self.by_host.clear();
+    }
+
     pub fn new(db: Db) -> Snapshots {
         Snapshots {
             db,

@@ -17,6 +17,8 @@ pub struct Shared {
     pub limits: Arc<Limits>,
     pub snapshots: Snapshots,
     pub settings: ServerSettings,
+    /// When this process started serving (for `/api/admin/system`).
+    pub started: std::time::Instant,
 }
 
 impl AppState {

@@ -77,6 +77,11 @@ impl Changes {
         self.events.subscribe()
     }
 
+    /// This process among the instances (random at start), as hex.
+    pub fn instance_id(&self) -> String {
+        format!("{:016x}", self.origin)
+    }
+
     /// The notification payload announcing this process's commit of the
     /// outbox rows `ids`.
     pub fn payload(&self, ids: &[i64]) -> String {

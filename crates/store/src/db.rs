@@ -226,6 +226,25 @@ impl Db {
         }
     }
 
+    /// How many bytes the database takes on disk (SQLite: the main file's
+    /// pages; PostgreSQL: `pg_database_size` of this database).
+    pub async fn size_bytes(&self) -> StoreResult<i64> {
+        Ok(match &self.pools {
+            Pools::Sqlite { read, .. } => {
+                sqlx::query_scalar(
+                    "SELECT p.page_count * s.page_size FROM pragma_page_count() p, pragma_page_size() s",
+                )
+                .fetch_one(read)
+                .await?
+            }
+            Pools::Postgres(pool) => {
+                sqlx::query_scalar("SELECT pg_database_size(current_database())")
+                    .fetch_one(pool)
+                    .await?
+            }
+        })
+    }
+
     /// Waits for in-flight queries and closes every connection.
     pub async fn close(&self) {
         match &self.pools {

@@ -516,3 +516,29 @@ pub async fn revoke_sessions(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<u64
     tx.commit(audited).await?;
     Ok(n)
 }
+
+/// The page a person chose to work on, if they chose one.
+pub async fn current_page(db: &Db, user: Id) -> StoreResult<Option<Id>> {
+    let id: Option<Option<Id>> = on_db!(db, |c| sqlx::query_scalar(
+        "SELECT current_page_id FROM users WHERE id = $1"
+    )
+    .bind(user)
+    .fetch_optional(c)
+    .await?);
+    Ok(id.flatten())
+}
+
+/// Remembers the page a person works on (a preference, not a change of
+/// record: nothing to audit).
+pub async fn set_current_page(db: &Db, user: Id, page: Id) -> StoreResult<()> {
+    let mut tx = db.bookkeeping().await?;
+    on_tx!(&mut tx, |c| sqlx::query(
+        "UPDATE users SET current_page_id = $1 WHERE id = $2"
+    )
+    .bind(page)
+    .bind(user)
+    .execute(c)
+    .await?
+    .rows_affected());
+    tx.commit().await
+}

@@ -43,6 +43,7 @@ pub fn router() -> Router<AppState> {
         .route("/admin/keys", get(keys))
         .route("/admin/users", get(users_list))
         .route("/admin/audit", get(audit_log))
+        .route("/admin/system", get(system))
 }
 
 type Page = Result<Response, Response>;
@@ -216,8 +217,13 @@ async fn pages_list(
     let who = signed_in(&state, who).await?;
     let flash = Flash::read(&headers);
     let all = pages_with_status(&state).await?;
+    let chosen = users::current_page(&state.db, who.session.user.id)
+        .await
+        .map_err(fail)?
+        .filter(|id| all.iter().any(|(p, _)| p.id == *id));
+    let current = chosen.or_else(|| all.first().map(|(p, _)| p.id));
     Ok(shown(
-        view::pages_list(&frame(&who, "pages"), flash.as_ref(), &all),
+        view::pages_list(&frame(&who, "pages"), flash.as_ref(), &all, current),
         &flash,
     ))
 }
@@ -450,6 +456,33 @@ async fn audit_log(
             &events,
             action.as_deref(),
         ),
+        &flash,
+    ))
+}
+
+async fn system(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    who: Result<SignedIn, ApiError>,
+) -> Page {
+    let who = signed_in(&state, who).await?;
+    if who.require(Permission::SettingsWrite).is_err() {
+        return Ok(forbidden(&who, "system"));
+    }
+    let flash = Flash::read(&headers);
+    let info = view::SystemInfo {
+        version: env!("CARGO_PKG_VERSION"),
+        uptime_seconds: state.started.elapsed().as_secs(),
+        backend: match state.db.backend() {
+            upstate_store::Backend::Sqlite => "sqlite",
+            upstate_store::Backend::Postgres => "postgres",
+        },
+        database_bytes: state.db.size_bytes().await.map_err(fail)?,
+        instance_id: state.db.changes.instance_id(),
+        cache: state.snapshots.figures(),
+    };
+    Ok(shown(
+        view::system(&frame(&who, "system"), flash.as_ref(), &info),
         &flash,
     ))
 }

@@ -7,6 +7,7 @@ mod audit;
 mod quick_links;
 mod sign_in;
 mod step_up;
+mod system;
 mod two_factor;
 mod users;
 
@@ -22,4 +23,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(users::router())
         .merge(api_keys::router())
         .merge(quick_links::router())
+        .merge(system::router())
 }

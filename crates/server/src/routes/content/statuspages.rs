@@ -9,6 +9,7 @@ use crate::extract::{Body, PathId};
 use crate::openapi::{BodyErrors, Conflict, KeyErrors, NotFound, SessionErrors};
 use crate::respond::{Data, Message};
 use crate::respond::{MountedAt, created, data, deleted};
+use crate::session::SignedIn;
 use crate::state::AppState;
 use crate::statuspage_body::{Detail, ListItem, detail};
 use axum::Extension;
@@ -30,7 +31,65 @@ pub fn routes() -> OpenApiRouter<AppState> {
 /// `PUT /api/statuspages/{id}`, as the seed names it for the application
 /// routes: the same change as the PATCH.
 pub fn app_only() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(replace))
+    OpenApiRouter::new()
+        .routes(routes!(replace))
+        .routes(routes!(current, choose_current))
+}
+
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct CurrentInput {
+    status_page_id: Option<Id>,
+}
+
+/// The page a person chose, or else the first page.
+async fn current_of(state: &AppState, me: &SignedIn) -> ApiResult<StatusPage> {
+    let chosen = upstate_store::users::current_page(&state.db, me.session.user.id).await?;
+    if let Some(id) = chosen
+        && let Ok(page) = pages::get(&state.db, id).await
+    {
+        return Ok(page);
+    }
+    pages::list(&state.db)
+        .await?
+        .into_iter()
+        .next()
+        .ok_or_else(|| crate::error::ApiError::NotFound("there is no status page yet".into()))
+}
+
+#[utoipa::path(get, path = "/statuspages/current", tag = "status pages", operation_id = "currentStatusPage",
+    summary = "The page you work on in the interface (your choice, or else the first page)",
+    responses((status = 200, body = Data<Detail>), SessionErrors, NotFound),
+    security(("session" = [])))]
+async fn current(State(state): State<AppState>, me: SignedIn) -> ApiResult<Response> {
+    me.require(Permission::PagesRead)?;
+    let page = current_of(&state, &me).await?;
+    Ok(data(detail(&state, page).await?))
+}
+
+#[utoipa::path(post, path = "/statuspages/current", tag = "status pages", operation_id = "chooseCurrentStatusPage",
+    summary = "Choose the page you work on in the interface",
+    request_body = CurrentInput,
+    responses((status = 200, body = Data<Detail>), SessionErrors, BodyErrors),
+    security(("session" = [])))]
+async fn choose_current(
+    State(state): State<AppState>,
+    me: SignedIn,
+    Body(input): Body<CurrentInput>,
+) -> ApiResult<Response> {
+    me.require(Permission::PagesRead)?;
+    let Some(id) = input.status_page_id else {
+        return Err(FieldErrors::single("statusPageId", "is required").into());
+    };
+    let page = match pages::get(&state.db, id).await {
+        Ok(p) => p,
+        Err(upstate_store::StoreError::NotFound(_)) => {
+            return Err(FieldErrors::single("statusPageId", "names no status page").into());
+        }
+        Err(e) => return Err(e.into()),
+    };
+    upstate_store::users::set_current_page(&state.db, me.session.user.id, id).await?;
+    Ok(data(detail(&state, page).await?))
 }
 
 #[utoipa::path(

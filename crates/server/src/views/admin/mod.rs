@@ -16,7 +16,7 @@ pub use incidents::{IncidentForm, incident_detail, incident_new, incidents_list}
 pub use maintenance::{MaintenanceScreen, maintenance_list};
 pub use pages::{PageScreen, page_screen, pages_list};
 pub use sign_in::{login, second_factor, setup, setup_gone, setup_needs_link};
-pub use team::{audit, keys, users};
+pub use team::{SystemInfo, audit, keys, system, users};
 
 use crate::form_bridge::Flash;
 use crate::views::assets;
@@ -71,6 +71,12 @@ pub fn page(frame: &Frame, title: &str, flash: Option<&Flash>, body: Markup) -> 
             "audit",
             "/admin/audit",
             "Audit log",
+        ),
+        (
+            frame.role.has(Permission::SettingsWrite),
+            "system",
+            "/admin/system",
+            "System",
         ),
     ];
     html! {

@@ -13,6 +13,7 @@ pub fn pages_list(
     frame: &Frame,
     flash: Option<&Flash>,
     pages: &[(StatusPage, ComponentStatus)],
+    current: Option<i64>,
 ) -> Markup {
     let body = html! {
         header.top { h1 { "Status pages" } }
@@ -28,7 +29,19 @@ pub fn pages_list(
                                 a href=(format!("/admin/pages/{}", p.id)) { strong { (p.name) } }
                                 br; span.muted { "/s/" (p.slug) (if p.is_public { "" } else { " · private" }) }
                             }
-                            span { span class=(format!("pill s-{}", status.as_str())) { (status_label(*status)) } " " a href=(format!("/s/{}", p.slug)) { "View" } }
+                            span.actions {
+                                span class=(format!("pill s-{}", status.as_str())) { (status_label(*status)) }
+                                a href=(format!("/s/{}", p.slug)) { "View" span.visually-hidden { " " (p.name) } }
+                                @if current == Some(p.id) {
+                                    span.pill.s-none { "current" }
+                                } @else {
+                                    form.inline method="post" action="/api/statuspages/current" {
+                                        (bridge("/admin/pages", "/admin/pages", Some("Current page chosen."), Some(frame.csrf)))
+                                        input type="hidden" name="statusPageId:int" value=(p.id);
+                                        button.secondary type="submit" { "Work on " (p.name) }
+                                    }
+                                }
+                            }
                         }
                     }
                 }

@@ -174,3 +174,41 @@ pub fn audit(
     };
     page(frame, "Audit log", flash, body)
 }
+
+pub struct SystemInfo {
+    pub version: &'static str,
+    pub uptime_seconds: u64,
+    pub backend: &'static str,
+    pub database_bytes: i64,
+    pub instance_id: String,
+    pub cache: crate::snapshot::CacheFigures,
+}
+
+pub fn system(frame: &Frame, flash: Option<&Flash>, i: &SystemInfo) -> Markup {
+    let mb = |b: f64| format!("{:.1} MB", b / 1_048_576.0);
+    let body = html! {
+        header.top { h1 { "System" } }
+        div.grid {
+            section.card aria-labelledby="h-sys" {
+                h2 #h-sys { "This instance" }
+                dl.facts {
+                    dt { "Version" } dd { (i.version) }
+                    dt { "Running for" } dd { (i.uptime_seconds / 3600) " h " ((i.uptime_seconds % 3600) / 60) " min" }
+                    dt { "Database" } dd { (i.backend) ", " (mb(i.database_bytes as f64)) }
+                    dt { "Instance" } dd { code { (i.instance_id) } }
+                }
+            }
+            section.card aria-labelledby="h-cache" {
+                h2 #h-cache { "Public page cache" }
+                dl.facts {
+                    dt { "Pages in memory" } dd { (i.cache.pages) }
+                    dt { "Bodies" } dd { (i.cache.bodies) ", " (mb(i.cache.bytes as f64)) }
+                    dt { "Custom domains remembered" } dd { (i.cache.hosts) }
+                }
+                p.muted { "The cache mirrors the database; dropping it only makes the next reads rebuild." }
+                (action(frame, "/admin/system", "/api/admin/cache", "POST", "Drop the cache", None, Some("Cache dropped.")))
+            }
+        }
+    };
+    page(frame, "System", flash, body)
+}
