@@ -690,6 +690,35 @@ async fn operator_screens_in_chromium(b: Backend) {
     let inc = s.get("/api/v1/incidents").await.data(200);
     assert_eq!(inc[0]["status"], "resolved");
     assert_eq!(inc[0]["updates"].as_array().map(Vec::len), Some(3));
+    // Its postmortem: drafted from the record, published, seen by visitors.
+    press(&d, "Generate a draft").await;
+    let drafted = field(&d, "Postmortem text")
+        .await
+        .prop("value")
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    assert!(
+        drafted.starts_with("# Postmortem: Errors on the API"),
+        "{drafted}"
+    );
+    check(&d, "Published on the public page").await;
+    press(&d, "Save postmortem").await;
+    assert!(text(&d, ".alert.notice").await.contains("Postmortem saved"));
+    no_axe_violations(&d, "incident with postmortem").await;
+    let incident_admin = path(&d).await;
+    let id = incident_admin.rsplit('/').next().unwrap().to_string();
+    d.c()
+        .goto(&format!("{}/s/acme/incidents/{id}", s.base))
+        .await
+        .unwrap();
+    assert!(text(&d, "#pm-h").await.contains("Postmortem"));
+    assert!(text(&d, ".postmortem").await.contains("Root cause"));
+    d.screenshot(&shot("public-postmortem")).await;
+    d.c()
+        .goto(&format!("{}{incident_admin}", s.base))
+        .await
+        .unwrap();
     press(&d, "Incidents").await;
     assert!(
         text(&d, "section[aria-labelledby=h-resolved]")

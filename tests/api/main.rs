@@ -32,6 +32,7 @@ mod migrations;
 mod openapi;
 mod outbox;
 mod pages;
+mod postmortems;
 mod private_pages;
 mod public;
 mod rate_limits;

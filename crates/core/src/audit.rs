@@ -157,6 +157,7 @@ actions! {
     IncidentResolve = "incident.resolve",
     IncidentUpdate = "incident.update",
     MaintenanceCancel = "maintenance.cancel",
+    PostmortemUpdate = "postmortem.update",
     MaintenanceComplete = "maintenance.complete",
     MaintenanceCreate = "maintenance.create",
     MaintenanceDelete = "maintenance.delete",

@@ -62,6 +62,8 @@ pub enum Event {
     IncidentResolved { page: Id, incident: Id },
     #[serde(rename = "incident.deleted")]
     IncidentDeleted { page: Id, incident: Id },
+    #[serde(rename = "postmortem.published")]
+    PostmortemPublished { page: Id, incident: Id },
     #[serde(rename = "maintenance.scheduled")]
     MaintenanceScheduled { page: Id, maintenance: Id },
     #[serde(rename = "maintenance.updated")]
@@ -102,6 +104,7 @@ impl Event {
             | IncidentUpdated { page, .. }
             | IncidentResolved { page, .. }
             | IncidentDeleted { page, .. }
+            | PostmortemPublished { page, .. }
             | MaintenanceScheduled { page, .. }
             | MaintenanceUpdated { page, .. }
             | MaintenanceStarted { page, .. }
@@ -129,6 +132,7 @@ impl Event {
             IncidentUpdated { .. } => "incident.updated",
             IncidentResolved { .. } => "incident.resolved",
             IncidentDeleted { .. } => "incident.deleted",
+            PostmortemPublished { .. } => "postmortem.published",
             MaintenanceScheduled { .. } => "maintenance.scheduled",
             MaintenanceUpdated { .. } => "maintenance.updated",
             MaintenanceStarted { .. } => "maintenance.started",

@@ -10,6 +10,7 @@ pub mod events;
 pub mod links;
 pub mod model;
 pub mod patch;
+pub mod postmortem;
 pub mod public;
 pub mod roles;
 pub mod scope;

@@ -20,6 +20,7 @@ pub mod jobs;
 pub mod maintenance;
 pub mod pages;
 mod postgres;
+pub mod postmortems;
 pub mod public;
 pub mod quick_links;
 mod sqlite;

@@ -28,6 +28,8 @@ pub struct PageData {
     /// `PAST_MAINTENANCE_DAYS`, latest start first (calendars, feeds).
     pub past_maintenance: Vec<Maintenance>,
     pub quick_links: Vec<upstate_core::links::QuickLink>,
+    /// Published postmortems (Markdown) of this page's incidents, by incident.
+    pub postmortems: Vec<(Id, String)>,
     /// Set on a private page visitors may open with a password.
     pub password_hash: Option<String>,
 }
@@ -199,6 +201,7 @@ pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
         maintenance: windows,
         past_maintenance: past,
         quick_links: crate::quick_links::list(db, Some(page_id)).await?,
+        postmortems: crate::postmortems::published_on(db, page_id).await?,
         password_hash,
     }))
 }

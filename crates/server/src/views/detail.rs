@@ -9,7 +9,17 @@ use upstate_core::{Incident, Maintenance};
 use upstate_store::public::History;
 
 pub fn incident(v: &View, i: &Incident) -> String {
-    detail(v, &i.title, incident_card(v, i))
+    let postmortem = v.d.postmortems.iter().find(|(id, _)| *id == i.id);
+    let body = html! {
+        (incident_card(v, i))
+        @if let Some((_, text)) = postmortem {
+            section.card.postmortem aria-labelledby="pm-h" {
+                h2 #pm-h { (v.t("label.postmortem")) }
+                div.prose { (super::markdown(text)) }
+            }
+        }
+    };
+    detail(v, &i.title, body)
 }
 
 pub fn maintenance(v: &View, m: &Maintenance) -> String {

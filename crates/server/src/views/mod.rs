@@ -288,3 +288,12 @@ pub fn error_page(lang: Lang, status: u16, detail: &str) -> String {
     }
     .into_string()
 }
+
+/// Markdown written by operators, as HTML safe to put in a page: rendered
+/// by pulldown-cmark, then cleaned by ammonia (no scripts, no event
+/// handlers, no styles; links get `rel="noopener noreferrer"`).
+pub fn markdown(text: &str) -> maud::PreEscaped<String> {
+    let mut html = String::new();
+    pulldown_cmark::html::push_html(&mut html, pulldown_cmark::Parser::new(text));
+    maud::PreEscaped(ammonia::clean(&html))
+}

@@ -288,6 +288,9 @@ async fn incident_detail(
     let comps = components::list(&state.db, Some(incident.status_page_id), None)
         .await
         .map_err(fail)?;
+    let pm = upstate_store::postmortems::get(&state.db, id)
+        .await
+        .map_err(fail)?;
     Ok(shown(
         view::incident_detail(
             &frame(&who, "incidents"),
@@ -295,6 +298,7 @@ async fn incident_detail(
             &incident,
             &all,
             &comps,
+            pm.as_ref(),
         ),
         &flash,
     ))

@@ -14,9 +14,11 @@ use axum::Extension;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use upstate_core::postmortem::{Postmortem, PostmortemInput};
 use upstate_core::roles::Permission;
 use upstate_core::*;
 use upstate_store::incidents::{self, IncidentFilter};
+use upstate_store::postmortems;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub const DEFAULT_LIMIT: i64 = 20;
@@ -29,6 +31,73 @@ pub fn app_only() -> OpenApiRouter<AppState> {
         .routes(routes!(replace))
         .routes(routes!(post_by_incident))
         .routes(routes!(delete_update))
+        .routes(routes!(rca, put_rca))
+        .routes(routes!(generate_rca))
+}
+
+#[utoipa::path(get, path = "/incidents/{id}/rca", tag = "postmortems", operation_id = "getPostmortem",
+    summary = "The incident's postmortem (Markdown; draft or published)",
+    params(("id" = i64, Path, description = "Incident id")),
+    responses((status = 200, body = Data<Postmortem>), KeyErrors, NotFound),
+    security(("api_key" = []), ("session" = [])))]
+async fn rca(
+    State(state): State<AppState>,
+    caller: Caller,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
+    caller.require(Permission::PagesRead)?;
+    incidents::get(&state.db, id).await?;
+    let pm = postmortems::get(&state.db, id).await?.ok_or_else(|| {
+        crate::error::ApiError::NotFound("this incident has no postmortem yet".into())
+    })?;
+    Ok(data(pm))
+}
+
+#[utoipa::path(put, path = "/incidents/{id}/rca", tag = "postmortems", operation_id = "putPostmortem",
+    summary = "Write the postmortem; `published: true` shows it on the incident's public page",
+    params(("id" = i64, Path, description = "Incident id")), request_body = PostmortemInput,
+    responses((status = 200, body = Data<Postmortem>), KeyErrors, BodyErrors, NotFound),
+    security(("api_key" = []), ("session" = [])))]
+async fn put_rca(
+    State(state): State<AppState>,
+    caller: Caller,
+    PathId(id): PathId,
+    Body(input): Body<PostmortemInput>,
+) -> ApiResult<Response> {
+    caller.require(Permission::IncidentsWrite)?;
+    let change = input.validate()?;
+    Ok(data(
+        postmortems::put(&state.db, &caller.audit, id, &change, false).await?,
+    ))
+}
+
+#[utoipa::path(post, path = "/incidents/{id}/rca/generate", tag = "postmortems", operation_id = "generatePostmortem",
+    summary = "Draft the postmortem from the incident's own record and save it as a draft",
+    description = "The draft holds a summary, the impact, the duration, the affected components and the timeline, and leaves root cause, resolution and follow-up actions for people. Deterministic; no outside service. Refused (409) when a published postmortem exists.",
+    params(("id" = i64, Path, description = "Incident id")),
+    responses((status = 200, body = Data<Postmortem>), KeyErrors, NotFound, Conflict),
+    security(("api_key" = []), ("session" = [])))]
+async fn generate_rca(
+    State(state): State<AppState>,
+    caller: Caller,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
+    caller.require(Permission::IncidentsWrite)?;
+    let incident = incidents::get(&state.db, id).await?;
+    let names: Vec<String> =
+        upstate_store::components::list(&state.db, Some(incident.status_page_id), None)
+            .await?
+            .into_iter()
+            .filter(|c| incident.affected_components.contains(&c.id))
+            .map(|c| c.name)
+            .collect();
+    let change = upstate_core::postmortem::PostmortemChange {
+        body: upstate_core::postmortem::draft(&incident, &names, Timestamp::now()),
+        published: false,
+    };
+    Ok(data(
+        postmortems::put(&state.db, &caller.audit, id, &change, true).await?,
+    ))
 }
 
 #[utoipa::path(post, path = "/incident-updates", tag = "incidents", operation_id = "postIncidentUpdateByIncident",

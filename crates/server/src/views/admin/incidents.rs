@@ -4,6 +4,7 @@
 use super::{Frame, Input, action, bridge, page, when};
 use crate::form_bridge::Flash;
 use maud::{Markup, html};
+use upstate_core::postmortem::Postmortem;
 use upstate_core::{Component, Incident, IncidentStatus, StatusPage};
 
 pub struct IncidentForm {
@@ -140,6 +141,7 @@ pub fn incident_detail(
     i: &Incident,
     pages: &[StatusPage],
     components: &[Component],
+    postmortem: Option<&Postmortem>,
 ) -> Markup {
     let back = format!("/admin/incidents/{}", i.id);
     let resolved = i.status == IncidentStatus::Resolved;
@@ -199,6 +201,39 @@ pub fn incident_detail(
                         }
                     }
                 }
+            }
+        }
+    };
+    let pm_body = flash
+        .and_then(|f| f.value_of("body"))
+        .or_else(|| postmortem.map(|p| p.body.clone()));
+    let published = postmortem.is_some_and(|p| p.published);
+    let body = html! {
+        (body)
+        section.card aria-labelledby="h-pm" {
+            h2 #h-pm { "Postmortem" }
+            p.muted {
+                @match postmortem {
+                    None => "None yet. Generate a draft from this incident's record, or write one.",
+                    Some(p) if p.published => "Published: visitors see it on the incident's page.",
+                    Some(_) => "A draft: only the team sees it.",
+                }
+            }
+            @if !published {
+                form.inline method="post" action=(format!("/api/incidents/{}/rca/generate", i.id)) {
+                    (bridge(&back, &back, Some("Draft written from the incident's record."), Some(frame.csrf)))
+                    button.secondary type="submit" { (if postmortem.is_some() { "Write a new draft" } else { "Generate a draft" }) }
+                }
+            }
+            form.stack method="post" action=(format!("/api/incidents/{}/rca", i.id)) {
+                (bridge(&back, &back, Some("Postmortem saved."), Some(frame.csrf)))
+                input type="hidden" name="_method" value="PUT";
+                (Input { value: pm_body, id: Some("f-pm-body"), hint: Some("Markdown."), ..Input::new("body", "Postmortem text", "textarea") }.render(flash))
+                div.field {
+                    input type="hidden" name="published:bool" value="";
+                    label { input type="checkbox" name="published:bool" checked[published]; " Published on the public page" }
+                }
+                div { button type="submit" { "Save postmortem" } }
             }
         }
     };
