@@ -20,7 +20,8 @@ on_both_backends!(
     incident_routes_serve_people_by_role,
     operator_screens_in_chromium,
     two_factor_in_chromium,
-    team_screens_in_chromium
+    team_screens_in_chromium,
+    templates_in_chromium
 );
 
 const PW: &str = "correct horse battery staple";
@@ -994,4 +995,64 @@ async fn team_screens_in_chromium(b: Backend) {
         assert_eq!(r.status(), 403, "{screen}");
         assert!(r.text().await.unwrap().contains("Not for your role"));
     }
+}
+
+/// A template written ahead of time fills the incident form when picked.
+async fn templates_in_chromium(b: Backend) {
+    if !browser_available("templates_in_chromium") {
+        return;
+    }
+    let s = Server::start(b).await;
+    assert!(s.db.add_user("ed@example.com", "editor", PW).0);
+    s.page("acme").await;
+    let d = Driver::start(&[]).await;
+    d.c().set_window_size(1280, 1000).await.unwrap();
+    sign_in(&d, &s, "ed@example.com").await;
+    d.c()
+        .goto(&format!("{}/admin/templates", s.base))
+        .await
+        .unwrap();
+    fill(&d, "Template name", "Database degraded").await;
+    fill(&d, "Incident title", "Slow database").await;
+    field(&d, "Impact")
+        .await
+        .select_by_value("major")
+        .await
+        .unwrap();
+    fill(&d, "First message", "Queries are slow; we are on it.").await;
+    press(&d, "Save template").await;
+    assert!(text(&d, ".alert.notice").await.contains("Template saved"));
+    no_axe_violations(&d, "templates").await;
+    press(&d, "Report with it: Database degraded").await;
+    let value = |label: &'static str| {
+        let d = &d;
+        async move {
+            field(d, label)
+                .await
+                .prop("value")
+                .await
+                .unwrap()
+                .unwrap_or_default()
+        }
+    };
+    assert_eq!(value("Title").await, "Slow database");
+    assert_eq!(value("Message").await, "Queries are slow; we are on it.");
+    assert_eq!(value("Impact").await, "major");
+    no_axe_violations(&d, "incident form from a template").await;
+    d.screenshot(&format!(
+        "admin/incident-from-template-{}",
+        if b == Backend::Sqlite {
+            "sqlite"
+        } else {
+            "postgres"
+        }
+    ))
+    .await;
+    press(&d, "Report incident").await;
+    let list = s.get("/api/v1/incidents").await.data(200);
+    assert_eq!(
+        (&list[0]["title"], &list[0]["impact"]),
+        (&json!("Slow database"), &json!("major"))
+    );
+    d.quit().await;
 }

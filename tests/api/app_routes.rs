@@ -11,7 +11,8 @@ use serde_json::{Value, json};
 on_both_backends!(
     groups_and_layout_in_one_transaction,
     put_spellings_and_incident_updates,
-    system_cache_and_current_page
+    system_cache_and_current_page,
+    incident_templates
 );
 
 async fn names(s: &Server, page: i64) -> Vec<(String, Value)> {
@@ -345,4 +346,97 @@ async fn system_cache_and_current_page(b: Backend) {
     assert_eq!(s.get("/api/public/status/alpha").await.status, 200);
     let (_, again, _) = ad.send(Method::GET, "/api/admin/cache", None).await;
     assert_eq!(again["data"]["pages"], 1);
+}
+
+async fn incident_templates(b: Backend) {
+    let s = Server::start(b).await;
+    assert!(s.db.add_user("ed@example.com", "editor", PASSWORD).0);
+    assert!(s.db.add_user("vi@example.com", "viewer", PASSWORD).0);
+    let ed = Browser::signed_in(&s, "ed@example.com").await;
+    let vi = Browser::signed_in(&s, "vi@example.com").await;
+    let body = json!({"name": "Database degraded", "title": "Slow database", "impact": "major",
+                      "message": "We see slow queries and are looking into it."});
+    let (status, made, headers) = ed
+        .send(Method::POST, "/api/incident-templates", Some(body.clone()))
+        .await;
+    assert_eq!(status, 201, "{made}");
+    let id = made["data"]["id"].as_i64().unwrap();
+    assert_eq!(headers["location"], format!("/api/incident-templates/{id}"));
+    assert_eq!(
+        (&made["data"]["status"], &made["data"]["impact"]),
+        (&json!("investigating"), &json!("major"))
+    );
+
+    // Refusals: a taken name, missing fields, a wrong enum, a viewer.
+    let (status, _, _) = ed
+        .send(Method::POST, "/api/incident-templates", Some(body))
+        .await;
+    assert_eq!(status, 409);
+    let (status, problem, _) = ed
+        .send(
+            Method::POST,
+            "/api/incident-templates",
+            Some(json!({"impact": "huge"})),
+        )
+        .await;
+    assert_eq!(status, 422, "{problem}");
+    let (status, problem, _) = ed
+        .send(
+            Method::POST,
+            "/api/incident-templates",
+            Some(json!({"message": "x"})),
+        )
+        .await;
+    let fields: Vec<&str> = problem["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["field"].as_str().unwrap())
+        .collect();
+    assert_eq!((status, fields), (422, vec!["name", "title"]));
+    let (status, _, _) = vi
+        .send(
+            Method::POST,
+            "/api/incident-templates",
+            Some(json!({"name": "v", "title": "v"})),
+        )
+        .await;
+    assert_eq!(status, 403);
+    let (_, list, _) = vi.send(Method::GET, "/api/incident-templates", None).await;
+    assert_eq!(
+        list["data"].as_array().map(Vec::len),
+        Some(1),
+        "refusals stored nothing"
+    );
+
+    let (status, replaced, _) = ed
+        .send(
+            Method::PUT,
+            &format!("/api/incident-templates/{id}"),
+            Some(json!({"name": "DB slow", "title": "Slow database", "status": "identified"})),
+        )
+        .await;
+    assert_eq!(
+        (status, &replaced["data"]["status"]),
+        (200, &json!("identified"))
+    );
+    let (status, _, _) = ed
+        .send(
+            Method::DELETE,
+            &format!("/api/incident-templates/{id}"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200);
+    let (status, _, _) = vi
+        .send(Method::GET, &format!("/api/incident-templates/{id}"), None)
+        .await;
+    assert_eq!(status, 404);
+    let actions =
+        s.db.texts("SELECT action FROM audit_events WHERE target_type = 'template' ORDER BY seq")
+            .await;
+    assert_eq!(
+        actions,
+        ["template.create", "template.update", "template.delete"]
+    );
 }

@@ -15,6 +15,7 @@ pub mod public;
 pub mod roles;
 pub mod scope;
 pub mod status;
+pub mod templates;
 pub mod timestamp;
 pub mod uptime;
 pub mod validate;

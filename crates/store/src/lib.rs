@@ -25,6 +25,7 @@ pub mod public;
 pub mod quick_links;
 mod sqlite;
 pub mod step_up;
+pub mod templates;
 pub mod two_factor;
 pub mod users;
 

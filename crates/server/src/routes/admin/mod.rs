@@ -44,6 +44,7 @@ pub fn router() -> Router<AppState> {
         .route("/admin/users", get(users_list))
         .route("/admin/audit", get(audit_log))
         .route("/admin/system", get(system))
+        .route("/admin/templates", get(templates_screen))
 }
 
 type Page = Result<Response, Response>;
@@ -190,21 +191,51 @@ async fn setup(
     }
 }
 
+#[derive(Deserialize)]
+struct NewIncidentQuery {
+    template: Option<i64>,
+}
+
 async fn incident_new(
     State(state): State<AppState>,
     headers: HeaderMap,
     who: Result<SignedIn, ApiError>,
-) -> Result<Response, Response> {
+    Query(q): Query<NewIncidentQuery>,
+) -> Page {
     let who = signed_in(&state, who).await?;
     let flash = Flash::read(&headers);
+    let templates = upstate_store::templates::list(&state.db)
+        .await
+        .map_err(fail)?;
+    let chosen = q
+        .template
+        .and_then(|id| templates.iter().find(|t| t.id == id).cloned());
     let form = view::IncidentForm {
         pages: pages::list(&state.db).await.map_err(fail)?,
         components: components::list(&state.db, None, None)
             .await
             .map_err(fail)?,
+        templates,
+        chosen,
     };
     Ok(shown(
         view::incident_new(&frame(&who, "incidents"), flash.as_ref(), &form),
+        &flash,
+    ))
+}
+
+async fn templates_screen(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    who: Result<SignedIn, ApiError>,
+) -> Page {
+    let who = signed_in(&state, who).await?;
+    let flash = Flash::read(&headers);
+    let list = upstate_store::templates::list(&state.db)
+        .await
+        .map_err(fail)?;
+    Ok(shown(
+        view::templates(&frame(&who, "incidents"), flash.as_ref(), &list),
         &flash,
     ))
 }

@@ -8,6 +8,7 @@ mod quick_links;
 mod sign_in;
 mod step_up;
 mod system;
+mod templates;
 mod two_factor;
 mod users;
 
@@ -24,4 +25,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(api_keys::router())
         .merge(quick_links::router())
         .merge(system::router())
+        .merge(templates::router())
 }

@@ -5,11 +5,15 @@ use super::{Frame, Input, action, bridge, page, when};
 use crate::form_bridge::Flash;
 use maud::{Markup, html};
 use upstate_core::postmortem::Postmortem;
+use upstate_core::templates::IncidentTemplate;
 use upstate_core::{Component, Incident, IncidentStatus, StatusPage};
 
 pub struct IncidentForm {
     pub pages: Vec<StatusPage>,
     pub components: Vec<Component>,
+    pub templates: Vec<IncidentTemplate>,
+    /// The template the form starts from, if one was picked.
+    pub chosen: Option<IncidentTemplate>,
 }
 
 const STATUSES: [(&str, &str); 4] = [
@@ -28,11 +32,30 @@ const IMPACTS: [(&str, &str); 4] = [
 pub fn incident_new(frame: &Frame, flash: Option<&Flash>, f: &IncidentForm) -> Markup {
     let last = |field: &str| flash.and_then(|fl| fl.value_of(field));
     let error = |field: &str| flash.and_then(|fl| fl.error_of(field)).map(str::to_string);
-    let status = last("status").unwrap_or_else(|| "investigating".into());
-    let impact = last("impact").unwrap_or_else(|| "minor".into());
+    let chosen = f.chosen.as_ref();
+    let status = last("status")
+        .or_else(|| chosen.map(|t| t.status.as_str().to_string()))
+        .unwrap_or_else(|| "investigating".into());
+    let impact = last("impact")
+        .or_else(|| chosen.map(|t| t.impact.as_str().to_string()))
+        .unwrap_or_else(|| "minor".into());
     let page_id = last("statusPageId");
     let body = html! {
-        header.top { h1 { "Report an incident" } }
+        header.top {
+            h1 { "Report an incident" }
+            a.button.secondary href="/admin/templates" { "Templates" }
+        }
+        @if !f.templates.is_empty() {
+            form.inline.card method="get" action="/admin/incidents/new" {
+                label for="f-template" { "Start from a template" }
+                select #f-template name="template" {
+                    @for t in &f.templates {
+                        option value=(t.id) selected[chosen.is_some_and(|c| c.id == t.id)] { (t.name) }
+                    }
+                }
+                button.secondary type="submit" { "Use template" }
+            }
+        }
         @if f.pages.is_empty() {
             div.card { p.empty { "Create a status page first: incidents belong to one." } }
         } @else {
@@ -47,7 +70,7 @@ pub fn incident_new(frame: &Frame, flash: Option<&Flash>, f: &IncidentForm) -> M
                     }
                     @if let Some(e) = error("statusPageId") { span.error { (e) } }
                 }
-                (Input { hint: Some("What users notice, in a few words."), ..Input::new("title", "Title", "text") }.render(flash))
+                (Input { value: chosen.map(|t| t.title.clone()), hint: Some("What users notice, in a few words."), ..Input::new("title", "Title", "text") }.render(flash))
                 fieldset.field.invalid[error("status").is_some()] {
                     legend { "Status" }
                     div.choices {
@@ -79,7 +102,7 @@ pub fn incident_new(frame: &Frame, flash: Option<&Flash>, f: &IncidentForm) -> M
                     }
                     @if let Some(e) = error("componentIds") { span.error { (e) } }
                 }
-                (Input { hint: Some("Markdown. Shown as the first update on the public page."), ..Input::new("message", "Message", "textarea") }.render(flash))
+                (Input { value: chosen.map(|t| t.message.clone()), hint: Some("Markdown. Shown as the first update on the public page."), ..Input::new("message", "Message", "textarea") }.render(flash))
                 div { button type="submit" { "Report incident" } }
             }
         }
@@ -238,4 +261,51 @@ pub fn incident_detail(
         }
     };
     page(frame, &i.title, flash, body)
+}
+
+pub fn templates(frame: &Frame, flash: Option<&Flash>, list: &[IncidentTemplate]) -> Markup {
+    let back = "/admin/templates";
+    let body = html! {
+        header.top { h1 { "Incident templates" } }
+        section.card aria-labelledby="h-templates" {
+            h2 #h-templates { "Saved templates" }
+            @if list.is_empty() { p.empty { "None yet. Write the words for a known kind of trouble once, calmly, ahead of time." } }
+            ul.rows {
+                @for t in list {
+                    li {
+                        span { strong { (t.name) } br; span.muted { (t.title) " · " (t.status.as_str()) " · " (t.impact.as_str()) } }
+                        span.actions {
+                            a.button.secondary href=(format!("/admin/incidents/new?template={}", t.id)) { "Report with it" span.visually-hidden { ": " (t.name) } }
+                            (action(frame, back, &format!("/api/incident-templates/{}", t.id), "DELETE", &format!("Delete {}", t.name), Some("Delete this template?"), Some("Template deleted.")))
+                        }
+                    }
+                }
+            }
+        }
+        section.card aria-labelledby="h-newtemplate" {
+            h2 #h-newtemplate { "New template" }
+            form.stack method="post" action="/api/incident-templates" {
+                (bridge(back, back, Some("Template saved."), Some(frame.csrf)))
+                (Input { hint: Some("What you pick it by, such as \"Database degraded\"."), ..Input::new("name", "Template name", "text") }.render(flash))
+                (Input::new("title", "Incident title", "text").render(flash))
+                fieldset.field {
+                    legend { "Status" }
+                    div.choices {
+                        @for (value, label) in STATUSES {
+                            label { input type="radio" name="status" value=(value) checked[value == "investigating"]; (label) }
+                        }
+                    }
+                }
+                div.field {
+                    label for="f-timpact" { "Impact" }
+                    select #f-timpact name="impact" {
+                        @for (value, label) in IMPACTS { option value=(value) selected[value == "minor"] { (label) } }
+                    }
+                }
+                (Input { required: false, hint: Some("Markdown."), ..Input::new("message", "First message", "textarea") }.render(flash))
+                div { button type="submit" { "Save template" } }
+            }
+        }
+    };
+    page(frame, "Incident templates", flash, body)
 }

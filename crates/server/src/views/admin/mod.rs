@@ -12,7 +12,7 @@ mod team;
 
 pub use account::{TwoFactor, account};
 pub use dashboard::{DashboardData, dashboard};
-pub use incidents::{IncidentForm, incident_detail, incident_new, incidents_list};
+pub use incidents::{IncidentForm, incident_detail, incident_new, incidents_list, templates};
 pub use maintenance::{MaintenanceScreen, maintenance_list};
 pub use pages::{PageScreen, page_screen, pages_list};
 pub use sign_in::{login, second_factor, setup, setup_gone, setup_needs_link};
