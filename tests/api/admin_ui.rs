@@ -661,6 +661,31 @@ async fn operator_screens_in_chromium(b: Backend) {
     no_axe_violations(&d, "page screen").await;
     d.screenshot(&shot("page")).await;
 
+    // A quick link: a bad address refused beside the field, a good one shown
+    // on the public page.
+    fill(&d, "Link label", "Support").await;
+    d.js("document.getElementById('f-link-url').type = 'text'")
+        .await;
+    fill(&d, "Link address", "javascript:alert(1)").await;
+    press(&d, "Add link").await;
+    assert!(text(&d, "#f-link-url-error").await.contains("http"));
+    assert_eq!(s.db.integers("SELECT COUNT(*) FROM quick_links").await, [0]);
+    fill(&d, "Link label", "Support").await;
+    fill(&d, "Link address", "https://support.example.com/").await;
+    press(&d, "Add link").await;
+    assert!(
+        text(&d, "section[aria-labelledby=h-links]")
+            .await
+            .contains("support.example.com")
+    );
+    let public = reqwest::get(format!("{}/s/acme", s.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(public.contains("https://support.example.com/"));
+
     // Settings: a bad colour is refused, nothing changes.
     fill(&d, "Accent colour", "blue").await;
     press(&d, "Save settings").await;

@@ -273,6 +273,9 @@ async fn page_screen(
         components: components::list(&state.db, Some(id), None)
             .await
             .map_err(fail)?,
+        links: upstate_store::quick_links::list(&state.db, Some(id))
+            .await
+            .map_err(fail)?,
     };
     Ok(shown(
         view::page_screen(&frame(&who, "pages"), flash.as_ref(), &screen),

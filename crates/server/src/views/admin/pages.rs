@@ -6,6 +6,7 @@
 use super::{Frame, Input, action, bridge, page, when};
 use crate::form_bridge::Flash;
 use maud::{Markup, html};
+use upstate_core::links::QuickLink;
 use upstate_core::public::status_label;
 use upstate_core::{Component, ComponentGroup, ComponentStatus, StatusPage};
 
@@ -66,6 +67,7 @@ pub struct PageScreen {
     pub page: StatusPage,
     pub groups: Vec<ComponentGroup>,
     pub components: Vec<Component>,
+    pub links: Vec<QuickLink>,
 }
 
 const STATUSES: [ComponentStatus; 5] = [
@@ -298,6 +300,26 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
                         }
                     }
                 }
+            }
+        }
+        section.card aria-labelledby="h-links" {
+            h2 #h-links { "Quick links" }
+            p.muted { "Links in the public page's header: your support site, your main site, your docs." }
+            @if s.links.is_empty() { p.empty { "None yet." } }
+            ul.rows {
+                @for l in &s.links {
+                    li {
+                        span { strong { (l.label) } br; span.muted { (l.url) } }
+                        (action(frame, &back, &format!("/api/quicklinks/{}", l.id), "DELETE", &format!("Remove link {}", l.label), Some("Remove this link from the public page?"), Some("Link removed.")))
+                    }
+                }
+            }
+            form.stack method="post" action="/api/quicklinks" {
+                (bridge(&back, &back, Some("Link added."), Some(frame.csrf)))
+                input type="hidden" name="statusPageId:int" value=(p.id);
+                (Input { id: Some("f-link-label"), ..Input::new("label", "Link label", "text") }.render(flash))
+                (Input { id: Some("f-link-url"), hint: Some("https://…"), ..Input::new("url", "Link address", "url") }.render(flash))
+                div { button type="submit" { "Add link" } }
             }
         }
         section.card aria-labelledby="h-settings" {
