@@ -287,6 +287,20 @@ async fn first_run_to_a_reported_incident_in_chromium(b: Backend) {
     d.c().goto(&format!("{}/s/acme", s.base)).await.unwrap();
     assert!(text(&d, "body").await.contains("Checkout is slow"));
 
+    // A private page's status shows too (the public cache does not hold it).
+    let hidden = s.page("internal").await;
+    let down = s.component(hidden, "VPN").await;
+    s.patch(
+        &format!("/api/v1/components/{down}/status"),
+        json!({"status": "major_outage"}),
+    )
+    .await
+    .data(200);
+    s.make_private(hidden, "a private page password").await;
+    d.c().goto(&format!("{}/admin", s.base)).await.unwrap();
+    let pages_card = text(&d, "section[aria-labelledby=h-pages]").await;
+    assert!(pages_card.contains("Major System Outage"), "{pages_card}");
+
     // Sign out.
     d.c().goto(&format!("{}/admin", s.base)).await.unwrap();
     press(&d, "Sign out").await;

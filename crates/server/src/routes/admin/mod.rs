@@ -59,10 +59,17 @@ async fn pages_with_status(
 ) -> Result<Vec<(upstate_core::StatusPage, upstate_core::ComponentStatus)>, Response> {
     let mut out = Vec::new();
     for p in pages::list(&state.db).await.map_err(fail)? {
-        let snap = state.snapshots.get(&p.slug).await.ok().flatten();
-        let status = snap.map_or(upstate_core::ComponentStatus::Operational, |s| {
-            overall_status(&s.data.components, &s.data.incidents)
-        });
+        // Public pages come from the snapshot cache; private ones (which the
+        // cache does not hold) straight from the database.
+        let status = match state.snapshots.get(&p.slug).await.ok().flatten() {
+            Some(s) => overall_status(&s.data.components, &s.data.incidents),
+            None => upstate_store::public::load(&state.db, p.id)
+                .await
+                .map_err(fail)?
+                .map_or(upstate_core::ComponentStatus::Operational, |d| {
+                    overall_status(&d.components, &d.incidents)
+                }),
+        };
         out.push((p, status));
     }
     Ok(out)
