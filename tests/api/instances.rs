@@ -54,6 +54,39 @@ async fn instances_share_writes_snapshots_and_the_scheduler() {
     assert!(seen, "instance B saw A's write within 3 s");
     eprintln!("instance B saw the change after {:?}", start.elapsed());
 
+    // A feature switched off through A is off on B too (B has the page's
+    // snapshot in memory; the change names no page).
+    let feed_b = async || {
+        client
+            .get(format!("{b_base}/api/feed/rss?page=shared"))
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    };
+    assert_eq!(feed_b().await, 200);
+    let admin = a.db.create_key("admin");
+    let r = a
+        .send(
+            reqwest::Method::PUT,
+            "/api/features",
+            Some(&admin),
+            Some(json!({"feeds": false})),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let start = Instant::now();
+    let mut gone = false;
+    while start.elapsed() < Duration::from_secs(3) {
+        if feed_b().await == 404 {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(gone, "instance B turned feeds off within 3 s");
+
     // Both instances run the scheduler; the window moves once.
     let m = a
         .post(

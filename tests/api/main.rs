@@ -36,6 +36,7 @@ mod postmortems;
 mod private_pages;
 mod public;
 mod rate_limits;
+mod settings;
 mod status_html;
 mod two_factor;
 mod v2;

@@ -81,13 +81,18 @@ pub enum Event {
     /// Groups and components took a new order (or components new groups).
     #[serde(rename = "layout.changed")]
     LayoutChanged { page: Id },
+    /// Install-wide settings or feature switches changed: every page may
+    /// show something else.
+    #[serde(rename = "settings.changed")]
+    SettingsChanged,
 }
 
 impl Event {
-    /// The page whose followers care.
-    pub fn page(&self) -> Id {
+    /// The page whose followers care; `None` for a change of every page.
+    pub fn page(&self) -> Option<Id> {
         use Event::*;
-        match *self {
+        Some(match *self {
+            SettingsChanged => return None,
             PageCreated { page }
             | PageUpdated { page }
             | PageDeleted { page }
@@ -111,7 +116,7 @@ impl Event {
             | MaintenanceCompleted { page, .. }
             | MaintenanceCancelled { page, .. }
             | MaintenanceDeleted { page, .. } => page,
-        }
+        })
     }
 
     /// The dotted name, as stored in the outbox's `kind` column.
@@ -141,6 +146,7 @@ impl Event {
             MaintenanceDeleted { .. } => "maintenance.deleted",
             QuickLinksChanged { .. } => "quick_links.changed",
             LayoutChanged { .. } => "layout.changed",
+            SettingsChanged => "settings.changed",
         }
     }
 
@@ -173,7 +179,8 @@ mod tests {
         assert_eq!(json["to"], "major_outage");
         let back: Event = serde_json::from_value(json)?;
         assert_eq!(back, e);
-        assert_eq!(back.page(), 1);
+        assert_eq!(back.page(), Some(1));
+        assert_eq!(Event::SettingsChanged.page(), None);
         Ok(())
     }
 }

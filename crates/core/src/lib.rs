@@ -14,6 +14,7 @@ pub mod postmortem;
 pub mod public;
 pub mod roles;
 pub mod scope;
+pub mod settings;
 pub mod status;
 pub mod templates;
 pub mod timestamp;

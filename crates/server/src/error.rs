@@ -231,6 +231,7 @@ impl From<StoreError> for ApiError {
             StoreError::Conflict(msg) => ApiError::Conflict(msg),
             StoreError::Transition(t) => ApiError::Conflict(t.to_string()),
             StoreError::InvalidReference { field, message } => ApiError::validation(field, message),
+            StoreError::Invalid(fields) => fields.into(),
             other => internal(&other),
         }
     }

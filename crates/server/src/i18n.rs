@@ -75,6 +75,12 @@ impl Lang {
     /// `?lang=` when it names a dictionary, else the best `Accept-Language`
     /// match by quality, else English.
     pub fn negotiate(query: Option<&str>, headers: &HeaderMap) -> Lang {
+        Lang::negotiate_or(query, headers, None)
+    }
+
+    /// `negotiate` with the install's default language (a code) in place
+    /// of English when the visitor asks for none we have.
+    pub fn negotiate_or(query: Option<&str>, headers: &HeaderMap, fallback: Option<&str>) -> Lang {
         if let Some(l) = query.and_then(Lang::parse) {
             return l;
         }
@@ -87,7 +93,9 @@ impl Lang {
                 best = Some((q, lang));
             }
         }
-        best.map(|(_, l)| l).unwrap_or(Lang::En)
+        best.map(|(_, l)| l)
+            .or_else(|| fallback.and_then(Lang::parse))
+            .unwrap_or(Lang::En)
     }
 
     /// The text for `key`, falling back to English, then to the key itself

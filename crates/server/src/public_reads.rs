@@ -267,6 +267,18 @@ pub(crate) async fn visible_page(state: &AppState, slug: &str) -> Result<Arc<Sna
         .ok_or_else(|| ApiError::NotFound(format!("no public status page {slug:?}")))
 }
 
+/// Refuses with 404 when an operator turned the feature off (the switch
+/// in `/api/features`): a feature that is off does not exist for visitors.
+pub(crate) fn offered(on: bool, what: &str) -> Result<(), ApiError> {
+    if on {
+        Ok(())
+    } else {
+        Err(ApiError::NotFound(format!(
+            "{what} are turned off on this install"
+        )))
+    }
+}
+
 /// The page a host name stands for: a page's custom domain, else the
 /// configured default page.
 pub(crate) async fn host_slug(
@@ -280,5 +292,10 @@ pub(crate) async fn host_slug(
     if let Some(slug) = state.snapshots.slug_for_host(host).await? {
         return Ok(Some(slug));
     }
-    Ok(state.settings.default_page.clone())
+    // The settings screen's default page wins over upstate.toml's.
+    let settings = state.snapshots.settings().await?;
+    Ok(settings
+        .default_page
+        .clone()
+        .or_else(|| state.settings.default_page.clone()))
 }

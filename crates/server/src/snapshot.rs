@@ -16,6 +16,7 @@ use std::io::Write;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use tokio::sync::{Mutex, OnceCell};
+use upstate_core::settings::Settings;
 use upstate_core::uptime::StatusChange;
 use upstate_core::{Id, Timestamp};
 use upstate_store::public::{self, PageData};
@@ -211,6 +212,8 @@ pub struct Snapshots {
     /// Host name → slug of the page with that custom domain (or none), at
     /// the global version it was looked up.
     by_host: DashMap<String, (u64, Option<String>)>,
+    /// The install's settings, at the global version they were read.
+    settings: std::sync::RwLock<Option<(u64, Arc<Settings>)>>,
     builders: Vec<Mutex<()>>,
 }
 
@@ -255,6 +258,9 @@ impl Snapshots {
     pub fn drop_all(&self) {
         self.by_slug.clear();
         self.by_host.clear();
+        if let Ok(mut held) = self.settings.write() {
+            *held = None;
+        }
     }
 
     pub fn new(db: Db) -> Snapshots {
@@ -262,6 +268,7 @@ impl Snapshots {
             db,
             by_slug: DashMap::new(),
             by_host: DashMap::new(),
+            settings: std::sync::RwLock::new(None),
             builders: (0..BUILD_LOCKS).map(|_| Mutex::new(())).collect(),
         }
     }
@@ -269,6 +276,22 @@ impl Snapshots {
     fn fresh(&self, slug: &str) -> Option<Arc<Snapshot>> {
         let s = self.by_slug.get(slug)?;
         (self.db.changes.page_version(s.page_id) == s.version).then(|| s.clone())
+    }
+
+    /// The install's settings, read again only after a change.
+    pub async fn settings(&self) -> Result<Arc<Settings>, StoreError> {
+        let version = self.db.changes.global_version();
+        if let Ok(held) = self.settings.read()
+            && let Some((v, s)) = held.as_ref()
+            && *v == version
+        {
+            return Ok(s.clone());
+        }
+        let s = Arc::new(upstate_store::settings::settings(&self.db).await?);
+        if let Ok(mut held) = self.settings.write() {
+            *held = Some((version, s.clone()));
+        }
+        Ok(s)
     }
 
     /// The slug of the page whose custom domain is `host` (a Host header,

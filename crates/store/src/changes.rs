@@ -23,6 +23,9 @@ pub const CHANNEL: &str = "upstate_changes";
 #[derive(Debug)]
 pub struct Changes {
     pages: DashMap<Id, u64>,
+    /// Added to every page's version: bumped by changes of every page
+    /// (settings) and lost notifications, so pages never read yet go stale too.
+    epoch: AtomicU64,
     /// Bumped by every change: guards caches of "which page has this slug"
     /// (including "none"), which any page's change may alter.
     all: AtomicU64,
@@ -39,6 +42,7 @@ impl Default for Changes {
     fn default() -> Self {
         Changes {
             pages: DashMap::new(),
+            epoch: AtomicU64::new(0),
             all: AtomicU64::new(0),
             events: broadcast::channel(256).0,
             origin: rand::random(),
@@ -115,18 +119,23 @@ impl Changes {
         if events.is_empty() {
             return;
         }
-        let mut pages: Vec<Id> = events.iter().map(Event::page).collect();
+        let mut pages: Vec<Option<Id>> = events.iter().map(Event::page).collect();
         pages.sort_unstable();
         pages.dedup();
-        for page in pages {
-            *self.pages.entry(page).or_insert(0) += 1;
+        if pages.contains(&None) {
+            self.epoch.fetch_add(1, Ordering::AcqRel);
+        } else {
+            for page in pages.into_iter().flatten() {
+                *self.pages.entry(page).or_insert(0) += 1;
+            }
         }
         self.all.fetch_add(1, Ordering::AcqRel);
         let _ = self.events.send(Heard::Committed(events.into()));
     }
 
     pub fn page_version(&self, page: Id) -> u64 {
-        self.pages.get(&page).map(|v| *v).unwrap_or(0)
+        let own = self.pages.get(&page).map(|v| *v).unwrap_or(0);
+        own + self.epoch.load(Ordering::Acquire)
     }
 
     pub fn global_version(&self) -> u64 {
@@ -135,9 +144,7 @@ impl Changes {
 
     /// After a lost notification connection nothing can be trusted.
     pub fn bump_all(&self) {
-        for mut v in self.pages.iter_mut() {
-            *v += 1;
-        }
+        self.epoch.fetch_add(1, Ordering::AcqRel);
         self.all.fetch_add(1, Ordering::AcqRel);
         let _ = self.events.send(Heard::Everything);
     }
@@ -176,5 +183,11 @@ mod tests {
             Ok(Heard::Committed(events)) => assert_eq!(events.len(), 3),
             other => panic!("expected the committed events, got {other:?}"),
         }
+        c.committed(vec![Event::SettingsChanged]);
+        assert_eq!(
+            (c.page_version(3), c.page_version(99)),
+            (2, 1),
+            "a change of every page makes even unread pages stale"
+        );
     }
 }

@@ -267,19 +267,22 @@ impl Tx {
         let page = event.page();
         let payload = serde_json::to_string(&event)
             .map_err(|e| StoreError::Config(format!("unserializable event: {e}")))?;
+        // Status page 0: a change of every page (no foreign key to break).
         let id: i64 = on_tx!(self, |c| {
             sqlx::query_scalar(
             "INSERT INTO outbox (at, status_page_id, kind, payload) VALUES ($1, $2, $3, $4) RETURNING id"
         )
         .bind(now)
-        .bind(page)
+        .bind(page.unwrap_or(0))
         .bind(event.kind())
         .bind(&payload)
         .fetch_one(c)
         .await?
         });
         self.events.push((id, event));
-        if !self.touched.contains(&page) {
+        if let Some(page) = page
+            && !self.touched.contains(&page)
+        {
             on_tx!(self, |c| sqlx::query(
                 "UPDATE status_pages SET updated_at = $1 WHERE id = $2"
             )

@@ -17,6 +17,9 @@ pub enum StoreError {
         field: &'static str,
         message: String,
     },
+    /// A change the domain's rules refuse, field by field.
+    #[error("invalid fields: {0:?}")]
+    Invalid(upstate_core::FieldErrors),
     #[error(transparent)]
     Transition(#[from] InvalidTransition),
     #[error("database error: {0}")]

@@ -23,6 +23,7 @@ mod postgres;
 pub mod postmortems;
 pub mod public;
 pub mod quick_links;
+pub mod settings;
 mod sqlite;
 pub mod step_up;
 pub mod templates;

@@ -32,6 +32,9 @@ pub struct PageData {
     pub postmortems: Vec<(Id, String)>,
     /// Set on a private page visitors may open with a password.
     pub password_hash: Option<String>,
+    /// The install's feature switches and settings when this was read.
+    pub features: upstate_core::settings::Features,
+    pub settings: upstate_core::settings::Settings,
 }
 
 impl PageData {
@@ -192,6 +195,7 @@ pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
     };
     let mut past = maintenance::list(db, &finished).await?;
     past.reverse();
+    let features = crate::settings::features(db).await?;
     Ok(Some(PageData {
         page: page.into(),
         updated_at: Timestamp::from_millis(updated_at),
@@ -201,8 +205,15 @@ pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
         maintenance: windows,
         past_maintenance: past,
         quick_links: crate::quick_links::list(db, Some(page_id)).await?,
-        postmortems: crate::postmortems::published_on(db, page_id).await?,
+        // Turned off, postmortems are not even read: nothing can show them.
+        postmortems: if features.postmortems {
+            crate::postmortems::published_on(db, page_id).await?
+        } else {
+            Vec::new()
+        },
         password_hash,
+        features,
+        settings: crate::settings::settings(db).await?,
     }))
 }
 

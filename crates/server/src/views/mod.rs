@@ -191,6 +191,27 @@ pub fn layout(v: &View, title: &str, main: Markup) -> String {
     document(v, title, main, true)
 }
 
+/// The footer's links: only to the features this install offers.
+fn footer_links<'a>(v: &'a View) -> Vec<(String, &'a str)> {
+    let f = &v.d.features;
+    let slug = &v.d.page.slug;
+    let mut links = Vec::new();
+    if f.history {
+        links.push((v.href("/history"), v.t("nav.history")));
+    }
+    if f.feeds {
+        links.push((format!("/api/feed/rss?page={slug}"), v.t("nav.rss")));
+        links.push((
+            format!("/api/feed/rss?format=atom&page={slug}"),
+            v.t("nav.atom"),
+        ));
+    }
+    if f.calendar {
+        links.push((format!("/api/calendar?page={slug}"), v.t("nav.calendar")));
+    }
+    links
+}
+
 /// `content` false: the bare frame of the password gate, which shows the
 /// page's name and nothing else of it (no description, logo or feed links).
 fn document(v: &View, title: &str, main: Markup, content: bool) -> String {
@@ -211,15 +232,17 @@ fn document(v: &View, title: &str, main: Markup, content: bool) -> String {
                     // manifest fetches only send when asked to.
                     link rel="manifest" href={ "/api/manifest?page=" (slug) }
                         crossorigin=[v.d.gated().then_some("use-credentials")];
-                    link rel="alternate" type="application/rss+xml" title=(v.t("nav.rss")) href={ "/api/feed/rss?page=" (slug) };
-                    link rel="alternate" type="application/atom+xml" title=(v.t("nav.atom")) href={ "/api/feed/rss?format=atom&page=" (slug) };
+                    @if v.d.features.feeds {
+                        link rel="alternate" type="application/rss+xml" title=(v.t("nav.rss")) href={ "/api/feed/rss?page=" (slug) };
+                        link rel="alternate" type="application/atom+xml" title=(v.t("nav.atom")) href={ "/api/feed/rss?format=atom&page=" (slug) };
+                    }
                 }
                 link rel="stylesheet" href=(assets::css_url());
                 meta name="theme-color" content=(p.accent_color);
                 style { ":root{--accent:" (p.accent_color) "}" }
                 script src=(assets::js_url()) defer {}
             }
-            body data-events=[content.then(|| format!("/api/public/status/{slug}/events"))] {
+            body data-events=[(content && v.d.features.live_updates).then(|| format!("/api/public/status/{slug}/events"))] {
                 a.skip href="#main" { (v.t("nav.skip")) }
                 header.top {
                     div.wrap {
@@ -235,11 +258,12 @@ fn document(v: &View, title: &str, main: Markup, content: bool) -> String {
                 }
                 main #main .wrap { (main) }
                 footer.wrap {
-                    @if content { p {
-                        a href=(v.href("/history")) { (v.t("nav.history")) } " · "
-                        a href={ "/api/feed/rss?page=" (slug) } { (v.t("nav.rss")) } " · "
-                        a href={ "/api/feed/rss?format=atom&page=" (slug) } { (v.t("nav.atom")) } " · "
-                        a href={ "/api/calendar?page=" (slug) } { (v.t("nav.calendar")) }
+                    @let links = footer_links(v);
+                    @if content && !links.is_empty() { p {
+                        @for (i, (href, label)) in links.iter().enumerate() {
+                            @if i > 0 { " · " }
+                            a href=(href) { (label) }
+                        }
                     } }
                     nav aria-label=(v.t("nav.language")) {
                         ul.langs {

@@ -1,10 +1,11 @@
 //! The application routes under `/api` that the admin interface stands on:
-//! sign-in, two-factor, step-up, users, API keys, the audit log and quick
-//! links (content routes shared with `/api/v1` are in `content`). Signed-in people (session + CSRF), some also API keys.
+//! sign-in, two-factor, step-up, users, API keys, the audit log, quick
+//! links, settings and feature switches (content routes shared with `/api/v1` are in `content`). Signed-in people (session + CSRF), some also API keys.
 
 mod api_keys;
 mod audit;
 mod quick_links;
+mod settings;
 mod sign_in;
 mod step_up;
 mod system;
@@ -26,4 +27,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(quick_links::router())
         .merge(system::router())
         .merge(templates::router())
+        .merge(settings::router())
 }

@@ -9,7 +9,7 @@ use crate::error::ApiError;
 use crate::extract::weighted;
 use crate::i18n::Lang;
 use crate::page_gate;
-use crate::public_reads::{host_slug, limit_route, serve, serve_page, visible_page};
+use crate::public_reads::{host_slug, limit_route, offered, serve, serve_page, visible_page};
 use crate::security_headers;
 use crate::snapshot::{Body, Snapshot};
 use crate::state::AppState;
@@ -253,7 +253,16 @@ async fn render(
         Ok(s) => s,
         Err(e) => return fail(headers, e),
     };
-    let lang = Lang::negotiate(q.lang.as_deref(), headers);
+    if matches!(kind, Kind::History(_))
+        && let Err(e) = offered(snap.data.features.history, "history pages")
+    {
+        return fail(headers, e);
+    }
+    let lang = Lang::negotiate_or(
+        q.lang.as_deref(),
+        headers,
+        snap.data.settings.default_language.as_deref(),
+    );
     if !page_gate::opens(&snap.data, headers) {
         let error = match q.error.as_deref() {
             Some("throttled") => Some("password.throttled"),

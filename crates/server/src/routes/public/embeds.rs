@@ -9,7 +9,7 @@ use crate::extract::QueryParams;
 use crate::i18n::Lang;
 use crate::openapi::{BadQuery, PublicErrors};
 use crate::public_reads::host_slug;
-use crate::public_reads::{limited, page, public, queried_page, serve_page};
+use crate::public_reads::{limited, offered, page, public, queried_page, serve_page};
 use crate::respond::Data;
 use crate::security_headers;
 use crate::snapshot::{Body, Snapshot};
@@ -133,6 +133,7 @@ async fn calendar(State(state): State<AppState>, q: QueryParams, headers: Header
     public(
         async {
             let snap = queried_page(&state, &q, &headers, FieldErrors::new()).await?;
+            offered(snap.data.features.calendar, "calendars")?;
             let component = component_of(&snap, &q)?;
             let key = format!("ics:{}", component.unwrap_or(0));
             let body = snap.body(&key, |d| Ok(ics(d, component, &state.settings.public_url)))?;
@@ -202,6 +203,7 @@ async fn badge(State(state): State<AppState>, q: QueryParams, headers: HeaderMap
                 );
             }
             let snap = queried_page(&state, &q, &headers, e).await?;
+            offered(snap.data.features.badges, "badges")?;
             let component = component_of(&snap, &q)?;
             let d = &snap.data;
             let label = label.unwrap_or_else(|| {
@@ -312,7 +314,12 @@ async fn widget(State(state): State<AppState>, q: QueryParams, headers: HeaderMa
             let mut e = FieldErrors::new();
             let format = q.one_of("format", &["html", "js"], &mut e);
             let snap = queried_page(&state, &q, &headers, e).await?;
-            let lang = Lang::negotiate(q.get("lang"), &headers);
+            offered(snap.data.features.widget, "widgets")?;
+            let lang = Lang::negotiate_or(
+                q.get("lang"),
+                &headers,
+                snap.data.settings.default_language.as_deref(),
+            );
             let base = &state.settings.public_url;
             let key = format!("widget:{format}:{}", lang.code());
             let body = snap.body(&key, |d| {

@@ -6,7 +6,7 @@
 use crate::error::ApiError;
 use crate::extract::QueryParams;
 use crate::openapi::{BadQuery, PublicErrors};
-use crate::public_reads::{limited, public, queried_page, serve_page};
+use crate::public_reads::{limited, offered, public, queried_page, serve_page};
 use crate::snapshot::Body;
 use crate::state::AppState;
 use axum::extract::State;
@@ -175,6 +175,7 @@ async fn feed(State(state): State<AppState>, q: QueryParams, headers: HeaderMap)
             let mut e = FieldErrors::new();
             let atom_format = q.one_of("format", &["rss", "atom"], &mut e) == "atom";
             let snap = queried_page(&state, &q, &headers, e).await?;
+            offered(snap.data.features.feeds, "feeds")?;
             let base = state.settings.public_url.clone();
             let body = if atom_format {
                 snap.body("feed:atom", |d| Ok(atom(d, &base)))?

@@ -9,7 +9,7 @@
 
 use crate::error::ApiError;
 use crate::openapi::PublicErrors;
-use crate::public_reads::{limited, page, public};
+use crate::public_reads::{limited, offered, page, public};
 use crate::snapshot::Snapshot;
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -66,7 +66,7 @@ fn status_event(snap: &Snapshot) -> Event {
     tag = "public",
     operation_id = "publicEvents",
     summary = "Server-sent events: a `status` event now; after every change of the page, its `change` events and a `status` event",
-    description = "Each `change` event's data is one change event of the page as JSON, named by `kind`: `page.updated`, `component.created`, `component.updated`, `component.status_changed` (with `from` and `to`), `component.deleted`, `group.created`, `group.updated`, `group.deleted`, `incident.created`, `incident.updated` (with `status` and `impact`), `incident.resolved`, `incident.deleted`, `maintenance.scheduled`, `maintenance.updated`, `maintenance.started`, `maintenance.completed`, `maintenance.cancelled`, `maintenance.deleted`, `quick_links.changed`. The stream ends when the page is deleted or stops being visible.",
+    description = "Each `change` event's data is one change event of the page as JSON, named by `kind`: `page.updated`, `component.created`, `component.updated`, `component.status_changed` (with `from` and `to`), `component.deleted`, `group.created`, `group.updated`, `group.deleted`, `incident.created`, `incident.updated` (with `status` and `impact`), `incident.resolved`, `incident.deleted`, `maintenance.scheduled`, `maintenance.updated`, `maintenance.started`, `maintenance.completed`, `maintenance.cancelled`, `maintenance.deleted`, `quick_links.changed`, `layout.changed`, `settings.changed` (install-wide settings or feature switches). The stream ends when the page is deleted or stops being visible, or live updates are turned off.",
     params(("slug" = String, Path, description = "The page's slug")),
     responses((status = 200, description = "text/event-stream of `status` events", body = StatusEvent, content_type = "text/event-stream"), PublicErrors)
 )]
@@ -81,6 +81,7 @@ async fn events(
             // then an event, not a gap.
             let changes = state.db.changes.subscribe();
             let snap = page(&state, &slug, &headers).await?;
+            offered(snap.data.features.live_updates, "live updates")?;
             let first = stream::once(std::future::ready(Ok::<_, Infallible>(status_event(&snap))));
             let rest = follow(state.clone(), slug, snap.page_id, changes);
             let stream = first
@@ -115,7 +116,7 @@ fn follow(
                     Ok(Heard::Committed(events)) => {
                         let ours: Vec<Change> = events
                             .iter()
-                            .filter(|e| e.page() == page_id)
+                            .filter(|e| e.page().is_none_or(|p| p == page_id))
                             .cloned()
                             .collect();
                         if ours.is_empty() {
@@ -133,7 +134,7 @@ fn follow(
                     .await
                     .ok()
                     .flatten()
-                    .filter(|s| s.page_id == page_id)?;
+                    .filter(|s| s.page_id == page_id && s.data.features.live_updates)?;
                 let mut out: Vec<Result<Event, Infallible>> =
                     ours.iter().map(|e| Ok(change_event(e))).collect();
                 out.push(Ok(status_event(&snap)));

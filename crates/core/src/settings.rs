@@ -1,0 +1,233 @@
+//! Settings of the whole install and its feature switches: what an operator
+//! changes from the browser rather than in `upstate.toml` (see
+//! docs/api.md "Settings and feature switches"). A switch that is off takes
+//! its feature away everywhere it shows: the route answers 404 and the
+//! public pages drop their links to it, so visitors never meet a dead link.
+
+use crate::patch::Patch;
+use crate::validate::{self, FieldErrors};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Declares the feature switches once: the struct, its defaults (all on)
+/// and the list of wire names the routes check bodies against.
+macro_rules! features {
+    ($($(#[doc = $doc:literal])* $field:ident = $name:literal,)*) => {
+        /// Which optional public features this install offers. All are on
+        /// unless an operator turns one off.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+        #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+        #[serde(rename_all = "camelCase", default)]
+        pub struct Features {
+            $($(#[doc = $doc])* pub $field: bool,)*
+        }
+
+        impl Default for Features {
+            fn default() -> Self {
+                Features { $($field: true,)* }
+            }
+        }
+
+        impl Features {
+            /// The switches' names on the wire, in display order.
+            pub const NAMES: &'static [&'static str] = &[$($name,)*];
+
+            /// Turns the switch `name` on or off; false for no such switch.
+            fn set(&mut self, name: &str, on: bool) -> bool {
+                match name {
+                    $($name => self.$field = on,)*
+                    _ => return false,
+                }
+                true
+            }
+
+            /// Each switch's name and state, in display order.
+            pub fn list(&self) -> Vec<(&'static str, bool)> {
+                vec![$(($name, self.$field),)*]
+            }
+        }
+    };
+}
+
+features! {
+    /// RSS and Atom feeds of each page (`/api/feed/rss`) and the links to them.
+    feeds = "feeds",
+    /// iCalendar of maintenance windows (`/api/calendar`) and its link.
+    calendar = "calendar",
+    /// SVG and shields.io badges (`/api/badge`).
+    badges = "badges",
+    /// The embeddable widget (`/api/widget`).
+    widget = "widget",
+    /// Live updates: the event stream (`/api/public/status/{slug}/events`)
+    /// that refreshes open pages without a reload.
+    live_updates = "liveUpdates",
+    /// The month-by-month history page of each status page and its link.
+    history = "history",
+    /// Published postmortems on incident pages and in feeds.
+    postmortems = "postmortems",
+}
+
+impl Features {
+    /// These switches changed by a `PUT /api/features` body: any subset of
+    /// the names with `true` or `false`. Unknown names are refused, not
+    /// ignored: a misspelt switch must not look turned off when it is not.
+    pub fn changed_by(&self, body: &Map<String, Value>) -> Result<Features, FieldErrors> {
+        let mut next = *self;
+        let mut e = FieldErrors::new();
+        if body.is_empty() {
+            e.push("body", "name at least one feature to turn on or off");
+        }
+        for (name, value) in body {
+            match value.as_bool() {
+                Some(on) => {
+                    if !next.set(name, on) {
+                        e.push(
+                            name,
+                            format!("is not a feature; features are {}", Self::NAMES.join(", ")),
+                        );
+                    }
+                }
+                None => e.push(name, "must be true or false"),
+            }
+        }
+        e.into_result().map(|()| next)
+    }
+}
+
+/// Install-wide settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", default)]
+pub struct Settings {
+    /// This install's name: the admin interface's title and sign-in page.
+    pub site_name: String,
+    /// The slug of the page served at `/` on hosts that are no page's custom
+    /// domain. When unset, `default_page` of `upstate.toml` applies.
+    pub default_page: Option<String>,
+    /// The language of public pages for visitors whose browser asks for
+    /// none Upstate speaks (`en`, `de`, `fr`, `es`, `ja`). English when unset.
+    pub default_language: Option<String>,
+}
+
+pub const DEFAULT_SITE_NAME: &str = "Upstate";
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            site_name: DEFAULT_SITE_NAME.into(),
+            default_page: None,
+            default_language: None,
+        }
+    }
+}
+
+/// `PUT /api/settings`: any subset; `null` clears a nullable setting.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SettingsInput {
+    #[serde(default)]
+    pub site_name: Option<String>,
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub default_page: Patch<String>,
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub default_language: Patch<String>,
+}
+
+impl SettingsInput {
+    /// `current` with this input's changes; `languages` are the codes the
+    /// public pages speak. Whether the default page exists is the store's
+    /// check.
+    pub fn apply(self, current: &Settings, languages: &[&str]) -> Result<Settings, FieldErrors> {
+        let mut e = FieldErrors::new();
+        let mut next = current.clone();
+        if let Some(name) = self.site_name
+            && let Some(n) = e.check("siteName", validate::name(&name))
+        {
+            next.site_name = n;
+        }
+        match self.default_page.try_map(|s| validate::slug(&s)) {
+            Ok(p) => next.default_page = p.apply(next.default_page),
+            Err(m) => e.push("defaultPage", m),
+        }
+        let lang = self.default_language.try_map(|l| {
+            let l = l.trim().to_ascii_lowercase();
+            if languages.contains(&l.as_str()) {
+                Ok(l)
+            } else {
+                Err(format!("must be one of {}", languages.join(", ")))
+            }
+        });
+        match lang {
+            Ok(l) => next.default_language = l.apply(next.default_language),
+            Err(m) => e.push("defaultLanguage", m),
+        }
+        e.into_result().map(|()| next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn map(v: Value) -> Map<String, Value> {
+        match v {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        }
+    }
+
+    #[test]
+    fn switches_change_by_name_and_refuse_what_is_not_one() {
+        let all = Features::default();
+        assert!(all.list().iter().all(|(_, on)| *on));
+        let Ok(off) = all.changed_by(&map(json!({"feeds": false, "liveUpdates": false}))) else {
+            panic!("two known switches are accepted");
+        };
+        assert!(!off.feeds && !off.live_updates && off.calendar);
+        let Err(e) = all.changed_by(&map(json!({"feedz": false, "badges": "no"}))) else {
+            panic!("unknown names and non-booleans are refused");
+        };
+        let fields: Vec<&str> = e.0.iter().map(|f| f.field.as_str()).collect();
+        assert_eq!(fields, ["badges", "feedz"]);
+        assert!(all.changed_by(&Map::new()).is_err());
+        // Stored documents from an older version gain new switches as on.
+        let Ok(old) = serde_json::from_value::<Features>(json!({"feeds": false})) else {
+            panic!("a partial document reads");
+        };
+        assert!(!old.feeds && old.history);
+    }
+
+    #[test]
+    fn settings_change_any_subset_and_null_clears() {
+        let langs = ["en", "de"];
+        let cur = Settings {
+            default_page: Some("main".into()),
+            ..Settings::default()
+        };
+        let Ok(input) = serde_json::from_value::<SettingsInput>(
+            json!({"siteName": " Acme status ", "defaultPage": null, "defaultLanguage": "DE"}),
+        ) else {
+            panic!("the body reads");
+        };
+        let Ok(next) = input.apply(&cur, &langs) else {
+            panic!("valid settings are accepted");
+        };
+        assert_eq!(next.site_name, "Acme status");
+        assert_eq!(next.default_page, None);
+        assert_eq!(next.default_language.as_deref(), Some("de"));
+        let Ok(bad) = serde_json::from_value::<SettingsInput>(
+            json!({"siteName": "", "defaultPage": "Not A Slug", "defaultLanguage": "xx"}),
+        ) else {
+            panic!("the body reads");
+        };
+        let Err(e) = bad.apply(&cur, &langs) else {
+            panic!("bad settings are refused");
+        };
+        assert_eq!(e.0.len(), 3);
+        assert!(serde_json::from_value::<SettingsInput>(json!({"colour": "red"})).is_err());
+    }
+}

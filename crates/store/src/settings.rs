@@ -1,0 +1,149 @@
+//! Install-wide settings and feature switches, one JSON document each in the
+//! `settings` table. Saving either records `settings.changed`, which makes
+//! every page's snapshot stale on every instance (the switches change what
+//! pages show).
+
+use crate::audit::AuditCtx;
+use crate::db::Db;
+use crate::error::{StoreError, StoreResult};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::json;
+use upstate_core::audit::Action;
+use upstate_core::events::Event;
+use upstate_core::settings::{Features, Settings};
+use upstate_core::{FieldErrors, Timestamp};
+
+/// The stored document `name`, or its default when never saved. A document
+/// that no longer reads (hand-edited) is an error, not silently the default:
+/// a feature an operator turned off must not come back on.
+async fn load<T: DeserializeOwned + Default>(db: &Db, name: &str) -> StoreResult<T> {
+    let raw: Option<String> = on_db!(db, |c| sqlx::query_scalar(
+        "SELECT value FROM settings WHERE name = $1"
+    )
+    .bind(name)
+    .fetch_optional(c)
+    .await?);
+    match raw {
+        None => Ok(T::default()),
+        Some(raw) => serde_json::from_str(&raw)
+            .map_err(|e| StoreError::Config(format!("stored {name} do not read: {e}"))),
+    }
+}
+
+pub async fn settings(db: &Db) -> StoreResult<Settings> {
+    load(db, Settings::NAME).await
+}
+
+pub async fn features(db: &Db) -> StoreResult<Features> {
+    load(db, Features::NAME).await
+}
+
+/// A stored document: its row name, audit action, and the page it names
+/// (which must exist when it is saved).
+trait Document: Serialize + DeserializeOwned + Default {
+    const NAME: &'static str;
+    const ACTION: Action;
+    fn page(&self) -> Option<&str> {
+        None
+    }
+}
+
+impl Document for Settings {
+    const NAME: &'static str = "settings";
+    const ACTION: Action = Action::SettingsUpdate;
+    fn page(&self) -> Option<&str> {
+        self.default_page.as_deref()
+    }
+}
+
+impl Document for Features {
+    const NAME: &'static str = "features";
+    const ACTION: Action = Action::FeaturesUpdate;
+}
+
+/// Changes a document by `f` in one transaction that holds it (row lock on
+/// PostgreSQL, the write lock on SQLite), so two operators switching
+/// different features at once both keep their change.
+async fn change<T: Document>(
+    db: &Db,
+    ctx: &AuditCtx,
+    f: impl FnOnce(T) -> Result<T, FieldErrors>,
+) -> StoreResult<T> {
+    let name = T::NAME;
+    let now = Timestamp::now().millis();
+    let mut tx = db.begin_as(ctx).await?;
+    // The row must exist to be locked.
+    on_tx!(&mut tx, |c| {
+        sqlx::query(
+        "INSERT INTO settings (name, value, updated_at) VALUES ($1, '{}', $2) ON CONFLICT (name) DO NOTHING"
+    )
+    .bind(name)
+    .bind(now)
+    .execute(c)
+    .await?
+    .rows_affected()
+    });
+    let raw: String = locked!(
+        &mut tx,
+        "SELECT value FROM settings WHERE name = $1",
+        |c, q| sqlx::query_scalar(q).bind(name).fetch_one(c).await?
+    );
+    let current: T = serde_json::from_str(&raw)
+        .map_err(|e| StoreError::Config(format!("stored {name} do not read: {e}")))?;
+    let before = json!(current);
+    let next = f(current).map_err(StoreError::Invalid)?;
+    if let Some(slug) = next.page() {
+        let found: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(
+            "SELECT id FROM status_pages WHERE slug = $1"
+        )
+        .bind(slug)
+        .fetch_optional(c)
+        .await?);
+        if found.is_none() {
+            return Err(StoreError::invalid_ref(
+                "defaultPage",
+                format!("no page has the slug {slug:?}"),
+            ));
+        }
+    }
+    let text = serde_json::to_string(&next)
+        .map_err(|e| StoreError::Config(format!("unserializable {name}: {e}")))?;
+    on_tx!(&mut tx, |c| sqlx::query(
+        "UPDATE settings SET value = $2, updated_at = $3 WHERE name = $1"
+    )
+    .bind(name)
+    .bind(&text)
+    .bind(now)
+    .execute(c)
+    .await?
+    .rows_affected());
+    let audited = tx
+        .audit(
+            T::ACTION,
+            name,
+            None,
+            json!({ "before": before, "after": next }),
+        )
+        .await?;
+    tx.record(Event::SettingsChanged).await?;
+    tx.commit(audited).await?;
+    Ok(next)
+}
+
+/// Changes the settings; a default page must name an existing page.
+pub async fn change_settings(
+    db: &Db,
+    ctx: &AuditCtx,
+    f: impl FnOnce(Settings) -> Result<Settings, FieldErrors>,
+) -> StoreResult<Settings> {
+    change(db, ctx, f).await
+}
+
+pub async fn change_features(
+    db: &Db,
+    ctx: &AuditCtx,
+    f: impl FnOnce(Features) -> Result<Features, FieldErrors>,
+) -> StoreResult<Features> {
+    change(db, ctx, f).await
+}
