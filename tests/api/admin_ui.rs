@@ -21,7 +21,8 @@ on_both_backends!(
     operator_screens_in_chromium,
     two_factor_in_chromium,
     team_screens_in_chromium,
-    templates_in_chromium
+    templates_in_chromium,
+    sensitive_actions_ask_for_step_up_in_chromium
 );
 
 const PW: &str = "correct horse battery staple";
@@ -1018,13 +1019,63 @@ async fn team_screens_in_chromium(b: Backend) {
     assert!(text(&d, ".alert.notice").await.contains("Cache dropped"));
     no_axe_violations(&d, "system").await;
     d.screenshot(&shot("system")).await;
+
+    // Settings: a refusal beside its field, then the name heads the
+    // interface, the chosen page is served at /, and a feature turned off
+    // is gone from the public side.
+    s.page("alpha").await;
+    press(&d, "Settings").await;
+    fill(&d, "Name of this install", " ").await;
+    press(&d, "Save settings").await;
+    assert!(text(&d, "#f-siteName-error").await.contains("empty"));
+    fill(&d, "Name of this install", "Acme status").await;
+    field(&d, "Page served at /")
+        .await
+        .select_by_value("alpha")
+        .await
+        .unwrap();
+    press(&d, "Save settings").await;
+    assert!(text(&d, ".alert.notice").await.contains("Settings saved"));
+    assert!(text(&d, "a.brand").await.contains("Acme status"));
+    let home = http.get(format!("{}/", s.base)).send().await.unwrap();
+    assert!(
+        home.text().await.unwrap().contains("alpha"),
+        "/ serves the default page"
+    );
+    field(&d, "RSS and Atom feeds").await.click().await.unwrap();
+    press(&d, "Save features").await;
+    assert!(text(&d, ".alert.notice").await.contains("Features saved"));
+    let feed = http
+        .get(format!("{}/api/feed/rss?page=alpha", s.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(feed.status(), 404, "feeds are off");
+    assert_eq!(
+        d.js("return document.getElementById('feat-feeds').checked")
+            .await,
+        json!(false)
+    );
+    assert_eq!(
+        d.js("return document.getElementById('feat-badges').checked")
+            .await,
+        json!(true),
+        "the other switches kept their state"
+    );
+    no_axe_violations(&d, "settings").await;
+    d.screenshot(&shot("settings")).await;
     d.quit().await;
 
     // An editor's role does not open these two screens.
     let ed = crate::support::Browser::login(&s, "ed@example.com", PW)
         .await
         .unwrap_or_else(|_| panic!("editor signs in"));
-    for screen in ["/admin/users", "/admin/audit", "/admin/system"] {
+    for screen in [
+        "/admin/users",
+        "/admin/audit",
+        "/admin/system",
+        "/admin/settings",
+    ] {
         let r = http
             .get(format!("{}{screen}", s.base))
             .header("cookie", &ed.cookie)
@@ -1093,5 +1144,175 @@ async fn templates_in_chromium(b: Backend) {
         (&list[0]["title"], &list[0]["impact"]),
         (&json!("Slow database"), &json!("major"))
     );
+    d.quit().await;
+}
+
+/// Types `proof` into the step-up field `id` and presses its form's button.
+async fn confirm_with(d: &Driver, id: &str, proof: &str) {
+    let input = d
+        .c()
+        .find(Locator::Css(&format!("#{id}")))
+        .await
+        .unwrap_or_else(|_| panic!("no step-up field #{id}"));
+    input.clear().await.unwrap();
+    input.send_keys(proof).await.unwrap();
+    d.js("window.__before = true; window.confirm = () => true")
+        .await;
+    d.c()
+        .find(Locator::XPath(&format!(
+            "//input[@id='{id}']/ancestor::form//button[@type='submit']"
+        )))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let loaded = d
+        .until(
+            "return window.__before === undefined && document.readyState === 'complete'",
+            Duration::from_secs(10),
+        )
+        .await;
+    assert!(loaded.is_some(), "#{id}'s form led to no new page");
+}
+
+/// Deleting a page, changing a role, removing a user and creating an admin
+/// key each ask for the password (or a 2FA code) inline; a wrong or missing
+/// proof is refused beside its field and changes nothing.
+async fn sensitive_actions_ask_for_step_up_in_chromium(b: Backend) {
+    if !browser_available("sensitive_actions_ask_for_step_up_in_chromium") {
+        return;
+    }
+    let s = Server::start(b).await;
+    assert!(s.db.add_user("ad@example.com", "admin", PW).0);
+    let ed = s.db.user("ed@example.com", "editor");
+    let page = s.page("doomed").await;
+    let d = Driver::start(&[]).await;
+    d.c().set_window_size(1280, 1000).await.unwrap();
+    sign_in(&d, &s, "ad@example.com").await;
+
+    d.c()
+        .goto(&format!("{}/admin/pages/{page}", s.base))
+        .await
+        .unwrap();
+    confirm_with(&d, "su-page", "not my password").await;
+    assert_eq!(path(&d).await, format!("/admin/pages/{page}"));
+    assert!(
+        text(&d, "#su-page-note").await.contains("wrong"),
+        "{}",
+        text(&d, "main").await
+    );
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM status_pages").await,
+        [1],
+        "a wrong proof deletes nothing"
+    );
+    no_axe_violations(&d, "page with a refused step-up").await;
+    d.screenshot(&format!(
+        "admin/step-up-refused-{}",
+        if b == Backend::Sqlite {
+            "sqlite"
+        } else {
+            "postgres"
+        }
+    ))
+    .await;
+    confirm_with(&d, "su-page", PW).await;
+    assert_eq!(path(&d).await, "/admin/pages");
+    assert!(text(&d, ".alert.notice").await.contains("Page deleted"));
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM status_pages").await,
+        [0]
+    );
+
+    // A role change and a removal, each confirmed.
+    press(&d, "Users").await;
+    d.c()
+        .find(Locator::XPath(
+            "//summary[contains(normalize-space(), 'Manage')][ancestor::li//*[contains(text(), 'ed@example.com')]]",
+        ))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    d.c()
+        .find(Locator::Css(&format!("#role-{ed}")))
+        .await
+        .unwrap()
+        .select_by_value("admin")
+        .await
+        .unwrap();
+    confirm_with(&d, &format!("su-role-{ed}"), "wrong guess").await;
+    assert!(
+        text(&d, &format!("#su-role-{ed}-note"))
+            .await
+            .contains("wrong"),
+        "the message is beside this user's field, its panel open"
+    );
+    no_axe_violations(&d, "users with a refused step-up").await;
+    d.screenshot(&format!(
+        "admin/users-step-up-{}",
+        if b == Backend::Sqlite {
+            "sqlite"
+        } else {
+            "postgres"
+        }
+    ))
+    .await;
+    assert_eq!(
+        s.db.texts(&format!("SELECT role FROM users WHERE id = {ed}"))
+            .await,
+        ["editor"]
+    );
+    d.c()
+        .find(Locator::Css(&format!("#role-{ed}")))
+        .await
+        .unwrap()
+        .select_by_value("admin")
+        .await
+        .unwrap();
+    confirm_with(&d, &format!("su-role-{ed}"), PW).await;
+    assert!(text(&d, ".alert.notice").await.contains("Role changed"));
+    assert_eq!(
+        s.db.texts(&format!("SELECT role FROM users WHERE id = {ed}"))
+            .await,
+        ["admin"]
+    );
+    d.js("document.querySelectorAll('details.manage').forEach(e => e.open = true)")
+        .await;
+    confirm_with(&d, &format!("su-remove-{ed}"), PW).await;
+    assert!(text(&d, ".alert.notice").await.contains("User removed"));
+    assert_eq!(
+        s.db.integers(&format!("SELECT COUNT(*) FROM users WHERE id = {ed}"))
+            .await,
+        [0]
+    );
+
+    // An admin key: without the proof it is asked for beside the field.
+    press(&d, "API keys").await;
+    fill(&d, "Key name", "break glass").await;
+    check(&d, "admin: everything").await;
+    press(&d, "Create key").await;
+    assert!(
+        text(&d, "#su-key-note")
+            .await
+            .contains("Enter your password"),
+        "{}",
+        text(&d, "main").await
+    );
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM api_keys WHERE name = 'break glass'")
+            .await,
+        [0]
+    );
+    fill(&d, "Key name", "break glass").await;
+    check(&d, "admin: everything").await;
+    confirm_with(&d, "su-key", PW).await;
+    assert!(text(&d, "#new-secret").await.len() > 20);
+    let steps =
+        s.db.integers("SELECT COUNT(*) FROM audit_events WHERE action = 'user.step_up'")
+            .await;
+    assert_eq!(steps, [4], "each confirmed action was one verified step-up");
     d.quit().await;
 }

@@ -17,6 +17,15 @@
 //! that needs a second factor goes to `_pending`. `_keep` names fields of a
 //! success's answer the next page must show once (new recovery codes, a new
 //! key's secret), comma-separated.
+//!
+//! A sensitive action (deleting a page, changing a role) carries its
+//! step-up inline: a `_step_up` field (or `_step_up:<tag>` when a screen
+//! has several such forms, so the message lands beside the right one) with
+//! the person's password or current 2FA code. The bridge runs the step-up
+//! routes a script would (`POST /api/admin/step-up`, then
+//! `verify-password` or `verify-totp`) and sends the verified token as
+//! `X-Step-Up-Token`; a wrong proof comes back beside that field and the
+//! action is not attempted.
 
 use crate::error::ApiError;
 use axum::body::{Body, to_bytes};
@@ -36,6 +45,7 @@ pub const FLASH_COOKIE: &str = "upstate_flash";
 /// What a flash cookie may carry; values beyond it are not refilled.
 const FLASH_MAX: usize = 3_000;
 const FORM_MAX: usize = 256 * 1024;
+const STEP_UP_ASK: &str = "Enter your password or a current 2FA code to confirm.";
 
 /// What the page after a form shows: a notice after success, or the
 /// problem with every field's message and what was typed.
@@ -155,6 +165,8 @@ struct Form {
     keep: Option<String>,
     csrf: Option<String>,
     method: Option<String>,
+    /// The step-up field's name and the proof typed into it.
+    step_up: Option<(String, String)>,
 }
 
 fn read_form(bytes: &[u8]) -> Form {
@@ -169,6 +181,7 @@ fn read_form(bytes: &[u8]) -> Form {
             "_keep" => f.keep = Some(v),
             "_csrf" => f.csrf = Some(v),
             "_method" => f.method = Some(v.to_ascii_uppercase()),
+            _ if k == "_step_up" || k.starts_with("_step_up:") => f.step_up = Some((k, v)),
             _ => {
                 let (name, kind) = k.split_once(':').unwrap_or((k.as_str(), "text"));
                 // `list[][key]`: a list of objects; a key seen again starts
@@ -277,7 +290,7 @@ where
 /// Passes everything but a marked form through untouched.
 async fn bridge<S>(req: Request, inner: S) -> Response
 where
-    S: Service<Request, Response = Response, Error = Infallible>,
+    S: Service<Request, Response = Response, Error = Infallible> + Clone,
 {
     let (mut parts, body) = req.into_parts();
     let Ok(bytes) = to_bytes(body, FORM_MAX).await else {
@@ -307,8 +320,127 @@ where
         HeaderValue::from_static("application/json"),
     );
     parts.headers.remove(header::CONTENT_LENGTH);
+    // An empty proof is no step-up: the route says whether it needed one.
+    if let Some((field, proof)) = form.step_up.clone().filter(|(_, p)| !p.trim().is_empty()) {
+        match step_up(inner.clone(), &parts, proof.trim()).await {
+            Ok(token) => {
+                parts.headers.insert("x-step-up-token", token);
+            }
+            Err(message) => return refused_step_up(form, back, field, message),
+        }
+    }
     let res = run(inner, Request::from_parts(parts, Body::from(json))).await;
     answer(res, form, back).await
+}
+
+/// A request to an application route on behalf of the form's sender: its
+/// cookies, CSRF token and connection (the guard counts by address).
+fn call_as(parts: &axum::http::request::Parts, path: &'static str, body: &Value) -> Request {
+    let mut req = Request::new(Body::from(serde_json::to_vec(body).unwrap_or_default()));
+    *req.method_mut() = Method::POST;
+    *req.uri_mut() = axum::http::Uri::from_static(path);
+    *req.extensions_mut() = parts.extensions.clone();
+    let h = req.headers_mut();
+    for name in [header::COOKIE, header::USER_AGENT, header::HOST] {
+        for v in parts.headers.get_all(&name) {
+            h.append(name.clone(), v.clone());
+        }
+    }
+    for name in ["x-csrf-token", "x-forwarded-for"] {
+        if let Some(v) = parts.headers.get(name) {
+            h.insert(name, v.clone());
+        }
+    }
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    req
+}
+
+/// The API's message in a refusal, as a sentence.
+async fn refusal(res: Response) -> String {
+    let status = res.status();
+    let body = to_bytes(res.into_body(), 64 * 1024)
+        .await
+        .unwrap_or_default();
+    let json: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let message = json["errors"][0]["message"]
+        .as_str()
+        .map(|m| format!("That password or code {m}"))
+        .or_else(|| json["detail"].as_str().map(String::from))
+        .unwrap_or_else(|| status.canonical_reason().unwrap_or("refused").into());
+    sentence(&message)
+}
+
+/// Creates and verifies a step-up with `proof` (six digits: a TOTP code,
+/// anything else: the password); the verified token, or why not.
+async fn step_up<S>(
+    inner: S,
+    parts: &axum::http::request::Parts,
+    proof: &str,
+) -> Result<HeaderValue, String>
+where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone,
+{
+    let res = run(
+        inner.clone(),
+        call_as(parts, "/api/admin/step-up", &Value::Null),
+    )
+    .await;
+    if !res.status().is_success() {
+        return Err(refusal(res).await);
+    }
+    let body = to_bytes(res.into_body(), 64 * 1024)
+        .await
+        .unwrap_or_default();
+    let created: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let Some(token) = created["data"]["token"].as_str().map(String::from) else {
+        return Err("The step-up could not be started.".into());
+    };
+    let totp = proof.len() == 6 && proof.bytes().all(|b| b.is_ascii_digit());
+    let (path, body) = if totp {
+        (
+            "/api/admin/step-up/verify-totp",
+            serde_json::json!({"token": token, "code": proof}),
+        )
+    } else {
+        (
+            "/api/admin/step-up/verify-password",
+            serde_json::json!({"token": token, "password": proof}),
+        )
+    };
+    let res = run(inner, call_as(parts, path, &body)).await;
+    if !res.status().is_success() {
+        return Err(refusal(res).await);
+    }
+    HeaderValue::from_str(&token).map_err(|_| "The step-up could not be started.".to_string())
+}
+
+/// Back to the form, the message beside its step-up field; nothing done.
+fn refused_step_up(form: Form, back: String, field: String, message: String) -> Response {
+    let mut flash = Flash {
+        error: Some("Nothing was changed: the action needs you to confirm it is you.".into()),
+        fields: vec![(field.clone(), message)],
+        ..Flash::default()
+    };
+    let mut size = 0;
+    for (k, v) in form.typed_values {
+        size += k.len() + v.to_string().len();
+        if size < FLASH_MAX {
+            flash.values.insert(k, v);
+        }
+    }
+    // Straight to the field, which may be far down the screen.
+    let to = match field.strip_prefix("_step_up:") {
+        Some(tag) if tag.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') => {
+            format!("{back}#su-{tag}")
+        }
+        _ => back,
+    };
+    let mut out = (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response();
+    out.headers_mut().append(header::SET_COOKIE, flash.cookie());
+    out
 }
 
 async fn answer(res: Response, form: Form, back: String) -> Response {
@@ -356,6 +488,17 @@ async fn answer(res: Response, form: Form, back: String) -> Response {
                 .or_else(|| Some(status.canonical_reason().unwrap_or("refused").into())),
             ..Flash::default()
         };
+        // A sensitive action sent without its proof: ask beside the field.
+        if status == StatusCode::FORBIDDEN
+            && json["detail"]
+                .as_str()
+                .is_some_and(|d| d.contains("step-up"))
+            && let Some((field, _)) = &form.step_up
+        {
+            flash.error =
+                Some("Nothing was changed: the action needs you to confirm it is you.".into());
+            flash.fields.push((field.clone(), STEP_UP_ASK.into()));
+        }
         if let Some(errors) = json["errors"].as_array().filter(|e| !e.is_empty()) {
             flash.error = Some(if errors.len() == 1 {
                 "Please correct the field marked below.".into()

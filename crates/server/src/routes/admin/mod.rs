@@ -12,14 +12,17 @@ use crate::session::SignedIn;
 use crate::state::AppState;
 use crate::views::admin as view;
 use axum::Router;
-use axum::extract::{Query, State};
+use axum::extract::{FromRequestParts, Query, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
 use maud::Markup;
 use serde::Deserialize;
+use std::sync::Arc;
 use upstate_core::public::overall_status;
 use upstate_core::roles::Permission;
+use upstate_core::settings::Settings;
 use upstate_core::{MaintenanceStatus, Timestamp};
 use upstate_store::audit::AuditFilter;
 use upstate_store::incidents::IncidentFilter;
@@ -44,6 +47,7 @@ pub fn router() -> Router<AppState> {
         .route("/admin/users", get(users_list))
         .route("/admin/audit", get(audit_log))
         .route("/admin/system", get(system))
+        .route("/admin/settings", get(settings_screen))
         .route("/admin/templates", get(templates_screen))
 }
 
@@ -89,44 +93,80 @@ fn shown(body: Markup, flash: &Option<Flash>) -> Response {
     html(StatusCode::OK, body, flash.is_some())
 }
 
-/// Who is signed in, or the way to sign in (or to set up a new install).
-async fn signed_in(
-    state: &AppState,
-    who: Result<SignedIn, ApiError>,
-) -> Result<SignedIn, Response> {
-    match who {
-        Ok(who) => Ok(who),
-        Err(ApiError::Unauthorized(_)) => {
-            let fresh = users::count(&state.db).await.unwrap_or(1) == 0;
-            Err(Redirect::to(if fresh {
-                "/admin/setup"
-            } else {
-                "/admin/login"
-            })
-            .into_response())
+/// What every signed-in screen starts from: the person, the flash of the
+/// last form, and the install's settings (its name heads every screen).
+/// Rejects with the way in: sign-in, or setup on a new install.
+struct Screen {
+    who: SignedIn,
+    flash: Option<Flash>,
+    site: Arc<Settings>,
+}
+
+impl FromRequestParts<AppState> for Screen {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
+        let who = match SignedIn::from_request_parts(parts, state).await {
+            Ok(who) => who,
+            Err(ApiError::Unauthorized(_)) => {
+                let fresh = users::count(&state.db).await.unwrap_or(1) == 0;
+                return Err(Redirect::to(if fresh {
+                    "/admin/setup"
+                } else {
+                    "/admin/login"
+                })
+                .into_response());
+            }
+            Err(e) => return Err(e.into_response()),
+        };
+        let site = state.snapshots.settings().await.map_err(fail)?;
+        Ok(Screen {
+            who,
+            flash: Flash::read(&parts.headers),
+            site,
+        })
+    }
+}
+
+impl Screen {
+    fn frame(&self, here: &'static str) -> view::Frame<'_> {
+        let user = &self.who.session.user;
+        view::Frame {
+            email: &user.email,
+            name: &user.name,
+            role: user.role,
+            csrf: &self.who.session.csrf_token,
+            site: &self.site.site_name,
+            here,
         }
-        Err(e) => Err(e.into_response()),
+    }
+
+    fn flash(&self) -> Option<&Flash> {
+        self.flash.as_ref()
+    }
+
+    fn show(&self, body: Markup) -> Response {
+        shown(body, &self.flash)
+    }
+
+    /// The "not for your role" screen, unless the role has `p`.
+    fn refuse(&self, p: Permission, here: &'static str) -> Option<Response> {
+        if self.who.require(p).is_ok() {
+            return None;
+        }
+        let body = maud::html! {
+            header.top { h1 { "Not for your role" } }
+            div.card { p { "Your role (" (self.who.session.user.role.as_str()) ") does not open this screen. An owner or admin can change roles." } }
+        };
+        Some(html(
+            StatusCode::FORBIDDEN,
+            view::page(&self.frame(here), "Not for your role", None, body),
+            false,
+        ))
     }
 }
 
-fn frame<'a>(who: &'a SignedIn, here: &'static str) -> view::Frame<'a> {
-    let user = &who.session.user;
-    view::Frame {
-        email: &user.email,
-        name: &user.name,
-        role: user.role,
-        csrf: &who.session.csrf_token,
-        here,
-    }
-}
-
-async fn dashboard(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    who: Result<SignedIn, ApiError>,
-) -> Result<Response, Response> {
-    let who = signed_in(&state, who).await?;
-    let flash = Flash::read(&headers);
+async fn dashboard(State(state): State<AppState>, s: Screen) -> Result<Response, Response> {
     let now = Timestamp::now();
     let with_status = pages_with_status(&state).await?;
     let open = IncidentFilter {
@@ -160,10 +200,7 @@ async fn dashboard(
         audit: audit::list(&state.db, &recent).await.map_err(fail)?,
         now,
     };
-    Ok(shown(
-        view::dashboard(&frame(&who, "dashboard"), flash.as_ref(), &data),
-        &flash,
-    ))
+    Ok(s.show(view::dashboard(&s.frame("dashboard"), s.flash(), &data)))
 }
 
 async fn login(headers: HeaderMap) -> Response {
@@ -205,12 +242,9 @@ struct NewIncidentQuery {
 
 async fn incident_new(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    who: Result<SignedIn, ApiError>,
+    s: Screen,
     Query(q): Query<NewIncidentQuery>,
 ) -> Page {
-    let who = signed_in(&state, who).await?;
-    let flash = Flash::read(&headers);
     let templates = upstate_store::templates::list(&state.db)
         .await
         .map_err(fail)?;
@@ -225,55 +259,32 @@ async fn incident_new(
         templates,
         chosen,
     };
-    Ok(shown(
-        view::incident_new(&frame(&who, "incidents"), flash.as_ref(), &form),
-        &flash,
-    ))
+    Ok(s.show(view::incident_new(&s.frame("incidents"), s.flash(), &form)))
 }
 
-async fn templates_screen(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    who: Result<SignedIn, ApiError>,
-) -> Page {
-    let who = signed_in(&state, who).await?;
-    let flash = Flash::read(&headers);
+async fn templates_screen(State(state): State<AppState>, s: Screen) -> Page {
     let list = upstate_store::templates::list(&state.db)
         .await
         .map_err(fail)?;
-    Ok(shown(
-        view::templates(&frame(&who, "incidents"), flash.as_ref(), &list),
-        &flash,
-    ))
+    Ok(s.show(view::templates(&s.frame("incidents"), s.flash(), &list)))
 }
 
-async fn pages_list(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    who: Result<SignedIn, ApiError>,
-) -> Page {
-    let who = signed_in(&state, who).await?;
-    let flash = Flash::read(&headers);
+async fn pages_list(State(state): State<AppState>, s: Screen) -> Page {
     let all = pages_with_status(&state).await?;
-    let chosen = users::current_page(&state.db, who.session.user.id)
+    let chosen = users::current_page(&state.db, s.who.session.user.id)
         .await
         .map_err(fail)?
         .filter(|id| all.iter().any(|(p, _)| p.id == *id));
     let current = chosen.or_else(|| all.first().map(|(p, _)| p.id));
-    Ok(shown(
-        view::pages_list(&frame(&who, "pages"), flash.as_ref(), &all, current),
-        &flash,
-    ))
+    Ok(s.show(view::pages_list(
+        &s.frame("pages"),
+        s.flash(),
+        &all,
+        current,
+    )))
 }
 
-async fn page_screen(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    who: Result<SignedIn, ApiError>,
-    PathId(id): PathId,
-) -> Page {
-    let who = signed_in(&state, who).await?;
-    let flash = Flash::read(&headers);
+async fn page_screen(State(state): State<AppState>, s: Screen, PathId(id): PathId) -> Page {
     let screen = view::PageScreen {
         page: pages::get(&state.db, id).await.map_err(fail)?,
         groups: groups::list(&state.db, Some(id)).await.map_err(fail)?,
@@ -284,39 +295,25 @@ async fn page_screen(
             .await
             .map_err(fail)?,
     };
-    Ok(shown(
-        view::page_screen(&frame(&who, "pages"), flash.as_ref(), &screen),
-        &flash,
-    ))
+    Ok(s.show(view::page_screen(&s.frame("pages"), s.flash(), &screen)))
 }
 
-async fn incidents_list(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    who: Result<SignedIn, ApiError>,
-) -> Page {
-    let who = signed_in(&state, who).await?;
-    let flash = Flash::read(&headers);
+async fn incidents_list(State(state): State<AppState>, s: Screen) -> Page {
     let recent = IncidentFilter {
         limit: 50,
         ..Default::default()
     };
     let list = incidents::list(&state.db, &recent).await.map_err(fail)?;
     let all = pages::list(&state.db).await.map_err(fail)?;
-    Ok(shown(
-        view::incidents_list(&frame(&who, "incidents"), flash.as_ref(), &list, &all),
-        &flash,
-    ))
+    Ok(s.show(view::incidents_list(
+        &s.frame("incidents"),
+        s.flash(),
+        &list,
+        &all,
+    )))
 }
 
-async fn incident_detail(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    who: Result<SignedIn, ApiError>,
-    PathId(id): PathId,
-) -> Page {
-    let who = signed_in(&state, who).await?;
-    let flash = Flash::read(&headers);
+async fn incident_detail(State(state): State<AppState>, s: Screen, PathId(id): PathId) -> Page {
     let incident = match incidents::get(&state.db, id).await {
         Ok(i) => i,
         // Deleted (perhaps just now, from this screen): back to the list.
@@ -332,26 +329,17 @@ async fn incident_detail(
     let pm = upstate_store::postmortems::get(&state.db, id)
         .await
         .map_err(fail)?;
-    Ok(shown(
-        view::incident_detail(
-            &frame(&who, "incidents"),
-            flash.as_ref(),
-            &incident,
-            &all,
-            &comps,
-            pm.as_ref(),
-        ),
-        &flash,
-    ))
+    Ok(s.show(view::incident_detail(
+        &s.frame("incidents"),
+        s.flash(),
+        &incident,
+        &all,
+        &comps,
+        pm.as_ref(),
+    )))
 }
 
-async fn maintenance_list(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    who: Result<SignedIn, ApiError>,
-) -> Page {
-    let who = signed_in(&state, who).await?;
-    let flash = Flash::read(&headers);
+async fn maintenance_list(State(state): State<AppState>, s: Screen) -> Page {
     let mut windows = maintenance::list(&state.db, &MaintenanceFilter::default())
         .await
         .map_err(fail)?;
@@ -378,20 +366,15 @@ async fn maintenance_list(
             .await
             .map_err(fail)?,
     };
-    Ok(shown(
-        view::maintenance_list(&frame(&who, "maintenance"), flash.as_ref(), &screen),
-        &flash,
-    ))
+    Ok(s.show(view::maintenance_list(
+        &s.frame("maintenance"),
+        s.flash(),
+        &screen,
+    )))
 }
 
-async fn account(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    who: Result<SignedIn, ApiError>,
-) -> Page {
-    let who = signed_in(&state, who).await?;
-    let flash = Flash::read(&headers);
-    let user = &who.session.user;
+async fn account(State(state): State<AppState>, s: Screen) -> Page {
+    let user = &s.who.session.user;
     let tf = if user.totp_enabled {
         view::TwoFactor::On
     } else {
@@ -408,10 +391,7 @@ async fn account(
             None => view::TwoFactor::Off,
         }
     };
-    let mut res = shown(
-        view::account(&frame(&who, "account"), flash.as_ref(), &tf),
-        &flash,
-    );
+    let mut res = s.show(view::account(&s.frame("account"), s.flash(), &tf));
     // The recovery codes it may show must not stay in any cache.
     res.headers_mut().insert(
         header::CACHE_CONTROL,
@@ -420,33 +400,11 @@ async fn account(
     Ok(res)
 }
 
-/// A screen this person's role does not open.
-fn forbidden(who: &SignedIn, here: &'static str) -> Response {
-    let body = maud::html! {
-        header.top { h1 { "Not for your role" } }
-        div.card { p { "Your role (" (who.session.user.role.as_str()) ") does not open this screen. An owner or admin can change roles." } }
-    };
-    html(
-        StatusCode::FORBIDDEN,
-        view::page(&frame(who, here), "Not for your role", None, body),
-        false,
-    )
-}
-
-async fn keys(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    who: Result<SignedIn, ApiError>,
-) -> Page {
-    let who = signed_in(&state, who).await?;
-    let flash = Flash::read(&headers);
-    let mine = upstate_store::api_keys::list_of(&state.db, who.session.user.id)
+async fn keys(State(state): State<AppState>, s: Screen) -> Page {
+    let mine = upstate_store::api_keys::list_of(&state.db, s.who.session.user.id)
         .await
         .map_err(fail)?;
-    let mut res = shown(
-        view::keys(&frame(&who, "keys"), flash.as_ref(), &mine),
-        &flash,
-    );
+    let mut res = s.show(view::keys(&s.frame("keys"), s.flash(), &mine));
     res.headers_mut().insert(
         header::CACHE_CONTROL,
         axum::http::HeaderValue::from_static("no-store"),
@@ -454,21 +412,12 @@ async fn keys(
     Ok(res)
 }
 
-async fn users_list(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    who: Result<SignedIn, ApiError>,
-) -> Page {
-    let who = signed_in(&state, who).await?;
-    if who.require(Permission::UsersManage).is_err() {
-        return Ok(forbidden(&who, "users"));
+async fn users_list(State(state): State<AppState>, s: Screen) -> Page {
+    if let Some(refused) = s.refuse(Permission::UsersManage, "users") {
+        return Ok(refused);
     }
-    let flash = Flash::read(&headers);
     let all = users::list(&state.db).await.map_err(fail)?;
-    Ok(shown(
-        view::users(&frame(&who, "users"), flash.as_ref(), &all),
-        &flash,
-    ))
+    Ok(s.show(view::users(&s.frame("users"), s.flash(), &all)))
 }
 
 #[derive(Deserialize)]
@@ -476,17 +425,10 @@ struct AuditQuery {
     action: Option<String>,
 }
 
-async fn audit_log(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    who: Result<SignedIn, ApiError>,
-    Query(q): Query<AuditQuery>,
-) -> Page {
-    let who = signed_in(&state, who).await?;
-    if who.require(Permission::AuditView).is_err() {
-        return Ok(forbidden(&who, "audit"));
+async fn audit_log(State(state): State<AppState>, s: Screen, Query(q): Query<AuditQuery>) -> Page {
+    if let Some(refused) = s.refuse(Permission::AuditView, "audit") {
+        return Ok(refused);
     }
-    let flash = Flash::read(&headers);
     let action = q.action.filter(|a| !a.trim().is_empty());
     let filter = AuditFilter {
         action: action.clone(),
@@ -494,27 +436,18 @@ async fn audit_log(
         ..Default::default()
     };
     let events = audit::list(&state.db, &filter).await.map_err(fail)?;
-    Ok(shown(
-        view::audit(
-            &frame(&who, "audit"),
-            flash.as_ref(),
-            &events,
-            action.as_deref(),
-        ),
-        &flash,
-    ))
+    Ok(s.show(view::audit(
+        &s.frame("audit"),
+        s.flash(),
+        &events,
+        action.as_deref(),
+    )))
 }
 
-async fn system(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    who: Result<SignedIn, ApiError>,
-) -> Page {
-    let who = signed_in(&state, who).await?;
-    if who.require(Permission::SettingsWrite).is_err() {
-        return Ok(forbidden(&who, "system"));
+async fn system(State(state): State<AppState>, s: Screen) -> Page {
+    if let Some(refused) = s.refuse(Permission::SettingsWrite, "system") {
+        return Ok(refused);
     }
-    let flash = Flash::read(&headers);
     let info = view::SystemInfo {
         version: env!("CARGO_PKG_VERSION"),
         uptime_seconds: state.started.elapsed().as_secs(),
@@ -526,8 +459,27 @@ async fn system(
         instance_id: state.db.changes.instance_id(),
         cache: state.snapshots.figures(),
     };
-    Ok(shown(
-        view::system(&frame(&who, "system"), flash.as_ref(), &info),
-        &flash,
-    ))
+    Ok(s.show(view::system(&s.frame("system"), s.flash(), &info)))
+}
+
+async fn settings_screen(State(state): State<AppState>, s: Screen) -> Page {
+    if let Some(refused) = s.refuse(Permission::SettingsWrite, "settings") {
+        return Ok(refused);
+    }
+    let features = upstate_store::settings::features(&state.db)
+        .await
+        .map_err(fail)?;
+    let all = pages::list(&state.db).await.map_err(fail)?;
+    let languages: Vec<(&str, &str)> = crate::i18n::LANGS
+        .iter()
+        .map(|l| (l.code(), l.name()))
+        .collect();
+    Ok(s.show(view::settings(
+        &s.frame("settings"),
+        s.flash(),
+        &s.site,
+        &features,
+        &all,
+        &languages,
+    )))
 }

@@ -7,6 +7,7 @@ mod dashboard;
 mod incidents;
 mod maintenance;
 mod pages;
+mod settings;
 mod sign_in;
 mod team;
 
@@ -15,6 +16,7 @@ pub use dashboard::{DashboardData, dashboard};
 pub use incidents::{IncidentForm, incident_detail, incident_new, incidents_list, templates};
 pub use maintenance::{MaintenanceScreen, maintenance_list};
 pub use pages::{PageScreen, page_screen, pages_list};
+pub use settings::settings;
 pub use sign_in::{login, second_factor, setup, setup_gone, setup_needs_link};
 pub use team::{SystemInfo, audit, keys, system, users};
 
@@ -30,6 +32,8 @@ pub struct Frame<'a> {
     pub name: &'a str,
     pub role: Role,
     pub csrf: &'a str,
+    /// The install's name (settings).
+    pub site: &'a str,
     /// The nav entry to mark as current.
     pub here: &'static str,
 }
@@ -38,12 +42,12 @@ const LOGO: PreEscaped<&str> = PreEscaped(
     r##"<svg width="22" height="22" viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="10" fill="#22c55e"/><path d="M7 12.5l3 3 7-7" stroke="#fff" stroke-width="2.4" fill="none" stroke-linecap="round" stroke-linejoin="round"/></svg>"##,
 );
 
-fn head(title: &str) -> Markup {
+fn head(title: &str, site: &str) -> Markup {
     html! {
         meta charset="utf-8";
         meta name="viewport" content="width=device-width, initial-scale=1";
         meta name="robots" content="noindex";
-        title { (title) " · Upstate admin" }
+        title { (title) " · " (site) " admin" }
         link rel="icon" href=(assets::FAVICON_URL);
         link rel="stylesheet" href=(assets::ADMIN_CSS.url);
         script src=(assets::ADMIN_JS.url) defer {}
@@ -74,6 +78,12 @@ pub fn page(frame: &Frame, title: &str, flash: Option<&Flash>, body: Markup) -> 
         ),
         (
             frame.role.has(Permission::SettingsWrite),
+            "settings",
+            "/admin/settings",
+            "Settings",
+        ),
+        (
+            frame.role.has(Permission::SettingsWrite),
             "system",
             "/admin/system",
             "System",
@@ -82,12 +92,12 @@ pub fn page(frame: &Frame, title: &str, flash: Option<&Flash>, body: Markup) -> 
     html! {
         (DOCTYPE)
         html lang="en" {
-            head { (head(title)) }
+            head { (head(title, frame.site)) }
             body {
                 a.skip href="#main" { "Skip to content" }
                 div.shell {
                     aside.side {
-                        a.brand href="/admin" { (LOGO) "Upstate" }
+                        a.brand href="/admin" { (LOGO) (frame.site) }
                         nav aria-label="Admin" {
                             ul {
                                 @for (key, href, label) in nav {
@@ -126,7 +136,7 @@ pub fn centered(title: &str, flash: Option<&Flash>, body: Markup) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
-            head { (head(title)) }
+            head { (head(title, "Upstate")) }
             body {
                 main.center #main {
                     div.card {
@@ -243,6 +253,35 @@ pub fn action(
             (bridge(back, back, done, Some(frame.csrf)))
             @if method != "POST" { input type="hidden" name="_method" value=(method); }
             button.secondary.danger[method == "DELETE"] type="submit" { (label) }
+        }
+    }
+}
+
+/// The inline step-up of a sensitive form (see `crate::form_bridge`): the
+/// person's password or a current 2FA code. `tag` tells the forms of one
+/// screen apart; `what` ends the label for screen readers ("to remove Nora").
+pub fn step_up_field(tag: &str, what: &str, flash: Option<&Flash>) -> Markup {
+    step_up_input(tag, what, flash, None)
+}
+
+/// `step_up_field` for a form where only some choices need it (`when`
+/// says which); left empty, the route says whether it was needed.
+pub fn step_up_input(tag: &str, what: &str, flash: Option<&Flash>, when: Option<&str>) -> Markup {
+    let name = format!("_step_up:{tag}");
+    let id = format!("su-{tag}");
+    let error = flash.and_then(|f| f.error_of(&name));
+    html! {
+        div.field.invalid[error.is_some()] {
+            label for=(id) { "Your password or 2FA code" span.visually-hidden { " " (what) } }
+            input id=(id) type="password" name=(name) autocomplete="current-password" required[when.is_none()]
+                aria-invalid=[error.map(|_| "true")] aria-describedby=(format!("{id}-note"));
+            @if let Some(e) = error {
+                span.error id=(format!("{id}-note")) { (e) }
+            } @else if let Some(w) = when {
+                span.hint id=(format!("{id}-note")) { (w) }
+            } @else {
+                span.hint id=(format!("{id}-note")) { "Confirms it is you before a change that cannot be undone." }
+            }
         }
     }
 }

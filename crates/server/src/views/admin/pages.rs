@@ -3,7 +3,7 @@
 //! away. Forms post to `/api/statuspages…`, `/api/components…` and
 //! `/api/component-groups…`.
 
-use super::{Frame, Input, action, bridge, page, when};
+use super::{Frame, Input, action, bridge, page, step_up_field, when};
 use crate::form_bridge::Flash;
 use maud::{Markup, html};
 use upstate_core::links::QuickLink;
@@ -306,14 +306,14 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
             h2 #h-links { "Quick links" }
             p.muted { "Links in the public page's header: your support site, your main site, your docs." }
             @if s.links.is_empty() { p.empty { "None yet." } }
-            ul.rows {
+            @else { ul.rows {
                 @for l in &s.links {
                     li {
                         span { strong { (l.label) } br; span.muted { (l.url) } }
                         (action(frame, &back, &format!("/api/quicklinks/{}", l.id), "DELETE", &format!("Remove link {}", l.label), Some("Remove this link from the public page?"), Some("Link removed.")))
                     }
                 }
-            }
+            } }
             form.stack method="post" action="/api/quicklinks" {
                 (bridge(&back, &back, Some("Link added."), Some(frame.csrf)))
                 input type="hidden" name="statusPageId:int" value=(p.id);
@@ -349,6 +349,17 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
                 div { button type="submit" { "Save settings" } }
             }
             p.muted { "Created " (when(p.created_at)) "." }
+        }
+        section.card.danger-zone aria-labelledby="h-delete" {
+            h2 #h-delete { "Delete this page" }
+            p.muted { "Its components, incidents, maintenance windows and history go with it, for good." }
+            form.stack method="post" action=(format!("/api/statuspages/{}", p.id))
+                data-confirm=(format!("Delete the page {} and everything on it?", p.name)) {
+                (bridge(&back, "/admin/pages", Some("Page deleted."), Some(frame.csrf)))
+                input type="hidden" name="_method" value="DELETE";
+                (step_up_field("page", &format!("to delete {}", p.name), flash))
+                div { button.danger type="submit" { "Delete page" } }
+            }
         }
     };
     page(frame, &p.name, flash, body)

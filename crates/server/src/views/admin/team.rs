@@ -2,7 +2,7 @@
 //! button), users and roles (for those who manage them), and the audit log
 //! (recent events, filters, chain verification, exports).
 
-use super::{Frame, Input, action, bridge, page, when};
+use super::{Frame, Input, action, bridge, page, step_up_field, step_up_input, when};
 use crate::form_bridge::Flash;
 use maud::{Markup, html};
 use upstate_core::audit::AuditEvent;
@@ -62,6 +62,7 @@ pub fn keys(frame: &Frame, flash: Option<&Flash>, keys: &[ApiKey]) -> Markup {
                     }
                 }
                 (Input { form_name: Some("expiresInDays:int"), required: false, hint: Some("Leave empty for a key that does not expire."), ..Input::new("expiresInDays", "Expires after (days)", "number") }.render(flash))
+                (step_up_input("key", "to create an admin key", flash, Some("Needed only for the admin scope.")))
                 div { button type="submit" { "Create key" } }
             }
         }
@@ -71,10 +72,67 @@ pub fn keys(frame: &Frame, flash: Option<&Flash>, keys: &[ApiKey]) -> Markup {
 
 const ROLES: [Role; 4] = [Role::Viewer, Role::Editor, Role::Admin, Role::Owner];
 
+/// The sensitive actions on one user, each confirmed inline with a step-up.
+fn manage_user(frame: &Frame, flash: Option<&Flash>, u: &User) -> Markup {
+    let back = "/admin/users";
+    let route = format!("/api/admin/users/{}", u.id);
+    let tag = |what: &str| format!("{what}-{}", u.id);
+    // Open again after a refusal inside it.
+    let open = flash.is_some_and(|f| {
+        f.fields
+            .iter()
+            .any(|(field, _)| field.ends_with(&format!("-{}", u.id)))
+    });
+    html! {
+        details.manage open[open] {
+            summary { "Manage " (u.name) }
+            div.manage-forms {
+                form.stack method="post" action=(route) {
+                    (bridge(back, back, Some("Role changed."), Some(frame.csrf)))
+                    input type="hidden" name="_method" value="PATCH";
+                    div.field {
+                        label for=(format!("role-{}", u.id)) { "Role" span.visually-hidden { " of " (u.name) } }
+                        select id=(format!("role-{}", u.id)) name="role" {
+                            @for r in ROLES { option value=(r.as_str()) selected[r == u.role] { (r.as_str()) } }
+                        }
+                    }
+                    (step_up_field(&tag("role"), &format!("to change the role of {}", u.name), flash))
+                    div { button type="submit" { "Change role" span.visually-hidden { " of " (u.name) } } }
+                }
+                form.stack method="post" action=(format!("{route}/reset-password")) {
+                    (bridge(back, back, Some("Password reset; their sessions ended."), Some(frame.csrf)))
+                    input type="hidden" name="_keep" value="temporaryPassword";
+                    (step_up_field(&tag("password"), &format!("to reset the password of {}", u.name), flash))
+                    div { button.secondary type="submit" { "Reset password" span.visually-hidden { " of " (u.name) } } }
+                }
+                @if u.totp_enabled {
+                    form.stack method="post" action=(format!("{route}/reset-2fa")) {
+                        (bridge(back, back, Some("Two-factor turned off; they set it up again."), Some(frame.csrf)))
+                        (step_up_field(&tag("2fa"), &format!("to reset two-factor of {}", u.name), flash))
+                        div { button.secondary type="submit" { "Reset two-factor" span.visually-hidden { " of " (u.name) } } }
+                    }
+                }
+                form.stack method="post" action=(route) data-confirm=(format!("Remove {} ({})? They can no longer sign in.", u.name, u.email)) {
+                    (bridge(back, back, Some("User removed."), Some(frame.csrf)))
+                    input type="hidden" name="_method" value="DELETE";
+                    (step_up_field(&tag("remove"), &format!("to remove {}", u.name), flash))
+                    div { button.danger type="submit" { "Remove user" span.visually-hidden { " " (u.name) } } }
+                }
+            }
+        }
+    }
+}
+
 pub fn users(frame: &Frame, flash: Option<&Flash>, users: &[User]) -> Markup {
     let back = "/admin/users";
     let body = html! {
         header.top { h1 { "Users" } }
+        @if let Some(pw) = flash.and_then(|f| f.value_of("temporaryPassword")) {
+            div.alert.notice role="status" {
+                "Their temporary password, shown once: " code #temp-password { (pw) }
+                " Give it to them over a safe channel; they change it after signing in."
+            }
+        }
         section.card aria-labelledby="h-users" {
             h2 #h-users { "Everyone" }
             ul.rows {
@@ -89,6 +147,7 @@ pub fn users(frame: &Frame, flash: Option<&Flash>, users: &[User]) -> Markup {
                             }
                         }
                         (action(frame, back, &format!("/api/admin/users/{}/revoke-sessions", u.id), "POST", &format!("Sign {} out everywhere", u.name), None, Some("Sessions ended.")))
+                        (manage_user(frame, flash, u))
                     }
                 }
             }

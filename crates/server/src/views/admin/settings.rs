@@ -1,0 +1,124 @@
+//! `/admin/settings`: the install's settings and its feature switches.
+
+use super::{Frame, Input, bridge, page};
+use crate::form_bridge::Flash;
+use maud::{Markup, html};
+use upstate_core::StatusPage;
+use upstate_core::settings::{Features, Settings};
+
+/// What a person reads beside each switch: its name and what turning it
+/// off takes away.
+fn described(name: &str) -> (&'static str, &'static str) {
+    match name {
+        "feeds" => (
+            "RSS and Atom feeds",
+            "Each page's feeds and the links to them.",
+        ),
+        "calendar" => (
+            "Maintenance calendar",
+            "The iCalendar of maintenance windows and its link.",
+        ),
+        "badges" => (
+            "Status badges",
+            "SVG and shields.io badges for READMEs and dashboards.",
+        ),
+        "widget" => ("Embeddable widget", "The status widget other sites embed."),
+        "liveUpdates" => (
+            "Live updates",
+            "Open pages refresh themselves when something changes.",
+        ),
+        "history" => (
+            "History pages",
+            "Each page's month-by-month history and its link.",
+        ),
+        "postmortems" => ("Postmortems", "Published postmortems on incident pages."),
+        _ => ("", ""),
+    }
+}
+
+pub fn settings(
+    frame: &Frame,
+    flash: Option<&Flash>,
+    s: &Settings,
+    f: &Features,
+    pages: &[StatusPage],
+    languages: &[(&str, &str)],
+) -> Markup {
+    let back = "/admin/settings";
+    let chosen = |field: &str, current: Option<&str>| {
+        flash
+            .and_then(|fl| fl.value_of(field))
+            .or(current.map(String::from))
+            .unwrap_or_default()
+    };
+    let default_page = chosen("defaultPage", s.default_page.as_deref());
+    let default_language = chosen("defaultLanguage", s.default_language.as_deref());
+    let error = |field: &str| flash.and_then(|fl| fl.error_of(field).map(String::from));
+    let body = html! {
+        header.top { h1 { "Settings" } }
+        div.grid {
+            section.card aria-labelledby="h-general" {
+                h2 #h-general { "General" }
+                form method="post" action="/api/settings" {
+                    (bridge(back, back, Some("Settings saved."), Some(frame.csrf)))
+                    input type="hidden" name="_method" value="PUT";
+                    (Input { value: Some(s.site_name.clone()), hint: Some("Shown at the top of this interface."), ..Input::new("siteName", "Name of this install", "text") }.render(flash))
+                    div.field.invalid[error("defaultPage").is_some()] {
+                        label for="f-defaultPage" { "Page served at /" }
+                        select #f-defaultPage name="defaultPage:null" aria-describedby="f-defaultPage-note" {
+                            option value="" selected[default_page.is_empty()] { "None (visitors of / are sent to /admin)" }
+                            @for p in pages {
+                                option value=(p.slug) selected[default_page == p.slug] { (p.name) " (/s/" (p.slug) ")" }
+                            }
+                        }
+                        @if let Some(e) = error("defaultPage") {
+                            span.error #f-defaultPage-note { (e) }
+                        } @else {
+                            span.hint #f-defaultPage-note { "For hosts that are no page's custom domain." }
+                        }
+                    }
+                    div.field.invalid[error("defaultLanguage").is_some()] {
+                        label for="f-defaultLanguage" { "Default language of public pages" }
+                        select #f-defaultLanguage name="defaultLanguage:null" aria-describedby="f-defaultLanguage-note" {
+                            option value="" selected[default_language.is_empty()] { "English" }
+                            @for (code, name) in languages.iter().filter(|(c, _)| *c != "en") {
+                                option value=(code) selected[default_language == *code] { (name) }
+                            }
+                        }
+                        @if let Some(e) = error("defaultLanguage") {
+                            span.error #f-defaultLanguage-note { (e) }
+                        } @else {
+                            span.hint #f-defaultLanguage-note { "For visitors whose browser asks for no language Upstate speaks." }
+                        }
+                    }
+                    div { button type="submit" { "Save settings" } }
+                }
+            }
+            section.card aria-labelledby="h-features" {
+                h2 #h-features { "Features" }
+                p.muted { "A feature turned off is gone everywhere: its address answers 404 and public pages drop their links to it." }
+                form method="post" action="/api/features" {
+                    (bridge(back, back, Some("Features saved."), Some(frame.csrf)))
+                    input type="hidden" name="_method" value="PUT";
+                    fieldset {
+                        legend { "Offer" }
+                        ul.switches {
+                            @for (name, on) in f.list() {
+                                @let (label, what) = described(name);
+                                @let id = format!("feat-{name}");
+                                li {
+                                    input type="hidden" name=(format!("{name}:bool")) value="";
+                                    input type="checkbox" id=(id) name=(format!("{name}:bool")) checked[on] aria-describedby=(format!("{id}-hint"));
+                                    label for=(id) { (label) }
+                                    span.hint id=(format!("{id}-hint")) { (what) }
+                                }
+                            }
+                        }
+                    }
+                    div { button type="submit" { "Save features" } }
+                }
+            }
+        }
+    };
+    page(frame, "Settings", flash, body)
+}
