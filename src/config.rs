@@ -97,6 +97,9 @@ pub struct Settings {
     /// Mark session cookies Secure (default: yes, unless listening on a
     /// loopback address over plain http).
     pub secure_cookies: Option<bool>,
+    /// Development mode: opens `POST /api/admin/reset-rate-limits`. Never
+    /// in production: it lets an admin wipe the counters that slow guessing.
+    pub dev: bool,
 }
 
 impl Default for Settings {
@@ -114,6 +117,7 @@ impl Default for Settings {
             public_url: String::new(),
             default_page: None,
             secure_cookies: None,
+            dev: false,
         }
     }
 }
@@ -214,6 +218,10 @@ pub struct Overrides {
     #[arg(long, global = true, value_delimiter = ',')]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trusted_proxies: Option<Vec<String>>,
+    /// Development mode: opens POST /api/admin/reset-rate-limits; never in production [env: UPSTATE_DEV].
+    #[arg(long, global = true)]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dev: bool,
     #[command(flatten)]
     pub public_rate_limits: PublicRateFlags,
 }
@@ -426,6 +434,7 @@ impl Config {
                 // Unset stays empty: `serve` fills in the address it is bound to.
                 public_url: s.public_url.trim_end_matches('/').to_string(),
                 default_page: s.default_page.clone().filter(|d| !d.is_empty()),
+                dev: s.dev,
             },
             addr: s.addr,
         })

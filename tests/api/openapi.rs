@@ -38,6 +38,7 @@ const SERVED: &[(&str, &str)] = &[
     ("post", "/api/incidents/{id}/rca/generate"),
     ("get", "/api/admin/system"),
     ("get", "/api/admin/cache"),
+    ("post", "/api/admin/reset-rate-limits"),
     ("get", "/api/settings"),
     ("put", "/api/settings"),
     ("get", "/api/features"),

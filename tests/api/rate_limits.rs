@@ -1,12 +1,13 @@
 use crate::on_both_backends;
-use crate::support::{Backend, Server};
+use crate::support::{Backend, Browser, PASSWORD, Server};
 use reqwest::Method;
 use serde_json::json;
 
 on_both_backends!(
     per_key_minute_limit,
     hourly_limit,
-    requests_without_a_valid_key_are_limited_by_address
+    requests_without_a_valid_key_are_limited_by_address,
+    development_mode_resets_every_limit
 );
 
 async fn per_key_minute_limit(b: Backend) {
@@ -78,4 +79,89 @@ async fn requests_without_a_valid_key_are_limited_by_address(b: Backend) {
         .problem(429);
     // A valid key has its own quota.
     assert_eq!(s.get("/api/v1/statuspages").await.status, 200);
+}
+
+/// `POST /api/admin/reset-rate-limits`: absent in production; with `--dev`
+/// it empties the key, public-route and failed-secret limits, for admins.
+async fn development_mode_resets_every_limit(b: Backend) {
+    let s = Server::start(b).await;
+    let r = s.post_empty("/api/admin/reset-rate-limits").await;
+    assert!(
+        r.problem(404)["detail"].as_str().unwrap().contains("--dev"),
+        "not in production, not even for an admin key"
+    );
+    drop(s);
+
+    let env = [
+        ("UPSTATE_DEV", "true"),
+        ("UPSTATE_API_RATE_PER_MINUTE", "3"),
+        ("UPSTATE_PUBLIC_RATE_SUMMARY", "2"),
+    ];
+    let s = Server::start_with(b, &env).await;
+    assert!(s.db.add_user("ad@example.com", "admin", PASSWORD).0);
+    assert!(s.db.add_user("ed@example.com", "editor", PASSWORD).0);
+    let ad = Browser::signed_in(&s, "ad@example.com").await;
+    let ed = Browser::signed_in(&s, "ed@example.com").await;
+    let page = s.page("alpha").await;
+    assert!(page > 0);
+    // Use up the key's minute (the page above took one request) and the
+    // summary's per-address limit, and lock the editor's sign-in.
+    while s.get("/api/v1/statuspages").await.status != 429 {}
+    let summary = format!("{}/api/public/status/alpha", s.base);
+    let mut last = 0;
+    for _ in 0..3 {
+        last = reqwest::get(&summary).await.unwrap().status().as_u16();
+    }
+    assert_eq!(last, 429);
+    for _ in 0..6 {
+        let _ = Browser::login(&s, "ed@example.com", "wrong password!").await;
+    }
+    let locked = Browser::login(&s, "ed@example.com", PASSWORD).await;
+    assert_eq!(locked.err().map(|r| r.status().as_u16()), Some(429));
+
+    let (status, _, _) = ed
+        .send(Method::POST, "/api/admin/reset-rate-limits", None)
+        .await;
+    assert_eq!(status, 403, "an editor may not");
+    let screen = reqwest::Client::new()
+        .get(format!("{}/admin/system", s.base))
+        .header("cookie", &ad.cookie)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        screen.contains("Reset rate limits"),
+        "the System screen offers it in development mode"
+    );
+    assert_eq!(
+        s.get("/api/v1/statuspages").await.status,
+        429,
+        "still limited"
+    );
+    let (status, body, _) = ad
+        .send(Method::POST, "/api/admin/reset-rate-limits", None)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body["data"]["failureCountersCleared"].as_u64().unwrap() >= 1,
+        "{body}"
+    );
+    assert!(
+        body["data"]["limitersCleared"].as_u64().unwrap() >= 2,
+        "{body}"
+    );
+    assert_eq!(s.get("/api/v1/statuspages").await.status, 200);
+    assert_eq!(reqwest::get(&summary).await.unwrap().status(), 200);
+    assert!(
+        Browser::login(&s, "ed@example.com", PASSWORD).await.is_ok(),
+        "the lock is gone"
+    );
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM audit_events WHERE action = 'rate_limits.reset'")
+            .await,
+        [1]
+    );
 }

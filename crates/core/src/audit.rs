@@ -170,6 +170,7 @@ actions! {
     TemplateCreate = "template.create",
     TemplateDelete = "template.delete",
     TemplateUpdate = "template.update",
+    RateLimitsReset = "rate_limits.reset",
     SettingsUpdate = "settings.update",
     StatuspageCreate = "statuspage.create",
     StatuspageDelete = "statuspage.delete",

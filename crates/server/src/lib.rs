@@ -60,6 +60,8 @@ pub struct ServerSettings {
     /// The page served at `/` (and `/api/v1/status`) for hosts that are no
     /// page's custom domain.
     pub default_page: Option<String>,
+    /// Development mode (`--dev`): opens `/api/admin/reset-rate-limits`.
+    pub dev: bool,
 }
 
 impl Default for ServerSettings {
@@ -73,6 +75,7 @@ impl Default for ServerSettings {
             secure_cookies: true,
             public_url: "http://127.0.0.1:8080".into(),
             default_page: None,
+            dev: false,
         }
     }
 }
@@ -85,6 +88,7 @@ pub fn app(db: upstate_store::Db, settings: &ServerSettings) -> Router {
         settings: settings.clone(),
         db: db.clone(),
         started: std::time::Instant::now(),
+        public_limiters: std::sync::Mutex::new(Vec::new()),
     });
     tokio::spawn(async move { db.follow_changes().await });
     let routes::Routes {

@@ -77,8 +77,12 @@ pub(crate) fn limit_route(
     let route = if per_minute == 0 {
         route
     } else {
+        let limits = Limits::new(per_minute, 0).swept();
+        if let Ok(mut all) = state.public_limiters.lock() {
+            all.push(Arc::downgrade(&limits));
+        }
         route.route_layer(from_fn_with_state(
-            (state.clone(), Limits::new(per_minute, 0).swept()),
+            (state.clone(), limits),
             limit_by_address,
         ))
     };

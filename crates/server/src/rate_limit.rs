@@ -146,6 +146,13 @@ impl Limits {
         limits
     }
 
+    /// Forgets every count (development mode's reset).
+    pub fn reset(&self) {
+        for w in &self.windows {
+            w.counts.clear();
+        }
+    }
+
     /// Forgets subjects whose windows have closed.
     pub fn forget_idle(&self) {
         let now = Instant::now();

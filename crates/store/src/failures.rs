@@ -211,6 +211,26 @@ async fn end(tx: &mut crate::db::Tx, m: &Mortal) -> StoreResult<()> {
     Ok(())
 }
 
+/// Forgets every failure and lock (development mode's reset); how many
+/// subjects were counted. Audited: it lifts what slows guessing.
+pub async fn reset_all(db: &Db, ctx: &AuditCtx) -> StoreResult<u64> {
+    let mut tx = db.begin_as(ctx).await?;
+    let n = on_tx!(&mut tx, |c| sqlx::query("DELETE FROM secret_failures")
+        .execute(c)
+        .await?
+        .rows_affected());
+    let audited = tx
+        .audit(
+            Action::RateLimitsReset,
+            "rate_limits",
+            None,
+            json!({ "failureCountersCleared": n }),
+        )
+        .await?;
+    tx.commit(audited).await?;
+    Ok(n)
+}
+
 /// Forgets these subjects' failures: the secret was proven right.
 pub async fn clear(db: &Db, keys: &[&str]) -> StoreResult<()> {
     let mut tx = db.bookkeeping().await?;

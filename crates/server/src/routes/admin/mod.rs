@@ -458,6 +458,7 @@ async fn system(State(state): State<AppState>, s: Screen) -> Page {
         database_bytes: state.db.size_bytes().await.map_err(fail)?,
         instance_id: state.db.changes.instance_id(),
         cache: state.snapshots.figures(),
+        dev: state.settings.dev,
     };
     Ok(s.show(view::system(&s.frame("system"), s.flash(), &info)))
 }

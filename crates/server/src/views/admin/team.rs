@@ -241,6 +241,8 @@ pub struct SystemInfo {
     pub database_bytes: i64,
     pub instance_id: String,
     pub cache: crate::snapshot::CacheFigures,
+    /// Development mode (`--dev`).
+    pub dev: bool,
 }
 
 pub fn system(frame: &Frame, flash: Option<&Flash>, i: &SystemInfo) -> Markup {
@@ -266,6 +268,13 @@ pub fn system(frame: &Frame, flash: Option<&Flash>, i: &SystemInfo) -> Markup {
                 }
                 p.muted { "The cache mirrors the database; dropping it only makes the next reads rebuild." }
                 (action(frame, "/admin/system", "/api/admin/cache", "POST", "Drop the cache", None, Some("Cache dropped.")))
+            }
+            @if i.dev {
+                section.card aria-labelledby="h-dev" {
+                    h2 #h-dev { "Development mode" }
+                    p.muted { "This server runs with --dev. Never run production this way." }
+                    (action(frame, "/admin/system", "/api/admin/reset-rate-limits", "POST", "Reset rate limits", Some("Forget every rate-limit count and sign-in lock?"), Some("Rate limits reset.")))
+                }
             }
         }
     };
