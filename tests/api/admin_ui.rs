@@ -715,19 +715,75 @@ async fn operator_screens_in_chromium(b: Backend) {
     press(&d, "Incidents").await;
     press(&d, "Report an incident").await;
     fill(&d, "Title", "Errors on the API").await;
-    check(&d, "API").await;
+    // The status each affected component goes to, picked beside it.
+    field(&d, "Status of API")
+        .await
+        .select_by_value("major_outage")
+        .await
+        .unwrap();
     fill(&d, "Message", "Investigating.").await;
+    no_axe_violations(&d, "report an incident").await;
+    d.screenshot(&shot("incident-new")).await;
     press(&d, "Report incident").await;
     assert!(path(&d).await.starts_with("/admin/incidents/"));
     assert_eq!(text(&d, "h1").await, "Errors on the API");
+    let api_status = async || {
+        let all = s.get("/api/v1/components").await.data(200);
+        all.as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "API")
+            .map(|c| c["status"].clone())
+            .unwrap()
+    };
+    assert_eq!(api_status().await, "major_outage");
+    assert!(text(&d, "p.muted").await.contains("affects API"));
     check(&d, "Identified").await;
     fill(&d, "Message", "A bad deploy; rolling back.").await;
+    field(&d, "Status of API")
+        .await
+        .select_by_value("partial_outage")
+        .await
+        .unwrap();
     press(&d, "Post update").await;
     assert!(text(&d, "ol.timeline").await.contains("rolling back"));
+    assert_eq!(api_status().await, "partial_outage");
+    // A typo corrected in place.
+    d.c()
+        .find(Locator::XPath(
+            "(//details[contains(@class, 'edit')]/summary)[1]",
+        ))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let corrected = d
+        .c()
+        .find(Locator::Css("details.edit[open] textarea"))
+        .await
+        .unwrap();
+    corrected.clear().await.unwrap();
+    corrected
+        .send_keys("A bad deploy; rolled back at 14:05.")
+        .await
+        .unwrap();
+    press(&d, "Save correction").await;
+    assert!(text(&d, ".alert.notice").await.contains("corrected"));
+    assert!(
+        text(&d, "ol.timeline")
+            .await
+            .contains("rolled back at 14:05")
+    );
     no_axe_violations(&d, "incident").await;
     d.screenshot(&shot("incident")).await;
     press(&d, "Resolve").await;
     assert!(text(&d, ".alert.notice").await.contains("resolved"));
+    assert_eq!(
+        api_status().await,
+        "operational",
+        "resolving returns what it affected to operational"
+    );
     let inc = s.get("/api/v1/incidents").await.data(200);
     assert_eq!(inc[0]["status"], "resolved");
     assert_eq!(inc[0]["updates"].as_array().map(Vec::len), Some(3));

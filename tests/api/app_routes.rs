@@ -206,6 +206,48 @@ async fn put_spellings_and_incident_updates(b: Backend) {
         .await;
     assert_eq!(status, 201, "{posted}");
     let update = posted["data"]["id"].as_i64().unwrap();
+    // Its text corrected: empty is refused, a typo fixed, the old text kept
+    // in the audit log; the status and time stay.
+    let edit = format!("/api/incident-updates/{update}");
+    for bad in [json!({"message": "  "}), json!({}), json!({"message": 3})] {
+        let (status, problem, _) = ed.send(Method::PATCH, &edit, Some(bad)).await;
+        assert_eq!(
+            (status, &problem["errors"][0]["field"]),
+            (422, &json!("message")),
+            "{problem}"
+        );
+    }
+    let (status, _, _) = ed
+        .send(
+            Method::PATCH,
+            "/api/incident-updates/999999",
+            Some(json!({"message": "x"})),
+        )
+        .await;
+    assert_eq!(status, 404);
+    let (status, edited, _) = ed
+        .send(
+            Method::PATCH,
+            &edit,
+            Some(json!({"message": "Fix deployed to all regions"})),
+        )
+        .await;
+    assert_eq!(status, 200, "{edited}");
+    let entry = edited["data"]["updates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["id"] == update)
+        .unwrap()
+        .clone();
+    assert_eq!(entry["message"], "Fix deployed to all regions");
+    assert_eq!(entry["status"], "monitoring");
+    assert_eq!(entry["createdAt"], posted["data"]["createdAt"]);
+    let kept =
+        s.db.texts("SELECT summary FROM audit_events WHERE action = 'incident.edit_update'")
+            .await;
+    assert_eq!(kept.len(), 1, "one correction, refusals not logged");
+    assert!(kept[0].contains("Fix deployed\""), "{kept:?}");
     let now = s.get(&format!("/api/v1/incidents/{id}")).await.data(200);
     assert_eq!(now["status"], "monitoring");
     let count = now["updates"].as_array().unwrap().len();

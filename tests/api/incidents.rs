@@ -6,7 +6,8 @@ on_both_backends!(
     incident_lifecycle,
     incident_transitions_any_to_any,
     incident_filters_and_limits,
-    incident_validation
+    incident_validation,
+    incidents_move_their_components
 );
 
 fn statuses(updates: &Value) -> Vec<String> {
@@ -365,4 +366,108 @@ async fn incident_validation(b: Backend) {
     .await
     .invalid_fields(&["message"]);
     assert_eq!(s.snapshot().await, before);
+}
+
+/// `componentStatuses`: an incident's create, update, posted update and
+/// resolve move the named components (history, events) in the same
+/// transaction, and make them affected; refusals move nothing.
+async fn incidents_move_their_components(b: Backend) {
+    let s = Server::start(b).await;
+    let page = s.page("acme").await;
+    let api = s.component(page, "API").await;
+    let db = s.component(page, "Database").await;
+    let other_page = s.page("other").await;
+    let elsewhere = s.component(other_page, "Elsewhere").await;
+
+    // Refusals first: nothing is created and nothing moves.
+    for (bad, field) in [
+        (
+            json!([{"componentId": api, "status": "major_outage"}, {"componentId": api, "status": "degraded"}]),
+            "componentStatuses",
+        ),
+        (
+            json!([{"componentId": elsewhere, "status": "major_outage"}]),
+            "componentStatuses",
+        ),
+        (
+            json!([{"componentId": api, "status": "on_fire"}]),
+            "componentStatuses[0].status",
+        ),
+    ] {
+        let r = s
+            .post(
+                "/api/v1/incidents",
+                json!({"title": "Down", "statusPageId": page, "componentStatuses": bad}),
+            )
+            .await;
+        let p = r.problem(422);
+        assert!(
+            p["errors"][0]["field"]
+                .as_str()
+                .unwrap()
+                .starts_with(field.split('[').next().unwrap()),
+            "{p}"
+        );
+    }
+    assert_eq!(s.db.integers("SELECT COUNT(*) FROM incidents").await, [0]);
+    assert_eq!(s.component_status(api).await, "operational");
+    assert_eq!(s.component_status(elsewhere).await, "operational");
+
+    let created = s
+        .post(
+            "/api/v1/incidents",
+            json!({"title": "API down", "statusPageId": page, "impact": "major",
+                   "componentStatuses": [{"componentId": api, "status": "major_outage"}]}),
+        )
+        .await
+        .data(201);
+    let id = created["id"].as_i64().unwrap();
+    assert_eq!(created["affectedComponents"], json!([api]), "{created}");
+    assert_eq!(s.component_status(api).await, "major_outage");
+    let public = s.get("/api/public/status/acme").await.body;
+    assert!(public.to_string().contains("major_outage"), "{public}");
+
+    // A posted update moves another one and makes it affected.
+    let r = s
+        .post(
+            &format!("/api/v1/incidents/{id}/updates"),
+            json!({"message": "The database is slow too", "status": "identified",
+                   "componentStatuses": [{"componentId": db, "status": "degraded"}]}),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    assert_eq!(s.component_status(db).await, "degraded");
+    let now = s.get(&format!("/api/v1/incidents/{id}")).await.data(200);
+    let mut affected: Vec<i64> = now["affectedComponents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_i64().unwrap())
+        .collect();
+    affected.sort_unstable();
+    assert_eq!(affected, [api, db]);
+
+    // Resolving returns both to operational; each move is in the history
+    // and the outbox.
+    let r = s
+        .post(
+            &format!("/api/v1/incidents/{id}/resolve"),
+            json!({"message": "Fixed", "componentStatuses": [
+                {"componentId": api, "status": "operational"},
+                {"componentId": db, "status": "operational"}]}),
+        )
+        .await;
+    assert_eq!(r.data(200)["status"], "resolved");
+    assert_eq!(s.component_status(api).await, "operational");
+    assert_eq!(s.component_status(db).await, "operational");
+    let moves =
+        s.db.integers(&format!(
+            "SELECT COUNT(*) FROM component_status_history WHERE component_id IN ({api}, {db})"
+        ))
+        .await;
+    assert_eq!(moves, [6], "created operational, then two moves each");
+    let events =
+        s.db.texts("SELECT kind FROM outbox WHERE kind = 'component.status_changed'")
+            .await;
+    assert_eq!(events.len(), 4);
 }

@@ -58,6 +58,7 @@ const SERVED: &[(&str, &str)] = &[
     ("put", "/api/groups/reorder"),
     ("post", "/api/incident-updates"),
     ("delete", "/api/incident-updates/{id}"),
+    ("patch", "/api/incident-updates/{id}"),
     ("get", "/api/components"),
     ("post", "/api/components"),
     ("get", "/api/components/{id}"),

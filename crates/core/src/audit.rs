@@ -154,6 +154,7 @@ actions! {
     IncidentCreate = "incident.create",
     IncidentDelete = "incident.delete",
     IncidentDeleteUpdate = "incident.delete_update",
+    IncidentEditUpdate = "incident.edit_update",
     IncidentPostUpdate = "incident.post_update",
     IncidentResolve = "incident.resolve",
     IncidentUpdate = "incident.update",

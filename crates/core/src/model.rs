@@ -474,6 +474,33 @@ impl GroupPatchInput {
     }
 }
 
+/// One affected component and the status an incident's write moves it to
+/// (Statuspage's "component status" beside each affected component).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ComponentStatusChange {
+    pub component_id: Id,
+    pub status: ComponentStatus,
+}
+
+/// `componentStatuses` checked: each component named once.
+fn status_changes(
+    e: &mut FieldErrors,
+    raw: Option<Vec<ComponentStatusChange>>,
+) -> Vec<ComponentStatusChange> {
+    let list = raw.unwrap_or_default();
+    let mut seen: Vec<Id> = list.iter().map(|c| c.component_id).collect();
+    seen.sort_unstable();
+    if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
+        e.push(
+            "componentStatuses",
+            format!("names component {} more than once", w[0]),
+        );
+    }
+    list
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -484,6 +511,9 @@ pub struct NewIncidentInput {
     pub status_page_id: Option<Id>,
     pub message: Option<String>,
     pub component_ids: Option<Vec<Id>>,
+    /// Affected components and the status each goes to, in the same
+    /// transaction (they join `componentIds`).
+    pub component_statuses: Option<Vec<ComponentStatusChange>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -493,7 +523,9 @@ pub struct NewIncident {
     pub impact: Impact,
     pub status_page_id: Id,
     pub message: String,
+    /// Every affected component, those in `component_statuses` included.
     pub component_ids: Vec<Id>,
+    pub component_statuses: Vec<ComponentStatusChange>,
 }
 
 /// Sorted and deduplicated, so `[3, 3, 1]` means the same as `[1, 3]`.
@@ -514,6 +546,9 @@ impl NewIncidentInput {
             "message",
             validate::text(self.message.as_deref().unwrap_or(""), validate::MESSAGE_MAX),
         );
+        let changes = status_changes(&mut e, self.component_statuses);
+        let mut ids = self.component_ids.unwrap_or_default();
+        ids.extend(changes.iter().map(|c| c.component_id));
         match (title, message, self.status_page_id) {
             (Some(title), Some(message), Some(status_page_id)) if e.is_empty() => Ok(NewIncident {
                 title,
@@ -521,7 +556,8 @@ impl NewIncidentInput {
                 impact: self.impact.unwrap_or(Impact::None),
                 status_page_id,
                 message,
-                component_ids: id_set(self.component_ids.unwrap_or_default()),
+                component_ids: id_set(ids),
+                component_statuses: changes,
             }),
             _ => Err(e),
         }
@@ -537,6 +573,8 @@ pub struct IncidentPatchInput {
     pub impact: Option<Impact>,
     pub message: Option<String>,
     pub component_ids: Option<Vec<Id>>,
+    /// Components whose status moves with this change (they become affected).
+    pub component_statuses: Option<Vec<ComponentStatusChange>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -547,6 +585,7 @@ pub struct IncidentPatch {
     /// Text of the timeline entry recorded when the status changes.
     pub message: Option<String>,
     pub component_ids: Option<Vec<Id>>,
+    pub component_statuses: Vec<ComponentStatusChange>,
 }
 
 impl IncidentPatchInput {
@@ -561,7 +600,15 @@ impl IncidentPatchInput {
             message: self
                 .message
                 .and_then(|v| e.check("message", validate::text(&v, validate::MESSAGE_MAX))),
-            component_ids: self.component_ids.map(id_set),
+            component_ids: self.component_ids.map(|ids| {
+                let extra = self.component_statuses.iter().flatten();
+                id_set(
+                    ids.into_iter()
+                        .chain(extra.map(|c| c.component_id))
+                        .collect(),
+                )
+            }),
+            component_statuses: status_changes(&mut e, self.component_statuses),
         };
         if e.is_empty() && patch == IncidentPatch::default() {
             e.push("body", "names no field to change");
@@ -572,9 +619,12 @@ impl IncidentPatchInput {
 
 #[derive(Debug, Clone, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
 pub struct NewIncidentUpdateInput {
     pub message: Option<String>,
     pub status: Option<IncidentStatus>,
+    /// Components whose status moves with this update (they become affected).
+    pub component_statuses: Option<Vec<ComponentStatusChange>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -582,23 +632,48 @@ pub struct NewIncidentUpdate {
     pub message: String,
     /// None keeps the incident's current status.
     pub status: Option<IncidentStatus>,
+    pub component_statuses: Vec<ComponentStatusChange>,
 }
 
 impl NewIncidentUpdateInput {
     pub fn validate(self) -> Result<NewIncidentUpdate, FieldErrors> {
         let mut e = FieldErrors::new();
         let message = required(&mut e, "message", self.message, validate::message);
+        let component_statuses = status_changes(&mut e, self.component_statuses);
         match message {
             Some(message) if e.is_empty() => Ok(NewIncidentUpdate {
                 message,
                 status: self.status,
+                component_statuses,
             }),
             _ => Err(e),
         }
     }
 }
 
-/// Body of resolve, complete and cancel: an optional closing message.
+/// Body of an incident's resolve: an optional closing message and the
+/// statuses affected components go back to (commonly `operational`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ResolveInput {
+    pub message: Option<String>,
+    pub component_statuses: Option<Vec<ComponentStatusChange>>,
+}
+
+impl ResolveInput {
+    pub fn validate(self) -> Result<(String, Vec<ComponentStatusChange>), FieldErrors> {
+        let mut e = FieldErrors::new();
+        let m = e.check(
+            "message",
+            validate::text(self.message.as_deref().unwrap_or(""), validate::MESSAGE_MAX),
+        );
+        let changes = status_changes(&mut e, self.component_statuses);
+        e.into_result().map(|()| (m.unwrap_or_default(), changes))
+    }
+}
+
+/// Body of maintenance's complete and cancel: an optional closing message.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ClosingMessageInput {

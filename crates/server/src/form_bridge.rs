@@ -8,7 +8,8 @@
 //! `startsAt:datetime` (a `datetime-local` value, read as UTC), and
 //! `list[][key]:int` for a list of objects (a repeated key starts the next);
 //! an empty `:int`, `:datetime` or `:opt` field is left out, or `null`
-//! inside an object), moves `_csrf` into the `X-CSRF-Token`
+//! inside an object; an object whose `:req` field is empty is left out
+//! altogether: a row of a form the person left blank), moves `_csrf` into the `X-CSRF-Token`
 //! header and `_method` into the method (forms only GET and POST), runs the
 //! route, and answers like a web form: after success a 303 to `_next` (its
 //! `{id}` filled from the answer), after a refusal a 303 back to `_back` with
@@ -133,7 +134,7 @@ fn secret(name: &str) -> bool {
 /// A form field's value as the JSON its name asks for.
 fn typed(kind: &str, raw: &str) -> Option<Value> {
     match kind {
-        "int" | "datetime" | "opt" if raw.trim().is_empty() => None,
+        "int" | "datetime" | "opt" | "req" if raw.trim().is_empty() => None,
         // `datetime-local` inputs send "2026-11-23T14:30": read as UTC.
         "datetime" => Some(Value::String(match raw.len() {
             16 => format!("{raw}:00Z"),
@@ -167,6 +168,8 @@ struct Form {
     method: Option<String>,
     /// The step-up field's name and the proof typed into it.
     step_up: Option<(String, String)>,
+    /// (list, key) of `:req` fields: objects where it is empty are dropped.
+    required: Vec<(String, String)>,
 }
 
 fn read_form(bytes: &[u8]) -> Form {
@@ -207,6 +210,12 @@ fn read_form(bytes: &[u8]) -> Form {
                             o.insert(key.to_string(), typed(kind, &v).unwrap_or(Value::Null));
                         }
                     }
+                    if kind == "req" {
+                        let pair = (list.to_string(), key.to_string());
+                        if !f.required.contains(&pair) {
+                            f.required.push(pair);
+                        }
+                    }
                     continue;
                 }
                 let (name, list) = match name.strip_suffix("[]") {
@@ -229,6 +238,11 @@ fn read_form(bytes: &[u8]) -> Form {
                     f.body.insert(name, value);
                 }
             }
+        }
+    }
+    for (list, key) in &f.required {
+        if let Some(Value::Array(items)) = f.body.get_mut(list) {
+            items.retain(|o| !o.get(key).is_none_or(Value::is_null));
         }
     }
     f
@@ -559,6 +573,14 @@ mod tests {
         assert_eq!(
             Value::Object(f.body),
             serde_json::json!({"c": [{"id": 4, "groupId": 2}, {"id": 5, "groupId": null}]})
+        );
+        let f = read_form(
+            b"_back=/admin/x&s[][componentId]:int=4&s[][status]:req=&s[][componentId]:int=5&s[][status]:req=degraded",
+        );
+        assert_eq!(
+            Value::Object(f.body),
+            serde_json::json!({"s": [{"componentId": 5, "status": "degraded"}]}),
+            "a blank row is left out"
         );
     }
 }

@@ -183,6 +183,51 @@ async fn set_components(tx: &mut Tx, incident_id: Id, ids: &[Id]) -> StoreResult
     Ok(())
 }
 
+/// Refuses, naming `componentStatuses`, components not on the page.
+async fn require_movable(
+    tx: &mut Tx,
+    changes: &[ComponentStatusChange],
+    page_id: Id,
+) -> StoreResult<()> {
+    let ids: Vec<Id> = changes.iter().map(|c| c.component_id).collect();
+    components::require_all_on_page(tx, &ids, page_id)
+        .await
+        .map_err(|e| match e {
+            StoreError::InvalidReference { message, .. } => {
+                StoreError::invalid_ref("componentStatuses", message)
+            }
+            other => other,
+        })
+}
+
+/// Moves each named component to its status (history and change events as
+/// for any status change) and makes it one of the incident's affected
+/// components. The components must be on the incident's page.
+async fn move_components(
+    tx: &mut Tx,
+    incident_id: Id,
+    page_id: Id,
+    changes: &[ComponentStatusChange],
+    at: Timestamp,
+) -> StoreResult<()> {
+    require_movable(tx, changes, page_id).await?;
+    for change in changes {
+        let current = components::get_locked(tx, change.component_id).await?;
+        components::set_status(tx, change.component_id, current.status, change.status, at).await?;
+        on_tx!(&mut *tx, |c| {
+            sqlx::query(
+            "INSERT INTO incident_components (incident_id, component_id) VALUES ($1, $2) ON CONFLICT DO NOTHING"
+        )
+        .bind(incident_id)
+        .bind(change.component_id)
+        .execute(c)
+        .await?
+        .rows_affected()
+        });
+    }
+    Ok(())
+}
+
 /// Writes status, impact, title and `resolved_at` as a status change implies.
 async fn write_state(
     tx: &mut Tx,
@@ -247,6 +292,7 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewIncident) -> StoreResult<In
     let now = Timestamp::now();
     let mut tx = db.begin_as(ctx).await?;
     pages::require_in(&mut tx, new.status_page_id, "statusPageId").await?;
+    require_movable(&mut tx, &new.component_statuses, new.status_page_id).await?;
     components::require_all_on_page(&mut tx, &new.component_ids, new.status_page_id).await?;
     let resolved_at = (new.status == IncidentStatus::Resolved).then_some(now.millis());
     let id: i64 = on_tx!(&mut tx, |c| {
@@ -264,7 +310,15 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewIncident) -> StoreResult<In
     });
     add_update(&mut tx, id, new.status, &new.message, now).await?;
     set_components(&mut tx, id, &new.component_ids).await?;
-    let summary = json!({ "title": &new.title, "status": new.status, "impact": new.impact, "statusPageId": new.status_page_id, "componentIds": &new.component_ids, "message": &new.message });
+    move_components(
+        &mut tx,
+        id,
+        new.status_page_id,
+        &new.component_statuses,
+        now,
+    )
+    .await?;
+    let summary = json!({ "title": &new.title, "status": new.status, "impact": new.impact, "statusPageId": new.status_page_id, "componentIds": &new.component_ids, "componentStatuses": &new.component_statuses, "message": &new.message });
     let audited = tx
         .audit(Action::IncidentCreate, "incident", Some(id), summary)
         .await?;
@@ -289,10 +343,19 @@ pub async fn update(
     let mut tx = db.begin_as(ctx).await?;
     let row = lock(&mut tx, id).await?;
     let current = row.into_incident(vec![], vec![])?;
+    require_movable(&mut tx, &patch.component_statuses, current.status_page_id).await?;
     if let Some(ids) = &patch.component_ids {
         components::require_all_on_page(&mut tx, ids, current.status_page_id).await?;
         set_components(&mut tx, id, ids).await?;
     }
+    move_components(
+        &mut tx,
+        id,
+        current.status_page_id,
+        &patch.component_statuses,
+        now,
+    )
+    .await?;
     let status = patch.status.unwrap_or(current.status);
     let resolved_at = resolved_at_after(
         current.status,
@@ -322,7 +385,7 @@ pub async fn update(
         )
         .await?;
     }
-    let summary = json!({ "from": current.status, "to": status, "title": &patch.title, "impact": patch.impact, "componentIds": &patch.component_ids, "message": &patch.message });
+    let summary = json!({ "from": current.status, "to": status, "title": &patch.title, "impact": patch.impact, "componentIds": &patch.component_ids, "componentStatuses": &patch.component_statuses, "message": &patch.message });
     let audited = tx
         .audit(Action::IncidentUpdate, "incident", Some(id), summary)
         .await?;
@@ -366,12 +429,20 @@ pub async fn post_update(
     )
     .await?;
     let update = add_update(&mut tx, id, status, &new.message, now).await?;
+    move_components(
+        &mut tx,
+        id,
+        current.status_page_id,
+        &new.component_statuses,
+        now,
+    )
+    .await?;
     let audited = tx
         .audit(
             Action::IncidentPostUpdate,
             "incident",
             Some(id),
-            json!({ "from": current.status, "to": status, "message": &new.message }),
+            json!({ "from": current.status, "to": status, "message": &new.message, "componentStatuses": &new.component_statuses }),
         )
         .await?;
     tx.record(moved(
@@ -386,7 +457,12 @@ pub async fn post_update(
     Ok(update)
 }
 
-pub async fn resolve(db: &Db, ctx: &AuditCtx, id: Id, message: String) -> StoreResult<Incident> {
+pub async fn resolve(
+    db: &Db,
+    ctx: &AuditCtx,
+    id: Id,
+    (message, changes): (String, Vec<ComponentStatusChange>),
+) -> StoreResult<Incident> {
     let now = Timestamp::now();
     let mut tx = db.begin_as(ctx).await?;
     let current = lock(&mut tx, id).await?.into_incident(vec![], vec![])?;
@@ -406,12 +482,13 @@ pub async fn resolve(db: &Db, ctx: &AuditCtx, id: Id, message: String) -> StoreR
     )
     .await?;
     add_update(&mut tx, id, IncidentStatus::Resolved, &message, now).await?;
+    move_components(&mut tx, id, current.status_page_id, &changes, now).await?;
     let audited = tx
         .audit(
             Action::IncidentResolve,
             "incident",
             Some(id),
-            json!({ "from": current.status, "message": &message }),
+            json!({ "from": current.status, "message": &message, "componentStatuses": &changes }),
         )
         .await?;
     tx.record(Event::IncidentResolved {
@@ -475,6 +552,60 @@ pub async fn delete_update(db: &Db, ctx: &AuditCtx, update_id: Id) -> StoreResul
             "incident",
             Some(incident),
             json!({ "updateId": update_id, "message": message }),
+        )
+        .await?;
+    tx.record(Event::IncidentUpdated {
+        page: current.status_page_id,
+        incident,
+        status: current.status,
+        impact: current.impact,
+    })
+    .await?;
+    tx.commit(audited).await?;
+    get(db, incident).await
+}
+
+/// Corrects the text of one update (a typo, a wrong figure); its status and
+/// time stay. The audit event keeps the text before and after.
+pub async fn edit_update(
+    db: &Db,
+    ctx: &AuditCtx,
+    update_id: Id,
+    message: &str,
+) -> StoreResult<Incident> {
+    let mut tx = db.begin_as(ctx).await?;
+    let found: Option<(Id, String)> = on_tx!(&mut tx, |c| sqlx::query_as(
+        "SELECT incident_id, message FROM incident_updates WHERE id = $1"
+    )
+    .bind(update_id)
+    .fetch_optional(c)
+    .await?);
+    let (incident, before) = found.ok_or(StoreError::NotFound("incident update"))?;
+    let current = lock(&mut tx, incident)
+        .await?
+        .into_incident(vec![], vec![])?;
+    on_tx!(&mut tx, |c| sqlx::query(
+        "UPDATE incident_updates SET message = $1 WHERE id = $2"
+    )
+    .bind(message)
+    .bind(update_id)
+    .execute(c)
+    .await?
+    .rows_affected());
+    on_tx!(&mut tx, |c| sqlx::query(
+        "UPDATE incidents SET updated_at = $1 WHERE id = $2"
+    )
+    .bind(Timestamp::now().millis())
+    .bind(incident)
+    .execute(c)
+    .await?
+    .rows_affected());
+    let audited = tx
+        .audit(
+            Action::IncidentEditUpdate,
+            "incident",
+            Some(incident),
+            json!({ "updateId": update_id, "before": before, "after": message }),
         )
         .await?;
     tx.record(Event::IncidentUpdated {

@@ -30,7 +30,7 @@ pub fn app_only() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(replace))
         .routes(routes!(post_by_incident))
-        .routes(routes!(delete_update))
+        .routes(routes!(delete_update, edit_update))
         .routes(routes!(rca, put_rca))
         .routes(routes!(generate_rca))
 }
@@ -129,6 +129,40 @@ async fn delete_update(
     caller.require(Permission::IncidentsWrite)?;
     Ok(data(
         incidents::delete_update(&state.db, &caller.audit, id).await?,
+    ))
+}
+
+/// `PATCH /incident-updates/{id}`: the corrected text of one update.
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+struct UpdateText {
+    message: Option<String>,
+}
+
+#[utoipa::path(patch, path = "/incident-updates/{id}", tag = "incidents", operation_id = "editIncidentUpdate",
+    summary = "Correct the message of one update (its status and time stay; the audit log keeps the old text)",
+    params(("id" = i64, Path, description = "Update id")),
+    request_body = UpdateText,
+    responses((status = 200, body = Data<Incident>, description = "The incident with the corrected update"), KeyErrors, BodyErrors, NotFound),
+    security(("api_key" = []), ("session" = [])))]
+async fn edit_update(
+    State(state): State<AppState>,
+    caller: Caller,
+    PathId(id): PathId,
+    Body(input): Body<UpdateText>,
+) -> ApiResult<Response> {
+    caller.require(Permission::IncidentsWrite)?;
+    let mut e = FieldErrors::new();
+    let message = match input.message {
+        Some(m) => e.check("message", upstate_core::validate::message(&m)),
+        None => {
+            e.push("message", "is required");
+            None
+        }
+    };
+    e.into_result()?;
+    let message = message.unwrap_or_default();
+    Ok(data(
+        incidents::edit_update(&state.db, &caller.audit, id, &message).await?,
     ))
 }
 
@@ -284,7 +318,7 @@ async fn add_update(
     operation_id = "resolveIncident",
     summary = "Resolve an incident",
     params(("id" = i64, Path, description = "Incident id")),
-    request_body = Option<ClosingMessageInput>,
+    request_body = Option<ResolveInput>,
     responses((status = 200, body = Data<Incident>), KeyErrors, BodyErrors, NotFound, Conflict),
     security(("api_key" = []), ("session" = []))
 )]
@@ -292,7 +326,7 @@ async fn resolve(
     State(state): State<AppState>,
     caller: Caller,
     PathId(id): PathId,
-    OptionalBody(input): OptionalBody<ClosingMessageInput>,
+    OptionalBody(input): OptionalBody<ResolveInput>,
 ) -> ApiResult<Response> {
     caller.require(Permission::IncidentsWrite)?;
     Ok(data(

@@ -1,12 +1,12 @@
 //! Reporting an incident: the page, title, status, impact, affected
 //! components and the first message, posted to `POST /api/incidents`.
 
-use super::{Frame, Input, action, bridge, page, when};
+use super::{COMPONENT_STATUSES, Frame, Input, action, bridge, component_status_name, page, when};
 use crate::form_bridge::Flash;
 use maud::{Markup, html};
 use upstate_core::postmortem::Postmortem;
 use upstate_core::templates::IncidentTemplate;
-use upstate_core::{Component, Incident, IncidentStatus, StatusPage};
+use upstate_core::{Component, ComponentStatus, Incident, IncidentStatus, StatusPage};
 
 pub struct IncidentForm {
     pub pages: Vec<StatusPage>,
@@ -28,6 +28,53 @@ const IMPACTS: [(&str, &str); 4] = [
     ("major", "Major"),
     ("critical", "Critical"),
 ];
+
+/// The affected-components table of an incident form: per component a box
+/// "affected" (when `tick` is given: the ticked ids) and the status it goes
+/// to now, `pick` preselecting one (none: "unchanged").
+fn component_moves(
+    components: &[&Component],
+    pages: &[StatusPage],
+    tick: Option<&[i64]>,
+    pick: impl Fn(&Component) -> Option<ComponentStatus>,
+    id_prefix: &str,
+) -> Markup {
+    html! {
+        table.moves {
+            thead { tr {
+                th scope="col" { "Component" }
+                @if tick.is_some() { th scope="col" { "Affected" } }
+                th scope="col" { "Status it goes to" }
+            } }
+            tbody {
+                @for c in components {
+                    @let page = pages.iter().find(|p| p.id == c.status_page_id).map_or("", |p| p.name.as_str());
+                    @let sel = format!("{id_prefix}-st-{}", c.id);
+                    @let chosen = pick(c);
+                    tr {
+                        th scope="row" { (c.name) " " span.muted { "(" (page) ")" } }
+                        @if let Some(ticked) = tick {
+                            td {
+                                input type="checkbox" id=(format!("{id_prefix}-aff-{}", c.id)) name="componentIds[]:int" value=(c.id) checked[ticked.contains(&c.id)];
+                                label.visually-hidden for=(format!("{id_prefix}-aff-{}", c.id)) { (c.name) " is affected" }
+                            }
+                        }
+                        td {
+                            input type="hidden" name="componentStatuses[][componentId]:int" value=(c.id);
+                            label.visually-hidden for=(sel) { "Status of " (c.name) }
+                            select id=(sel) name="componentStatuses[][status]:req" {
+                                option value="" selected[chosen.is_none()] { "Unchanged (" (component_status_name(c.status)) ")" }
+                                @for s in COMPONENT_STATUSES {
+                                    option value=(s.as_str()) selected[chosen == Some(s)] { (component_status_name(s)) }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
 
 pub fn incident_new(frame: &Frame, flash: Option<&Flash>, f: &IncidentForm) -> Markup {
     let last = |field: &str| flash.and_then(|fl| fl.value_of(field));
@@ -89,18 +136,15 @@ pub fn incident_new(frame: &Frame, flash: Option<&Flash>, f: &IncidentForm) -> M
                     }
                     @if let Some(e) = error("impact") { span.error { (e) } }
                 }
-                fieldset.field.invalid[error("componentIds").is_some()] {
+                fieldset.field.invalid[error("componentIds").is_some() || error("componentStatuses").is_some()] {
                     legend { "Affected components" }
                     @if f.components.is_empty() {
                         p.empty { "This page has no components." }
+                    } @else {
+                        span.hint { "A component given a status is affected too; its status changes when you report." }
+                        (component_moves(&f.components.iter().collect::<Vec<_>>(), &f.pages, Some(&[]), |_| None, "new"))
                     }
-                    div.choices {
-                        @for c in &f.components {
-                            @let page = f.pages.iter().find(|p| p.id == c.status_page_id).map_or("", |p| p.name.as_str());
-                            label { input type="checkbox" name="componentIds[]:int" value=(c.id); (c.name) span.muted { " (" (page) ")" } }
-                        }
-                    }
-                    @if let Some(e) = error("componentIds") { span.error { (e) } }
+                    @if let Some(e) = error("componentIds").or(error("componentStatuses")) { span.error { (e) } }
                 }
                 (Input { value: chosen.map(|t| t.message.clone()), hint: Some("Markdown. Shown as the first update on the public page."), ..Input::new("message", "Message", "textarea") }.render(flash))
                 div { button type="submit" { "Report incident" } }
@@ -179,7 +223,13 @@ pub fn incident_detail(
             span.actions {
                 @if !resolved {
                     form.inline method="post" action=(format!("/api/incidents/{}/resolve", i.id)) {
-                        (bridge(&back, &back, Some("Incident resolved."), Some(frame.csrf)))
+                        (bridge(&back, &back, Some("Incident resolved; its components are operational again."), Some(frame.csrf)))
+                        // Resolving returns what it affected to operational
+                        // (as Statuspage does); "Post an update" picks otherwise.
+                        @for c in components.iter().filter(|c| i.affected_components.contains(&c.id) && c.status != ComponentStatus::Operational) {
+                            input type="hidden" name="componentStatuses[][componentId]:int" value=(c.id);
+                            input type="hidden" name="componentStatuses[][status]:req" value="operational";
+                        }
                         button type="submit" { "Resolve" }
                     }
                 }
@@ -205,6 +255,14 @@ pub fn incident_detail(
                         }
                     }
                     (Input { hint: Some("Markdown."), ..Input::new("message", "Message", "textarea") }.render(flash))
+                    @let on_page: Vec<&Component> = components.iter().filter(|c| c.status_page_id == i.status_page_id).collect();
+                    @if !on_page.is_empty() {
+                        fieldset.field.invalid[flash.and_then(|f| f.error_of("componentStatuses")).is_some()] {
+                            legend { "Components" }
+                            (component_moves(&on_page, pages, None, |_| None, "upd"))
+                            @if let Some(e) = flash.and_then(|f| f.error_of("componentStatuses")) { span.error { (e) } }
+                        }
+                    }
                     div { button type="submit" { "Post update" } }
                 }
             }
@@ -212,15 +270,31 @@ pub fn incident_detail(
                 h2 #h-timeline { "Timeline" }
                 ol.timeline {
                     @for u in &i.updates {
+                        @let at = when(u.created_at);
                         li {
                             div.meta {
-                                strong { (u.status.as_str()) } " · " (when(u.created_at))
-                                @if i.updates.len() > 1 {
-                                    " "
-                                    (action(frame, &back, &format!("/api/incident-updates/{}", u.id), "DELETE", &format!("Delete the update of {}", when(u.created_at)), Some("Delete this update from the timeline?"), Some("Update deleted.")))
-                                }
+                                strong { (u.status.as_str()) } " · " (at)
                             }
                             div.msg { (u.message) }
+                            div.update-tools {
+                                details.edit {
+                                    summary { "Edit" span.visually-hidden { " the update of " (at) } }
+                                    form.stack method="post" action=(format!("/api/incident-updates/{}", u.id)) {
+                                        (bridge(&back, &back, Some("Update corrected."), Some(frame.csrf)))
+                                        input type="hidden" name="_method" value="PATCH";
+                                        label for=(format!("edit-{}", u.id)) { "Corrected message" span.visually-hidden { " of " (at) } }
+                                        textarea id=(format!("edit-{}", u.id)) name="message" required { (u.message) }
+                                        div { button.secondary type="submit" { "Save correction" } }
+                                    }
+                                }
+                                @if i.updates.len() > 1 {
+                                    form.inline method="post" action=(format!("/api/incident-updates/{}", u.id)) data-confirm="Delete this update from the timeline?" {
+                                        (bridge(&back, &back, Some("Update deleted."), Some(frame.csrf)))
+                                        input type="hidden" name="_method" value="DELETE";
+                                        button.link.danger type="submit" { "Delete" span.visually-hidden { " the update of " (at) } }
+                                    }
+                                }
+                            }
                         }
                     }
                 }

@@ -26,6 +26,28 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 use upstate_core::Timestamp;
 use upstate_core::roles::{Permission, Role};
 
+/// Component statuses in the order people pick them.
+pub const COMPONENT_STATUSES: [upstate_core::ComponentStatus; 5] = [
+    upstate_core::ComponentStatus::Operational,
+    upstate_core::ComponentStatus::Degraded,
+    upstate_core::ComponentStatus::PartialOutage,
+    upstate_core::ComponentStatus::MajorOutage,
+    upstate_core::ComponentStatus::Maintenance,
+];
+
+/// A component's status as operators name it (the public page's overall
+/// wording, "All Systems Operational", is for a whole page).
+pub fn component_status_name(s: upstate_core::ComponentStatus) -> &'static str {
+    use upstate_core::ComponentStatus::*;
+    match s {
+        Operational => "Operational",
+        Degraded => "Degraded performance",
+        PartialOutage => "Partial outage",
+        MajorOutage => "Major outage",
+        Maintenance => "Under maintenance",
+    }
+}
+
 /// Who is signed in, for the frame around every page.
 pub struct Frame<'a> {
     pub email: &'a str,

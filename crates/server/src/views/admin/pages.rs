@@ -3,7 +3,10 @@
 //! away. Forms post to `/api/statuspages…`, `/api/components…` and
 //! `/api/component-groups…`.
 
-use super::{Frame, Input, action, bridge, page, step_up_field, when};
+use super::{
+    COMPONENT_STATUSES, Frame, Input, action, bridge, component_status_name, page, step_up_field,
+    when,
+};
 use crate::form_bridge::Flash;
 use maud::{Markup, html};
 use upstate_core::links::QuickLink;
@@ -69,14 +72,6 @@ pub struct PageScreen {
     pub components: Vec<Component>,
     pub links: Vec<QuickLink>,
 }
-
-const STATUSES: [ComponentStatus; 5] = [
-    ComponentStatus::Operational,
-    ComponentStatus::Degraded,
-    ComponentStatus::PartialOutage,
-    ComponentStatus::MajorOutage,
-    ComponentStatus::Maintenance,
-];
 
 /// A page's layout: groups in order, components in order with their group.
 struct Layout<'a> {
@@ -211,8 +206,8 @@ fn component_row(frame: &Frame, back: &str, layout: &Layout, i: usize) -> Markup
                     input type="hidden" name="_method" value="PATCH";
                     label.visually-hidden for=(format!("st-{}", c.id)) { "Status of " (c.name) }
                     select id=(format!("st-{}", c.id)) name="status" {
-                        @for s in STATUSES {
-                            option value=(s.as_str()) selected[s == c.status] { (status_label(s)) }
+                        @for s in COMPONENT_STATUSES {
+                            option value=(s.as_str()) selected[s == c.status] { (component_status_name(s)) }
                         }
                     }
                     button.secondary type="submit" { "Set" span.visually-hidden { " status of " (c.name) } }
