@@ -721,7 +721,15 @@ async fn operator_screens_in_chromium(b: Backend) {
         .select_by_value("major_outage")
         .await
         .unwrap();
-    fill(&d, "Message", "Investigating.").await;
+    fill(&d, "Message", "Investigating **now**.").await;
+    // The live preview shows what the public page will.
+    let previewed = d
+        .until(
+            "const b = document.querySelector('.preview-body strong'); return b && b.textContent === 'now'",
+            Duration::from_secs(5),
+        )
+        .await;
+    assert!(previewed.is_some(), "the Markdown is previewed");
     no_axe_violations(&d, "report an incident").await;
     d.screenshot(&shot("incident-new")).await;
     press(&d, "Report incident").await;

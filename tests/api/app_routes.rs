@@ -12,7 +12,8 @@ on_both_backends!(
     groups_and_layout_in_one_transaction,
     put_spellings_and_incident_updates,
     system_cache_and_current_page,
-    incident_templates
+    incident_templates,
+    markdown_preview
 );
 
 async fn names(s: &Server, page: i64) -> Vec<(String, Value)> {
@@ -481,4 +482,58 @@ async fn incident_templates(b: Backend) {
         actions,
         ["template.create", "template.update", "template.delete"]
     );
+}
+
+/// `POST /api/markdown/preview` renders as the public page does: cleaned,
+/// line breaks kept in messages; refusals are clear.
+async fn markdown_preview(b: Backend) {
+    let s = Server::start(b).await;
+    assert!(s.db.add_user("vi@example.com", "viewer", PASSWORD).0);
+    let vi = Browser::signed_in(&s, "vi@example.com").await;
+    let (status, body, _) = vi
+        .send(
+            Method::POST,
+            "/api/markdown/preview",
+            Some(json!({"markdown": "We are **on it**.\nNext line<script>alert(1)</script>"})),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let html = body["data"]["html"].as_str().unwrap();
+    assert!(html.contains("<strong>on it</strong>"), "{html}");
+    assert!(html.contains("<br"), "a typed line break stays: {html}");
+    assert!(!html.contains("<script"), "{html}");
+    let (_, doc, _) = vi
+        .send(
+            Method::POST,
+            "/api/markdown/preview",
+            Some(json!({"markdown": "# Title\n\ntext", "kind": "document"})),
+        )
+        .await;
+    assert!(
+        doc["data"]["html"]
+            .as_str()
+            .unwrap()
+            .contains("<h1>Title</h1>")
+    );
+    for (bad, field) in [
+        (json!({}), "markdown"),
+        (json!({"markdown": "x", "kind": "poem"}), "kind"),
+        (json!({"markdown": "x".repeat(400_001)}), "markdown"),
+    ] {
+        let (status, p, _) = vi
+            .send(Method::POST, "/api/markdown/preview", Some(bad))
+            .await;
+        assert_eq!(
+            (status, &p["errors"][0]["field"]),
+            (422, &json!(field)),
+            "{p}"
+        );
+    }
+    let anonymous = reqwest::Client::new()
+        .post(format!("{}/api/markdown/preview", s.base))
+        .json(&json!({"markdown": "x"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(anonymous.status(), 401);
 }

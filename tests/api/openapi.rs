@@ -39,6 +39,7 @@ const SERVED: &[(&str, &str)] = &[
     ("get", "/api/admin/system"),
     ("get", "/api/admin/cache"),
     ("post", "/api/admin/reset-rate-limits"),
+    ("post", "/api/markdown/preview"),
     ("get", "/api/settings"),
     ("put", "/api/settings"),
     ("get", "/api/features"),

@@ -107,6 +107,23 @@ async fn draft_edit_publish_and_show(b: Backend) {
         status, 409,
         "a published postmortem is not replaced by a draft"
     );
+    // Feeds carry it as an entry of its own, linked to the incident.
+    let feed = |format: &'static str| {
+        let url = format!("{}/api/feed/rss?page=acme&format={format}", s.base);
+        async move { reqwest::get(url).await.unwrap().text().await.unwrap() }
+    };
+    for f in ["rss", "atom"] {
+        let xml = feed(f).await;
+        assert!(xml.contains("Postmortem: "), "{f}: {xml}");
+        assert!(
+            xml.contains(&format!("/s/acme/incidents/{id}#postmortem")),
+            "{f}: {xml}"
+        );
+        assert!(
+            xml.contains("We add **retries**"),
+            "{f}: the text as written"
+        );
+    }
     let events =
         s.db.texts("SELECT kind FROM outbox WHERE kind = 'postmortem.published'")
             .await;
@@ -130,6 +147,10 @@ async fn draft_edit_publish_and_show(b: Backend) {
         .await;
     assert_eq!(status, 200);
     assert!(!public_incident(&s, id).await.contains("pm-h"));
+    assert!(
+        !feed("atom").await.contains("#postmortem"),
+        "and from the feeds"
+    );
     let (status, _, _) = ed
         .send(Method::GET, "/api/incidents/999999/rca", None)
         .await;

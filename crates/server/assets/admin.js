@@ -75,4 +75,37 @@
       });
     });
   }
+  // Live preview of Markdown, rendered by the server exactly as the public
+  // page will show it (POST /api/markdown/preview, the form's CSRF token).
+  document.querySelectorAll("textarea[data-preview]").forEach(function (area) {
+    var form = area.form, csrf = form && form.querySelector("input[name=_csrf]");
+    if (!csrf || !window.fetch) return;
+    var box = document.createElement("div");
+    box.className = "preview";
+    box.setAttribute("aria-live", "polite");
+    box.innerHTML = "<div class=\"preview-label\">Preview</div><div class=\"preview-body\"></div>";
+    var body = box.lastChild;
+    area.closest(".field").appendChild(box);
+    var timer = null, sent = 0;
+    var render = function () {
+      var mine = ++sent;
+      fetch("/api/markdown/preview", {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "content-type": "application/json", "x-csrf-token": csrf.value },
+        body: JSON.stringify({ markdown: area.value, kind: area.getAttribute("data-preview") })
+      }).then(function (r) { return r.ok ? r.json() : null; }).then(function (j) {
+        // Only the latest answer is shown; the server has cleaned the HTML.
+        if (j && mine === sent) {
+          body.innerHTML = j.data.html;
+          box.classList.toggle("empty", area.value.trim() === "");
+        }
+      });
+    };
+    area.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(render, 250);
+    });
+    render();
+  });
 })();

@@ -45,17 +45,36 @@ pub async fn get(db: &Db, incident: Id) -> StoreResult<Option<Postmortem>> {
 }
 
 /// The published postmortems of a page's incidents, by incident.
-pub async fn published_on(db: &Db, page: Id) -> StoreResult<Vec<(Id, String)>> {
-    let rows: Vec<(i64, String)> = on_db!(db, |c| {
+pub async fn published_on(db: &Db, page: Id) -> StoreResult<Vec<Published>> {
+    let rows: Vec<(i64, String, String, Option<i64>)> = on_db!(db, |c| {
         sqlx::query_as(
-        "SELECT p.incident_id, p.body FROM postmortems p JOIN incidents i ON i.id = p.incident_id \
-         WHERE i.page_id = $1 AND p.published"
-    )
-    .bind(page)
-    .fetch_all(c)
-    .await?
+            "SELECT p.incident_id, i.title, p.body, p.published_at FROM postmortems p \
+         JOIN incidents i ON i.id = p.incident_id \
+         WHERE i.page_id = $1 AND p.published ORDER BY p.published_at DESC",
+        )
+        .bind(page)
+        .fetch_all(c)
+        .await?
     });
-    Ok(rows)
+    Ok(rows
+        .into_iter()
+        .map(|(incident, title, body, at)| Published {
+            incident,
+            title,
+            body,
+            published_at: Timestamp::from_millis(at.unwrap_or(0)),
+        })
+        .collect())
+}
+
+/// A published postmortem, as the public page and feeds show it.
+#[derive(Debug, Clone)]
+pub struct Published {
+    pub incident: Id,
+    /// The incident's title.
+    pub title: String,
+    pub body: String,
+    pub published_at: Timestamp,
 }
 
 /// Writes an incident's postmortem. `only_if_draft` refuses to replace a

@@ -29,7 +29,7 @@ pub struct PageData {
     pub past_maintenance: Vec<Maintenance>,
     pub quick_links: Vec<upstate_core::links::QuickLink>,
     /// Published postmortems (Markdown) of this page's incidents, by incident.
-    pub postmortems: Vec<(Id, String)>,
+    pub postmortems: Vec<crate::postmortems::Published>,
     /// Set on a private page visitors may open with a password.
     pub password_hash: Option<String>,
     /// The install's feature switches and settings when this was read.

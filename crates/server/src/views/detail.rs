@@ -9,13 +9,13 @@ use upstate_core::{Incident, Maintenance};
 use upstate_store::public::History;
 
 pub fn incident(v: &View, i: &Incident) -> String {
-    let postmortem = v.d.postmortems.iter().find(|(id, _)| *id == i.id);
+    let postmortem = v.d.postmortems.iter().find(|p| p.incident == i.id);
     let body = html! {
         (incident_card(v, i))
-        @if let Some((_, text)) = postmortem {
+        @if let Some(pm) = postmortem {
             section.card.postmortem aria-labelledby="pm-h" {
                 h2 #pm-h { (v.t("label.postmortem")) }
-                div.prose { (super::markdown(text)) }
+                div.prose { (super::markdown(&pm.body)) }
             }
         }
     };

@@ -321,3 +321,17 @@ pub fn markdown(text: &str) -> maud::PreEscaped<String> {
     pulldown_cmark::html::push_html(&mut html, pulldown_cmark::Parser::new(text));
     maud::PreEscaped(ammonia::clean(&html))
 }
+
+/// A timeline message's Markdown: as `markdown`, but a line break the
+/// operator typed stays a line break (status updates are written as lines,
+/// not as paragraphs).
+pub fn message_markdown(text: &str) -> maud::PreEscaped<String> {
+    use pulldown_cmark::Event;
+    let events = pulldown_cmark::Parser::new(text).map(|e| match e {
+        Event::SoftBreak => Event::HardBreak,
+        other => other,
+    });
+    let mut html = String::new();
+    pulldown_cmark::html::push_html(&mut html, events);
+    maud::PreEscaped(ammonia::clean(&html))
+}

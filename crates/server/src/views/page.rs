@@ -114,7 +114,7 @@ pub(super) fn incident_card(v: &View, i: &Incident) -> Markup {
                 @for u in &i.updates {
                     li {
                         p.when { strong { (v.t(incident_status_key(u.status))) } " — " (v.when(u.created_at)) }
-                        p.msg { (u.message) }
+                        div.msg.md { (super::message_markdown(&u.message)) }
                     }
                 }
             }

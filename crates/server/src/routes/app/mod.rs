@@ -4,6 +4,7 @@
 
 mod api_keys;
 mod audit;
+mod markdown;
 mod quick_links;
 mod settings;
 mod sign_in;
@@ -28,4 +29,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(system::router())
         .merge(templates::router())
         .merge(settings::router())
+        .merge(markdown::router())
 }

@@ -93,6 +93,14 @@ fn entries(d: &PageData, base: &str) -> Vec<Entry> {
             ),
         }
     }));
+    // A published postmortem is news of its own: the Markdown as written.
+    out.extend(d.postmortems.iter().map(|p| Entry {
+        id: format!("{page}/incidents/{}#postmortem", p.incident),
+        title: format!("Postmortem: {}", p.title),
+        link: format!("{page}/incidents/{}", p.incident),
+        updated: p.published_at,
+        text: p.body.clone(),
+    }));
     out.sort_by_key(|e| std::cmp::Reverse(e.updated));
     out
 }

@@ -146,7 +146,7 @@ pub fn incident_new(frame: &Frame, flash: Option<&Flash>, f: &IncidentForm) -> M
                     }
                     @if let Some(e) = error("componentIds").or(error("componentStatuses")) { span.error { (e) } }
                 }
-                (Input { value: chosen.map(|t| t.message.clone()), hint: Some("Markdown. Shown as the first update on the public page."), ..Input::new("message", "Message", "textarea") }.render(flash))
+                (Input { value: chosen.map(|t| t.message.clone()), hint: Some("Markdown. Shown as the first update on the public page."), preview: Some("message"), ..Input::new("message", "Message", "textarea") }.render(flash))
                 div { button type="submit" { "Report incident" } }
             }
         }
@@ -254,7 +254,7 @@ pub fn incident_detail(
                             }
                         }
                     }
-                    (Input { hint: Some("Markdown."), ..Input::new("message", "Message", "textarea") }.render(flash))
+                    (Input { hint: Some("Markdown."), preview: Some("message"), ..Input::new("message", "Message", "textarea") }.render(flash))
                     @let on_page: Vec<&Component> = components.iter().filter(|c| c.status_page_id == i.status_page_id).collect();
                     @if !on_page.is_empty() {
                         fieldset.field.invalid[flash.and_then(|f| f.error_of("componentStatuses")).is_some()] {
@@ -325,7 +325,7 @@ pub fn incident_detail(
             form.stack method="post" action=(format!("/api/incidents/{}/rca", i.id)) {
                 (bridge(&back, &back, Some("Postmortem saved."), Some(frame.csrf)))
                 input type="hidden" name="_method" value="PUT";
-                (Input { value: pm_body, id: Some("f-pm-body"), hint: Some("Markdown."), ..Input::new("body", "Postmortem text", "textarea") }.render(flash))
+                (Input { value: pm_body, id: Some("f-pm-body"), hint: Some("Markdown."), preview: Some("document"), ..Input::new("body", "Postmortem text", "textarea") }.render(flash))
                 div.field {
                     input type="hidden" name="published:bool" value="";
                     label { input type="checkbox" name="published:bool" checked[published]; " Published on the public page" }
@@ -376,7 +376,7 @@ pub fn templates(frame: &Frame, flash: Option<&Flash>, list: &[IncidentTemplate]
                         @for (value, label) in IMPACTS { option value=(value) selected[value == "minor"] { (label) } }
                     }
                 }
-                (Input { required: false, hint: Some("Markdown."), ..Input::new("message", "First message", "textarea") }.render(flash))
+                (Input { required: false, hint: Some("Markdown."), preview: Some("message"), ..Input::new("message", "First message", "textarea") }.render(flash))
                 div { button type="submit" { "Save template" } }
             }
         }

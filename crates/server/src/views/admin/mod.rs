@@ -197,6 +197,9 @@ pub struct Input<'a> {
     pub meter: Option<&'a str>,
     /// The element id when two forms of a screen share a field name.
     pub id: Option<&'a str>,
+    /// A Markdown textarea with a live preview (`message` or `document`,
+    /// as `/api/markdown/preview` renders them); needs our script.
+    pub preview: Option<&'a str>,
 }
 
 impl<'a> Input<'a> {
@@ -212,6 +215,7 @@ impl<'a> Input<'a> {
             autocomplete: None,
             meter: None,
             id: None,
+            preview: None,
         }
     }
 
@@ -231,6 +235,7 @@ impl<'a> Input<'a> {
                 label for=(id) { (self.label) }
                 @if self.kind == "textarea" {
                     textarea id=(id) name=(self.form_name.unwrap_or(self.name)) required[self.required]
+                        data-preview=[self.preview]
                         aria-invalid=[error.map(|_| "true")] aria-describedby=[described.as_deref()] {
                         (value.unwrap_or_default())
                     }
