@@ -77,8 +77,9 @@ async fn press_named(d: &Driver, name: &str) {
 }
 
 async fn click(d: &Driver, button: &str) {
-    let xpath =
-        format!("//button[normalize-space()='{button}'] | //a[normalize-space()='{button}']");
+    let xpath = format!(
+        "//button[normalize-space()='{button}'] | //a[normalize-space()='{button}'] | //summary[normalize-space()='{button}']"
+    );
     d.c()
         .find(Locator::XPath(&xpath))
         .await
@@ -708,6 +709,7 @@ async fn operator_screens_in_chromium(b: Backend) {
     let stored = s.get("/api/v1/statuspages").await.data(200);
     assert_ne!(stored[0]["accentColor"], "blue");
     fill(&d, "Accent colour", "#aa3300").await;
+    fill(&d, "Time zone", "Europe/Berlin").await;
     press(&d, "Save settings").await;
     assert!(text(&d, ".alert.notice").await.contains("Settings saved"));
 
@@ -849,7 +851,32 @@ async fn operator_screens_in_chromium(b: Backend) {
         text(&d, "main").await
     );
     let m = s.get("/api/v1/maintenance").await.data(200);
-    assert_eq!(m[0]["scheduledStartTime"], "2030-01-02T03:04:00Z");
+    assert_eq!(
+        m[0]["scheduledStartTime"], "2030-01-02T02:04:00Z",
+        "entered in the page's time zone (Berlin, UTC+1 in winter)"
+    );
+    assert!(
+        text(&d, "section[aria-labelledby=h-windows]")
+            .await
+            .contains("2030-01-02 03:04 CET"),
+        "shown in the page's time zone"
+    );
+    // Edited: a later end, in the same zone.
+    click(&d, "Edit Database upgrade").await;
+    let end = field(&d, "Ends (Database upgrade)").await;
+    assert_eq!(
+        end.prop("value").await.unwrap().as_deref(),
+        Some("2030-01-02T05:04")
+    );
+    d.js(&format!(
+        "document.getElementById('m{}-end').value = '2030-01-02T06:30';",
+        m[0]["id"]
+    ))
+    .await;
+    press(&d, "Save changes to Database upgrade").await;
+    assert!(text(&d, ".alert.notice").await.contains("changed"));
+    let m = s.get("/api/v1/maintenance").await.data(200);
+    assert_eq!(m[0]["scheduledEndTime"], "2030-01-02T05:30:00Z");
     no_axe_violations(&d, "maintenance").await;
     d.screenshot(&shot("maintenance")).await;
     press(&d, "Start").await;

@@ -5,7 +5,8 @@
 //! A form marks itself with a hidden `_back` field. The bridge then turns
 //! the form into the JSON body the route expects (field names carry the
 //! type: `statusPageId:int`, `autoStart:bool`, `componentIds[]:int`,
-//! `startsAt:datetime` (a `datetime-local` value, read as UTC), and
+//! `startsAt:datetime` (a `datetime-local` value, read in the time zone a
+//! `_tz` field names, such as the page's `Europe/Berlin`, else UTC), and
 //! `list[][key]:int` for a list of objects (a repeated key starts the next);
 //! an empty `:int`, `:datetime` or `:opt` field is left out, or `null`
 //! inside an object; an object whose `:req` field is empty is left out
@@ -131,16 +132,29 @@ fn secret(name: &str) -> bool {
         .any(|s| n.contains(s))
 }
 
-/// A form field's value as the JSON its name asks for.
-fn typed(kind: &str, raw: &str) -> Option<Value> {
+/// A `datetime-local` value ("2026-11-23T14:30") in zone `tz` as an
+/// RFC 3339 instant; anything else is passed on for the route to refuse.
+fn instant(raw: &str, tz: Option<&str>) -> String {
+    let zone = tz
+        .and_then(|t| jiff::tz::TimeZone::get(t).ok())
+        .unwrap_or(jiff::tz::TimeZone::UTC);
+    match raw
+        .parse::<jiff::civil::DateTime>()
+        .ok()
+        .filter(|_| matches!(raw.len(), 16 | 19))
+        .and_then(|dt| dt.to_zoned(zone).ok())
+    {
+        Some(z) => z.timestamp().to_string(),
+        None => raw.to_string(),
+    }
+}
+
+/// A form field's value as the JSON its name asks for; `tz` is the zone
+/// of `datetime` fields.
+fn typed(kind: &str, raw: &str, tz: Option<&str>) -> Option<Value> {
     match kind {
         "int" | "datetime" | "opt" | "req" if raw.trim().is_empty() => None,
-        // `datetime-local` inputs send "2026-11-23T14:30": read as UTC.
-        "datetime" => Some(Value::String(match raw.len() {
-            16 => format!("{raw}:00Z"),
-            19 => format!("{raw}Z"),
-            _ => raw.to_string(),
-        })),
+        "datetime" => Some(Value::String(instant(raw, tz))),
         "int" => Some(
             raw.trim()
                 .parse::<i64>()
@@ -174,6 +188,10 @@ struct Form {
 
 fn read_form(bytes: &[u8]) -> Form {
     let mut f = Form::default();
+    let tz = form_urlencoded::parse(bytes)
+        .find(|(k, _)| k == "_tz")
+        .map(|(_, v)| v.into_owned());
+    let tz = tz.as_deref();
     for (k, v) in form_urlencoded::parse(bytes) {
         let (k, v) = (k.into_owned(), v.into_owned());
         match k.as_str() {
@@ -183,6 +201,7 @@ fn read_form(bytes: &[u8]) -> Form {
             "_done" => f.done = Some(v),
             "_keep" => f.keep = Some(v),
             "_csrf" => f.csrf = Some(v),
+            "_tz" => {}
             "_method" => f.method = Some(v.to_ascii_uppercase()),
             _ if k == "_step_up" || k.starts_with("_step_up:") => f.step_up = Some((k, v)),
             _ => {
@@ -207,7 +226,7 @@ fn read_form(bytes: &[u8]) -> Form {
                         }
                         if let Some(Value::Object(o)) = items.last_mut() {
                             // Inside an object an empty field is `null`.
-                            o.insert(key.to_string(), typed(kind, &v).unwrap_or(Value::Null));
+                            o.insert(key.to_string(), typed(kind, &v, tz).unwrap_or(Value::Null));
                         }
                     }
                     if kind == "req" {
@@ -231,10 +250,10 @@ fn read_form(bytes: &[u8]) -> Form {
                         .body
                         .entry(name)
                         .or_insert_with(|| Value::Array(Vec::new()));
-                    if let (Value::Array(items), Some(value)) = (entry, typed(kind, &v)) {
+                    if let (Value::Array(items), Some(value)) = (entry, typed(kind, &v, tz)) {
                         items.push(value);
                     }
-                } else if let Some(value) = typed(kind, &v) {
+                } else if let Some(value) = typed(kind, &v, tz) {
                     f.body.insert(name, value);
                 }
             }
@@ -567,6 +586,11 @@ mod tests {
         assert_eq!(local("https://evil.example"), None);
         assert_eq!(local("/admin/incidents/4"), Some("/admin/incidents/4"));
         assert_eq!(sentence("the email is wrong"), "The email is wrong.");
+        let f = read_form(b"_back=/admin/x&_tz=Europe/Berlin&at:datetime=2026-07-01T09:30");
+        assert_eq!(
+            f.body["at"], "2026-07-01T07:30:00Z",
+            "read in the page's zone (summer time)"
+        );
         let f = read_form(
             b"_back=/admin/x&c[][id]:int=4&c[][groupId]:int=2&c[][id]:int=5&c[][groupId]:int=",
         );

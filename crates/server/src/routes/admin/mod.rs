@@ -359,9 +359,15 @@ async fn maintenance_list(State(state): State<AppState>, s: Screen) -> Page {
             },
         )
     });
+    let all = pages::list(&state.db).await.map_err(fail)?;
+    let chosen = users::current_page(&state.db, s.who.session.user.id)
+        .await
+        .map_err(fail)?
+        .filter(|id| all.iter().any(|p| p.id == *id));
     let screen = view::MaintenanceScreen {
         windows,
-        pages: pages::list(&state.db).await.map_err(fail)?,
+        current: chosen.or_else(|| all.first().map(|p| p.id)),
+        pages: all,
         components: components::list(&state.db, None, None)
             .await
             .map_err(fail)?,

@@ -1,8 +1,9 @@
 //! Maintenance: windows under way, planned and past, with their moves
-//! (start, complete, cancel, delete), and the form that schedules one.
-//! Times are entered and shown in UTC.
+//! (start, complete, cancel, edit, delete), and the form that schedules one
+//! on the page being worked on. Times are entered and shown in each page's
+//! time zone (the form bridge reads them in the zone its `_tz` names).
 
-use super::{Frame, Input, action, bridge, page, when};
+use super::{Frame, Input, action, bridge, local_input, page, when_in};
 use crate::form_bridge::Flash;
 use maud::{Markup, html};
 use upstate_core::{Component, Maintenance, MaintenanceStatus, StatusPage};
@@ -11,27 +12,85 @@ pub struct MaintenanceScreen {
     pub windows: Vec<Maintenance>,
     pub pages: Vec<StatusPage>,
     pub components: Vec<Component>,
+    /// The page new windows go on (the one being worked on).
+    pub current: Option<i64>,
+}
+
+/// The affected-components boxes of one page's window.
+fn affected(s: &MaintenanceScreen, page: i64, ticked: &[i64], prefix: &str) -> Markup {
+    html! {
+        fieldset.field {
+            legend { "Affected components" }
+            // Sends `[]` when every box is cleared: "none", not "unchanged".
+            input type="hidden" name="componentIds[]:int" value="";
+            div.choices {
+                @for c in s.components.iter().filter(|c| c.status_page_id == page) {
+                    @let id = format!("{prefix}-c-{}", c.id);
+                    label for=(id) { input #(id) type="checkbox" name="componentIds[]:int" value=(c.id) checked[ticked.contains(&c.id)]; (c.name) }
+                }
+            }
+        }
+    }
+}
+
+/// Edit one window that has not ended: its words, times and components.
+fn edit(frame: &Frame, s: &MaintenanceScreen, m: &Maintenance, p: &StatusPage) -> Markup {
+    let back = "/admin/maintenance";
+    let prefix = format!("m{}", m.id);
+    let tz = p.time_zone.as_str();
+    html! {
+        details.edit {
+            summary { "Edit" span.visually-hidden { " " (m.title) } }
+            form.stack method="post" action=(format!("/api/maintenance/{}", m.id)) {
+                (bridge(back, back, Some("Maintenance changed."), Some(frame.csrf)))
+                input type="hidden" name="_method" value="PATCH";
+                input type="hidden" name="_tz" value=(tz);
+                div.field {
+                    label for=(format!("{prefix}-title")) { "Title" span.visually-hidden { " of " (m.title) } }
+                    input #(format!("{prefix}-title")) type="text" name="title" value=(m.title) required;
+                }
+                div.field {
+                    label for=(format!("{prefix}-desc")) { "Description" span.visually-hidden { " of " (m.title) } }
+                    textarea #(format!("{prefix}-desc")) name="description" { (m.description) }
+                }
+                div.field {
+                    label for=(format!("{prefix}-start")) { "Starts" span.visually-hidden { " (" (m.title) ")" } }
+                    input #(format!("{prefix}-start")) type="datetime-local" name="scheduledStartTime:datetime" value=(local_input(m.scheduled_start_time, tz)) required;
+                    span.hint { (tz) }
+                }
+                div.field {
+                    label for=(format!("{prefix}-end")) { "Ends" span.visually-hidden { " (" (m.title) ")" } }
+                    input #(format!("{prefix}-end")) type="datetime-local" name="scheduledEndTime:datetime" value=(local_input(m.scheduled_end_time, tz)) required;
+                    span.hint { (tz) }
+                }
+                (affected(s, m.status_page_id, &m.affected_components, &prefix))
+                div.field {
+                    input type="hidden" name="autoStart:bool" value="";
+                    label { input type="checkbox" name="autoStart:bool" checked[m.auto_start]; " Start and complete automatically" }
+                }
+                div { button.secondary type="submit" { "Save changes" span.visually-hidden { " to " (m.title) } } }
+            }
+        }
+    }
 }
 
 pub fn maintenance_list(frame: &Frame, flash: Option<&Flash>, s: &MaintenanceScreen) -> Markup {
     let back = "/admin/maintenance";
-    let page_name = |id: i64| {
-        s.pages
-            .iter()
-            .find(|p| p.id == id)
-            .map_or("", |p| p.name.as_str())
-    };
+    let page_of = |id: i64| s.pages.iter().find(|p| p.id == id);
+    let current = s.current.and_then(page_of);
     let body = html! {
         header.top { h1 { "Maintenance" } }
         section.card aria-labelledby="h-windows" {
             h2 #h-windows { "Windows" }
             @if s.windows.is_empty() { p.empty { "No maintenance scheduled." } }
-            ul.rows {
+            @else { ul.rows {
                 @for m in &s.windows {
+                    @let p = page_of(m.status_page_id);
+                    @let tz = p.map_or("UTC", |p| p.time_zone.as_str());
                     li {
                         span {
                             strong { (m.title) }
-                            br; span.muted { (page_name(m.status_page_id)) " · " (when(m.scheduled_start_time)) " – " (when(m.scheduled_end_time)) (if m.auto_start { " · automatic" } else { "" }) }
+                            br; span.muted { (p.map_or("", |p| p.name.as_str())) " · " (when_in(m.scheduled_start_time, tz)) " – " (when_in(m.scheduled_end_time, tz)) (if m.auto_start { " · automatic" } else { "" }) }
                         }
                         span.actions {
                             span.pill.s-maintenance { (m.status.as_str().replace('_', " ")) }
@@ -47,37 +106,34 @@ pub fn maintenance_list(frame: &Frame, flash: Option<&Flash>, s: &MaintenanceScr
                             }
                             (action(frame, back, &format!("/api/maintenance/{}", m.id), "DELETE", "Delete", Some("Delete this window?"), Some("Maintenance deleted.")))
                         }
+                        @if let (Some(p), true) = (p, matches!(m.status, MaintenanceStatus::Scheduled | MaintenanceStatus::InProgress)) {
+                            (edit(frame, s, m, p))
+                        }
                     }
                 }
-            }
+            } }
         }
         section.card aria-labelledby="h-schedule" {
             h2 #h-schedule { "Schedule maintenance" }
-            @if s.pages.is_empty() {
-                p.empty { "Create a status page first." }
-            } @else {
-                form.stack method="post" action="/api/maintenance" {
-                    (bridge(back, back, Some("Maintenance scheduled."), Some(frame.csrf)))
-                    div.field {
-                        label for="f-mpage" { "Status page" }
-                        select #f-mpage name="statusPageId:int" required {
-                            @for p in &s.pages { option value=(p.id) { (p.name) } }
-                        }
+            @match current {
+                None => p.empty { "Create a status page first." },
+                Some(p) => {
+                    p.muted {
+                        "On " strong { (p.name) } ", times in " strong { (p.time_zone) } ". "
+                        a href="/admin/pages" { "Work on another page" }
                     }
-                    (Input::new("title", "Title", "text").render(flash))
-                    (Input { required: false, ..Input::new("description", "Description", "textarea") }.render(flash))
-                    (Input { form_name: Some("scheduledStartTime:datetime"), hint: Some("UTC."), ..Input::new("scheduledStartTime", "Starts", "datetime-local") }.render(flash))
-                    (Input { form_name: Some("scheduledEndTime:datetime"), hint: Some("UTC."), ..Input::new("scheduledEndTime", "Ends", "datetime-local") }.render(flash))
-                    fieldset.field {
-                        legend { "Affected components" }
-                        div.choices {
-                            @for c in &s.components {
-                                label { input type="checkbox" name="componentIds[]:int" value=(c.id); (c.name) span.muted { " (" (page_name(c.status_page_id)) ")" } }
-                            }
-                        }
+                    form.stack method="post" action="/api/maintenance" {
+                        (bridge(back, back, Some("Maintenance scheduled."), Some(frame.csrf)))
+                        input type="hidden" name="statusPageId:int" value=(p.id);
+                        input type="hidden" name="_tz" value=(p.time_zone);
+                        (Input::new("title", "Title", "text").render(flash))
+                        (Input { required: false, ..Input::new("description", "Description", "textarea") }.render(flash))
+                        (Input { form_name: Some("scheduledStartTime:datetime"), hint: Some(&p.time_zone), ..Input::new("scheduledStartTime", "Starts", "datetime-local") }.render(flash))
+                        (Input { form_name: Some("scheduledEndTime:datetime"), hint: Some(&p.time_zone), ..Input::new("scheduledEndTime", "Ends", "datetime-local") }.render(flash))
+                        (affected(s, p.id, &[], "new"))
+                        div.field { label { input type="checkbox" name="autoStart:bool"; " Start and complete automatically at these times" } }
+                        div { button type="submit" { "Schedule" } }
                     }
-                    div.field { label { input type="checkbox" name="autoStart:bool"; " Start and complete automatically at these times" } }
-                    div { button type="submit" { "Schedule" } }
                 }
             }
         }

@@ -313,6 +313,24 @@ pub fn step_up_input(tag: &str, what: &str, flash: Option<&Flash>, when: Option<
     }
 }
 
+/// `t` in the zone `tz` (a page's), as people read it: "2026-11-23 15:30 CET".
+pub fn when_in(t: Timestamp, tz: &str) -> String {
+    match jiff::tz::TimeZone::get(tz) {
+        Ok(zone) => jiff::Timestamp::from_millisecond(t.millis())
+            .map(|ts| ts.to_zoned(zone).strftime("%Y-%m-%d %H:%M %Z").to_string())
+            .unwrap_or_else(|_| when(t)),
+        Err(_) => when(t),
+    }
+}
+
+/// `t` in the zone `tz` as a `datetime-local` input's value.
+pub fn local_input(t: Timestamp, tz: &str) -> String {
+    let zone = jiff::tz::TimeZone::get(tz).unwrap_or(jiff::tz::TimeZone::UTC);
+    jiff::Timestamp::from_millisecond(t.millis())
+        .map(|ts| ts.to_zoned(zone).strftime("%Y-%m-%dT%H:%M").to_string())
+        .unwrap_or_default()
+}
+
 /// A time as people read it in the interface (UTC).
 pub fn when(t: Timestamp) -> String {
     t.to_rfc3339()
