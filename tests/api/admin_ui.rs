@@ -22,7 +22,8 @@ on_both_backends!(
     two_factor_in_chromium,
     team_screens_in_chromium,
     templates_in_chromium,
-    sensitive_actions_ask_for_step_up_in_chromium
+    sensitive_actions_ask_for_step_up_in_chromium,
+    every_screen_fits_a_phone_and_stays_small
 );
 
 const PW: &str = "correct horse battery staple";
@@ -1405,5 +1406,95 @@ async fn sensitive_actions_ask_for_step_up_in_chromium(b: Backend) {
         s.db.integers("SELECT COUNT(*) FROM audit_events WHERE action = 'user.step_up'")
             .await;
     assert_eq!(steps, [4], "each confirmed action was one verified step-up");
+    d.quit().await;
+}
+
+/// Every admin screen at a phone's width (390 px): nothing wider than the
+/// screen, every screen shot; and each screen with its stylesheet, script
+/// and icon under 100 KB (measured uncompressed, so over the wire is less).
+async fn every_screen_fits_a_phone_and_stays_small(b: Backend) {
+    if !browser_available("every_screen_fits_a_phone_and_stays_small") {
+        return;
+    }
+    let s = Server::start(b).await;
+    assert!(s.db.add_user("ad@example.com", "admin", PW).0);
+    let page = s.page("acme").await;
+    let c = s.component(page, "API").await;
+    let incident = s.incident(page, "Slow answers").await["id"]
+        .as_i64()
+        .unwrap();
+    let window = json!({"title": "Database upgrade", "statusPageId": page, "componentIds": [c],
+        "scheduledStartTime": crate::support::at_offset_ms(3_600_000),
+        "scheduledEndTime": crate::support::at_offset_ms(7_200_000)});
+    s.post("/api/v1/maintenance", window).await.data(201);
+    let screens = [
+        ("dashboard", "/admin".to_string()),
+        ("pages", "/admin/pages".to_string()),
+        ("page", format!("/admin/pages/{page}")),
+        ("incidents", "/admin/incidents".to_string()),
+        ("incident-new", "/admin/incidents/new".to_string()),
+        ("incident", format!("/admin/incidents/{incident}")),
+        ("templates", "/admin/templates".to_string()),
+        ("maintenance", "/admin/maintenance".to_string()),
+        ("account", "/admin/account".to_string()),
+        ("keys", "/admin/keys".to_string()),
+        ("users", "/admin/users".to_string()),
+        ("audit", "/admin/audit".to_string()),
+        ("settings", "/admin/settings".to_string()),
+        ("system", "/admin/system".to_string()),
+    ];
+    let ad = crate::support::Browser::login(&s, "ad@example.com", PW)
+        .await
+        .unwrap_or_else(|_| panic!("admin signs in"));
+    let http = reqwest::Client::new();
+    let fetch = async |path: &str| -> Vec<u8> {
+        let r = http
+            .get(format!("{}{path}", s.base))
+            .header("cookie", &ad.cookie)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200, "{path}");
+        r.bytes().await.unwrap().to_vec()
+    };
+    for (name, path) in &screens {
+        let html = String::from_utf8(fetch(path).await).unwrap();
+        let mut total = html.len();
+        // Everything the screen loads: our stylesheet, script and icon.
+        for attr in ["href=\"/assets/", "src=\"/assets/"] {
+            for part in html.split(attr).skip(1) {
+                let asset = part.split('"').next().unwrap();
+                total += fetch(&format!("/assets/{asset}")).await.len();
+            }
+        }
+        assert!(
+            total < 100 * 1024,
+            "{name}: {total} bytes with its assets, over 100 KB"
+        );
+        eprintln!("{name}: {total} bytes with its assets");
+    }
+
+    let d = Driver::start(&[]).await;
+    d.c().set_window_size(390, 844).await.unwrap();
+    sign_in(&d, &s, "ad@example.com").await;
+    let suffix = if b == Backend::Sqlite {
+        "sqlite"
+    } else {
+        "postgres"
+    };
+    for (name, path) in &screens {
+        d.c().goto(&format!("{}{path}", s.base)).await.unwrap();
+        let overflow = d
+            .js("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            .await
+            .as_i64()
+            .unwrap();
+        d.screenshot(&format!("admin/phone-{name}-{suffix}")).await;
+        let wide = d.js("return [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth).map(e => e.tagName + '.' + e.className + '#' + e.id).slice(0, 8)").await;
+        assert!(
+            overflow <= 0,
+            "{name} is {overflow} px wider than a phone: {wide}"
+        );
+    }
     d.quit().await;
 }

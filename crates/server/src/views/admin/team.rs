@@ -215,7 +215,7 @@ pub fn audit(
                 button.secondary type="submit" { "Filter" }
             }
             @if events.is_empty() { p.empty { "No events." } }
-            table.events {
+            div.scroll-x tabindex="0" role="region" aria-label="Audit events" { table.events {
                 thead { tr { th { "When" } th { "Who" } th { "Action" } th { "Target" } th { "From" } } }
                 tbody {
                     @for e in events {
@@ -228,7 +228,7 @@ pub fn audit(
                         }
                     }
                 }
-            }
+            } }
         }
     };
     page(frame, "Audit log", flash, body)
