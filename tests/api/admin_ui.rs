@@ -709,10 +709,62 @@ async fn operator_screens_in_chromium(b: Backend) {
     assert!(text(&d, "#f-accentColor-error").await.contains("hex"));
     let stored = s.get("/api/v1/statuspages").await.data(200);
     assert_ne!(stored[0]["accentColor"], "blue");
+    // A pale accent is accepted but its low contrast is pointed out.
+    fill(&d, "Accent colour", "#ffdd00").await;
+    press(&d, "Save settings").await;
+    assert!(
+        text(&d, "#f-accentColor-hint")
+            .await
+            .contains("Low contrast"),
+        "{}",
+        text(&d, "#f-accentColor-hint").await
+    );
     fill(&d, "Accent colour", "#aa3300").await;
+    let icon = format!(
+        "{}{}",
+        s.base,
+        d.js("return document.querySelector('link[rel=icon]').getAttribute('href')")
+            .await
+            .as_str()
+            .unwrap()
+    );
+    fill(&d, "Favicon URL", &icon).await;
     fill(&d, "Time zone", "Europe/Berlin").await;
     press(&d, "Save settings").await;
     assert!(text(&d, ".alert.notice").await.contains("Settings saved"));
+    assert!(text(&d, "#f-accentColor-hint").await.contains("readable"));
+    let stored = s.get("/api/v1/statuspages").await.data(200);
+    let detail = s
+        .get(&format!("/api/v1/statuspages/{}", stored[0]["id"]))
+        .await
+        .data(200);
+    assert_eq!(detail["faviconUrl"], icon.as_str());
+    // Renames in place: a component and a group.
+    click(&d, "Edit Website").await;
+    fill(&d, "Description of Website", "The marketing site").await;
+    press(&d, "Save Website").await;
+    assert!(text(&d, ".alert.notice").await.contains("Component saved"));
+    fill(&d, "Name of group Frontend", "Web").await;
+    press(&d, "Rename group Frontend").await;
+    assert!(text(&d, ".alert.notice").await.contains("Group renamed"));
+    let groups = s.get("/api/v1/component-groups").await.data(200);
+    assert!(groups.to_string().contains("\"Web\""), "{groups}");
+    // A visitor password: too short refused beside the field, then set.
+    fill(&d, "New visitor password", "abc").await;
+    press(&d, "Set password").await;
+    assert!(text(&d, "#f-page-password-error").await.len() > 5);
+    fill(&d, "New visitor password", "a visitor secret").await;
+    press(&d, "Set password").await;
+    assert!(
+        text(&d, ".alert.notice")
+            .await
+            .contains("Visitor password set")
+    );
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM status_pages WHERE password_hash IS NOT NULL")
+            .await,
+        [1]
+    );
 
     // An incident: reported, updated, resolved, from its own screen.
     press(&d, "Incidents").await;

@@ -294,6 +294,10 @@ async fn page_screen(State(state): State<AppState>, s: Screen, PathId(id): PathI
         links: upstate_store::quick_links::list(&state.db, Some(id))
             .await
             .map_err(fail)?,
+        password_set: pages::password_hash(&state.db, id)
+            .await
+            .map_err(fail)?
+            .is_some(),
     };
     Ok(s.show(view::page_screen(&s.frame("pages"), s.flash(), &screen)))
 }

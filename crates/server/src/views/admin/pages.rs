@@ -71,6 +71,31 @@ pub struct PageScreen {
     pub groups: Vec<ComponentGroup>,
     pub components: Vec<Component>,
     pub links: Vec<QuickLink>,
+    /// Whether visitors can open the (private) page with a password.
+    pub password_set: bool,
+}
+
+/// The accent colour's contrast with white (WCAG), as a hint beside it:
+/// links in that colour on the page's white cards must stay readable.
+fn contrast_hint(hex: &str) -> String {
+    let channel = |i: usize| {
+        let v =
+            u8::from_str_radix(hex.get(i..i + 2).unwrap_or("00"), 16).unwrap_or(0) as f64 / 255.0;
+        if v <= 0.040_45 {
+            v / 12.92
+        } else {
+            ((v + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    let l = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
+    let ratio = 1.05 / (l + 0.05);
+    if ratio >= 4.5 {
+        format!("Contrast with white {ratio:.1}:1, readable as link text. Such as #2563eb.")
+    } else {
+        format!(
+            "Low contrast with white ({ratio:.1}:1, under 4.5:1): links in this colour are hard to read. Pick a darker colour."
+        )
+    }
 }
 
 /// A page's layout: groups in order, components in order with their group.
@@ -213,6 +238,22 @@ fn component_row(frame: &Frame, back: &str, layout: &Layout, i: usize) -> Markup
                     button.secondary type="submit" { "Set" span.visually-hidden { " status of " (c.name) } }
                 }
                 (action(frame, back, &format!("/api/components/{}", c.id), "DELETE", &format!("Delete {}", c.name), Some(&format!("Delete the component {}? Its history goes with it.", c.name)), Some("Component deleted.")))
+                details.edit {
+                    summary { "Edit" span.visually-hidden { " " (c.name) } }
+                    form.stack method="post" action=(format!("/api/components/{}", c.id)) {
+                        (bridge(back, back, Some("Component saved."), Some(frame.csrf)))
+                        input type="hidden" name="_method" value="PATCH";
+                        div.field {
+                            label for=(format!("cn-{}", c.id)) { "Name" span.visually-hidden { " of " (c.name) } }
+                            input id=(format!("cn-{}", c.id)) type="text" name="name" value=(c.name) required;
+                        }
+                        div.field {
+                            label for=(format!("cd-{}", c.id)) { "Description" span.visually-hidden { " of " (c.name) } }
+                            input id=(format!("cd-{}", c.id)) type="text" name="description" value=(c.description);
+                        }
+                        div { button.secondary type="submit" { "Save" span.visually-hidden { " " (c.name) } } }
+                    }
+                }
             }
         }
     }
@@ -291,7 +332,16 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
                 @if !s.groups.is_empty() {
                     ul.rows {
                         @for g in &s.groups {
-                            li { span { (g.name) } (action(frame, &back, &format!("/api/component-groups/{}", g.id), "DELETE", &format!("Delete group {}", g.name), Some("Delete this group? Its components stay, ungrouped."), Some("Group deleted."))) }
+                            li {
+                                form.inline method="post" action=(format!("/api/groups/{}", g.id)) {
+                                    (bridge(&back, &back, Some("Group renamed."), Some(frame.csrf)))
+                                    input type="hidden" name="_method" value="PATCH";
+                                    label.visually-hidden for=(format!("gn-{}", g.id)) { "Name of group " (g.name) }
+                                    input id=(format!("gn-{}", g.id)) type="text" name="name" value=(g.name) required;
+                                    button.secondary type="submit" { "Rename" span.visually-hidden { " group " (g.name) } }
+                                }
+                                (action(frame, &back, &format!("/api/component-groups/{}", g.id), "DELETE", &format!("Delete group {}", g.name), Some("Delete this group? Its components stay, ungrouped."), Some("Group deleted.")))
+                            }
                         }
                     }
                 }
@@ -325,10 +375,11 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
                 (Input { value: Some(p.name.clone()), ..Input::new("name", "Name", "text") }.render(flash))
                 (Input { value: Some(p.slug.clone()), ..Input::new("slug", "Slug", "text") }.render(flash))
                 (Input { value: Some(p.description.clone()), required: false, ..Input::new("description", "Description", "text") }.render(flash))
-                (Input { value: Some(p.accent_color.clone()), hint: Some("Links and highlights on the public page, such as #2563eb."), ..Input::new("accentColor", "Accent colour", "text") }.render(flash))
+                (Input { value: Some(p.accent_color.clone()), hint: Some(&contrast_hint(&p.accent_color)), ..Input::new("accentColor", "Accent colour", "text") }.render(flash))
                 (Input { value: Some(p.time_zone.clone()), hint: Some("Times on the public page, such as Europe/Berlin."), ..Input::new("timeZone", "Time zone", "text") }.render(flash))
                 (Input { value: Some(p.uptime_days.to_string()), form_name: Some("uptimeDays:int"), ..Input::new("uptimeDays", "Days of uptime shown", "number") }.render(flash))
                 (Input { value: p.logo_url.clone(), form_name: Some("logoUrl:null"), required: false, ..Input::new("logoUrl", "Logo URL", "url") }.render(flash))
+                (Input { value: p.favicon_url.clone(), form_name: Some("faviconUrl:null"), required: false, hint: Some("The icon browsers show in the tab; ours when empty."), ..Input::new("faviconUrl", "Favicon URL", "url") }.render(flash))
                 (Input { value: p.custom_domain.clone(), form_name: Some("customDomain:null"), required: false, hint: Some("Serve this page at / of this host, such as status.example.com."), ..Input::new("customDomain", "Custom domain", "text") }.render(flash))
                 fieldset {
                     legend { "Show" }
@@ -344,6 +395,23 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
                 div { button type="submit" { "Save settings" } }
             }
             p.muted { "Created " (when(p.created_at)) "." }
+        }
+        section.card aria-labelledby="h-visitors" {
+            h2 #h-visitors { "Visitor password" }
+            p.muted {
+                @if p.is_public { "The page is public: anyone can open it. A password matters once you make it private." }
+                @else if s.password_set { "The page is private and opens with its password." }
+                @else { "The page is private and closed to visitors until it has a password." }
+            }
+            form.stack method="post" action=(format!("/api/statuspages/{}/password", p.id)) {
+                (bridge(&back, &back, Some("Visitor password set."), Some(frame.csrf)))
+                input type="hidden" name="_method" value="PUT";
+                (Input { autocomplete: Some("new-password"), id: Some("f-page-password"), hint: Some("Share it with the people who may see the page."), ..Input::new("password", "New visitor password", "password") }.render(flash))
+                div { button.secondary type="submit" { "Set password" } }
+            }
+            @if s.password_set {
+                (action(frame, &back, &format!("/api/statuspages/{}/password", p.id), "DELETE", "Remove the password", Some("Remove the password? A private page is then closed to visitors."), Some("Visitor password removed.")))
+            }
         }
         section.card.danger-zone aria-labelledby="h-delete" {
             h2 #h-delete { "Delete this page" }
