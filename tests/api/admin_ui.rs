@@ -1483,6 +1483,7 @@ async fn every_screen_fits_a_phone_and_stays_small(b: Backend) {
         ("dashboard", "/admin".to_string()),
         ("pages", "/admin/pages".to_string()),
         ("page", format!("/admin/pages/{page}")),
+        ("component", format!("/admin/components/{c}")),
         ("incidents", "/admin/incidents".to_string()),
         ("incident-new", "/admin/incidents/new".to_string()),
         ("incident", format!("/admin/incidents/{incident}")),
@@ -1542,6 +1543,7 @@ async fn every_screen_fits_a_phone_and_stays_small(b: Backend) {
             .as_i64()
             .unwrap();
         d.screenshot(&format!("admin/phone-{name}-{suffix}")).await;
+        no_axe_violations(&d, name).await;
         let wide = d.js("return [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth).map(e => e.tagName + '.' + e.className + '#' + e.id).slice(0, 8)").await;
         assert!(
             overflow <= 0,

@@ -1,5 +1,5 @@
 use crate::on_both_backends;
-use crate::support::{Backend, Server};
+use crate::support::{Backend, Browser, PASSWORD, Server};
 use serde_json::json;
 
 on_both_backends!(
@@ -7,7 +7,8 @@ on_both_backends!(
     component_status_route,
     component_filters,
     component_references,
-    groups_lifecycle
+    groups_lifecycle,
+    component_details
 );
 
 async fn component_lifecycle_and_order(b: Backend) {
@@ -386,4 +387,75 @@ async fn groups_lifecycle(b: Backend) {
         .problem(404);
     s.delete("/api/v1/component-groups/999").await.problem(404);
     assert_eq!(s.snapshot().await, before);
+}
+
+/// `GET /api/components/{id}/details`: the component, its page, uptime by
+/// period, latest changes, what affects it now.
+async fn component_details(b: Backend) {
+    let s = Server::start(b).await;
+    assert!(s.db.add_user("vi@example.com", "viewer", PASSWORD).0);
+    let vi = Browser::signed_in(&s, "vi@example.com").await;
+    let page = s.page("acme").await;
+    let api = s.component(page, "API").await;
+    let other = s.component(page, "Website").await;
+    s.post(
+        "/api/v1/incidents",
+        json!({"title": "API down", "statusPageId": page,
+               "componentStatuses": [{"componentId": api, "status": "major_outage"}]}),
+    )
+    .await
+    .data(201);
+    let window = json!({"title": "Upgrade", "statusPageId": page, "componentIds": [api],
+        "scheduledStartTime": crate::support::at_offset_ms(3_600_000),
+        "scheduledEndTime": crate::support::at_offset_ms(7_200_000)});
+    s.post("/api/v1/maintenance", window).await.data(201);
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+
+    let (status, body, _) = vi
+        .send(
+            reqwest::Method::GET,
+            &format!("/api/components/{api}/details"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let d = &body["data"];
+    assert_eq!(d["component"]["name"], "API");
+    assert_eq!(d["statusPage"]["slug"], "acme");
+    assert_eq!(d["recentChanges"][0]["status"], "major_outage");
+    assert_eq!(d["recentChanges"][1]["status"], "operational");
+    let day = d["uptime"]["last24h"]
+        .as_f64()
+        .expect("a figure for the last day");
+    assert!(
+        (0.0..100.0).contains(&day),
+        "down most of its short life: {day}"
+    );
+    assert_eq!(
+        d["uptime"]["last90d"], d["uptime"]["last24h"],
+        "it is younger than a day"
+    );
+    assert_eq!(d["openIncidents"][0]["title"], "API down");
+    assert_eq!(d["maintenance"][0]["title"], "Upgrade");
+    let (_, quiet, _) = vi
+        .send(
+            reqwest::Method::GET,
+            &format!("/api/components/{other}/details"),
+            None,
+        )
+        .await;
+    assert_eq!(quiet["data"]["uptime"]["last24h"], 100.0);
+    assert_eq!(quiet["data"]["openIncidents"], json!([]));
+    assert_eq!(
+        s.get(&format!("/api/components/{api}/details"))
+            .await
+            .status,
+        200,
+        "keys may read it too"
+    );
+    s.get("/api/components/999999/details").await.problem(404);
+    let anonymous = reqwest::get(format!("{}/api/components/{api}/details", s.base))
+        .await
+        .unwrap();
+    assert_eq!(anonymous.status(), 401);
 }

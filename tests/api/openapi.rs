@@ -60,6 +60,7 @@ const SERVED: &[(&str, &str)] = &[
     ("post", "/api/incident-updates"),
     ("delete", "/api/incident-updates/{id}"),
     ("patch", "/api/incident-updates/{id}"),
+    ("get", "/api/components/{id}/details"),
     ("get", "/api/components"),
     ("post", "/api/components"),
     ("get", "/api/components/{id}"),

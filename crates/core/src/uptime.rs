@@ -140,6 +140,12 @@ pub fn component_series(
     }
 }
 
+/// Percentage up from `since` to `now` by the same rule (None without
+/// data): `changes` as for `component_series`.
+pub fn uptime_between(changes: &[StatusChange], since: Timestamp, now: Timestamp) -> Option<f64> {
+    component_series(changes, &[(Date::MIN, since, now)], now).uptime
+}
+
 /// The page's series: each day is the mean of the components with data that
 /// day, its worst status the worst of any, its outage minutes the most of any;
 /// the overall figure is the mean of the components' overall figures.

@@ -2,6 +2,7 @@
 
 mod caller;
 mod client_ip;
+mod component_details;
 mod connection;
 pub mod error;
 pub mod extract;

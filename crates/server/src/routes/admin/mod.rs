@@ -41,6 +41,7 @@ pub fn router() -> Router<AppState> {
         .route("/admin/incidents/{id}", get(incident_detail))
         .route("/admin/pages", get(pages_list))
         .route("/admin/pages/{id}", get(page_screen))
+        .route("/admin/components/{id}", get(component_screen))
         .route("/admin/maintenance", get(maintenance_list))
         .route("/admin/account", get(account))
         .route("/admin/keys", get(keys))
@@ -493,4 +494,11 @@ async fn settings_screen(State(state): State<AppState>, s: Screen) -> Page {
         &all,
         &languages,
     )))
+}
+
+async fn component_screen(State(state): State<AppState>, s: Screen, PathId(id): PathId) -> Page {
+    let details = crate::component_details::load(&state, id)
+        .await
+        .map_err(IntoResponse::into_response)?;
+    Ok(s.show(view::component(&s.frame("pages"), s.flash(), &details)))
 }

@@ -5,6 +5,7 @@
 //! Reading needs PAGES_READ, changing PAGES_WRITE.
 
 use crate::caller::Caller;
+use crate::component_details::{self, ComponentDetails};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, PathId, QueryParams};
 use crate::openapi::{BadQuery, BodyErrors, KeyErrors, NotFound};
@@ -40,6 +41,7 @@ pub fn app_only() -> OpenApiRouter<AppState> {
             app_remove_group
         ))
         .routes(routes!(reorder))
+        .routes(routes!(details))
 }
 
 #[utoipa::path(put, path = "/components/{id}", tag = "components", operation_id = "replaceComponent",
@@ -385,4 +387,18 @@ async fn remove_group(
     caller.require(Permission::PagesWrite)?;
     groups::delete(&state.db, &caller.audit, id).await?;
     Ok(deleted("Component group"))
+}
+
+#[utoipa::path(get, path = "/components/{id}/details", tag = "components", operation_id = "componentDetails",
+    summary = "One component with its page, uptime over 24 h / 7 d / 30 d / 90 d, latest status changes, open incidents and maintenance",
+    params(("id" = i64, Path, description = "Component id")),
+    responses((status = 200, body = Data<ComponentDetails>), KeyErrors, NotFound),
+    security(("api_key" = []), ("session" = [])))]
+async fn details(
+    State(state): State<AppState>,
+    caller: Caller,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
+    caller.require(Permission::PagesRead)?;
+    Ok(data(component_details::load(&state, id).await?))
 }

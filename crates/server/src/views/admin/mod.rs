@@ -3,6 +3,7 @@
 //! without JavaScript; `assets/admin.js` only adds hints and confirmations.
 
 mod account;
+mod component;
 mod dashboard;
 mod incidents;
 mod maintenance;
@@ -12,6 +13,7 @@ mod sign_in;
 mod team;
 
 pub use account::{TwoFactor, account};
+pub use component::component;
 pub use dashboard::{DashboardData, dashboard};
 pub use incidents::{IncidentForm, incident_detail, incident_new, incidents_list, templates};
 pub use maintenance::{MaintenanceScreen, maintenance_list};

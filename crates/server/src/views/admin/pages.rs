@@ -200,7 +200,7 @@ fn component_row(frame: &Frame, back: &str, layout: &Layout, i: usize) -> Markup
     let c = layout.comps[i].0;
     html! {
         li data-component=(c.id) {
-            span { strong { (c.name) } @if !c.description.is_empty() { br; span.muted { (c.description) } } }
+            span { strong { a href=(format!("/admin/components/{}", c.id)) { (c.name) } } @if !c.description.is_empty() { br; span.muted { (c.description) } } }
             span.actions {
                 (layout_button(frame, back, layout.component_moved(i, true), "Move up", &c.name))
                 (layout_button(frame, back, layout.component_moved(i, false), "Move down", &c.name))

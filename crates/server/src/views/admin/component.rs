@@ -1,0 +1,59 @@
+//! One component's screen: its status, uptime by period, latest changes,
+//! and what affects it now (the same data as `/api/components/{id}/details`).
+
+use super::{Frame, component_status_name, page, when};
+use crate::component_details::ComponentDetails;
+use crate::form_bridge::Flash;
+use maud::{Markup, html};
+
+fn percent(p: Option<f64>) -> String {
+    p.map_or_else(|| "no data".into(), |v| format!("{v:.2} %"))
+}
+
+pub fn component(frame: &Frame, flash: Option<&Flash>, d: &ComponentDetails) -> Markup {
+    let c = &d.component;
+    let body = html! {
+        header.top {
+            h1 { (c.name) }
+            a.button.secondary href=(format!("/admin/pages/{}", d.status_page.id)) { "Back to " (d.status_page.name) }
+        }
+        p.muted {
+            span class=(format!("pill s-{}", c.status.as_str())) { (component_status_name(c.status)) }
+            @if !c.description.is_empty() { " · " (c.description) }
+        }
+        div.grid {
+            section.card aria-labelledby="h-uptime" {
+                h2 #h-uptime { "Uptime" }
+                dl.facts {
+                    dt { "Last 24 hours" } dd { (percent(d.uptime.last24h)) }
+                    dt { "Last 7 days" } dd { (percent(d.uptime.last7d)) }
+                    dt { "Last 30 days" } dd { (percent(d.uptime.last30d)) }
+                    dt { "Last 90 days" } dd { (percent(d.uptime.last90d)) }
+                }
+                p.muted { "Major outage counts as down, partial outage as 30 % down." }
+            }
+            section.card aria-labelledby="h-changes" {
+                h2 #h-changes { "Latest status changes" }
+                @if d.recent_changes.is_empty() { p.empty { "None in the last 90 days." } }
+                @else { ul.rows {
+                    @for m in &d.recent_changes {
+                        li { span { (component_status_name(m.status)) } span.muted { (when(m.at)) } }
+                    }
+                } }
+            }
+        }
+        section.card aria-labelledby="h-now" {
+            h2 #h-now { "Affecting it now" }
+            @if d.open_incidents.is_empty() && d.maintenance.is_empty() { p.empty { "Nothing." } }
+            ul.rows {
+                @for i in &d.open_incidents {
+                    li { a href=(format!("/admin/incidents/{}", i.id)) { (i.title) } span.muted { "incident · " (i.status.as_str()) } }
+                }
+                @for m in &d.maintenance {
+                    li { span { (m.title) } span.muted { "maintenance · " (when(m.scheduled_start_time)) } }
+                }
+            }
+        }
+    };
+    page(frame, &c.name, flash, body)
+}
