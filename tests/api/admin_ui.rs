@@ -245,13 +245,7 @@ async fn first_run_to_a_reported_incident_in_chromium(b: Backend) {
         true
     );
     fill(&d, "Title", "Checkout is slow").await;
-    d.c()
-        .find(Locator::XPath("//label[contains(., 'API')]/input"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    field(&d, "API is affected").await.click().await.unwrap();
     field(&d, "Impact")
         .await
         .select_by_value("major")
@@ -786,7 +780,7 @@ async fn operator_screens_in_chromium(b: Backend) {
         .await;
     assert!(previewed.is_some(), "the Markdown is previewed");
     no_axe_violations(&d, "report an incident").await;
-    d.screenshot(&shot("incident-new")).await;
+    d.screenshot(&shot("incident-compose")).await;
     press(&d, "Report incident").await;
     assert!(path(&d).await.starts_with("/admin/incidents/"));
     assert_eq!(text(&d, "h1").await, "Errors on the API");
@@ -814,7 +808,7 @@ async fn operator_screens_in_chromium(b: Backend) {
     // A typo corrected in place.
     d.c()
         .find(Locator::XPath(
-            "(//details[contains(@class, 'edit')]/summary)[1]",
+            "(//ol[contains(@class, 'timeline')]//details/summary)[1]",
         ))
         .await
         .unwrap()
@@ -823,7 +817,7 @@ async fn operator_screens_in_chromium(b: Backend) {
         .unwrap();
     let corrected = d
         .c()
-        .find(Locator::Css("details.edit[open] textarea"))
+        .find(Locator::Css("ol.timeline details[open] textarea"))
         .await
         .unwrap();
     corrected.clear().await.unwrap();
@@ -833,6 +827,19 @@ async fn operator_screens_in_chromium(b: Backend) {
         .unwrap();
     press(&d, "Save correction").await;
     assert!(text(&d, ".alert.notice").await.contains("corrected"));
+    click(&d, "Edit title and impact").await;
+    fill(&d, "Incident title", "Errors on the public API").await;
+    field(&d, "Incident impact")
+        .await
+        .select_by_value("major")
+        .await
+        .unwrap();
+    press(&d, "Save title and impact").await;
+    assert_eq!(text(&d, "h1").await, "Errors on the public API");
+    assert_eq!(
+        s.get("/api/v1/incidents").await.data(200)[0]["impact"],
+        "major"
+    );
     assert!(
         text(&d, "ol.timeline")
             .await
@@ -859,7 +866,7 @@ async fn operator_screens_in_chromium(b: Backend) {
         .unwrap()
         .unwrap_or_default();
     assert!(
-        drafted.starts_with("# Postmortem: Errors on the API"),
+        drafted.starts_with("# Postmortem: Errors on the public API"),
         "{drafted}"
     );
     check(&d, "Published on the public page").await;
@@ -883,7 +890,7 @@ async fn operator_screens_in_chromium(b: Backend) {
     assert!(
         text(&d, "section[aria-labelledby=h-resolved]")
             .await
-            .contains("Errors on the API")
+            .contains("Errors on the public API")
     );
     no_axe_violations(&d, "incidents").await;
 
@@ -1036,6 +1043,25 @@ async fn two_factor_in_chromium(b: Backend) {
     fill(&d, "Recovery code", &codes[0]).await;
     press(&d, "Verify").await;
     assert_eq!(path(&d).await, "/admin", "{}", text(&d, "main").await);
+
+    // A sensitive action confirmed inline with a code from the app (the
+    // next step's: the setup's code is spent).
+    let page = s.page("doomed").await;
+    d.c()
+        .goto(&format!("{}/admin/pages/{page}", s.base))
+        .await
+        .unwrap();
+    let next = crate::two_factor::code(&secret, crate::two_factor::now() + 30);
+    confirm_with(&d, "su-page", &next).await;
+    assert_eq!(path(&d).await, "/admin/pages", "{}", text(&d, "main").await);
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM status_pages").await,
+        [0]
+    );
+    let method =
+        s.db.texts("SELECT method FROM step_ups WHERE verified_at IS NOT NULL")
+            .await;
+    assert_eq!(method, ["totp"]);
     d.quit().await;
 }
 

@@ -241,6 +241,23 @@ pub fn incident_detail(
             " · " (i.status.as_str())
             @if !affected.is_empty() { " · affects " (affected.join(", ")) }
         }
+        details.edit.card {
+            summary { "Edit title and impact" }
+            form.stack method="post" action=(format!("/api/incidents/{}", i.id)) {
+                (bridge(&back, &back, Some("Incident changed."), Some(frame.csrf)))
+                input type="hidden" name="_method" value="PATCH";
+                (Input { value: Some(i.title.clone()), id: Some("f-edit-title"), ..Input::new("title", "Incident title", "text") }.render(flash))
+                div.field {
+                    label for="f-edit-impact" { "Incident impact" }
+                    select #f-edit-impact name="impact" {
+                        @for (value, label) in IMPACTS {
+                            option value=(value) selected[i.impact.as_str() == value] { (label) }
+                        }
+                    }
+                }
+                div { button.secondary type="submit" { "Save title and impact" } }
+            }
+        }
         div.grid {
             section.card aria-labelledby="h-post" {
                 h2 #h-post { "Post an update" }
