@@ -28,6 +28,27 @@ on_both_backends!(
 
 const PW: &str = "correct horse battery staple";
 
+/// Where a screenshot of this run goes: `admin/{name}-{backend}`.
+fn shot(b: Backend, name: &str) -> String {
+    let backend = if b == Backend::Sqlite {
+        "sqlite"
+    } else {
+        "postgres"
+    };
+    format!("admin/{name}-{backend}")
+}
+
+/// A server with `email` (role `role`) signed in to `/admin` in Chromium at
+/// desktop size.
+async fn signed_in_browser(b: Backend, email: &str, role: &str) -> (Server, Driver) {
+    let s = Server::start(b).await;
+    assert!(s.db.add_user(email, role, PW).0);
+    let d = Driver::start(&[]).await;
+    d.c().set_window_size(1280, 1000).await.unwrap();
+    sign_in(&d, &s, email).await;
+    (s, d)
+}
+
 /// The control a label names.
 async fn field(d: &Driver, label: &str) -> Element {
     let xpath = format!("//*[@id=//label[normalize-space()='{label}']/@for]");
@@ -138,16 +159,7 @@ async fn first_run_to_a_reported_incident_in_chromium(b: Backend) {
         s.log().contains(&format!("/admin/setup?token={token}")),
         "the log line is a link to open"
     );
-    let shot = |n: &str| {
-        format!(
-            "admin/{n}-{}",
-            if b == Backend::Sqlite {
-                "sqlite"
-            } else {
-                "postgres"
-            }
-        )
-    };
+    let shot = |n: &str| shot(b, n);
     let d = Driver::start(&[]).await;
     d.c().set_window_size(1280, 900).await.unwrap();
 
@@ -533,16 +545,7 @@ async fn operator_screens_in_chromium(b: Backend) {
     }
     let s = Server::start(b).await;
     assert!(s.db.add_user("ed@example.com", "editor", PW).0);
-    let shot = |n: &str| {
-        format!(
-            "admin/{n}-{}",
-            if b == Backend::Sqlite {
-                "sqlite"
-            } else {
-                "postgres"
-            }
-        )
-    };
+    let shot = |n: &str| shot(b, n);
     let d = Driver::start(&[]).await;
     d.c().set_window_size(1280, 1000).await.unwrap();
     sign_in(&d, &s, "ed@example.com").await;
@@ -955,11 +958,7 @@ async fn two_factor_in_chromium(b: Backend) {
     if !browser_available("two_factor_in_chromium") {
         return;
     }
-    let s = Server::start(b).await;
-    assert!(s.db.add_user("ad@example.com", "admin", PW).0);
-    let d = Driver::start(&[]).await;
-    d.c().set_window_size(1280, 1000).await.unwrap();
-    sign_in(&d, &s, "ad@example.com").await;
+    let (s, d) = signed_in_browser(b, "ad@example.com", "admin").await;
     press(&d, "Test User").await;
     assert_eq!(text(&d, "h1").await, "Your account");
     press(&d, "Set up two-factor").await;
@@ -1001,15 +1000,7 @@ async fn two_factor_in_chromium(b: Backend) {
         .collect();
     assert_eq!(codes.len(), 10, "{codes:?}");
     no_axe_violations(&d, "account").await;
-    d.screenshot(&format!(
-        "admin/account-{}",
-        if b == Backend::Sqlite {
-            "sqlite"
-        } else {
-            "postgres"
-        }
-    ))
-    .await;
+    d.screenshot(&shot(b, "account")).await;
     d.c().refresh().await.unwrap();
     assert!(
         d.c().find(Locator::Css("ul.codes")).await.is_err(),
@@ -1075,16 +1066,7 @@ async fn team_screens_in_chromium(b: Backend) {
     let s = Server::start(b).await;
     assert!(s.db.add_user("ad@example.com", "admin", PW).0);
     assert!(s.db.add_user("ed@example.com", "editor", PW).0);
-    let shot = |n: &str| {
-        format!(
-            "admin/{n}-{}",
-            if b == Backend::Sqlite {
-                "sqlite"
-            } else {
-                "postgres"
-            }
-        )
-    };
+    let shot = |n: &str| shot(b, n);
     let d = Driver::start(&[]).await;
     d.c().set_window_size(1280, 1000).await.unwrap();
     sign_in(&d, &s, "ad@example.com").await;
@@ -1299,15 +1281,7 @@ async fn templates_in_chromium(b: Backend) {
     assert_eq!(value("Message").await, "Queries are slow; we are on it.");
     assert_eq!(value("Impact").await, "major");
     no_axe_violations(&d, "incident form from a template").await;
-    d.screenshot(&format!(
-        "admin/incident-from-template-{}",
-        if b == Backend::Sqlite {
-            "sqlite"
-        } else {
-            "postgres"
-        }
-    ))
-    .await;
+    d.screenshot(&shot(b, "incident-from-template")).await;
     press(&d, "Report incident").await;
     let list = s.get("/api/v1/incidents").await.data(200);
     assert_eq!(
@@ -1378,15 +1352,7 @@ async fn sensitive_actions_ask_for_step_up_in_chromium(b: Backend) {
         "a wrong proof deletes nothing"
     );
     no_axe_violations(&d, "page with a refused step-up").await;
-    d.screenshot(&format!(
-        "admin/step-up-refused-{}",
-        if b == Backend::Sqlite {
-            "sqlite"
-        } else {
-            "postgres"
-        }
-    ))
-    .await;
+    d.screenshot(&shot(b, "step-up-refused")).await;
     confirm_with(&d, "su-page", PW).await;
     assert_eq!(path(&d).await, "/admin/pages");
     assert!(text(&d, ".alert.notice").await.contains("Page deleted"));
@@ -1421,15 +1387,7 @@ async fn sensitive_actions_ask_for_step_up_in_chromium(b: Backend) {
         "the message is beside this user's field, its panel open"
     );
     no_axe_violations(&d, "users with a refused step-up").await;
-    d.screenshot(&format!(
-        "admin/users-step-up-{}",
-        if b == Backend::Sqlite {
-            "sqlite"
-        } else {
-            "postgres"
-        }
-    ))
-    .await;
+    d.screenshot(&shot(b, "users-step-up")).await;
     assert_eq!(
         s.db.texts(&format!("SELECT role FROM users WHERE id = {ed}"))
             .await,
@@ -1556,11 +1514,6 @@ async fn every_screen_fits_a_phone_and_stays_small(b: Backend) {
     let d = Driver::start(&[]).await;
     d.c().set_window_size(390, 844).await.unwrap();
     sign_in(&d, &s, "ad@example.com").await;
-    let suffix = if b == Backend::Sqlite {
-        "sqlite"
-    } else {
-        "postgres"
-    };
     for (name, path) in &screens {
         d.c().goto(&format!("{}{path}", s.base)).await.unwrap();
         let overflow = d
@@ -1568,7 +1521,7 @@ async fn every_screen_fits_a_phone_and_stays_small(b: Backend) {
             .await
             .as_i64()
             .unwrap();
-        d.screenshot(&format!("admin/phone-{name}-{suffix}")).await;
+        d.screenshot(&shot(b, &format!("phone-{name}"))).await;
         no_axe_violations(&d, name).await;
         let wide = d.js("return [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth).map(e => e.tagName + '.' + e.className + '#' + e.id).slice(0, 8)").await;
         assert!(

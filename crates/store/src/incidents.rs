@@ -546,23 +546,31 @@ pub async fn delete_update(db: &Db, ctx: &AuditCtx, update_id: Id) -> StoreResul
     .bind(update_id)
     .fetch_one(c)
     .await?);
+    let summary = json!({ "updateId": update_id, "message": message });
+    timeline_changed(db, tx, Action::IncidentDeleteUpdate, &current, summary).await
+}
+
+/// Commits a change of one timeline entry of `current`: audited, and the
+/// incident's followers hear it was updated. Answers the incident.
+async fn timeline_changed(
+    db: &Db,
+    mut tx: Tx,
+    action: Action,
+    current: &Incident,
+    summary: serde_json::Value,
+) -> StoreResult<Incident> {
     let audited = tx
-        .audit(
-            Action::IncidentDeleteUpdate,
-            "incident",
-            Some(incident),
-            json!({ "updateId": update_id, "message": message }),
-        )
+        .audit(action, "incident", Some(current.id), summary)
         .await?;
     tx.record(Event::IncidentUpdated {
         page: current.status_page_id,
-        incident,
+        incident: current.id,
         status: current.status,
         impact: current.impact,
     })
     .await?;
     tx.commit(audited).await?;
-    get(db, incident).await
+    get(db, current.id).await
 }
 
 /// Corrects the text of one update (a typo, a wrong figure); its status and
@@ -600,21 +608,6 @@ pub async fn edit_update(
     .execute(c)
     .await?
     .rows_affected());
-    let audited = tx
-        .audit(
-            Action::IncidentEditUpdate,
-            "incident",
-            Some(incident),
-            json!({ "updateId": update_id, "before": before, "after": message }),
-        )
-        .await?;
-    tx.record(Event::IncidentUpdated {
-        page: current.status_page_id,
-        incident,
-        status: current.status,
-        impact: current.impact,
-    })
-    .await?;
-    tx.commit(audited).await?;
-    get(db, incident).await
+    let summary = json!({ "updateId": update_id, "before": before, "after": message });
+    timeline_changed(db, tx, Action::IncidentEditUpdate, &current, summary).await
 }
