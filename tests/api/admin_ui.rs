@@ -28,6 +28,12 @@ on_both_backends!(
 
 const PW: &str = "correct horse battery staple";
 
+/// The browser's session cookie, for requests made beside it.
+async fn admin_cookie(d: &Driver) -> String {
+    let c = d.c().get_named_cookie("upstate_session").await.unwrap();
+    format!("upstate_session={}", c.value())
+}
+
 /// Where a screenshot of this run goes: `admin/{name}-{backend}`.
 fn shot(b: Backend, name: &str) -> String {
     let backend = if b == Backend::Sqlite {
@@ -1154,6 +1160,38 @@ async fn team_screens_in_chromium(b: Backend) {
         "every such event is listed"
     );
     assert!(actions.iter().all(|a| a == "api_key.create"), "{actions:?}");
+    // More filters: who acted, on what, since when; the exports follow them.
+    fill(&d, "Action", "").await;
+    field(&d, "Who")
+        .await
+        .select_by_value("user")
+        .await
+        .unwrap();
+    fill(&d, "Target", "user").await;
+    press(&d, "Filter").await;
+    let kinds = d
+        .js("return [...document.querySelectorAll('table.events tbody tr td:nth-child(2) .muted')].map(c => c.textContent)")
+        .await;
+    let kinds = kinds.as_array().unwrap();
+    assert!(
+        !kinds.is_empty() && kinds.iter().all(|k| k == "user"),
+        "{kinds:?}"
+    );
+    let href = d
+        .js("return [...document.querySelectorAll('a.button')].find(a => a.textContent === 'Export CSV').getAttribute('href')")
+        .await;
+    let href = href.as_str().unwrap().to_string();
+    assert!(
+        href.contains("actorKind=user") && href.contains("targetType=user"),
+        "{href}"
+    );
+    let csv = http
+        .get(format!("{}{href}", s.base))
+        .header("cookie", &admin_cookie(&d).await)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(csv.status(), 200);
     no_axe_violations(&d, "audit").await;
     d.screenshot(&shot("audit")).await;
     press(&d, "System").await;

@@ -31,9 +31,14 @@ pub(crate) async fn connect(url: &str) -> StoreResult<Pools> {
         .max_connections(1)
         .connect_with(opts.clone())
         .await?;
+    // Public reads are served from memory; these connections only rebuild
+    // snapshots and serve the interface. Small page caches, and connections
+    // a burst opened close after a minute idle, so an idle server stays small.
     let read = SqlitePoolOptions::new()
         .max_connections(8)
-        .connect_with(opts)
+        .min_connections(1)
+        .idle_timeout(Duration::from_secs(60))
+        .connect_with(opts.pragma("cache_size", "-1024"))
         .await?;
     Ok(Pools::Sqlite { read, write })
 }

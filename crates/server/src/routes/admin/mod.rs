@@ -434,25 +434,38 @@ async fn users_list(State(state): State<AppState>, s: Screen) -> Page {
 #[derive(Deserialize)]
 struct AuditQuery {
     action: Option<String>,
+    #[serde(rename = "actorKind")]
+    actor_kind: Option<String>,
+    #[serde(rename = "targetType")]
+    target_type: Option<String>,
+    /// `YYYY-MM-DD` (a date input), from the start of that day in UTC.
+    since: Option<String>,
 }
 
 async fn audit_log(State(state): State<AppState>, s: Screen, Query(q): Query<AuditQuery>) -> Page {
     if let Some(refused) = s.refuse(Permission::AuditView, "audit") {
         return Ok(refused);
     }
-    let action = q.action.filter(|a| !a.trim().is_empty());
+    let given = |v: Option<String>| v.map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+    let shown = view::AuditFilters {
+        action: given(q.action),
+        actor_kind: given(q.actor_kind),
+        target_type: given(q.target_type),
+        since: given(q.since).filter(|d| d.parse::<jiff::civil::Date>().is_ok()),
+    };
     let filter = AuditFilter {
-        action: action.clone(),
+        action: shown.action.clone(),
+        actor_kind: shown.actor_kind.clone(),
+        target_type: shown.target_type.clone(),
+        since: shown
+            .since
+            .as_deref()
+            .and_then(|d| Timestamp::parse(&format!("{d}T00:00:00Z")).ok()),
         limit: 100,
         ..Default::default()
     };
     let events = audit::list(&state.db, &filter).await.map_err(fail)?;
-    Ok(s.show(view::audit(
-        &s.frame("audit"),
-        s.flash(),
-        &events,
-        action.as_deref(),
-    )))
+    Ok(s.show(view::audit(&s.frame("audit"), s.flash(), &events, &shown)))
 }
 
 async fn system(State(state): State<AppState>, s: Screen) -> Page {

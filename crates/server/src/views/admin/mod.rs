@@ -20,7 +20,7 @@ pub use maintenance::{MaintenanceScreen, maintenance_list};
 pub use pages::{PageScreen, page_screen, pages_list};
 pub use settings::settings;
 pub use sign_in::{login, second_factor, setup, setup_gone, setup_needs_link};
-pub use team::{SystemInfo, audit, keys, system, users};
+pub use team::{AuditFilters, SystemInfo, audit, keys, system, users};
 
 use crate::form_bridge::Flash;
 use crate::views::assets;

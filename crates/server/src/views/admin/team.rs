@@ -173,12 +173,58 @@ pub fn users(frame: &Frame, flash: Option<&Flash>, users: &[User]) -> Markup {
     page(frame, "Users", flash, body)
 }
 
+/// The audit screen's filters, as typed (the export links carry them too).
+#[derive(Default)]
+pub struct AuditFilters {
+    pub action: Option<String>,
+    pub actor_kind: Option<String>,
+    pub target_type: Option<String>,
+    /// `YYYY-MM-DD`.
+    pub since: Option<String>,
+}
+
+impl AuditFilters {
+    /// The filters as the audit routes' query (`&`-joined, encoded).
+    fn query(&self) -> String {
+        let mut q = form_urlencoded::Serializer::new(String::new());
+        for (k, v) in [
+            ("action", &self.action),
+            ("actorKind", &self.actor_kind),
+            ("targetType", &self.target_type),
+        ] {
+            if let Some(v) = v {
+                q.append_pair(k, v);
+            }
+        }
+        if let Some(d) = &self.since {
+            q.append_pair("since", &format!("{d}T00:00:00Z"));
+        }
+        q.finish()
+    }
+}
+
+const ACTOR_KINDS: [(&str, &str); 5] = [
+    ("user", "People"),
+    ("key", "API keys"),
+    ("cli", "Command line"),
+    ("system", "Upstate itself"),
+    ("anonymous", "Not signed in"),
+];
+
 pub fn audit(
     frame: &Frame,
     flash: Option<&Flash>,
     events: &[AuditEvent],
-    action_filter: Option<&str>,
+    f: &AuditFilters,
 ) -> Markup {
+    let query = f.query();
+    let export = |format: &str| {
+        if query.is_empty() {
+            format!("/api/audit-events/export?format={format}")
+        } else {
+            format!("/api/audit-events/export?format={format}&{query}")
+        }
+    };
     let verified = flash
         .and_then(|f| f.values.get("intact"))
         .and_then(|v| v.as_bool());
@@ -189,8 +235,8 @@ pub fn audit(
         header.top {
             h1 { "Audit log" }
             span.actions {
-                a.button.secondary href="/api/audit-events/export?format=csv" { "Export CSV" }
-                a.button.secondary href="/api/audit-events/export?format=json" { "Export JSON" }
+                a.button.secondary href=(export("csv")) { "Export CSV" }
+                a.button.secondary href=(export("json")) { "Export JSON" }
                 form.inline method="post" action="/api/audit-events/verify" {
                     (bridge("/admin/audit", "/admin/audit", None, Some(frame.csrf)))
                     input type="hidden" name="_keep" value="intact,checked,brokenAt,reason";
@@ -211,7 +257,18 @@ pub fn audit(
             h2 #h-events { "Recent events" }
             form.inline.filter method="get" action="/admin/audit" {
                 label for="f-action" { "Action" }
-                input #f-action type="text" name="action" value=[action_filter] placeholder="incident.create";
+                input #f-action type="text" name="action" value=[f.action.as_deref()] placeholder="incident.create";
+                label for="f-actor" { "Who" }
+                select #f-actor name="actorKind" {
+                    option value="" { "Anyone" }
+                    @for (value, label) in ACTOR_KINDS {
+                        option value=(value) selected[f.actor_kind.as_deref() == Some(value)] { (label) }
+                    }
+                }
+                label for="f-target" { "Target" }
+                input #f-target type="text" name="targetType" value=[f.target_type.as_deref()] placeholder="incident";
+                label for="f-since" { "Since" }
+                input #f-since type="date" name="since" value=[f.since.as_deref()];
                 button.secondary type="submit" { "Filter" }
             }
             @if events.is_empty() { p.empty { "No events." } }
