@@ -7,7 +7,8 @@ use std::collections::BTreeSet;
 on_both_backends!(
     openapi_documents_every_route,
     documented_answers_are_the_ones_served,
-    the_document_passes_a_real_validator_and_says_what_the_server_accepts
+    the_document_passes_a_real_validator_and_says_what_the_server_accepts,
+    every_guarded_operation_refuses_strangers
 );
 
 /// Every route the server serves, as this test suite exercises them.
@@ -541,5 +542,53 @@ async fn the_document_passes_a_real_validator_and_says_what_the_server_accepts(b
     assert_eq!(
         served, documented,
         "an owner holds every documented permission"
+    );
+}
+
+/// Every operation the document does not mark open (an empty security
+/// requirement) answers a caller without a key or a session with a 401
+/// problem, whatever it is sent; and the database is left as it was.
+async fn every_guarded_operation_refuses_strangers(b: Backend) {
+    let s = Server::start(b).await;
+    let page = s.page("docs").await;
+    let doc = s
+        .send(Method::GET, "/api/openapi.json", None, None)
+        .await
+        .body;
+    let audit_before = s.db.integers("SELECT COUNT(*) FROM audit_events").await;
+    let mut checked = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            if !["get", "post", "patch", "put", "delete"].contains(&method.as_str()) {
+                continue;
+            }
+            let open = op["security"].as_array().is_some_and(|list| {
+                list.iter()
+                    .any(|r| r.as_object().is_some_and(|o| o.is_empty()))
+            });
+            if open || path.ends_with("/events") {
+                continue;
+            }
+            let url = path
+                .replace("{slug}", "docs")
+                .replace("{id}", &page.to_string())
+                .replace("{token}", "t");
+            let m = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+            let r = s.send(m, &url, None, Some(json!({"name": "x"}))).await;
+            // The development-only route does not exist outside --dev.
+            if path == "/api/admin/reset-rate-limits" {
+                assert_eq!(r.status, 404, "{method} {path}");
+                continue;
+            }
+            assert_eq!(r.status, 401, "{method} {path}: {}", r.body);
+            r.problem(401);
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "only {checked} guarded operations found");
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM audit_events").await,
+        audit_before,
+        "nothing was written"
     );
 }

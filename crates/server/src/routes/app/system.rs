@@ -90,12 +90,18 @@ struct RateLimitsReset {
     responses((status = 200, body = Data<RateLimitsReset>), SessionErrors,
         (status = 404, description = "Not in development mode", content_type = "application/problem+json")),
     security(("session" = []), ("api_key" = [])))]
-async fn reset_rate_limits(State(state): State<AppState>, caller: Caller) -> ApiResult<Response> {
+async fn reset_rate_limits(
+    State(state): State<AppState>,
+    caller: Result<Caller, ApiError>,
+) -> ApiResult<Response> {
+    // Outside development mode the route does not exist, for anyone: it
+    // answers 404 before asking who calls.
     if !state.settings.dev {
         return Err(ApiError::NotFound(
             "no route POST /api/admin/reset-rate-limits: it exists only in development mode (--dev)".into(),
         ));
     }
+    let caller = caller?;
     caller.require(Permission::SettingsWrite)?;
     state.limits.reset();
     let mut limiters_cleared = 1;
