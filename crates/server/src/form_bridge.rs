@@ -47,6 +47,7 @@ pub const FLASH_COOKIE: &str = "upstate_flash";
 /// What a flash cookie may carry; values beyond it are not refilled.
 const FLASH_MAX: usize = 3_000;
 const FORM_MAX: usize = 256 * 1024;
+const STEP_UP_REFUSED: &str = "Nothing was changed: the action needs you to confirm it is you.";
 const STEP_UP_ASK: &str = "Enter your password or a current 2FA code to confirm.";
 
 /// What the page after a form shows: a notice after success, or the
@@ -100,6 +101,17 @@ impl Flash {
             "{FLASH_COOKIE}={value}; Path=/admin; Max-Age=60; HttpOnly; SameSite=Lax"
         ))
         .unwrap_or_else(|_| HeaderValue::from_static("upstate_flash=; Path=/admin; Max-Age=0"))
+    }
+
+    /// What was typed, to refill the form, up to what a cookie may carry.
+    fn keep_typed(&mut self, typed: Map<String, Value>) {
+        let mut size = 0;
+        for (k, v) in typed {
+            size += k.len() + v.to_string().len();
+            if size < FLASH_MAX {
+                self.values.insert(k, v);
+            }
+        }
     }
 
     /// Clears the flash once a page has shown it.
@@ -453,17 +465,11 @@ where
 /// Back to the form, the message beside its step-up field; nothing done.
 fn refused_step_up(form: Form, back: String, field: String, message: String) -> Response {
     let mut flash = Flash {
-        error: Some("Nothing was changed: the action needs you to confirm it is you.".into()),
+        error: Some(STEP_UP_REFUSED.into()),
         fields: vec![(field.clone(), message)],
         ..Flash::default()
     };
-    let mut size = 0;
-    for (k, v) in form.typed_values {
-        size += k.len() + v.to_string().len();
-        if size < FLASH_MAX {
-            flash.values.insert(k, v);
-        }
-    }
+    flash.keep_typed(form.typed_values);
     // Straight to the field, which may be far down the screen.
     let to = match field.strip_prefix("_step_up:") {
         Some(tag) if tag.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') => {
@@ -528,8 +534,7 @@ async fn answer(res: Response, form: Form, back: String) -> Response {
                 .is_some_and(|d| d.contains("step-up"))
             && let Some((field, _)) = &form.step_up
         {
-            flash.error =
-                Some("Nothing was changed: the action needs you to confirm it is you.".into());
+            flash.error = Some(STEP_UP_REFUSED.into());
             flash.fields.push((field.clone(), STEP_UP_ASK.into()));
         }
         if let Some(errors) = json["errors"].as_array().filter(|e| !e.is_empty()) {
@@ -544,13 +549,7 @@ async fn answer(res: Response, form: Form, back: String) -> Response {
                 flash.fields.push((field, message));
             }
         }
-        let mut size = 0;
-        for (k, v) in form.typed_values {
-            size += k.len() + v.to_string().len();
-            if size < FLASH_MAX {
-                flash.values.insert(k, v);
-            }
-        }
+        flash.keep_typed(form.typed_values);
         (back, flash)
     };
     let mut out = (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response();
