@@ -100,6 +100,23 @@ pub struct Settings {
     /// Development mode: opens `POST /api/admin/reset-rate-limits`. Never
     /// in production: it lets an admin wipe the counters that slow guessing.
     pub dev: bool,
+    /// Private or loopback address ranges that webhooks, chat messages and
+    /// (later) monitors may reach although the SSRF rule refuses them
+    /// (a list, or one comma-separated string), e.g. `10.0.0.0/8`.
+    #[serde(deserialize_with = "list_or_commas")]
+    pub outgoing_allow: Vec<String>,
+    /// Telegram's Bot API base URL.
+    #[serde(deserialize_with = "text")]
+    pub telegram_api_url: String,
+    /// How long a failing notification is retried before it is given up.
+    pub delivery_give_up_hours: u32,
+    /// The SMTP relay mail goes through: `smtps://user:pass@host:465` (TLS),
+    /// `smtp://user:pass@host:587?tls=required` (STARTTLS) or
+    /// `smtp://host:25` (plain, for a local relay). Unset: no mail.
+    pub smtp_url: Option<Secret>,
+    /// The sender of mail, `Name <address>`; required with `smtp_url`.
+    #[serde(deserialize_with = "text")]
+    pub smtp_from: String,
 }
 
 impl Default for Settings {
@@ -118,6 +135,11 @@ impl Default for Settings {
             default_page: None,
             secure_cookies: None,
             dev: false,
+            outgoing_allow: Vec::new(),
+            telegram_api_url: upstate_jobs::DeliverySettings::default().telegram_api,
+            delivery_give_up_hours: 24,
+            smtp_url: None,
+            smtp_from: String::new(),
         }
     }
 }
@@ -218,6 +240,10 @@ pub struct Overrides {
     #[arg(long, global = true, value_delimiter = ',')]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trusted_proxies: Option<Vec<String>>,
+    /// Private ranges outgoing notifications may reach, comma-separated [env: UPSTATE_OUTGOING_ALLOW].
+    #[arg(long, global = true, value_delimiter = ',')]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outgoing_allow: Option<Vec<String>>,
     /// Development mode: opens POST /api/admin/reset-rate-limits; never in production [env: UPSTATE_DEV].
     #[arg(long, global = true)]
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -279,7 +305,7 @@ fn known_keys() -> BTreeSet<String> {
         &mut keys,
     );
     // Optional settings are absent from the serialized defaults.
-    keys.extend(["database_url", "default_page", "secure_cookies"].map(String::from));
+    keys.extend(["database_url", "default_page", "secure_cookies", "smtp_url"].map(String::from));
     keys
 }
 
@@ -330,6 +356,7 @@ pub struct Config {
     pub database_url: String,
     pub data_dir: PathBuf,
     pub server: ServerSettings,
+    pub delivery: upstate_jobs::DeliverySettings,
 }
 
 impl fmt::Debug for Config {
@@ -339,12 +366,13 @@ impl fmt::Debug for Config {
             .field("database_url", &upstate_store::redact(&self.database_url))
             .field("data_dir", &self.data_dir)
             .field("server", &self.server)
+            .field("delivery", &self.delivery)
             .finish()
     }
 }
 
-/// Parses `10.0.0.1` or `10.0.0.0/8` style entries.
-fn parse_proxies(list: &[String]) -> anyhow::Result<Vec<ipnet::IpNet>> {
+/// Parses `10.0.0.1` or `10.0.0.0/8` style entries of the setting `what`.
+fn parse_ranges(what: &str, list: &[String]) -> anyhow::Result<Vec<ipnet::IpNet>> {
     list.iter()
         .map(|s| s.trim())
         .filter(|s| !s.is_empty())
@@ -352,7 +380,7 @@ fn parse_proxies(list: &[String]) -> anyhow::Result<Vec<ipnet::IpNet>> {
             s.parse::<ipnet::IpNet>()
                 .or_else(|_| s.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
                 .map_err(|_| {
-                    anyhow::anyhow!("trusted proxy {s:?} is neither an IP address nor a CIDR range")
+                    anyhow::anyhow!("{what} {s:?} is neither an IP address nor a CIDR range")
                 })
         })
         .collect()
@@ -414,6 +442,16 @@ impl Config {
             .is_ok_and(|a| a.ip().is_loopback())
             || s.addr.starts_with("localhost:");
         let p = &s.public_rate_limits;
+        let smtp = match (&s.smtp_url, s.smtp_from.trim()) {
+            (None, _) => None,
+            (Some(_), "") => bail!(
+                "smtp_from (UPSTATE_SMTP_FROM) is required with smtp_url: the address mail comes from, such as \"Status <status@example.com>\""
+            ),
+            (Some(url), from) => Some(upstate_jobs::SmtpSettings {
+                url: url.expose().to_string(),
+                from: from.to_string(),
+            }),
+        };
         Ok(Config {
             database_url,
             data_dir: s.data_dir.clone(),
@@ -429,12 +467,23 @@ impl Config {
                     uptime: p.uptime,
                     page: p.page,
                 },
-                trusted_proxies: parse_proxies(&s.trusted_proxies)?,
+                trusted_proxies: parse_ranges("trusted proxy", &s.trusted_proxies)?,
                 secure_cookies: s.secure_cookies.unwrap_or(!loopback),
                 // Unset stays empty: `serve` fills in the address it is bound to.
                 public_url: s.public_url.trim_end_matches('/').to_string(),
                 default_page: s.default_page.clone().filter(|d| !d.is_empty()),
                 dev: s.dev,
+            },
+            delivery: upstate_jobs::DeliverySettings {
+                allow: parse_ranges("outgoing_allow entry", &s.outgoing_allow)?,
+                // Filled in by `serve` with `server.public_url` once bound.
+                public_url: String::new(),
+                telegram_api: s.telegram_api_url.trim_end_matches('/').to_string(),
+                give_up_after: std::time::Duration::from_secs(
+                    u64::from(s.delivery_give_up_hours.max(1)) * 3600,
+                ),
+                smtp,
+                ..Default::default()
             },
             addr: s.addr,
         })

@@ -111,13 +111,25 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         .with_context(|| format!("cannot listen on {}", config.addr))?;
     let local = listener.local_addr()?;
     let cancel = CancellationToken::new();
-    let scheduler = tokio::spawn(upstate_jobs::run_scheduler(db.clone(), cancel.clone()));
     let mut settings = config.server.clone();
     if settings.public_url.is_empty() {
         // Not configured: where this server really listens (port 0 resolved).
         settings.public_url = format!("http://{local}");
     }
-    let app = upstate_server::app(db.clone(), &settings);
+    let mut delivery = config.delivery.clone();
+    delivery.public_url = settings.public_url.clone();
+    let sender = upstate_jobs::Sender::new(delivery.clone()).map_err(anyhow::Error::msg)?;
+    let scheduler = tokio::spawn(upstate_jobs::run_scheduler(
+        db.clone(),
+        delivery,
+        cancel.clone(),
+    ));
+    let deliveries = tokio::spawn(upstate_jobs::run_sender(
+        db.clone(),
+        sender.clone(),
+        cancel.clone(),
+    ));
+    let app = upstate_server::app(db.clone(), &settings, sender);
     // Scripts and tests read this line to learn the port (useful with :0).
     println!("upstate listening on http://{local}");
     if let Some(token) = upstate_store::users::issue_setup_token(&db, SETUP_VALID_MS).await? {
@@ -137,6 +149,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     .await?;
     cancel.cancel();
     let _ = scheduler.await;
+    let _ = deliveries.await;
     db.close().await;
     tracing::info!("stopped");
     Ok(())

@@ -23,7 +23,8 @@ on_both_backends!(
     team_screens_in_chromium,
     templates_in_chromium,
     sensitive_actions_ask_for_step_up_in_chromium,
-    every_screen_fits_a_phone_and_stays_small
+    every_screen_fits_a_phone_and_stays_small,
+    notification_channels_in_chromium
 );
 
 const PW: &str = "correct horse battery staple";
@@ -1501,6 +1502,15 @@ async fn every_screen_fits_a_phone_and_stays_small(b: Backend) {
         "scheduledStartTime": crate::support::at_offset_ms(3_600_000),
         "scheduledEndTime": crate::support::at_offset_ms(7_200_000)});
     s.post("/api/v1/maintenance", window).await.data(201);
+    let channel = s
+        .post(
+            "/api/notifications",
+            json!({"name": "On-call Slack", "kind": "slack", "target": "https://hooks.slack.com/services/T0/B0/x"}),
+        )
+        .await
+        .data(201)["id"]
+        .as_i64()
+        .unwrap();
     let screens = [
         ("dashboard", "/admin".to_string()),
         ("pages", "/admin/pages".to_string()),
@@ -1517,6 +1527,8 @@ async fn every_screen_fits_a_phone_and_stays_small(b: Backend) {
         ("audit", "/admin/audit".to_string()),
         ("settings", "/admin/settings".to_string()),
         ("system", "/admin/system".to_string()),
+        ("notifications", "/admin/notifications".to_string()),
+        ("channel", format!("/admin/notifications/{channel}")),
     ];
     let ad = crate::support::Browser::login(&s, "ad@example.com", PW)
         .await
@@ -1567,5 +1579,118 @@ async fn every_screen_fits_a_phone_and_stays_small(b: Backend) {
             "{name} is {overflow} px wider than a phone: {wide}"
         );
     }
+    d.quit().await;
+}
+
+/// Notification channels from the browser: a webhook added (its secret
+/// shown once), a test message and the receiver's answer, a real delivery
+/// in the log, a bad target refused beside its field, and deletion.
+async fn notification_channels_in_chromium(b: Backend) {
+    if !browser_available("notification_channels_in_chromium") {
+        return;
+    }
+    let rx = crate::receiver::Receiver::start().await;
+    let s = Server::start_with(b, &[("UPSTATE_OUTGOING_ALLOW", "127.0.0.1")]).await;
+    assert!(s.db.add_user("ad@example.com", "admin", PW).0);
+    let page = s.page("acme").await;
+    let api = s.component(page, "API").await;
+    let d = Driver::start(&[]).await;
+    d.c().set_window_size(1280, 1000).await.unwrap();
+    sign_in(&d, &s, "ad@example.com").await;
+
+    press(&d, "Notifications").await;
+    assert_eq!(text(&d, "h1").await, "Notifications");
+    d.screenshot(&shot(b, "notifications-empty")).await;
+    // A target that is no URL is refused beside its field; nothing stored.
+    fill(&d, "Name", "Status webhook").await;
+    fill(&d, "Where to send", "not a url").await;
+    press(&d, "Add channel").await;
+    assert_eq!(path(&d).await, "/admin/notifications");
+    assert!(
+        text(&d, "#f-target-error").await.contains("http"),
+        "error beside the field"
+    );
+    assert_eq!(s.get("/api/notifications").await.data(200), json!([]));
+    assert_eq!(
+        field(&d, "Name")
+            .await
+            .prop("value")
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("Status webhook")
+    );
+
+    fill(&d, "Where to send", &format!("{}/hook", rx.base)).await;
+    check(&d, "Incident opened").await;
+    check(&d, "Incident resolved").await;
+    press(&d, "Add channel").await;
+    let here = path(&d).await;
+    assert!(here.starts_with("/admin/notifications/"), "{here}");
+    let secret = text(&d, "#new-secret").await;
+    assert!(secret.starts_with("whsec_"), "{secret}");
+    d.screenshot(&shot(b, "notification-channel-new")).await;
+    no_axe_violations(&d, "channel").await;
+    // Shown once: the next visit shows only its last characters.
+    d.c().goto(&format!("{}{here}", s.base)).await.unwrap();
+    assert!(d.c().find(Locator::Css("#new-secret")).await.is_err());
+
+    press(&d, "Send a test message").await;
+    let result = text(&d, "#test-result").await;
+    assert!(
+        result.contains("Test delivered") && result.contains("HTTP 200"),
+        "{result}"
+    );
+    assert_eq!(rx.got().len(), 1);
+
+    s.post(
+        "/api/v1/incidents",
+        json!({"title": "API errors", "statusPageId": page, "impact": "major", "message": "Looking",
+               "componentIds": [api]}),
+    )
+    .await
+    .data(201);
+    rx.wait_for(2, Duration::from_secs(15)).await;
+    // Updates were not ticked: this one is not sent.
+    let inc = s.get("/api/v1/incidents").await.data(200)[0]["id"]
+        .as_i64()
+        .unwrap();
+    s.post(
+        &format!("/api/v1/incidents/{inc}/updates"),
+        json!({"message": "Still looking"}),
+    )
+    .await
+    .data(201);
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert_eq!(rx.got().len(), 2, "an update is not among the ticked kinds");
+    d.c().set_window_size(1280, 1500).await.unwrap();
+    d.c().goto(&format!("{}{here}", s.base)).await.unwrap();
+    let log = text(&d, "section[aria-labelledby=h-log]").await;
+    assert!(
+        log.contains("Incident opened") && log.contains("New incident: API errors"),
+        "{log}"
+    );
+    assert!(
+        log.contains("Delivered") && log.contains("HTTP 200"),
+        "{log}"
+    );
+    d.screenshot(&shot(b, "notification-channel")).await;
+
+    press(&d, "All channels").await;
+    assert!(
+        text(&d, "section[aria-labelledby=h-channels]")
+            .await
+            .contains("Status webhook")
+    );
+    d.screenshot(&shot(b, "notifications")).await;
+    press(&d, "Open Status webhook").await;
+    d.c()
+        .execute("window.confirm = () => true", vec![])
+        .await
+        .unwrap();
+    press(&d, "Delete Status webhook").await;
+    assert_eq!(path(&d).await, "/admin/notifications");
+    assert!(text(&d, ".alert.notice").await.contains("Channel deleted"));
+    assert_eq!(s.get("/api/notifications").await.data(200), json!([]));
     d.quit().await;
 }

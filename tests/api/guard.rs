@@ -31,8 +31,10 @@ const SECRET_FIELDS: [&str; 5] = [
 ];
 
 /// Routes whose secret fields set a secret instead of checking one.
-const SETS_A_SECRET: [&str; 3] = [
+const SETS_A_SECRET: [&str; 5] = [
     "POST /api/admin/users",
+    "POST /api/notifications",
+    "PUT /api/notifications/{id}",
     "PUT /api/v1/statuspages/{id}/password",
     "PUT /api/statuspages/{id}/password",
 ];

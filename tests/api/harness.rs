@@ -6,9 +6,9 @@
 //! no time and nothing happens behind the test's back.
 //!
 //! The black-box tests (`support::Server`, the real binary) stay the rule;
-//! this is for what the binary cannot be asked from outside: time, and (as
-//! they arrive with notifications) the mail and HTTP calls it sends, which
-//! go to real local receivers.
+//! this is for what the binary cannot be asked from outside: time, and the
+//! deliveries it makes, which go to real local receivers
+//! (`receiver::Receiver`); the test runs the sender when it chooses.
 
 use crate::support::{Backend, TestDb};
 use reqwest::Method;
@@ -29,10 +29,20 @@ pub struct TestApp {
     stop: CancellationToken,
     _test_db: TestDb,
     http: reqwest::Client,
+    pub sender: upstate_jobs::Sender,
 }
 
 impl TestApp {
     pub async fn spawn(backend: Backend) -> TestApp {
+        Self::spawn_with(backend, upstate_jobs::DeliverySettings::default()).await
+    }
+
+    /// With these delivery settings; 127.0.0.1 is always allowed (the
+    /// receivers live there).
+    pub async fn spawn_with(
+        backend: Backend,
+        mut delivery: upstate_jobs::DeliverySettings,
+    ) -> TestApp {
         let test_db = TestDb::new(backend).await;
         let db = Db::connect(&test_db.url).await.expect("connect");
         db.migrate().await.expect("migrate");
@@ -45,7 +55,9 @@ impl TestApp {
             api_rate_per_hour: 1_000_000,
             ..Default::default()
         };
-        let app = upstate_server::app(db.clone(), &settings);
+        delivery.allow.push("127.0.0.1/32".parse().expect("range"));
+        let sender = upstate_jobs::Sender::new(delivery).expect("sender");
+        let app = upstate_server::app(db.clone(), &settings, sender.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind");
@@ -63,6 +75,7 @@ impl TestApp {
             stop,
             _test_db: test_db,
             http: reqwest::Client::new(),
+            sender,
         }
     }
 
@@ -77,9 +90,17 @@ impl TestApp {
 
     /// Runs every job due at the harness's now; returns how many finished.
     pub async fn run_jobs(&self) -> usize {
-        upstate_jobs::run_due(&self.db, self.now())
+        upstate_jobs::run_due(&self.db, &self.sender.settings, self.now())
             .await
             .expect("job round")
+    }
+
+    /// Makes every delivery due at the harness's now; returns how many it
+    /// settled.
+    pub async fn send_deliveries(&self) -> usize {
+        upstate_jobs::send_due(&self.db, &self.sender, self.now())
+            .await
+            .expect("delivery round")
     }
 
     /// Sends a keyed request; returns (status, JSON body or Null).

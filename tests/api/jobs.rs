@@ -163,22 +163,32 @@ async fn a_window_moves_when_the_test_clock_reaches_it(b: Backend) {
         .as_i64()
         .unwrap();
 
-    assert_eq!(app.run_jobs().await, 0, "nothing is due yet");
+    // Only the fan-out of "maintenance scheduled" to notification channels
+    // is due: the window itself does not move yet.
+    assert!(
+        app.run_jobs().await <= 1,
+        "nothing of the window is due yet"
+    );
     assert_eq!(
         states(&app, m, c).await,
         (json!("scheduled"), json!("operational"))
     );
 
     app.advance(Duration::from_secs(3_601));
-    assert_eq!(app.run_jobs().await, 1, "the start came");
+    assert!(app.run_jobs().await >= 1, "the start came");
     assert_eq!(
         states(&app, m, c).await,
         (json!("in_progress"), json!("maintenance"))
     );
-    assert_eq!(app.run_jobs().await, 0, "the end has not");
+    app.run_jobs().await;
+    assert_eq!(
+        states(&app, m, c).await,
+        (json!("in_progress"), json!("maintenance")),
+        "the end has not come"
+    );
 
     app.advance(Duration::from_secs(3_600));
-    assert_eq!(app.run_jobs().await, 1, "the end came");
+    assert!(app.run_jobs().await >= 1, "the end came");
     assert_eq!(
         states(&app, m, c).await,
         (json!("completed"), json!("operational"))

@@ -9,6 +9,7 @@ pub mod audit;
 pub mod events;
 pub mod links;
 pub mod model;
+pub mod notify;
 pub mod patch;
 pub mod postmortem;
 pub mod public;

@@ -56,6 +56,27 @@ pub struct UnknownVariant {
 }
 
 wire_enum!(
+    /// Where a notification channel's messages go, and so their shape.
+    ChannelKind {
+        Webhook => "webhook",
+        Slack => "slack",
+        Discord => "discord",
+        Teams => "teams",
+        Telegram => "telegram",
+        Email => "email",
+    }
+);
+
+wire_enum!(
+    /// A delivery waits (first try or a retry), arrived, or was given up.
+    DeliveryStatus {
+        Pending => "pending",
+        Delivered => "delivered",
+        GivenUp => "given_up",
+    }
+);
+
+wire_enum!(
     /// What a component is doing right now.
     ComponentStatus {
         Operational => "operational",

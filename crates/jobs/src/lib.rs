@@ -1,7 +1,9 @@
-//! Background work: a worker that runs due job rows (docs/jobs.md). Today
-//! there is one kind, a maintenance window's next automatic move (start at
-//! its scheduled start, complete at its end), scheduled by the store in the
-//! transaction that creates or changes the window.
+//! Background work: a worker that runs due job rows (docs/jobs.md), and the
+//! sender of notifications (`deliver`). Job kinds: a maintenance window's
+//! next automatic move (start at its scheduled start, complete at its end),
+//! and the fan-out of a committed change into deliveries; both are
+//! scheduled by the store in the transaction of the change that calls for
+//! them.
 //!
 //! The worker sleeps until the next job is due, and wakes early when a job
 //! is scheduled (in this process, or on another instance through
@@ -10,12 +12,20 @@
 //! another takes the job. Handlers re-read what they act on, so running a job
 //! twice, or after someone else made the move, changes nothing.
 
+pub mod deliver;
+pub mod mailer;
+pub mod messages;
+pub mod notices;
+pub mod outgoing;
+
+pub use deliver::{DeliverySettings, Sender, SmtpSettings, run_sender, send_due};
+
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use upstate_core::audit::Actor;
 use upstate_core::{MaintenanceAction, Timestamp};
 use upstate_store::jobs::{self, Job};
-use upstate_store::{AuditCtx, Db, StoreError, maintenance};
+use upstate_store::{AuditCtx, Db, StoreError, deliveries, maintenance};
 
 /// How long a leased job is ours before another instance may take it.
 pub const LEASE_MS: i64 = 60_000;
@@ -67,18 +77,30 @@ async fn maintenance_move(db: &Db, job: &Job, now: Timestamp) -> Result<(), Stor
     }
 }
 
-async fn run(db: &Db, job: &Job, now: Timestamp) -> Result<(), StoreError> {
+async fn run(
+    db: &Db,
+    settings: &DeliverySettings,
+    job: &Job,
+    now: Timestamp,
+) -> Result<(), StoreError> {
     match job.kind.as_str() {
         maintenance::JOB_KIND => maintenance_move(db, job, now).await,
+        deliveries::FAN_OUT_KIND => deliver::fan_out(db, settings, &job.payload, now)
+            .await
+            .map(|_| ()),
         other => Err(StoreError::Config(format!("unknown job kind {other:?}"))),
     }
 }
 
 /// Runs every job due at `now`; returns how many it finished.
-pub async fn run_due(db: &Db, now: Timestamp) -> Result<usize, StoreError> {
+pub async fn run_due(
+    db: &Db,
+    settings: &DeliverySettings,
+    now: Timestamp,
+) -> Result<usize, StoreError> {
     let mut finished = 0;
     for job in jobs::lease(db, now, LEASE_MS, BATCH).await? {
-        match run(db, &job, now).await {
+        match run(db, settings, &job, now).await {
             Ok(()) => {
                 jobs::finish(db, &job).await?;
                 finished += 1;
@@ -98,10 +120,10 @@ pub async fn run_due(db: &Db, now: Timestamp) -> Result<usize, StoreError> {
 }
 
 /// Runs until cancelled. A failing round is logged and tried again.
-pub async fn run_scheduler(db: Db, cancel: CancellationToken) {
+pub async fn run_scheduler(db: Db, settings: DeliverySettings, cancel: CancellationToken) {
     loop {
         let now = Timestamp::now();
-        let round = run_due(&db, now).await;
+        let round = run_due(&db, &settings, now).await;
         if let Err(e) = &round {
             tracing::warn!(error = %e, "job round failed");
         }

@@ -81,8 +81,13 @@ impl Default for ServerSettings {
     }
 }
 
-pub fn app(db: upstate_store::Db, settings: &ServerSettings) -> Router {
+pub fn app(
+    db: upstate_store::Db,
+    settings: &ServerSettings,
+    sender: upstate_jobs::Sender,
+) -> Router {
     let state = AppState::new(state::Shared {
+        sender,
         limits: rate_limit::Limits::new(settings.api_rate_per_minute, settings.api_rate_per_hour)
             .swept(),
         snapshots: snapshot::Snapshots::new(db.clone()),

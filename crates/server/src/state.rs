@@ -14,6 +14,9 @@ pub struct AppState(Arc<Shared>);
 
 pub struct Shared {
     pub db: Db,
+    /// Makes test messages (`/api/notifications/{id}/test`) as the worker
+    /// makes deliveries.
+    pub sender: upstate_jobs::Sender,
     pub limits: Arc<Limits>,
     pub snapshots: Snapshots,
     pub settings: ServerSettings,

@@ -36,6 +36,8 @@ pub struct Changes {
     /// Wakes this process's job worker: a job was scheduled (here, or on
     /// another instance, heard through `upstate_jobs`).
     pub jobs: tokio::sync::Notify,
+    /// Wakes this process's sender: deliveries were fanned out here.
+    pub deliveries: tokio::sync::Notify,
 }
 
 impl Default for Changes {
@@ -47,6 +49,7 @@ impl Default for Changes {
             events: broadcast::channel(256).0,
             origin: rand::random(),
             jobs: tokio::sync::Notify::new(),
+            deliveries: tokio::sync::Notify::new(),
         }
     }
 }

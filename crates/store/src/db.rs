@@ -302,6 +302,24 @@ impl Tx {
     /// PostgreSQL one notification names their outbox rows to the other
     /// instances, delivered only if the commit happens.
     pub async fn commit(mut self, _audited: Audited) -> StoreResult<()> {
+        // People are told of some changes: their fan-out job exists exactly
+        // when the change does.
+        let told: Vec<i64> = self
+            .events
+            .iter()
+            .filter(|(_, e)| upstate_core::notify::NOTIFIED_KINDS.contains(&e.kind()))
+            .map(|(id, _)| *id)
+            .collect();
+        if let Some(first) = told.first() {
+            let payload = serde_json::to_string(&told).unwrap_or_else(|_| "[]".into());
+            self.schedule(
+                crate::deliveries::FAN_OUT_KIND,
+                &format!("notify:{first}"),
+                &payload,
+                upstate_core::Timestamp::now(),
+            )
+            .await?;
+        }
         if let (TxInner::Postgres(t), false) = (&mut self.inner, self.events.is_empty()) {
             let ids: Vec<i64> = self.events.iter().map(|(id, _)| *id).collect();
             let payload = self.changes.payload(&ids);

@@ -49,6 +49,8 @@ pub fn router() -> Router<AppState> {
         .route("/admin/audit", get(audit_log))
         .route("/admin/system", get(system))
         .route("/admin/settings", get(settings_screen))
+        .route("/admin/notifications", get(notifications_screen))
+        .route("/admin/notifications/{id}", get(channel_screen))
         .route("/admin/templates", get(templates_screen))
 }
 
@@ -506,6 +508,69 @@ async fn settings_screen(State(state): State<AppState>, s: Screen) -> Page {
         &features,
         &all,
         &languages,
+    )))
+}
+
+/// Every page's components, for the channel filters.
+async fn all_components(
+    state: &AppState,
+    pages: &[upstate_core::StatusPage],
+) -> Result<Vec<upstate_core::Component>, Response> {
+    let mut out = Vec::new();
+    for p in pages {
+        out.extend(
+            components::list(&state.db, Some(p.id), None)
+                .await
+                .map_err(fail)?,
+        );
+    }
+    Ok(out)
+}
+
+async fn notifications_screen(State(state): State<AppState>, s: Screen) -> Page {
+    if let Some(refused) = s.refuse(Permission::SettingsWrite, "notifications") {
+        return Ok(refused);
+    }
+    let list = upstate_store::notifications::list(&state.db)
+        .await
+        .map_err(fail)?;
+    let last = upstate_store::deliveries::last_of_channels(&state.db)
+        .await
+        .map_err(fail)?;
+    let all = pages::list(&state.db).await.map_err(fail)?;
+    let comps = all_components(&state, &all).await?;
+    Ok(s.show(view::channels(
+        &s.frame("notifications"),
+        s.flash(),
+        state.sender.has_mailer(),
+        &list,
+        &last,
+        &all,
+        &comps,
+    )))
+}
+
+async fn channel_screen(State(state): State<AppState>, s: Screen, PathId(id): PathId) -> Page {
+    if let Some(refused) = s.refuse(Permission::SettingsWrite, "notifications") {
+        return Ok(refused);
+    }
+    let channel = upstate_store::notifications::get(&state.db, id)
+        .await
+        .map_err(fail)?;
+    let log = upstate_store::deliveries::log(&state.db, Some(id), None, None, 50)
+        .await
+        .map_err(fail)?;
+    let all = pages::list(&state.db).await.map_err(fail)?;
+    let comps = all_components(&state, &all).await?;
+    Ok(s.show(view::channel(
+        &s.frame("notifications"),
+        s.flash(),
+        &view::ChannelScreen {
+            channel: &channel,
+            log: &log,
+            pages: &all,
+            components: &comps,
+        },
     )))
 }
 

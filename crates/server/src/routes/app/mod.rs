@@ -1,10 +1,11 @@
 //! The application routes under `/api` that the admin interface stands on:
 //! sign-in, two-factor, step-up, users, API keys, the audit log, quick
-//! links, settings and feature switches (content routes shared with `/api/v1` are in `content`). Signed-in people (session + CSRF), some also API keys.
+//! links, settings and feature switches, notification channels (content routes shared with `/api/v1` are in `content`). Signed-in people (session + CSRF), some also API keys.
 
 mod api_keys;
 mod audit;
 mod markdown;
+mod notifications;
 mod quick_links;
 mod settings;
 mod sign_in;
@@ -30,4 +31,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(templates::router())
         .merge(settings::router())
         .merge(markdown::router())
+        .merge(notifications::router())
 }

@@ -7,6 +7,7 @@ mod component;
 mod dashboard;
 mod incidents;
 mod maintenance;
+mod notifications;
 mod pages;
 mod settings;
 mod sign_in;
@@ -17,6 +18,7 @@ pub use component::component;
 pub use dashboard::{DashboardData, dashboard};
 pub use incidents::{IncidentForm, incident_detail, incident_new, incidents_list, templates};
 pub use maintenance::{MaintenanceScreen, maintenance_list};
+pub use notifications::{ChannelScreen, channel, channels};
 pub use pages::{PageScreen, page_screen, pages_list};
 pub use settings::settings;
 pub use sign_in::{login, second_factor, setup, setup_gone, setup_needs_link};
@@ -99,6 +101,12 @@ pub fn page(frame: &Frame, title: &str, flash: Option<&Flash>, body: Markup) -> 
             "audit",
             "/admin/audit",
             "Audit log",
+        ),
+        (
+            frame.role.has(Permission::SettingsWrite),
+            "notifications",
+            "/admin/notifications",
+            "Notifications",
         ),
         (
             frame.role.has(Permission::SettingsWrite),

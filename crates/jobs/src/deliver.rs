@@ -1,0 +1,378 @@
+//! Telling people: the fan-out job that turns a committed change into
+//! deliveries, and the sender that makes them (docs/notifications.md).
+//!
+//! The sender leases due deliveries in batches and sends a batch at once,
+//! each request bounded by the client's timeout. A 2xx answer is delivered;
+//! anything else is tried again with exponential backoff and jitter (10 s,
+//! 20 s, 40 s … up to an hour) until the delivery's give-up time, when it
+//! stays in the log, given up, with the last reason. A target the SSRF rule
+//! refuses, or a channel that was turned off, is given up at once: trying
+//! again would change nothing.
+
+use crate::mailer::{Letter, Mailer};
+use crate::messages::{self, Target};
+use crate::notices::Renderer;
+use crate::outgoing::{Guard, Outgoing};
+use std::collections::HashMap;
+use std::time::Duration;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+use upstate_core::Timestamp;
+use upstate_core::notify::Notice;
+use upstate_store::deliveries::{self, Attempt, Leased, Planned};
+use upstate_store::notifications::{self, Sendable};
+use upstate_store::{Db, StoreError, StoreResult};
+
+/// How deliveries are made; from the configuration.
+#[derive(Debug, Clone)]
+pub struct DeliverySettings {
+    /// Address ranges outgoing requests may reach although they are
+    /// private or loopback (`outgoing_allow`).
+    pub allow: Vec<ipnet::IpNet>,
+    /// Where visitors reach the server, for links in messages.
+    pub public_url: String,
+    /// Telegram's Bot API base URL.
+    pub telegram_api: String,
+    /// How long a failing delivery is retried before it is given up.
+    pub give_up_after: Duration,
+    /// Per request.
+    pub timeout: Duration,
+    /// The SMTP relay, if mail is configured.
+    pub smtp: Option<SmtpSettings>,
+}
+
+/// `smtp_url` and `smtp_from`. The URL may hold a password: `Debug`
+/// shows it redacted.
+#[derive(Clone)]
+pub struct SmtpSettings {
+    pub url: String,
+    pub from: String,
+}
+
+impl std::fmt::Debug for SmtpSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SmtpSettings")
+            .field("url", &upstate_store::redact(&self.url))
+            .field("from", &self.from)
+            .finish()
+    }
+}
+
+impl Default for DeliverySettings {
+    fn default() -> Self {
+        DeliverySettings {
+            allow: Vec::new(),
+            public_url: "http://127.0.0.1:8080".into(),
+            telegram_api: "https://api.telegram.org".into(),
+            give_up_after: Duration::from_secs(24 * 3600),
+            timeout: Duration::from_secs(10),
+            smtp: None,
+        }
+    }
+}
+
+/// How long a leased delivery is ours: longer than any request may take.
+const LEASE_MS: i64 = 60_000;
+/// Deliveries leased (and sent concurrently) at once.
+const BATCH: i64 = 64;
+const SAFETY_POLL: Duration = Duration::from_secs(30);
+
+/// Sends deliveries; shared by the worker and the `/test` route.
+#[derive(Clone)]
+pub struct Sender {
+    pub settings: DeliverySettings,
+    outgoing: Outgoing,
+    mailer: Option<Mailer>,
+}
+
+impl Sender {
+    pub fn new(settings: DeliverySettings) -> Result<Sender, String> {
+        let outgoing = Outgoing::new(
+            Guard {
+                allow: settings.allow.clone(),
+            },
+            settings.timeout,
+        )?;
+        let mailer = match &settings.smtp {
+            Some(smtp) => Some(Mailer::new(&smtp.url, &smtp.from, settings.timeout)?),
+            None => None,
+        };
+        Ok(Sender {
+            settings,
+            outgoing,
+            mailer,
+        })
+    }
+
+    /// Whether mail can be sent (an SMTP relay is configured).
+    pub fn has_mailer(&self) -> bool {
+        self.mailer.is_some()
+    }
+
+    async fn mail(&self, to: &str, notice: &Notice, id: &str) -> Attempt {
+        let Some(mailer) = &self.mailer else {
+            return refused("no SMTP server is configured (smtp_url)".into());
+        };
+        let letter = Letter {
+            to,
+            notice,
+            id,
+            unsubscribe: None,
+        };
+        match mailer.send(&letter).await {
+            Ok(a) => Attempt {
+                delivered: true,
+                response_status: Some(a.code),
+                response_body: Some(a.text),
+                ..Attempt::default()
+            },
+            Err(f) => Attempt {
+                error: Some(f.reason),
+                permanent: f.permanent,
+                ..Attempt::default()
+            },
+        }
+    }
+
+    /// One attempt to tell `channel` of `notice`; `id` is the delivery's
+    /// stable id (`msg_<n>`).
+    pub async fn send(&self, channel: &Sendable, notice: &Notice, id: &str) -> Attempt {
+        if channel.channel.kind == upstate_core::notify::ChannelKind::Email {
+            return self.mail(&channel.channel.target, notice, id).await;
+        }
+        let target = Target {
+            kind: channel.channel.kind,
+            target: &channel.channel.target,
+            secret: channel.secret.as_deref(),
+            telegram_api: &self.settings.telegram_api,
+        };
+        let now_secs = Timestamp::now().millis() / 1000;
+        let req = match messages::request(&target, notice, id, now_secs) {
+            Ok(r) => r,
+            Err(e) => return refused(e),
+        };
+        match self
+            .outgoing
+            .post_json(&req.url, &req.headers, &req.body)
+            .await
+        {
+            Ok(answer) => Attempt {
+                delivered: (200..300).contains(&answer.status),
+                response_status: Some(answer.status),
+                error: (!(200..300).contains(&answer.status))
+                    .then(|| format!("the receiver answered HTTP {}", answer.status)),
+                response_body: Some(answer.body),
+                permanent: false,
+            },
+            // The bot token is part of Telegram's URL: the reason never
+            // repeats the URL.
+            Err(f) => Attempt {
+                error: Some(f.reason),
+                permanent: f.permanent,
+                ..Attempt::default()
+            },
+        }
+    }
+
+    /// A message that says it is a test, about `channel`'s first page.
+    pub fn test_notice(
+        &self,
+        channel: &Sendable,
+        page: Option<&upstate_core::StatusPage>,
+    ) -> Notice {
+        let base = self.settings.public_url.trim_end_matches('/');
+        Notice {
+            kind: "test".into(),
+            page_id: page.map_or(0, |p| p.id),
+            page_name: page.map_or_else(|| "Upstate".to_string(), |p| p.name.clone()),
+            page_slug: page.map_or_else(String::new, |p| p.slug.clone()),
+            title: format!("Test message for {}", channel.channel.name),
+            text: "If you can read this, Upstate can reach this channel.".into(),
+            url: page.map_or_else(
+                || format!("{base}/admin"),
+                |p| format!("{base}/s/{}", p.slug),
+            ),
+            components: Vec::new(),
+            subject: "test".into(),
+            subject_id: 0,
+            state: "operational".into(),
+            impact: None,
+            at: Timestamp::now(),
+        }
+    }
+}
+
+/// An attempt that could not be made, and never will be as things stand.
+fn refused(error: String) -> Attempt {
+    Attempt {
+        error: Some(error),
+        permanent: true,
+        ..Attempt::default()
+    }
+}
+
+/// 10 s, 20 s, 40 s … up to an hour, jittered so that deliveries that
+/// failed together do not retry together.
+fn backoff_ms(attempts: i64) -> i64 {
+    let base = (10_000i64 << (attempts - 1).clamp(0, 9)).min(3_600_000);
+    base + i64::from(rand::random::<u16>()) % (base / 5 + 1)
+}
+
+/// Expands the committed change whose outbox rows are `payload` (a JSON
+/// list of ids) into deliveries. Idempotent: the notices are rendered once
+/// and each (event, recipient) is inserted once.
+pub async fn fan_out(
+    db: &Db,
+    sender_settings: &DeliverySettings,
+    payload: &str,
+    now: Timestamp,
+) -> StoreResult<u64> {
+    let ids: Vec<i64> = serde_json::from_str(payload)
+        .map_err(|e| StoreError::Config(format!("bad fan-out payload: {e}")))?;
+    let events = deliveries::outbox_events(db, &ids).await?;
+    let channels: Vec<Sendable> = notifications::sendable(db)
+        .await?
+        .into_iter()
+        .filter(|c| c.channel.enabled)
+        .collect();
+    if channels.is_empty() {
+        return Ok(0);
+    }
+    let renderer = Renderer {
+        db,
+        public_url: &sender_settings.public_url,
+    };
+    let planned: Vec<Planned> = renderer
+        .notices(&events)
+        .await?
+        .into_iter()
+        .map(|(event_id, notice)| Planned {
+            event_id,
+            channels: channels
+                .iter()
+                .filter(|c| {
+                    notice.passes(
+                        &c.channel.page_ids,
+                        &c.channel.component_ids,
+                        &c.channel.event_kinds,
+                    )
+                })
+                .map(|c| c.channel.id)
+                .collect(),
+            notice,
+        })
+        .collect();
+    deliveries::fan_out(
+        db,
+        &planned,
+        now,
+        sender_settings.give_up_after.as_millis() as i64,
+    )
+    .await
+}
+
+/// Makes every delivery due at `now`; returns how many it settled.
+pub async fn send_due(db: &Db, sender: &Sender, now: Timestamp) -> StoreResult<usize> {
+    let leased = deliveries::lease(db, now, LEASE_MS, BATCH).await?;
+    if leased.is_empty() {
+        return Ok(0);
+    }
+    // A batch mostly tells of one or two changes, to a few channels.
+    let mut notices: HashMap<i64, Option<Notice>> = HashMap::new();
+    let mut channels: HashMap<i64, Option<Sendable>> = HashMap::new();
+    let mut work = JoinSet::new();
+    for d in leased {
+        let notice = match d.event_id {
+            Some(id) => match notices.get(&id) {
+                Some(n) => n.clone(),
+                None => {
+                    let n = deliveries::notice(db, id).await?;
+                    notices.insert(id, n.clone());
+                    n
+                }
+            },
+            None => None,
+        };
+        let channel = match d.channel_id {
+            Some(id) => match channels.get(&id) {
+                Some(c) => c.clone(),
+                None => {
+                    let c = match notifications::get_sendable(db, id).await {
+                        Ok(c) => Some(c),
+                        Err(StoreError::NotFound(_)) => None,
+                        Err(e) => return Err(e),
+                    };
+                    channels.insert(id, c.clone());
+                    c
+                }
+            },
+            None => None,
+        };
+        let sender = sender.clone();
+        work.spawn(async move {
+            let attempt = match (notice, channel) {
+                (Some(n), Some(c)) if c.channel.enabled => {
+                    sender.send(&c, &n, &format!("msg_{}", d.id)).await
+                }
+                (Some(_), Some(_)) => refused("the channel is turned off".into()),
+                (None, _) => refused("the change it told of is gone".into()),
+                (_, None) => refused("the channel was deleted".into()),
+            };
+            (d, attempt)
+        });
+    }
+    let mut settled = 0;
+    while let Some(done) = work.join_next().await {
+        let Ok((d, attempt)) = done else { continue };
+        settle(db, &d, &attempt, now).await?;
+        settled += 1;
+    }
+    Ok(settled)
+}
+
+async fn settle(db: &Db, d: &Leased, attempt: &Attempt, now: Timestamp) -> StoreResult<()> {
+    let retry_at = (!attempt.delivered && !attempt.permanent)
+        .then(|| now.millis() + backoff_ms(d.attempts))
+        .filter(|at| *at < d.give_up_at)
+        .map(Timestamp::from_millis);
+    if !attempt.delivered {
+        tracing::warn!(delivery = d.id, recipient = %d.recipient, error = ?attempt.error,
+            retry = retry_at.is_some(), "delivery failed");
+    }
+    deliveries::settle(db, d, attempt, now, retry_at).await
+}
+
+/// Sends deliveries until cancelled: woken when this process fanned some
+/// out, sleeping until the next retry is due, polling as the safety net
+/// (deliveries fanned out on another instance are found by it).
+pub async fn run_sender(db: Db, sender: Sender, cancel: CancellationToken) {
+    loop {
+        let round = send_due(&db, &sender, Timestamp::now()).await;
+        if let Err(e) = &round {
+            tracing::warn!(error = %e, "delivery round failed");
+        }
+        let wait = match round {
+            Ok(n) if n as i64 >= BATCH => Duration::ZERO,
+            Ok(_) => match deliveries::next_due(&db).await {
+                Ok(Some(at)) => {
+                    Duration::from_millis((at.millis() - Timestamp::now().millis()).max(0) as u64)
+                        .min(SAFETY_POLL)
+                }
+                Ok(None) => SAFETY_POLL,
+                Err(_) => Duration::from_secs(1),
+            },
+            Err(_) => Duration::from_secs(1),
+        };
+        if wait.is_zero() {
+            if cancel.is_cancelled() {
+                break;
+            }
+            continue;
+        }
+        tokio::select! {
+            _ = cancel.cancelled() => break,
+            _ = db.changes.deliveries.notified() => {}
+            _ = tokio::time::sleep(wait) => {}
+        }
+    }
+}

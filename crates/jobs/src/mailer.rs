@@ -1,0 +1,182 @@
+//! Email: one SMTP relay (lettre) configured by `smtp_url`, and the message
+//! a notice becomes: a plain-text and an HTML part made from the same
+//! notice, the page's name as the sender's display name, a `Message-ID`
+//! that stays the same on every retry of one delivery (so a mail client
+//! shows a repeat once), and `Date` set when sent.
+//!
+//! `smtp_url` picks the security: `smtps://user:pass@host:465` (TLS),
+//! `smtp://user:pass@host:587?tls=required` (STARTTLS, refused if the
+//! server cannot), `smtp://host:25` (plain, for a relay on the same host or
+//! network).
+
+use lettre::message::header::{HeaderName, HeaderValue};
+use lettre::message::{Mailbox, MultiPart};
+use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
+use maud::{DOCTYPE, html};
+use std::time::Duration;
+use upstate_core::notify::Notice;
+
+/// A configured relay and the address mail comes from.
+#[derive(Clone)]
+pub struct Mailer {
+    transport: AsyncSmtpTransport<Tokio1Executor>,
+    from: Mailbox,
+    /// The domain of `Message-ID`s.
+    domain: String,
+}
+
+impl std::fmt::Debug for Mailer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mailer")
+            .field("from", &self.from.to_string())
+            .finish()
+    }
+}
+
+/// What the relay said to one message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Accepted {
+    pub code: u16,
+    pub text: String,
+}
+
+/// One message to send: who gets it and, for subscribers, where they
+/// leave with one click (RFC 8058).
+pub struct Letter<'a> {
+    pub to: &'a str,
+    pub notice: &'a Notice,
+    /// The delivery's stable id (`msg_<n>`).
+    pub id: &'a str,
+    pub unsubscribe: Option<&'a str>,
+}
+
+impl Mailer {
+    /// From `smtp_url` and `smtp_from` (`"Status <status@example.com>"`).
+    pub fn new(url: &str, from: &str, timeout: Duration) -> Result<Mailer, String> {
+        let from: Mailbox = from
+            .parse()
+            .map_err(|e| format!("smtp_from {from:?} is not an address: {e}"))?;
+        let transport = AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
+            .map_err(|e| format!("smtp_url is not usable: {e}"))?
+            .timeout(Some(timeout))
+            .build();
+        let domain = from.email.domain().to_string();
+        Ok(Mailer {
+            transport,
+            from,
+            domain,
+        })
+    }
+
+    /// The message of one delivery.
+    pub fn message(&self, l: &Letter<'_>) -> Result<Message, String> {
+        let n = l.notice;
+        let to: Mailbox =
+            l.to.parse()
+                .map_err(|e| format!("bad address {:?}: {e}", l.to))?;
+        let from = Mailbox::new(Some(n.page_name.clone()), self.from.email.clone());
+        let mut b = Message::builder()
+            .from(from)
+            .reply_to(self.from.clone())
+            .to(to)
+            .subject(format!("[{}] {}", n.page_name, n.title))
+            .message_id(Some(format!("<upstate.{}@{}>", l.id, self.domain)))
+            .date_now();
+        if let Some(url) = l.unsubscribe {
+            b = b
+                .raw_header(HeaderValue::new(
+                    HeaderName::new_from_ascii_str("List-Unsubscribe"),
+                    format!("<{url}>"),
+                ))
+                .raw_header(HeaderValue::new(
+                    HeaderName::new_from_ascii_str("List-Unsubscribe-Post"),
+                    "List-Unsubscribe=One-Click".into(),
+                ));
+        }
+        b.multipart(MultiPart::alternative_plain_html(text(l), page(l)))
+            .map_err(|e| format!("cannot build the message: {e}"))
+    }
+
+    pub async fn send(&self, l: &Letter<'_>) -> Result<Accepted, crate::outgoing::Failure> {
+        let message = self
+            .message(l)
+            .map_err(crate::outgoing::Failure::permanent)?;
+        match self.transport.send(message).await {
+            Ok(r) => Ok(Accepted {
+                code: u16::from(r.code()),
+                text: r.message().collect::<Vec<_>>().join(" "),
+            }),
+            Err(e) => Err(crate::outgoing::Failure {
+                // A 5xx refusal of this address stays refused.
+                permanent: e.is_permanent(),
+                reason: format!("the mail server refused or failed: {e}"),
+            }),
+        }
+    }
+}
+
+fn components_lines(n: &Notice) -> Vec<String> {
+    n.components
+        .iter()
+        .map(|c| format!("{}: {}", c.name, crate::notices::component_label(c.status)))
+        .collect()
+}
+
+/// The plain-text part: what every mail client can show.
+fn text(l: &Letter<'_>) -> String {
+    let n = l.notice;
+    let mut out = format!("{}\n\n", n.title);
+    if !n.text.is_empty() {
+        out.push_str(&n.text);
+        out.push_str("\n\n");
+    }
+    for line in components_lines(n) {
+        out.push_str(&format!("- {line}\n"));
+    }
+    out.push_str(&format!("\nDetails: {}\n", n.url));
+    if let Some(u) = l.unsubscribe {
+        out.push_str(&format!("\nUnsubscribe: {u}\n"));
+    }
+    out
+}
+
+/// The HTML part, escaped by construction; the operator's words keep their
+/// line breaks.
+fn page(l: &Letter<'_>) -> String {
+    let n = l.notice;
+    html! {
+        (DOCTYPE)
+        html {
+            head { meta charset="utf-8"; title { (n.title) } }
+            body style="margin:0;padding:24px;background:#f6f7f9;font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#1c2430" {
+                div style="max-width:560px;margin:0 auto;background:#fff;border:1px solid #e2e6ec;border-radius:8px;padding:24px" {
+                    p style="margin:0 0 8px;color:#5b6678;font-size:14px" { (n.page_name) }
+                    h1 style="margin:0 0 16px;font-size:20px" { (n.title) }
+                    @for para in n.text.split("\n\n").filter(|p| !p.trim().is_empty()) {
+                        p style="margin:0 0 12px;line-height:1.5" {
+                            @for (i, line) in para.lines().enumerate() {
+                                @if i > 0 { br; }
+                                (line)
+                            }
+                        }
+                    }
+                    @if !n.components.is_empty() {
+                        ul style="margin:0 0 16px;padding-left:20px;color:#5b6678" {
+                            @for line in components_lines(n) { li { (line) } }
+                        }
+                    }
+                    p style="margin:16px 0 0" {
+                        a href=(n.url) style="display:inline-block;background:#2563eb;color:#fff;padding:8px 16px;border-radius:6px;text-decoration:none;font-weight:600" { "View on the status page" }
+                    }
+                }
+                @if let Some(u) = l.unsubscribe {
+                    p style="max-width:560px;margin:12px auto 0;color:#5b6678;font-size:12px;text-align:center" {
+                        "You get this because you subscribed to " (n.page_name) ". "
+                        a href=(u) style="color:#5b6678" { "Unsubscribe" }
+                    }
+                }
+            }
+        }
+    }
+    .into_string()
+}
