@@ -41,5 +41,6 @@ mod receiver;
 mod settings;
 mod smtp;
 mod status_html;
+mod subscribers;
 mod two_factor;
 mod v2;

@@ -177,6 +177,8 @@ actions! {
     RateLimitsReset = "rate_limits.reset",
     SettingsUpdate = "settings.update",
     StatuspageCreate = "statuspage.create",
+    SubscriberCreate = "subscriber.create",
+    SubscriberDelete = "subscriber.delete",
     StatuspageDelete = "statuspage.delete",
     StatuspagePasswordRemove = "statuspage.password_remove",
     StatuspagePasswordSet = "statuspage.password_set",

@@ -302,6 +302,114 @@ pub struct Delivery {
     pub finished_at: Option<crate::Timestamp>,
 }
 
+/// A visitor's subscription, as operators see it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Subscriber {
+    pub id: Id,
+    pub status_page_id: Id,
+    /// email, webhook, slack, discord or teams.
+    pub kind: ChannelKind,
+    pub target: String,
+    /// The components chosen (empty: the whole page).
+    pub component_ids: Vec<Id>,
+    /// Email subscribers are told of changes only once they opened the
+    /// link of their confirmation.
+    pub verified: bool,
+    pub verified_at: Option<crate::Timestamp>,
+    pub created_at: crate::Timestamp,
+}
+
+/// Subscribe to a page: a visitor (no sign-in) or an operator.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SubscribeInput {
+    /// The page, by id or by `slug`.
+    pub status_page_id: Option<Id>,
+    pub slug: Option<String>,
+    /// email (default), webhook, slack, discord or teams.
+    pub kind: Option<String>,
+    /// The address, or the webhook URL.
+    pub target: Option<String>,
+    /// Only changes of these components (empty or absent: all).
+    pub component_ids: Option<Vec<Id>>,
+    /// Operators only: add an email subscriber without the confirmation
+    /// (for lists that opted in elsewhere).
+    #[serde(default)]
+    pub skip_confirmation: bool,
+}
+
+/// A checked subscription.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Subscription {
+    pub page: PageRef,
+    pub kind: ChannelKind,
+    pub target: String,
+    pub component_ids: Vec<Id>,
+    pub skip_confirmation: bool,
+}
+
+/// A page named by id or slug.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PageRef {
+    Id(Id),
+    Slug(String),
+}
+
+impl SubscribeInput {
+    pub fn validate(self) -> Result<Subscription, FieldErrors> {
+        let mut e = FieldErrors::new();
+        let page = match (self.status_page_id, self.slug) {
+            (Some(id), _) => Some(PageRef::Id(id)),
+            (None, Some(slug)) => Some(PageRef::Slug(slug.trim().to_ascii_lowercase())),
+            (None, None) => {
+                e.push("statusPageId", "is required (or slug)");
+                None
+            }
+        };
+        let kind = match self
+            .kind
+            .as_deref()
+            .unwrap_or("email")
+            .parse::<ChannelKind>()
+        {
+            Ok(k) if k != ChannelKind::Telegram => Some(k),
+            _ => {
+                e.push(
+                    "kind",
+                    "must be one of email, webhook, slack, discord, teams",
+                );
+                None
+            }
+        };
+        let target = match (self.target, kind) {
+            (None, _) => {
+                e.push("target", "is required: the email address or webhook URL");
+                None
+            }
+            (Some(t), Some(k)) => e.check("target", k.check_target(&t)),
+            (Some(_), None) => None,
+        };
+        let component_ids = self
+            .component_ids
+            .map(|v| ids("componentIds", v, &mut e))
+            .unwrap_or(Some(Vec::new()));
+        e.into_result()?;
+        match (page, kind, target, component_ids) {
+            (Some(page), Some(kind), Some(target), Some(component_ids)) => Ok(Subscription {
+                page,
+                kind,
+                target,
+                component_ids,
+                skip_confirmation: self.skip_confirmation,
+            }),
+            _ => Err(FieldErrors::single("body", "is incomplete")),
+        }
+    }
+}
+
 /// A component as a notice names it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

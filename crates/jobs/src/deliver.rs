@@ -17,10 +17,12 @@ use std::collections::HashMap;
 use std::time::Duration;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
+use upstate_core::StatusPage;
 use upstate_core::Timestamp;
 use upstate_core::notify::Notice;
 use upstate_store::deliveries::{self, Attempt, Leased, Planned};
 use upstate_store::notifications::{self, Sendable};
+use upstate_store::subscribers;
 use upstate_store::{Db, StoreError, StoreResult};
 
 /// How deliveries are made; from the configuration.
@@ -109,7 +111,13 @@ impl Sender {
         self.mailer.is_some()
     }
 
-    async fn mail(&self, to: &str, notice: &Notice, id: &str) -> Attempt {
+    async fn mail(
+        &self,
+        to: &str,
+        notice: &Notice,
+        id: &str,
+        unsubscribe: Option<&str>,
+    ) -> Attempt {
         let Some(mailer) = &self.mailer else {
             return refused("no SMTP server is configured (smtp_url)".into());
         };
@@ -117,7 +125,7 @@ impl Sender {
             to,
             notice,
             id,
-            unsubscribe: None,
+            unsubscribe,
         };
         match mailer.send(&letter).await {
             Ok(a) => Attempt {
@@ -138,7 +146,7 @@ impl Sender {
     /// stable id (`msg_<n>`).
     pub async fn send(&self, channel: &Sendable, notice: &Notice, id: &str) -> Attempt {
         if channel.channel.kind == upstate_core::notify::ChannelKind::Email {
-            return self.mail(&channel.channel.target, notice, id).await;
+            return self.mail(&channel.channel.target, notice, id, None).await;
         }
         let target = Target {
             kind: channel.channel.kind,
@@ -174,6 +182,76 @@ impl Sender {
         }
     }
 
+    fn base(&self) -> &str {
+        self.settings.public_url.trim_end_matches('/')
+    }
+
+    /// The opt-in message of a new email subscriber: the link that turns
+    /// the subscription on, valid 24 hours.
+    async fn confirm(&self, r: &subscribers::Reachable, page: &StatusPage, id: &str) -> Attempt {
+        let Some(token) = &r.confirm_token else {
+            return refused("the confirmation is no longer needed".into());
+        };
+        let link = format!("{}/api/subscribers/verify?token={token}", self.base());
+        let notice = Notice {
+            kind: "confirm".into(),
+            page_id: page.id,
+            page_name: page.name.clone(),
+            page_slug: page.slug.clone(),
+            title: format!("Confirm your subscription to {}", page.name),
+            text: format!(
+                "Someone (we hope you) asked to be told by email when {} changes. \
+                 Open the link below within 24 hours to start.\n\n\
+                 If it was not you, ignore this message: nothing more will be sent.",
+                page.name
+            ),
+            url: link,
+            components: Vec::new(),
+            subject: "subscription".into(),
+            subject_id: 0,
+            state: "confirm".into(),
+            impact: None,
+            at: Timestamp::now(),
+        };
+        self.mail(&r.target, &notice, id, None).await
+    }
+
+    /// A change told to a visitor's subscription: email with its one-click
+    /// unsubscribe, or the webhook or chat it gave (unsigned: a visitor has
+    /// no secret to check).
+    async fn tell_subscriber(
+        &self,
+        r: &subscribers::Reachable,
+        notice: &Notice,
+        id: &str,
+    ) -> Attempt {
+        if r.kind == upstate_core::notify::ChannelKind::Email {
+            let leave = format!(
+                "{}/api/subscribers/unsubscribe?token={}",
+                self.base(),
+                r.token
+            );
+            return self.mail(&r.target, notice, id, Some(&leave)).await;
+        }
+        let channel = Sendable {
+            channel: upstate_core::notify::Channel {
+                id: 0,
+                name: String::new(),
+                kind: r.kind,
+                target: r.target.clone(),
+                secret_hint: None,
+                page_ids: Vec::new(),
+                component_ids: Vec::new(),
+                event_kinds: Vec::new(),
+                enabled: true,
+                created_at: Timestamp::now(),
+                updated_at: Timestamp::now(),
+            },
+            secret: None,
+        };
+        self.send(&channel, notice, id).await
+    }
+
     /// A message that says it is a test, about `channel`'s first page.
     pub fn test_notice(
         &self,
@@ -200,6 +278,12 @@ impl Sender {
             at: Timestamp::now(),
         }
     }
+}
+
+/// Who a leased delivery goes to (`None`: gone since it was made).
+enum Recipient {
+    Channel(Option<Sendable>),
+    Subscriber(Option<(subscribers::Reachable, Option<StatusPage>)>),
 }
 
 /// An attempt that could not be made, and never will be as things stand.
@@ -235,9 +319,6 @@ pub async fn fan_out(
         .into_iter()
         .filter(|c| c.channel.enabled)
         .collect();
-    if channels.is_empty() {
-        return Ok(0);
-    }
     let renderer = Renderer {
         db,
         public_url: &sender_settings.public_url,
@@ -280,6 +361,7 @@ pub async fn send_due(db: &Db, sender: &Sender, now: Timestamp) -> StoreResult<u
     // A batch mostly tells of one or two changes, to a few channels.
     let mut notices: HashMap<i64, Option<Notice>> = HashMap::new();
     let mut channels: HashMap<i64, Option<Sendable>> = HashMap::new();
+    let mut pages: HashMap<i64, Option<StatusPage>> = HashMap::new();
     let mut work = JoinSet::new();
     for d in leased {
         let notice = match d.event_id {
@@ -293,8 +375,8 @@ pub async fn send_due(db: &Db, sender: &Sender, now: Timestamp) -> StoreResult<u
             },
             None => None,
         };
-        let channel = match d.channel_id {
-            Some(id) => match channels.get(&id) {
+        let recipient = match (d.channel_id, d.subscriber_id) {
+            (Some(id), _) => Recipient::Channel(match channels.get(&id) {
                 Some(c) => c.clone(),
                 None => {
                     let c = match notifications::get_sendable(db, id).await {
@@ -305,18 +387,42 @@ pub async fn send_due(db: &Db, sender: &Sender, now: Timestamp) -> StoreResult<u
                     channels.insert(id, c.clone());
                     c
                 }
+            }),
+            (None, Some(id)) => match subscribers::reachable(db, id).await? {
+                Some(r) => {
+                    let page = match pages.get(&r.page_id) {
+                        Some(p) => p.clone(),
+                        None => {
+                            let p = upstate_store::pages::get(db, r.page_id).await.ok();
+                            pages.insert(r.page_id, p.clone());
+                            p
+                        }
+                    };
+                    Recipient::Subscriber(Some((r, page)))
+                }
+                None => Recipient::Subscriber(None),
             },
-            None => None,
+            (None, None) => Recipient::Subscriber(None),
         };
         let sender = sender.clone();
         work.spawn(async move {
-            let attempt = match (notice, channel) {
-                (Some(n), Some(c)) if c.channel.enabled => {
-                    sender.send(&c, &n, &format!("msg_{}", d.id)).await
+            let id = format!("msg_{}", d.id);
+            let attempt = match (notice, recipient, d.kind.as_str()) {
+                (_, Recipient::Subscriber(Some((r, Some(page)))), "confirm") => {
+                    sender.confirm(&r, &page, &id).await
                 }
-                (Some(_), Some(_)) => refused("the channel is turned off".into()),
-                (None, _) => refused("the change it told of is gone".into()),
-                (_, None) => refused("the channel was deleted".into()),
+                (Some(n), Recipient::Subscriber(Some((r, _))), _) if r.verified => {
+                    sender.tell_subscriber(&r, &n, &id).await
+                }
+                (Some(n), Recipient::Channel(Some(c)), _) if c.channel.enabled => {
+                    sender.send(&c, &n, &id).await
+                }
+                (_, Recipient::Channel(Some(_)), _) => refused("the channel is turned off".into()),
+                (_, Recipient::Channel(None), _) => refused("the channel was deleted".into()),
+                (_, Recipient::Subscriber(None), _) => refused("the subscriber is gone".into()),
+                (_, Recipient::Subscriber(Some(_)), _) => {
+                    refused("the subscriber has not confirmed, or the page is gone".into())
+                }
             };
             (d, attempt)
         });

@@ -133,7 +133,12 @@ fn text(l: &Letter<'_>) -> String {
     for line in components_lines(n) {
         out.push_str(&format!("- {line}\n"));
     }
-    out.push_str(&format!("\nDetails: {}\n", n.url));
+    let label = if n.kind == "confirm" {
+        "Confirm"
+    } else {
+        "Details"
+    };
+    out.push_str(&format!("\n{label}: {}\n", n.url));
     if let Some(u) = l.unsubscribe {
         out.push_str(&format!("\nUnsubscribe: {u}\n"));
     }
@@ -166,7 +171,9 @@ fn page(l: &Letter<'_>) -> String {
                         }
                     }
                     p style="margin:16px 0 0" {
-                        a href=(n.url) style="display:inline-block;background:#2563eb;color:#fff;padding:8px 16px;border-radius:6px;text-decoration:none;font-weight:600" { "View on the status page" }
+                        a href=(n.url) style="display:inline-block;background:#2563eb;color:#fff;padding:8px 16px;border-radius:6px;text-decoration:none;font-weight:600" {
+                            @if n.kind == "confirm" { "Confirm my subscription" } @else { "View on the status page" }
+                        }
                     }
                 }
                 @if let Some(u) = l.unsubscribe {

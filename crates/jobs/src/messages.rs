@@ -220,17 +220,18 @@ pub fn request(t: &Target<'_>, n: &Notice, id: &str, now_secs: i64) -> Result<Re
     match t.kind {
         ChannelKind::Webhook => {
             let body = body_of(webhook_body(n))?;
-            let secret = t
-                .secret
-                .ok_or("the webhook has no signing secret; rotate it")?;
-            let signature = sign(secret, id, now_secs, &body)?;
+            let mut headers = vec![
+                ("webhook-id", id.to_string()),
+                ("webhook-timestamp", now_secs.to_string()),
+            ];
+            // Team channels always sign; a visitor's webhook subscription
+            // has no secret to share, so it goes unsigned (as Statuspage's).
+            if let Some(secret) = t.secret {
+                headers.push(("webhook-signature", sign(secret, id, now_secs, &body)?));
+            }
             Ok(Request {
                 url: t.target.to_string(),
-                headers: vec![
-                    ("webhook-id", id.to_string()),
-                    ("webhook-timestamp", now_secs.to_string()),
-                    ("webhook-signature", signature),
-                ],
+                headers,
                 body,
             })
         }

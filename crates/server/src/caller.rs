@@ -112,3 +112,27 @@ impl FromRequestParts<AppState> for Caller {
         }
     }
 }
+
+/// An optional caller: none when the request carries neither a key nor a
+/// session's CSRF token (a visitor), else the caller, or its refusal (a
+/// wrong key is refused, not taken for a visitor).
+impl axum::extract::OptionalFromRequestParts<AppState> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Option<Self>, ApiError> {
+        let claims = parts.extensions.get::<Keyed>().is_some()
+            || parts
+                .headers
+                .contains_key(axum::http::header::AUTHORIZATION)
+            || parts.headers.contains_key("x-csrf-token");
+        if !claims {
+            return Ok(None);
+        }
+        <Caller as FromRequestParts<AppState>>::from_request_parts(parts, state)
+            .await
+            .map(Some)
+    }
+}

@@ -90,6 +90,9 @@ pub fn app(
         sender,
         limits: rate_limit::Limits::new(settings.api_rate_per_minute, settings.api_rate_per_hour)
             .swept(),
+        // A visitor subscribes once or twice; a script trying addresses
+        // is stopped after a handful.
+        subscribe_limits: rate_limit::Limits::new(5, 20).swept(),
         snapshots: snapshot::Snapshots::new(db.clone()),
         settings: settings.clone(),
         db: db.clone(),

@@ -189,6 +189,8 @@ fn anonymous(path: &str) -> bool {
         "/api/widget",
         "/api/translate",
         "/api/verify-page-password",
+        "/api/subscribers/verify",
+        "/api/subscribers/unsubscribe",
         "/api/auth/login",
         "/api/auth/setup",
         "/api/auth/verify-2fa",

@@ -18,6 +18,8 @@ pub struct Shared {
     /// makes deliveries.
     pub sender: upstate_jobs::Sender,
     pub limits: Arc<Limits>,
+    /// Visitors' sign-ups per client address (`POST /api/subscribers`).
+    pub subscribe_limits: Arc<Limits>,
     pub snapshots: Snapshots,
     pub settings: ServerSettings,
     /// When this process started serving (for `/api/admin/system`).

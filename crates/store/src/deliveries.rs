@@ -94,6 +94,33 @@ pub async fn fan_out(
         .execute(c)
         .await?
         .rows_affected());
+        // Verified subscribers of the page: those who chose none of its
+        // components, and those who chose one this notice is about (a
+        // notice about no component reaches them all).
+        let subscriber_sql = "INSERT INTO deliveries (event_id, subscriber_id, recipient, kind, status, run_at, give_up_at, created_at) \
+             SELECT $1, s.id, 'subscriber:' || s.id, $2, 'pending', $3, $4, $3 FROM subscribers s \
+             WHERE s.page_id = $5 AND s.verified_at IS NOT NULL AND ($6 OR NOT EXISTS \
+               (SELECT 1 FROM subscriber_components sc WHERE sc.subscriber_id = s.id) OR EXISTS \
+               (SELECT 1 FROM subscriber_components sc WHERE sc.subscriber_id = s.id AND sc.component_id = $7)) \
+             ON CONFLICT (event_id, recipient) DO NOTHING";
+        let mut components: Vec<Option<Id>> =
+            p.notice.components.iter().map(|c| Some(c.id)).collect();
+        if components.is_empty() {
+            components.push(None);
+        }
+        for component in components {
+            made += on_tx!(&mut tx, |c| sqlx::query(subscriber_sql)
+                .bind(p.event_id)
+                .bind(&p.notice.kind)
+                .bind(now.millis())
+                .bind(now.millis() + give_up_after_ms)
+                .bind(p.notice.page_id)
+                .bind(component.is_none())
+                .bind(component.unwrap_or(0))
+                .execute(c)
+                .await?
+                .rows_affected());
+        }
         for channel in &p.channels {
             made += on_tx!(&mut tx, |c| {
                 sqlx::query(
@@ -126,6 +153,7 @@ pub struct Leased {
     pub id: Id,
     pub event_id: Option<Id>,
     pub channel_id: Option<Id>,
+    pub subscriber_id: Option<Id>,
     pub recipient: String,
     pub kind: String,
     pub attempts: i64,
@@ -367,6 +395,23 @@ pub async fn last_of_channels(db: &Db) -> StoreResult<Vec<(Id, (DeliveryStatus, 
             ))
         })
         .collect()
+}
+
+/// What was sent to one subscriber, newest first.
+pub async fn of_subscriber(db: &Db, subscriber: Id, limit: i64) -> StoreResult<Vec<Delivery>> {
+    let rows: Vec<Row> = on_db!(db, |c| {
+        sqlx::query_as(concat!(
+        "SELECT ",
+        delivery_cols!(),
+        ", (SELECT notice FROM outbox o WHERE o.id = deliveries.event_id) AS notice FROM deliveries \
+         WHERE subscriber_id = $1 ORDER BY id DESC LIMIT $2"
+    ))
+    .bind(subscriber)
+    .bind(limit)
+    .fetch_all(c)
+    .await?
+    });
+    rows.into_iter().map(Row::into_delivery).collect()
 }
 
 /// When the next pending delivery is due, if any is waiting.

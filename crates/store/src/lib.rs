@@ -28,6 +28,7 @@ pub mod quick_links;
 pub mod settings;
 mod sqlite;
 pub mod step_up;
+pub mod subscribers;
 pub mod templates;
 pub mod two_factor;
 pub mod users;

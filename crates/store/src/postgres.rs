@@ -22,7 +22,7 @@ pub(crate) const LEASE_JOBS: &str = "UPDATE jobs SET locked_until = $1, attempts
 pub(crate) const LEASE_DELIVERIES: &str = "UPDATE deliveries SET locked_until = $1, attempts = attempts + 1 WHERE id IN \
      (SELECT id FROM deliveries WHERE status = 'pending' AND run_at <= $2 \
       AND (locked_until IS NULL OR locked_until < $2) ORDER BY run_at, id LIMIT $3 FOR UPDATE SKIP LOCKED) \
-     RETURNING id, event_id, channel_id, recipient, kind, attempts, locked_until, give_up_at";
+     RETURNING id, event_id, channel_id, subscriber_id, recipient, kind, attempts, locked_until, give_up_at";
 
 pub(crate) async fn connect(url: &str) -> StoreResult<Pools> {
     let opts = PgConnectOptions::from_str(url)?;

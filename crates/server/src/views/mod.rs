@@ -8,10 +8,12 @@ pub mod admin;
 pub mod assets;
 mod detail;
 mod gate;
+mod notice;
 mod page;
 
 pub use detail::{history, incident, maintenance};
 pub use gate::gate;
+pub use notice::notice_page;
 pub use page::status_page;
 
 use crate::i18n::{LANGS, Lang};

@@ -10,6 +10,7 @@ mod quick_links;
 mod settings;
 mod sign_in;
 mod step_up;
+mod subscribers;
 mod system;
 mod templates;
 mod two_factor;
@@ -32,4 +33,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(settings::router())
         .merge(markdown::router())
         .merge(notifications::router())
+        .merge(subscribers::router())
 }

@@ -1,0 +1,317 @@
+//! `/api/subscribers`: visitors subscribe to a page (email with double
+//! opt-in, webhook, or a chat's incoming webhook), confirm and leave by the
+//! links of their messages; operators list, add and remove subscribers and
+//! read each one's delivery history (SETTINGS_WRITE: addresses are
+//! personal data).
+//!
+//! `POST /api/subscribers` serves both: a request with an API key or a
+//! signed-in person's CSRF token is an operator's; any other is a
+//! visitor's, answered 202 with the same words whatever happened (no one
+//! learns whether an address is subscribed), limited per client address.
+//! `GET /api/subscribers/verify` and `/unsubscribe` are links people open:
+//! a browser gets a short page, anything else JSON. Unsubscribing is one
+//! POST (RFC 8058 one-click: mail clients post `List-Unsubscribe=One-Click`);
+//! its GET only shows the button, since mail scanners open links.
+
+use crate::caller::Caller;
+use crate::client_ip::client_ip;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{FormOrJson, PathId, QueryParams};
+use crate::openapi::{BadQuery, BodyErrors, NotFound, SessionErrors, Throttled};
+use crate::rate_limit::Subject;
+use crate::respond::{Data, Message, created, data, deleted};
+use crate::state::AppState;
+use crate::views::notice_page;
+use axum::extract::{ConnectInfo, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use maud::html;
+use serde::Serialize;
+use std::net::SocketAddr;
+use upstate_core::notify::{ChannelKind, Delivery, PageRef, SubscribeInput, Subscriber};
+use upstate_core::roles::Permission;
+use upstate_core::{FieldErrors, Id};
+use upstate_store::subscribers;
+use upstate_store::{StoreError, components, deliveries, pages, public};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list, subscribe))
+        .routes(routes!(verify))
+        .routes(routes!(unsubscribe_form, unsubscribe))
+        .routes(routes!(remove))
+        .routes(routes!(history))
+}
+
+/// What a visitor is told.
+#[derive(Serialize, utoipa::ToSchema)]
+struct Accepted {
+    message: String,
+}
+
+fn wants_html(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("text/html"))
+}
+
+async fn page_id(state: &AppState, page: &PageRef) -> ApiResult<Id> {
+    let found = match page {
+        PageRef::Id(id) => pages::get(&state.db, *id).await.ok().map(|p| p.id),
+        PageRef::Slug(slug) => public::page_id_by_slug(&state.db, slug).await?,
+    };
+    found.ok_or_else(|| FieldErrors::single("statusPageId", "names no page").into())
+}
+
+#[utoipa::path(get, path = "/api/subscribers", tag = "subscribers", operation_id = "listSubscribers",
+    summary = "Subscribers, newest first (needs SETTINGS_WRITE)",
+    params(("statusPageId" = Option<i64>, Query, description = "Only this page's"),
+        ("q" = Option<String>, Query, description = "Address or URL contains"),
+        ("limit" = Option<i64>, Query, description = "1 to 500, default 100")),
+    responses((status = 200, body = Data<Vec<Subscriber>>), SessionErrors, BadQuery),
+    security(("session" = []), ("api_key" = [])))]
+async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    q: QueryParams,
+) -> ApiResult<Response> {
+    caller.require(Permission::SettingsWrite)?;
+    let mut e = FieldErrors::new();
+    let page = q.id("statusPageId", &mut e);
+    let limit = q.limit("limit", 100, 500, &mut e);
+    e.into_result()?;
+    let text = q.get("q").map(str::trim).filter(|s| !s.is_empty());
+    Ok(data(subscribers::list(&state.db, page, text, limit).await?))
+}
+
+#[utoipa::path(post, path = "/api/subscribers", tag = "subscribers", operation_id = "subscribe",
+    summary = "Subscribe to a page: visitors (no sign-in; email gets a confirmation link valid 24 h) or operators (SETTINGS_WRITE)",
+    description = "A visitor's request is answered 202 with the same message whatever the address's state, and is limited per client address. \
+        An operator's (API key, or session with CSRF token) answers 201 with the subscriber; `skipConfirmation` adds an email subscriber without the opt-in. \
+        HTML forms are answered with a redirect back to the page.",
+    request_body = SubscribeInput,
+    responses((status = 202, body = Data<Accepted>), (status = 201, body = Data<Subscriber>), BodyErrors, Throttled),
+    security((), ("session" = []), ("api_key" = [])))]
+async fn subscribe(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    caller: Option<Caller>,
+    FormOrJson(input, is_form): FormOrJson<SubscribeInput>,
+) -> Response {
+    let result = async {
+        let caller = match caller {
+            Some(c) => {
+                c.require(Permission::SettingsWrite)?;
+                Some(c)
+            }
+            None => None,
+        };
+        if caller.is_none() && input.skip_confirmation {
+            return Err(FieldErrors::single(
+                "skipConfirmation",
+                "only operators may skip the confirmation",
+            )
+            .into());
+        }
+        let sub = input.validate()?;
+        let page = page_id(&state, &sub.page).await?;
+        for c in &sub.component_ids {
+            match components::get(&state.db, *c).await {
+                Ok(comp) if comp.status_page_id == page => {}
+                _ => {
+                    return Err(FieldErrors::single(
+                        "componentIds",
+                        format!("{c} is no component of this page"),
+                    )
+                    .into());
+                }
+            }
+        }
+        if sub.kind == ChannelKind::Email && !state.sender.has_mailer() {
+            return Err(FieldErrors::single(
+                "kind",
+                "this status page cannot send email (no SMTP server is configured)",
+            )
+            .into());
+        }
+        // What counts against a client is a sign-up that would be made
+        // (a script trying addresses), not a typo refused above.
+        if caller.is_none() {
+            let ip = client_ip(peer.ip(), &headers, &state.settings.trusted_proxies);
+            if let Some(d) = state.subscribe_limits.check(Subject::Addr(ip))
+                && let Some(retry_after_secs) = d.retry_after_secs
+            {
+                return Err(ApiError::RateLimited { retry_after_secs });
+            }
+        }
+        let verified =
+            sub.kind != ChannelKind::Email || (caller.is_some() && sub.skip_confirmation);
+        let (id, outcome) = subscribers::subscribe(
+            &state.db,
+            page,
+            sub.kind,
+            &sub.target,
+            &sub.component_ids,
+            verified,
+        )
+        .await?;
+        Ok((caller, page, sub.kind, id, outcome))
+    }
+    .await;
+    match result {
+        Ok((Some(caller), _, _, id, _)) => {
+            let answer = async {
+                let s = subscribers::get(&state.db, id).await?;
+                subscribers::audit_added(&state.db, &caller.audit, &s, s.verified).await?;
+                Ok::<_, StoreError>(s)
+            }
+            .await;
+            match answer {
+                Ok(s) => created(format!("/api/subscribers/{id}"), s),
+                Err(e) => ApiError::from(e).into_response(),
+            }
+        }
+        Ok((None, page, kind, _, outcome)) => {
+            let message = match (kind, outcome) {
+                (ChannelKind::Email, _) => {
+                    "Check your inbox: if the address can receive mail, a link to confirm is on its way (it works for 24 hours)."
+                }
+                _ => "Subscribed: changes of this page will be sent to that address.",
+            };
+            if is_form {
+                let slug = pages::get(&state.db, page)
+                    .await
+                    .map(|p| p.slug)
+                    .unwrap_or_default();
+                let to = format!(
+                    "/s/{slug}?subscribed={}#subscribe",
+                    if kind == ChannelKind::Email {
+                        "check"
+                    } else {
+                        "done"
+                    }
+                );
+                return (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response();
+            }
+            (
+                StatusCode::ACCEPTED,
+                data(Accepted {
+                    message: message.into(),
+                }),
+            )
+                .into_response()
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+#[utoipa::path(get, path = "/api/subscribers/verify", tag = "subscribers", operation_id = "verifySubscriber",
+    summary = "Confirm an email subscription (the link of its confirmation message)",
+    description = "A browser gets a short page saying so; other clients JSON. An unknown or expired link is 404.",
+    params(("token" = String, Query, description = "From the confirmation link")),
+    responses((status = 200, body = Data<Accepted>), NotFound, BadQuery))]
+async fn verify(State(state): State<AppState>, headers: HeaderMap, q: QueryParams) -> Response {
+    let html = wants_html(&headers);
+    let token = q.get("token").unwrap_or("").to_string();
+    match subscribers::verify(&state.db, &token).await {
+        Ok(page) => {
+            let p = pages::get(&state.db, page).await.ok();
+            let name = p.as_ref().map_or("the page".to_string(), |p| p.name.clone());
+            let message = format!("Subscription confirmed: you will get an email when {name} changes.");
+            if html {
+                let back = p.map(|p| format!("/s/{}", p.slug)).unwrap_or_else(|| "/".into());
+                return Html(notice_page("Subscription confirmed", &message, Some((&back, "Back to the status page")), None))
+                    .into_response();
+            }
+            data(Accepted { message })
+        }
+        Err(_) if html => (
+            StatusCode::NOT_FOUND,
+            Html(notice_page(
+                "This link does not work",
+                "It may have expired (links work for 24 hours) or been used already. Subscribe again on the status page.",
+                None,
+                None,
+            )),
+        )
+            .into_response(),
+        Err(e) => ApiError::from(e).into_response(),
+    }
+}
+
+#[utoipa::path(get, path = "/api/subscribers/unsubscribe", tag = "subscribers", operation_id = "unsubscribeForm",
+    summary = "The unsubscribe button of a message's link (opening the link changes nothing)",
+    params(("token" = String, Query, description = "From the message")),
+    responses((status = 200, description = "A page with the button", content_type = "text/html", body = String)))]
+async fn unsubscribe_form(q: QueryParams) -> Response {
+    let token = q.get("token").unwrap_or("").to_string();
+    let form = html! {
+        form method="post" action=(format!("/api/subscribers/unsubscribe?token={token}")) {
+            button type="submit" { "Unsubscribe" }
+        }
+    };
+    Html(notice_page(
+        "Unsubscribe",
+        "Stop the messages of this status page to this address?",
+        None,
+        Some(form),
+    ))
+    .into_response()
+}
+
+#[utoipa::path(post, path = "/api/subscribers/unsubscribe", tag = "subscribers", operation_id = "unsubscribe",
+    summary = "End a subscription by its token (RFC 8058 one-click unsubscribe)",
+    params(("token" = String, Query, description = "From the message's List-Unsubscribe link")),
+    responses((status = 200, body = Data<Accepted>), NotFound))]
+async fn unsubscribe(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    q: QueryParams,
+) -> Response {
+    let token = q.get("token").unwrap_or("").to_string();
+    let html = wants_html(&headers);
+    match subscribers::unsubscribe(&state.db, &token).await {
+        Ok(_) if html => Html(notice_page(
+            "Unsubscribed",
+            "You will get no more messages from this status page.",
+            None,
+            None,
+        ))
+        .into_response(),
+        Ok(_) => data(Accepted {
+            message: "Unsubscribed.".into(),
+        }),
+        Err(e) => ApiError::from(e).into_response(),
+    }
+}
+
+#[utoipa::path(delete, path = "/api/subscribers/{id}", tag = "subscribers", operation_id = "deleteSubscriber",
+    summary = "Remove a subscriber (needs SETTINGS_WRITE); audited", params(("id" = i64, Path)),
+    responses((status = 200, body = Message), SessionErrors, NotFound),
+    security(("session" = []), ("api_key" = [])))]
+async fn remove(
+    State(state): State<AppState>,
+    caller: Caller,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
+    caller.require(Permission::SettingsWrite)?;
+    subscribers::delete(&state.db, &caller.audit, id).await?;
+    Ok(deleted("Subscriber"))
+}
+
+#[utoipa::path(get, path = "/api/subscribers/{id}/deliveries", tag = "subscribers", operation_id = "listSubscriberDeliveries",
+    summary = "What was sent to a subscriber, newest first (needs SETTINGS_WRITE)", params(("id" = i64, Path)),
+    responses((status = 200, body = Data<Vec<Delivery>>), SessionErrors, NotFound),
+    security(("session" = []), ("api_key" = [])))]
+async fn history(
+    State(state): State<AppState>,
+    caller: Caller,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
+    caller.require(Permission::SettingsWrite)?;
+    subscribers::get(&state.db, id).await?;
+    Ok(data(deliveries::of_subscriber(&state.db, id, 100).await?))
+}

@@ -1,0 +1,375 @@
+//! Visitors' subscriptions to a page (docs/notifications.md).
+//!
+//! Email needs double opt-in: a new address gets a confirmation (a
+//! delivery of kind `confirm`, so it is retried like any message) with a
+//! link valid 24 hours, and nothing else until the link is opened. Asking
+//! again answers the same whatever the state (no one learns whether an
+//! address is subscribed); an unverified address gets a fresh link at most
+//! every 10 minutes. Webhook and chat subscribers are told at once (their
+//! URL is checked by the SSRF rule on every send).
+//!
+//! A visitor's own actions (subscribe, confirm, unsubscribe) are
+//! bookkeeping: they change no page and have no actor to audit beyond the
+//! address itself. An operator's removal is audited.
+
+use crate::audit::AuditCtx;
+use crate::db::{Bookkeeping, Db};
+use crate::error::{StoreError, StoreResult};
+use crate::rows::parse_enum;
+use serde_json::json;
+use upstate_core::audit::Action;
+use upstate_core::notify::{ChannelKind, Subscriber};
+use upstate_core::{Id, Timestamp};
+
+/// How long an opt-in link works.
+pub const CONFIRM_VALID_MS: i64 = 24 * 3_600_000;
+/// The least time between two confirmations to one address.
+pub const CONFIRM_EVERY_MS: i64 = 10 * 60_000;
+
+fn token() -> String {
+    let bytes: [u8; 24] = rand::random();
+    hex::encode(bytes)
+}
+
+#[derive(sqlx::FromRow)]
+struct Row {
+    id: i64,
+    page_id: i64,
+    kind: String,
+    target: String,
+    verified_at: Option<i64>,
+    created_at: i64,
+}
+
+macro_rules! cols {
+    () => {
+        "id, page_id, kind, target, verified_at, created_at"
+    };
+}
+
+async fn components_of(db: &Db, id: Id) -> StoreResult<Vec<Id>> {
+    Ok(on_db!(db, |c| {
+        sqlx::query_scalar(
+        "SELECT component_id FROM subscriber_components WHERE subscriber_id = $1 ORDER BY component_id"
+    )
+    .bind(id)
+    .fetch_all(c)
+    .await?
+    }))
+}
+
+impl Row {
+    async fn into_subscriber(self, db: &Db) -> StoreResult<Subscriber> {
+        Ok(Subscriber {
+            id: self.id,
+            status_page_id: self.page_id,
+            kind: parse_enum("kind", &self.kind)?,
+            component_ids: components_of(db, self.id).await?,
+            target: self.target,
+            verified: self.verified_at.is_some(),
+            verified_at: self.verified_at.map(Timestamp::from_millis),
+            created_at: Timestamp::from_millis(self.created_at),
+        })
+    }
+}
+
+/// What a subscription request came to (the route answers the same to
+/// the visitor whatever it is).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subscribed {
+    /// A confirmation was queued.
+    Confirming,
+    /// Told at once from now on (webhook, chat, or an operator's skip).
+    Active,
+    /// Already subscribed, or a confirmation went out minutes ago: nothing
+    /// was sent.
+    Unchanged,
+}
+
+async fn set_components(tx: &mut Bookkeeping, id: Id, components: &[Id]) -> StoreResult<()> {
+    on_tx!(tx, |c| sqlx::query(
+        "DELETE FROM subscriber_components WHERE subscriber_id = $1"
+    )
+    .bind(id)
+    .execute(c)
+    .await?
+    .rows_affected());
+    for comp in components {
+        on_tx!(tx, |c| {
+            sqlx::query(
+            "INSERT INTO subscriber_components (subscriber_id, component_id) VALUES ($1, $2) ON CONFLICT DO NOTHING"
+        )
+        .bind(id)
+        .bind(comp)
+        .execute(c)
+        .await?
+        .rows_affected()
+        });
+    }
+    Ok(())
+}
+
+/// Subscribes `target` to `page` (components already checked to be the
+/// page's). `verified` skips the opt-in (webhooks, chat, operators).
+pub async fn subscribe(
+    db: &Db,
+    page: Id,
+    kind: ChannelKind,
+    target: &str,
+    components: &[Id],
+    verified: bool,
+) -> StoreResult<(Id, Subscribed)> {
+    let now = Timestamp::now().millis();
+    let mut tx = db.bookkeeping().await?;
+    let found: Option<(i64, Option<i64>, Option<i64>)> = on_tx!(&mut tx, |c| {
+        sqlx::query_as(
+        "SELECT id, verified_at, confirm_sent FROM subscribers WHERE page_id = $1 AND kind = $2 AND target = $3"
+    )
+    .bind(page)
+    .bind(kind.as_str())
+    .bind(target)
+    .fetch_optional(c)
+    .await?
+    });
+    let (id, outcome) = match found {
+        Some((id, Some(_), _)) => {
+            set_components(&mut tx, id, components).await?;
+            (id, Subscribed::Unchanged)
+        }
+        Some((id, None, sent)) if !verified && sent.is_some_and(|s| now - s < CONFIRM_EVERY_MS) => {
+            (id, Subscribed::Unchanged)
+        }
+        Some((id, None, _)) => {
+            set_components(&mut tx, id, components).await?;
+            if verified {
+                on_tx!(&mut tx, |c| sqlx::query(
+                    "UPDATE subscribers SET verified_at = $1, confirm_token = NULL WHERE id = $2"
+                )
+                .bind(now)
+                .bind(id)
+                .execute(c)
+                .await?
+                .rows_affected());
+                (id, Subscribed::Active)
+            } else {
+                (id, Subscribed::Confirming)
+            }
+        }
+        None => {
+            let id: i64 = on_tx!(&mut tx, |c| {
+                sqlx::query_scalar(
+                "INSERT INTO subscribers (page_id, kind, target, token, verified_at, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6) RETURNING id"
+            )
+            .bind(page)
+            .bind(kind.as_str())
+            .bind(target)
+            .bind(token())
+            .bind(verified.then_some(now))
+            .bind(now)
+            .fetch_one(c)
+            .await?
+            });
+            set_components(&mut tx, id, components).await?;
+            (
+                id,
+                if verified {
+                    Subscribed::Active
+                } else {
+                    Subscribed::Confirming
+                },
+            )
+        }
+    };
+    if outcome == Subscribed::Confirming {
+        on_tx!(&mut tx, |c| {
+            sqlx::query(
+            "UPDATE subscribers SET confirm_token = $1, confirm_until = $2, confirm_sent = $3 WHERE id = $4"
+        )
+        .bind(token())
+        .bind(now + CONFIRM_VALID_MS)
+        .bind(now)
+        .bind(id)
+        .execute(c)
+        .await?
+        .rows_affected()
+        });
+        on_tx!(&mut tx, |c| {
+            sqlx::query(
+            "INSERT INTO deliveries (event_id, subscriber_id, recipient, kind, status, run_at, give_up_at, created_at) \
+             VALUES (NULL, $1, $2, 'confirm', 'pending', $3, $4, $3)"
+        )
+        .bind(id)
+        .bind(format!("subscriber:{id}"))
+        .bind(now)
+        .bind(now + CONFIRM_VALID_MS)
+        .execute(c)
+        .await?
+        .rows_affected()
+        });
+    }
+    tx.commit().await?;
+    if outcome == Subscribed::Confirming {
+        db.changes.deliveries.notify_one();
+    }
+    Ok((id, outcome))
+}
+
+/// Opens an opt-in link: the subscriber's page id once verified.
+pub async fn verify(db: &Db, confirm_token: &str) -> StoreResult<Id> {
+    let now = Timestamp::now().millis();
+    let mut tx = db.bookkeeping().await?;
+    let page: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(
+        "UPDATE subscribers SET verified_at = $1, confirm_token = NULL \
+         WHERE confirm_token = $2 AND confirm_until > $1 RETURNING page_id"
+    )
+    .bind(now)
+    .bind(confirm_token)
+    .fetch_optional(c)
+    .await?);
+    tx.commit().await?;
+    page.ok_or(StoreError::NotFound(
+        "confirmation link (it may have expired: subscribe again)",
+    ))
+}
+
+/// Ends a subscription by its own token (one-click unsubscribe); the page
+/// it was of.
+pub async fn unsubscribe(db: &Db, token: &str) -> StoreResult<Id> {
+    let mut tx = db.bookkeeping().await?;
+    let page: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(
+        "DELETE FROM subscribers WHERE token = $1 RETURNING page_id"
+    )
+    .bind(token)
+    .fetch_optional(c)
+    .await?);
+    tx.commit().await?;
+    page.ok_or(StoreError::NotFound("subscription"))
+}
+
+/// Subscribers, newest first: of one page or all, whose address or URL
+/// contains `q`.
+pub async fn list(
+    db: &Db,
+    page: Option<Id>,
+    q: Option<&str>,
+    limit: i64,
+) -> StoreResult<Vec<Subscriber>> {
+    let pattern = q.map(|q| format!("%{}%", q.to_lowercase().replace(['%', '_'], "")));
+    let rows: Vec<Row> = on_db!(db, |c| {
+        sqlx::query_as(concat!(
+        "SELECT ",
+        cols!(),
+        " FROM subscribers WHERE ($1 IS NULL OR page_id = $1) AND ($2 IS NULL OR LOWER(target) LIKE $2) \
+         ORDER BY id DESC LIMIT $3"
+    ))
+    .bind(page)
+    .bind(&pattern)
+    .bind(limit)
+    .fetch_all(c)
+    .await?
+    });
+    let mut out = Vec::with_capacity(rows.len());
+    for r in rows {
+        out.push(r.into_subscriber(db).await?);
+    }
+    Ok(out)
+}
+
+pub async fn get(db: &Db, id: Id) -> StoreResult<Subscriber> {
+    let row: Option<Row> = on_db!(db, |c| sqlx::query_as(concat!(
+        "SELECT ",
+        cols!(),
+        " FROM subscribers WHERE id = $1"
+    ))
+    .bind(id)
+    .fetch_optional(c)
+    .await?);
+    row.ok_or(StoreError::NotFound("subscriber"))?
+        .into_subscriber(db)
+        .await
+}
+
+/// What the sender needs of a subscriber.
+#[derive(Debug, Clone)]
+pub struct Reachable {
+    pub kind: ChannelKind,
+    pub target: String,
+    pub token: String,
+    pub confirm_token: Option<String>,
+    pub page_id: Id,
+    pub verified: bool,
+}
+
+#[derive(sqlx::FromRow)]
+struct ReachableRow {
+    kind: String,
+    target: String,
+    token: String,
+    confirm_token: Option<String>,
+    page_id: i64,
+    verified_at: Option<i64>,
+}
+
+pub async fn reachable(db: &Db, id: Id) -> StoreResult<Option<Reachable>> {
+    let row: Option<ReachableRow> = on_db!(db, |c| {
+        sqlx::query_as(
+        "SELECT kind, target, token, confirm_token, page_id, verified_at FROM subscribers WHERE id = $1"
+    )
+    .bind(id)
+    .fetch_optional(c)
+    .await?
+    });
+    row.map(|r| {
+        Ok(Reachable {
+            kind: parse_enum("kind", &r.kind)?,
+            target: r.target,
+            token: r.token,
+            confirm_token: r.confirm_token,
+            page_id: r.page_id,
+            verified: r.verified_at.is_some(),
+        })
+    })
+    .transpose()
+}
+
+/// An operator removes a subscriber (audited, the address kept in the log).
+pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
+    let mut tx = db.begin_as(ctx).await?;
+    let row: Option<(i64, String)> = on_tx!(&mut tx, |c| sqlx::query_as(
+        "DELETE FROM subscribers WHERE id = $1 RETURNING page_id, target"
+    )
+    .bind(id)
+    .fetch_optional(c)
+    .await?);
+    let (page, target) = row.ok_or(StoreError::NotFound("subscriber"))?;
+    let audited = tx
+        .audit(
+            Action::SubscriberDelete,
+            "subscriber",
+            Some(id),
+            json!({ "statusPageId": page, "target": target }),
+        )
+        .await?;
+    tx.commit(audited).await
+}
+
+/// Records in the audit log that an operator added a subscriber.
+pub async fn audit_added(
+    db: &Db,
+    ctx: &AuditCtx,
+    s: &Subscriber,
+    confirmed: bool,
+) -> StoreResult<()> {
+    let mut tx = db.begin_as(ctx).await?;
+    let audited = tx
+        .audit(
+            Action::SubscriberCreate,
+            "subscriber",
+            Some(s.id),
+            json!({ "statusPageId": s.status_page_id, "kind": s.kind, "target": s.target,
+                    "componentIds": s.component_ids, "skippedConfirmation": confirmed }),
+        )
+        .await?;
+    tx.commit(audited).await
+}

@@ -1,0 +1,365 @@
+//! Visitors' subscriptions: email with double opt-in (real SMTP through
+//! aiosmtpd), component choices, one-click unsubscribe (RFC 8058), webhook
+//! subscribers, what operators see and do, and every bad input refused with
+//! nothing stored.
+
+use crate::on_both_backends;
+use crate::receiver::Receiver;
+use crate::smtp::SmtpSink;
+use crate::support::{Backend, Server};
+use reqwest::Method;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+on_both_backends!(
+    email_subscribers_confirm_then_hear_and_leave_with_one_click,
+    webhook_subscribers_operators_and_bad_input,
+);
+
+const WAIT: Duration = Duration::from_secs(15);
+
+/// A visitor's request: no key, no session.
+async fn visitor(s: &Server, body: Value) -> crate::support::Resp {
+    s.send(Method::POST, "/api/subscribers", None, Some(body))
+        .await
+}
+
+fn link(text: &str, path: &str) -> String {
+    let start = text.find("http").expect("a link");
+    let url: String = text[start..]
+        .chars()
+        .take_while(|c| !c.is_whitespace())
+        .collect();
+    assert!(url.contains(path), "{url}");
+    url
+}
+
+async fn email_subscribers_confirm_then_hear_and_leave_with_one_click(b: Backend) {
+    let Some(sink) =
+        SmtpSink::start("email_subscribers_confirm_then_hear_and_leave_with_one_click")
+    else {
+        return;
+    };
+    let url = sink.url();
+    let s = Server::start_with(
+        b,
+        &[
+            ("UPSTATE_SMTP_URL", url.as_str()),
+            ("UPSTATE_SMTP_FROM", "Status <status@example.com>"),
+        ],
+    )
+    .await;
+    let page = s.page("acme").await;
+    let api = s.component(page, "API").await;
+    let web = s.component(page, "Website").await;
+
+    let asked = visitor(
+        &s,
+        json!({"slug": "acme", "target": "Reader@Example.com", "componentIds": [api]}),
+    )
+    .await;
+    assert_eq!(asked.status, 202, "{}", asked.body);
+    let said = asked.body.clone();
+    let confirm = &sink.wait_for(1, WAIT).await[0];
+    assert_eq!(confirm["rcpt_tos"], json!(["reader@example.com"]));
+    assert_eq!(
+        confirm["headers"]["subject"],
+        "[Page acme] Confirm your subscription to Page acme"
+    );
+    let text = confirm["parts"]["text/plain"]
+        .as_str()
+        .unwrap()
+        .replace("\r\n", "\n");
+    let verify = link(
+        &text[text.find("Confirm:").unwrap()..],
+        "/api/subscribers/verify?token=",
+    );
+
+    // Unconfirmed: told nothing. Asking again sends no second mail, and
+    // the answer is the same as for any other address.
+    s.post(
+        "/api/v1/incidents",
+        json!({"title": "API errors", "statusPageId": page, "impact": "major", "message": "Looking", "componentIds": [api]}),
+    )
+    .await
+    .data(201);
+    let again = visitor(
+        &s,
+        json!({"slug": "acme", "target": "reader@example.com", "componentIds": [api]}),
+    )
+    .await;
+    assert_eq!((again.status, &again.body), (202, &said));
+    let other = visitor(
+        &s,
+        json!({"slug": "acme", "target": "someone.else@example.com"}),
+    )
+    .await;
+    assert_eq!(
+        (other.status, &other.body),
+        (202, &said),
+        "no answer tells who is subscribed"
+    );
+    sink.wait_for(2, WAIT).await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let to_reader = |m: &Vec<Value>| {
+        m.iter()
+            .filter(|m| m["rcpt_tos"] == json!(["reader@example.com"]))
+            .count()
+    };
+    assert_eq!(
+        to_reader(&sink.got()),
+        1,
+        "only the confirmation reached the unconfirmed reader"
+    );
+
+    // The link confirms once; a browser gets a page.
+    let client = reqwest::Client::new();
+    let opened = client
+        .get(&verify)
+        .header("accept", "text/html")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(opened.status(), 200);
+    assert!(
+        opened
+            .text()
+            .await
+            .unwrap()
+            .contains("Subscription confirmed")
+    );
+    let reused = client
+        .get(&verify)
+        .header("accept", "text/html")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reused.status(), 404);
+    assert!(reused.text().await.unwrap().contains("does not work"));
+
+    let inc = s.get("/api/v1/incidents").await.data(200)[0]["id"]
+        .as_i64()
+        .unwrap();
+    s.post(
+        &format!("/api/v1/incidents/{inc}/updates"),
+        json!({"message": "Found it", "status": "identified"}),
+    )
+    .await
+    .data(201);
+    let mails = sink.wait_for(3, WAIT).await;
+    let update = mails
+        .iter()
+        .rev()
+        .find(|m| m["rcpt_tos"] == json!(["reader@example.com"]))
+        .unwrap();
+    let h = &update["headers"];
+    assert_eq!(h["subject"], "[Page acme] Identified: API errors");
+    assert_eq!(h["list-unsubscribe-post"], "List-Unsubscribe=One-Click");
+    let leave = h["list-unsubscribe"]
+        .as_str()
+        .unwrap()
+        .trim_matches(['<', '>'])
+        .to_string();
+    assert!(
+        leave.contains("/api/subscribers/unsubscribe?token="),
+        "{leave}"
+    );
+    assert!(
+        update["parts"]["text/plain"]
+            .as_str()
+            .unwrap()
+            .contains("Found it")
+    );
+
+    // A change of the website alone is not what the reader chose.
+    s.post(
+        "/api/v1/incidents",
+        json!({"title": "Slow pages", "statusPageId": page, "impact": "minor", "message": "Hm", "componentIds": [web]}),
+    )
+    .await
+    .data(201);
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert_eq!(
+        to_reader(&sink.got()),
+        2,
+        "confirmation and the API update only"
+    );
+
+    s.get("/api/subscribers?statusPageId=abc")
+        .await
+        .invalid_fields(&["statusPageId"]);
+    let subs = s.get("/api/subscribers?q=reader").await.data(200);
+    assert_eq!(subs.as_array().unwrap().len(), 1, "{subs}");
+    assert_eq!(subs[0]["verified"], true);
+    assert_eq!(subs[0]["componentIds"], json!([api]));
+    assert_eq!(subs[0]["target"], "reader@example.com");
+    let id = subs[0]["id"].as_i64().unwrap();
+    let sent = s
+        .get(&format!("/api/subscribers/{id}/deliveries"))
+        .await
+        .data(200);
+    let kinds: Vec<&str> = sent
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["incident.updated", "confirm"]);
+    assert!(
+        sent.as_array()
+            .unwrap()
+            .iter()
+            .all(|d| d["status"] == "delivered")
+    );
+
+    // Opening the unsubscribe link changes nothing; the one-click POST does.
+    let shown = client.get(&leave).send().await.unwrap();
+    assert_eq!(shown.status(), 200);
+    assert!(shown.text().await.unwrap().contains("Unsubscribe"));
+    assert_eq!(
+        s.get("/api/subscribers?q=reader")
+            .await
+            .data(200)
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    let one_click = client
+        .post(&leave)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("List-Unsubscribe=One-Click")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(one_click.status(), 200);
+    assert_eq!(
+        s.get("/api/subscribers?q=reader").await.data(200),
+        json!([])
+    );
+    let twice = client.post(&leave).send().await.unwrap();
+    assert_eq!(twice.status(), 404);
+}
+
+async fn webhook_subscribers_operators_and_bad_input(b: Backend) {
+    let rx = Receiver::start().await;
+    let s = Server::start_with(b, &[("UPSTATE_OUTGOING_ALLOW", "127.0.0.1")]).await;
+    let page = s.page("acme").await;
+    let other = s.page("other").await;
+    let api = s.component(page, "API").await;
+    let elsewhere = s.component(other, "Elsewhere").await;
+
+    let cases: Vec<(Value, Vec<&str>)> = vec![
+        (json!({"slug": "acme"}), vec!["target"]),
+        (json!({"target": "a@example.com"}), vec!["statusPageId"]),
+        (
+            json!({"slug": "acme", "kind": "telegram", "target": "-1"}),
+            vec!["kind"],
+        ),
+        (
+            json!({"slug": "acme", "kind": "webhook", "target": "ftp://x"}),
+            vec!["target"],
+        ),
+        (
+            json!({"slug": "acme", "target": "not an address"}),
+            vec!["target"],
+        ),
+        (
+            json!({"slug": "nope", "kind": "webhook", "target": "https://x.example"}),
+            vec!["statusPageId"],
+        ),
+        (
+            json!({"slug": "acme", "kind": "webhook", "target": "https://x.example", "componentIds": [elsewhere]}),
+            vec!["componentIds"],
+        ),
+        (
+            json!({"slug": "acme", "target": "a@example.com"}),
+            vec!["kind"],
+        ),
+        (
+            json!({"slug": "acme", "kind": "webhook", "target": "https://x.example", "skipConfirmation": true}),
+            vec!["skipConfirmation"],
+        ),
+    ];
+    for (body, fields) in cases {
+        visitor(&s, body.clone()).await.invalid_fields(&fields);
+    }
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM subscribers").await,
+        [0],
+        "nothing was stored"
+    );
+
+    let hook = format!("{}/visitor", rx.base);
+    let r = visitor(
+        &s,
+        json!({"slug": "acme", "kind": "webhook", "target": hook, "componentIds": [api]}),
+    )
+    .await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    s.post(
+        "/api/v1/incidents",
+        json!({"title": "API errors", "statusPageId": page, "impact": "major", "message": "Looking", "componentIds": [api]}),
+    )
+    .await
+    .data(201);
+    let got = rx.wait_for(1, WAIT).await;
+    assert_eq!(got[0].path, "/visitor");
+    assert!(got[0].header("webhook-id").starts_with("msg_"));
+    assert_eq!(
+        got[0].header("webhook-signature"),
+        "",
+        "a visitor's webhook has no secret to sign with"
+    );
+    assert_eq!(got[0].json()["type"], "incident.created");
+
+    // Operators: a key adds one (201, audited), lists, removes (audited).
+    let added = s
+        .post(
+            "/api/subscribers",
+            json!({"statusPageId": page, "kind": "slack", "target": format!("{}/slack", rx.base)}),
+        )
+        .await
+        .data(201);
+    assert_eq!(added["verified"], true);
+    let all = s
+        .get(&format!("/api/subscribers?statusPageId={page}"))
+        .await
+        .data(200);
+    assert_eq!(all.as_array().unwrap().len(), 2);
+    let id = added["id"].as_i64().unwrap();
+    let gone = s.delete(&format!("/api/subscribers/{id}")).await;
+    assert_eq!(gone.status, 200, "{}", gone.body);
+    s.delete(&format!("/api/subscribers/{id}"))
+        .await
+        .problem(404);
+    let actions =
+        s.db.texts("SELECT action FROM audit_events WHERE action LIKE 'subscriber.%' ORDER BY seq")
+            .await;
+    assert_eq!(actions, ["subscriber.create", "subscriber.delete"]);
+    // Readers may not see subscribers (personal data); a wrong key is refused, not a visitor.
+    let reader = s.db.create_key("read");
+    s.send(Method::GET, "/api/subscribers", Some(&reader), None)
+        .await
+        .problem(403);
+    s.send(
+        Method::POST,
+        "/api/subscribers",
+        Some("not-a-key"),
+        Some(json!({"slug": "acme"})),
+    )
+    .await
+    .problem(401);
+
+    // A client address that keeps asking is stopped.
+    let mut last = 0;
+    for i in 0..8 {
+        last = visitor(
+            &s,
+            json!({"slug": "acme", "kind": "webhook", "target": format!("https://x{i}.example")}),
+        )
+        .await
+        .status;
+    }
+    assert_eq!(last, 429, "sign-ups are limited per client address");
+}
