@@ -1511,6 +1511,15 @@ async fn every_screen_fits_a_phone_and_stays_small(b: Backend) {
         .data(201)["id"]
         .as_i64()
         .unwrap();
+    let subscriber = s
+        .post(
+            "/api/subscribers",
+            json!({"statusPageId": page, "kind": "webhook", "target": "https://hooks.example.com/status"}),
+        )
+        .await
+        .data(201)["id"]
+        .as_i64()
+        .unwrap();
     let screens = [
         ("dashboard", "/admin".to_string()),
         ("pages", "/admin/pages".to_string()),
@@ -1529,6 +1538,11 @@ async fn every_screen_fits_a_phone_and_stays_small(b: Backend) {
         ("system", "/admin/system".to_string()),
         ("notifications", "/admin/notifications".to_string()),
         ("channel", format!("/admin/notifications/{channel}")),
+        ("subscribers", "/admin/subscribers".to_string()),
+        (
+            "subscriber",
+            format!("/admin/subscribers?open={subscriber}"),
+        ),
     ];
     let ad = crate::support::Browser::login(&s, "ad@example.com", PW)
         .await
@@ -1676,7 +1690,36 @@ async fn notification_channels_in_chromium(b: Backend) {
     );
     d.screenshot(&shot(b, "notification-channel")).await;
 
-    press(&d, "All channels").await;
+    // Subscribers: the one a key added, its history, removed from the list.
+    s.post(
+        "/api/subscribers",
+        json!({"statusPageId": page, "kind": "webhook", "target": format!("{}/visitor", rx.base), "componentIds": [api]}),
+    )
+    .await
+    .data(201);
+    press(&d, "Subscribers").await;
+    assert!(
+        text(&d, "section[aria-labelledby=h-list]")
+            .await
+            .contains("/visitor")
+    );
+    press(&d, &format!("History of {}/visitor", rx.base)).await;
+    assert!(text(&d, "#h-history").await.contains("/visitor"));
+    d.screenshot(&shot(b, "subscribers")).await;
+    no_axe_violations(&d, "subscribers").await;
+    d.c()
+        .execute("window.confirm = () => true", vec![])
+        .await
+        .unwrap();
+    press_named(&d, &format!("Remove {}/visitor", rx.base)).await;
+    assert!(
+        text(&d, ".alert.notice")
+            .await
+            .contains("Subscriber removed")
+    );
+    assert_eq!(s.get("/api/subscribers").await.data(200), json!([]));
+
+    press(&d, "Notifications").await;
     assert!(
         text(&d, "section[aria-labelledby=h-channels]")
             .await

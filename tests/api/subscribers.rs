@@ -14,6 +14,7 @@ use std::time::Duration;
 on_both_backends!(
     email_subscribers_confirm_then_hear_and_leave_with_one_click,
     webhook_subscribers_operators_and_bad_input,
+    visitors_subscribe_from_the_page_in_chromium,
 );
 
 const WAIT: Duration = Duration::from_secs(15);
@@ -362,4 +363,110 @@ async fn webhook_subscribers_operators_and_bad_input(b: Backend) {
         .status;
     }
     assert_eq!(last, 429, "sign-ups are limited per client address");
+}
+
+/// A visitor in Chromium: the page's form (no script needed), the page
+/// that says what happens next, the confirmation mail, the link that
+/// turns it on. Screenshots in `target/screenshots/public/`.
+async fn visitors_subscribe_from_the_page_in_chromium(b: Backend) {
+    use crate::browser::{Driver, browser_available};
+    use fantoccini::Locator;
+    if !browser_available("visitors_subscribe_from_the_page_in_chromium") {
+        return;
+    }
+    let Some(sink) = SmtpSink::start("visitors_subscribe_from_the_page_in_chromium") else {
+        return;
+    };
+    let url = sink.url();
+    let s = Server::start_with(
+        b,
+        &[
+            ("UPSTATE_SMTP_URL", url.as_str()),
+            ("UPSTATE_SMTP_FROM", "Status <status@example.com>"),
+        ],
+    )
+    .await;
+    let page = s.page("acme").await;
+    let api = s.component(page, "API").await;
+    s.component(page, "Website").await;
+    let name = if b == Backend::Sqlite {
+        "sqlite"
+    } else {
+        "postgres"
+    };
+    let d = Driver::start(&[]).await;
+    d.c().set_window_size(1280, 1000).await.unwrap();
+    d.c().goto(&format!("{}/s/acme", s.base)).await.unwrap();
+    let form = d
+        .c()
+        .find(Locator::Css("#subscribe"))
+        .await
+        .expect("the subscribe form");
+    form.find(Locator::Css("summary"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    form.find(Locator::Css(&format!("input[value='{api}']")))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    d.c()
+        .find(Locator::Id("sub-email"))
+        .await
+        .unwrap()
+        .send_keys("visitor@example.com")
+        .await
+        .unwrap();
+    d.screenshot(&format!("public/subscribe-{name}")).await;
+    assert!(d.axe().await.is_empty(), "the form passes axe");
+    d.c()
+        .find(Locator::Css("#subscribe button[type=submit]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let shown = d
+        .until(
+            "return !!document.querySelector('h1') && document.querySelector('h1').textContent === 'Check your inbox'",
+            Duration::from_secs(10),
+        )
+        .await;
+    assert!(shown.is_some(), "the visitor is told to check their inbox");
+    d.screenshot(&format!("public/subscribe-sent-{name}")).await;
+
+    let mail = &sink.wait_for(1, WAIT).await[0];
+    let text = mail["parts"]["text/plain"]
+        .as_str()
+        .unwrap()
+        .replace("\r\n", "\n");
+    let verify = link(
+        &text[text.find("Confirm:").unwrap()..],
+        "/api/subscribers/verify?token=",
+    );
+    d.c().goto(&verify).await.unwrap();
+    let h1 = d
+        .c()
+        .find(Locator::Css("h1"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(h1, "Subscription confirmed");
+    d.screenshot(&format!("public/subscribe-confirmed-{name}"))
+        .await;
+    let subs = s.get("/api/subscribers").await.data(200);
+    assert_eq!(subs[0]["target"], "visitor@example.com");
+    assert_eq!(subs[0]["verified"], true);
+    assert_eq!(
+        subs[0]["componentIds"],
+        json!([api]),
+        "the ticked component was kept"
+    );
+    d.quit().await;
 }

@@ -273,7 +273,7 @@ impl QueryParams {
 }
 
 /// A body that is JSON, or an HTML form (`application/x-www-form-urlencoded`,
-/// every field a string): for routes that plain HTML forms post to, so they
+/// every field a string but `name[]` lists of ids): for routes that plain HTML forms post to, so they
 /// work without JavaScript. `.1` tells which it was.
 pub struct FormOrJson<T>(pub T, pub bool);
 
@@ -297,9 +297,28 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for FormOrJson<T> {
                 .map(|Body(t)| FormOrJson(t, false));
         }
         let bytes = raw_bytes(req, state).await?;
-        let fields: serde_json::Map<String, serde_json::Value> = form_urlencoded::parse(&bytes)
-            .map(|(k, v)| (k.into_owned(), serde_json::Value::String(v.into_owned())))
-            .collect();
+        // `name[]` fields (checkboxes) gather into a list; their values are
+        // ids, so those that are whole numbers go as numbers.
+        let mut fields = serde_json::Map::new();
+        for (k, v) in form_urlencoded::parse(&bytes) {
+            match k.strip_suffix("[]") {
+                Some(list) => {
+                    let item = v
+                        .parse::<i64>()
+                        .map(serde_json::Value::from)
+                        .unwrap_or_else(|_| serde_json::Value::String(v.into_owned()));
+                    let entry = fields
+                        .entry(list.to_string())
+                        .or_insert_with(|| serde_json::Value::Array(Vec::new()));
+                    if let serde_json::Value::Array(items) = entry {
+                        items.push(item);
+                    }
+                }
+                None => {
+                    fields.insert(k.into_owned(), serde_json::Value::String(v.into_owned()));
+                }
+            }
+        }
         let json = serde_json::to_vec(&fields).map_err(|e| ApiError::Internal(e.to_string()))?;
         parse(&json).map(|t| FormOrJson(t, true))
     }

@@ -25,7 +25,7 @@ pub fn notice_page(
                 link rel="stylesheet" href=(assets::css_url());
             }
             body {
-                main #main .wrap {
+                main #main .wrap.notice {
                     section.card {
                         h1 { (title) }
                         p { (text) }

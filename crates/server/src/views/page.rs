@@ -7,13 +7,16 @@ use upstate_core::public::overall_status;
 use upstate_core::uptime::{DayUptime, StatusChange, day_windows, report};
 use upstate_core::*;
 
-pub fn status_page(v: &View, history: &[StatusChange]) -> String {
+/// `subscribe`: the page offers email subscriptions (its switch is on and
+/// this install can send mail).
+pub fn status_page(v: &View, history: &[StatusChange], subscribe: bool) -> String {
     let d = v.d;
     let title = format!("{} {}", d.page.name, v.t("page.status"));
     let main = html! {
         div #live data-version=(v.version) {
             (live(v, history))
         }
+        @if subscribe { (subscribe_form(v)) }
         @if !d.quick_links.is_empty() {
             nav.links aria-labelledby="links-h" {
                 h2 #links-h { (v.t("section.links")) }
@@ -26,6 +29,38 @@ pub fn status_page(v: &View, history: &[StatusChange]) -> String {
         }
     };
     layout(v, &title, main)
+}
+
+/// Email sign-up: a plain form (no script needed) posting to
+/// `/api/subscribers`, which answers with a page saying what happens next.
+fn subscribe_form(v: &View) -> Markup {
+    let d = v.d;
+    html! {
+        section.card.subscribe #subscribe aria-labelledby="sub-h" {
+            h2 #sub-h { (v.t("subscribe.title")) }
+            p { (v.t("subscribe.prompt")) }
+            form method="post" action="/api/subscribers" {
+                input type="hidden" name="slug" value=(d.page.slug);
+                input type="hidden" name="kind" value="email";
+                label for="sub-email" { (v.t("subscribe.email")) }
+                div.row {
+                    input #sub-email type="email" name="target" required autocomplete="email" aria-describedby="sub-note";
+                    button type="submit" { (v.t("subscribe.submit")) }
+                }
+                @if d.components.len() > 1 {
+                    details {
+                        summary { (v.t("subscribe.components")) }
+                        ul.choices {
+                            @for c in &d.components {
+                                li { label { input type="checkbox" name="componentIds[]" value=(c.id); " " (c.name) } }
+                            }
+                        }
+                    }
+                }
+                p.meta #sub-note { (v.t("subscribe.note")) }
+            }
+        }
+    }
 }
 
 /// The part of the page live updates replace: everything that moves.

@@ -51,6 +51,7 @@ pub fn router() -> Router<AppState> {
         .route("/admin/settings", get(settings_screen))
         .route("/admin/notifications", get(notifications_screen))
         .route("/admin/notifications/{id}", get(channel_screen))
+        .route("/admin/subscribers", get(subscribers_screen))
         .route("/admin/templates", get(templates_screen))
 }
 
@@ -570,6 +571,55 @@ async fn channel_screen(State(state): State<AppState>, s: Screen, PathId(id): Pa
             log: &log,
             pages: &all,
             components: &comps,
+        },
+    )))
+}
+
+#[derive(Deserialize)]
+struct SubscribersQuery {
+    q: Option<String>,
+    open: Option<i64>,
+}
+
+async fn subscribers_screen(
+    State(state): State<AppState>,
+    s: Screen,
+    Query(q): Query<SubscribersQuery>,
+) -> Page {
+    if let Some(refused) = s.refuse(Permission::SettingsWrite, "subscribers") {
+        return Ok(refused);
+    }
+    let text = q.q.as_deref().map(str::trim).unwrap_or("");
+    let list = upstate_store::subscribers::list(
+        &state.db,
+        None,
+        Some(text).filter(|t| !t.is_empty()),
+        500,
+    )
+    .await
+    .map_err(fail)?;
+    let all = pages::list(&state.db).await.map_err(fail)?;
+    let open = match q.open {
+        Some(id) => {
+            let sub = upstate_store::subscribers::get(&state.db, id)
+                .await
+                .map_err(fail)?;
+            let log = upstate_store::deliveries::of_subscriber(&state.db, id, 50)
+                .await
+                .map_err(fail)?;
+            Some((sub, log))
+        }
+        None => None,
+    };
+    Ok(s.show(view::subscribers(
+        &s.frame("subscribers"),
+        s.flash(),
+        &view::SubscribersScreen {
+            list: &list,
+            pages: &all,
+            q: text,
+            open: open.as_ref().map(|(sub, log)| (sub, log.as_slice())),
+            mail: state.sender.has_mailer(),
         },
     )))
 }

@@ -186,21 +186,34 @@ async fn subscribe(
                     .await
                     .map(|p| p.slug)
                     .unwrap_or_default();
-                let to = format!(
-                    "/s/{slug}?subscribed={}#subscribe",
-                    if kind == ChannelKind::Email {
-                        "check"
-                    } else {
-                        "done"
-                    }
-                );
-                return (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response();
+                let back = format!("/s/{slug}");
+                let title = if kind == ChannelKind::Email {
+                    "Check your inbox"
+                } else {
+                    "Subscribed"
+                };
+                return Html(notice_page(
+                    title,
+                    message,
+                    Some((&back, "Back to the status page")),
+                    None,
+                ))
+                .into_response();
             }
             (
                 StatusCode::ACCEPTED,
                 data(Accepted {
                     message: message.into(),
                 }),
+            )
+                .into_response()
+        }
+        // A person at the page's form reads the refusal as a page.
+        Err(e) if is_form => {
+            let (status, text) = e.for_people();
+            (
+                status,
+                Html(notice_page("That did not work", &text, None, None)),
             )
                 .into_response()
         }
@@ -220,7 +233,7 @@ async fn verify(State(state): State<AppState>, headers: HeaderMap, q: QueryParam
         Ok(page) => {
             let p = pages::get(&state.db, page).await.ok();
             let name = p.as_ref().map_or("the page".to_string(), |p| p.name.clone());
-            let message = format!("Subscription confirmed: you will get an email when {name} changes.");
+            let message = format!("You will get an email when {name} changes.");
             if html {
                 let back = p.map(|p| format!("/s/{}", p.slug)).unwrap_or_else(|| "/".into());
                 return Html(notice_page("Subscription confirmed", &message, Some((&back, "Back to the status page")), None))

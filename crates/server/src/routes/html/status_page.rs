@@ -165,7 +165,11 @@ async fn build(
 ) -> Result<Option<String>, ApiError> {
     let d = &snap.data;
     Ok(match *kind {
-        Kind::Page => Some(views::status_page(v, snap.history(&state.db).await?)),
+        Kind::Page => Some(views::status_page(
+            v,
+            snap.history(&state.db).await?,
+            d.page.show_subscribe && state.sender.has_mailer(),
+        )),
         Kind::Incident(id) => match d.incidents.iter().find(|i| i.id == id) {
             Some(i) => Some(views::incident(v, i)),
             None => store_public::incident(&state.db, snap.page_id, id)

@@ -11,6 +11,7 @@ mod notifications;
 mod pages;
 mod settings;
 mod sign_in;
+mod subscribers;
 mod team;
 
 pub use account::{TwoFactor, account};
@@ -22,6 +23,7 @@ pub use notifications::{ChannelScreen, channel, channels};
 pub use pages::{PageScreen, page_screen, pages_list};
 pub use settings::settings;
 pub use sign_in::{login, second_factor, setup, setup_gone, setup_needs_link};
+pub use subscribers::{SubscribersScreen, subscribers};
 pub use team::{AuditFilters, SystemInfo, audit, keys, system, users};
 
 use crate::form_bridge::Flash;
@@ -107,6 +109,12 @@ pub fn page(frame: &Frame, title: &str, flash: Option<&Flash>, body: Markup) -> 
             "notifications",
             "/admin/notifications",
             "Notifications",
+        ),
+        (
+            frame.role.has(Permission::SettingsWrite),
+            "subscribers",
+            "/admin/subscribers",
+            "Subscribers",
         ),
         (
             frame.role.has(Permission::SettingsWrite),

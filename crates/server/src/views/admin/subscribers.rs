@@ -1,0 +1,125 @@
+//! `/admin/subscribers`: who follows the pages (search, add, remove) and,
+//! per subscriber, what was sent to them.
+
+use super::{Frame, Input, bridge, page, when};
+use crate::form_bridge::Flash;
+use maud::{Markup, html};
+use upstate_core::StatusPage;
+use upstate_core::notify::{Delivery, DeliveryStatus, Subscriber};
+
+fn state(s: &Subscriber) -> Markup {
+    html! {
+        @if s.verified { span.pill.s-operational { "Confirmed" } }
+        @else { span.pill.s-degraded { "Waiting for confirmation" } }
+    }
+}
+
+pub struct SubscribersScreen<'a> {
+    pub list: &'a [Subscriber],
+    pub pages: &'a [StatusPage],
+    pub q: &'a str,
+    /// The open subscriber's deliveries, newest first.
+    pub open: Option<(&'a Subscriber, &'a [Delivery])>,
+    pub mail: bool,
+}
+
+pub fn subscribers(frame: &Frame, flash: Option<&Flash>, s: &SubscribersScreen) -> Markup {
+    let back = "/admin/subscribers";
+    let page_name = |id: i64| {
+        s.pages
+            .iter()
+            .find(|p| p.id == id)
+            .map_or_else(|| format!("page {id}"), |p| p.name.clone())
+    };
+    let body = html! {
+        header.top { h1 { "Subscribers" } }
+        p.muted { "Visitors subscribe on each page's “Get updates” form (email, confirmed by a link) or through the API (webhook, Slack, Discord, Teams). Every message carries a one-click unsubscribe." }
+        @if let Some((sub, log)) = s.open {
+            section.card aria-labelledby="h-history" {
+                h2 #h-history { "Sent to " (sub.target) }
+                @if log.is_empty() { p.empty { "Nothing sent yet." } }
+                @else {
+                    div.scroll-x tabindex="0" role="region" aria-label="Deliveries" { table.events {
+                        thead { tr { th { "When" } th { "Message" } th { "State" } th { "Answer" } } }
+                        tbody {
+                            @for d in log {
+                                tr {
+                                    td { (when(d.created_at)) }
+                                    td { (d.title.clone().unwrap_or_else(|| if d.kind == "confirm" { "Confirmation".into() } else { d.kind.clone() })) }
+                                    td { @match d.status {
+                                        DeliveryStatus::Delivered => span.pill.s-operational { "Delivered" },
+                                        DeliveryStatus::Pending => span.pill.s-degraded { "Retrying" },
+                                        DeliveryStatus::GivenUp => span.pill.s-major_outage { "Given up" },
+                                    } }
+                                    td { @if let Some(c) = d.response_status { (c) " " } @if let Some(e) = &d.last_error { span.muted { (e) } } }
+                                }
+                            }
+                        }
+                    } }
+                }
+            }
+        }
+        section.card aria-labelledby="h-list" {
+            h2 #h-list { "Subscribers" }
+            form.inline.filter method="get" action=(back) role="search" {
+                label.visually-hidden for="f-q" { "Search subscribers" }
+                input #f-q type="search" name="q" value=(s.q) placeholder="Address or URL";
+                button.secondary type="submit" { "Search" }
+            }
+            @if s.list.is_empty() { p.empty { "No subscribers" @if !s.q.is_empty() { " match this search" } "." } }
+            @else { ul.rows.wraps {
+                @for sub in s.list {
+                    li {
+                        span {
+                            strong { (sub.target) } " " (state(sub))
+                            br; span.muted {
+                                (sub.kind.as_str()) " · " (page_name(sub.status_page_id))
+                                @match sub.component_ids.len() { 0 => { " · whole page" }, 1 => { " · 1 component" }, n => { " · " (n) " components" } }
+                                " · since " (when(sub.created_at))
+                            }
+                        }
+                        span.actions {
+                            a.button.secondary href=(format!("{back}?open={}", sub.id)) { "History" span.visually-hidden { " of " (sub.target) } }
+                            form.inline method="post" action=(format!("/api/subscribers/{}", sub.id)) data-confirm="Remove this subscriber? They get no more messages." {
+                                (bridge(back, back, Some("Subscriber removed."), Some(frame.csrf)))
+                                input type="hidden" name="_method" value="DELETE";
+                                button.secondary.danger type="submit" { "Remove" span.visually-hidden { " " (sub.target) } }
+                            }
+                        }
+                    }
+                }
+            } }
+        }
+        section.card aria-labelledby="h-add" {
+            h2 #h-add { "Add a subscriber" }
+            form.stack method="post" action="/api/subscribers" {
+                (bridge(back, back, Some("Subscriber added."), Some(frame.csrf)))
+                div.field {
+                    label for="f-statusPageId" { "Page" }
+                    select #f-statusPageId name="statusPageId:int" {
+                        @for p in s.pages { option value=(p.id) { (p.name) } }
+                    }
+                }
+                div.field {
+                    label for="f-kind" { "Kind" }
+                    select #f-kind name="kind" {
+                        @if s.mail { option value="email" { "Email" } }
+                        option value="webhook" { "Webhook" }
+                        option value="slack" { "Slack" }
+                        option value="discord" { "Discord" }
+                        option value="teams" { "Microsoft Teams" }
+                    }
+                }
+                (Input { hint: Some("An email address, or the webhook URL."), ..Input::new("target", "Address or URL", "text") }.render(flash))
+                @if s.mail {
+                    div.field { div.choices {
+                        input type="hidden" name="skipConfirmation:bool" value="";
+                        label { input type="checkbox" name="skipConfirmation:bool"; "Skip the confirmation email (they opted in elsewhere)" }
+                    } }
+                }
+                div { button type="submit" { "Add subscriber" } }
+            }
+        }
+    };
+    page(frame, "Subscribers", flash, body)
+}
