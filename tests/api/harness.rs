@@ -50,18 +50,21 @@ impl TestApp {
         let (_, key) = upstate_store::api_keys::create(&db, &ctx, "harness", &[Scope::Admin], None)
             .await
             .expect("key");
-        let settings = upstate_server::ServerSettings {
-            api_rate_per_minute: 100_000,
-            api_rate_per_hour: 1_000_000,
-            ..Default::default()
-        };
-        delivery.allow.push("127.0.0.1/32".parse().expect("range"));
-        let sender = upstate_jobs::Sender::new(delivery).expect("sender");
-        let app = upstate_server::app(db.clone(), &settings, sender.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind");
         let base = format!("http://{}", listener.local_addr().expect("addr"));
+        let settings = upstate_server::ServerSettings {
+            api_rate_per_minute: 100_000,
+            api_rate_per_hour: 1_000_000,
+            public_url: base.clone(),
+            ..Default::default()
+        };
+        delivery.allow.push("127.0.0.1/32".parse().expect("range"));
+        // Links in messages lead back to this server.
+        delivery.public_url = base.clone();
+        let sender = upstate_jobs::Sender::new(delivery).expect("sender");
+        let app = upstate_server::app(db.clone(), &settings, sender.clone());
         let stop = CancellationToken::new();
         let until = stop.clone();
         tokio::spawn(upstate_server::serve(listener, app, async move {

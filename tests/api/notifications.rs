@@ -60,6 +60,25 @@ fn verified(secret: &str, got: &crate::receiver::Got) -> Option<Value> {
     Some(serde_json::from_slice(&out.stdout).unwrap())
 }
 
+/// A channel's log once no delivery in it waits any more (a message can
+/// reach its receiver a moment before the sender writes down the answer).
+async fn settled_log(s: &Server, id: i64) -> Value {
+    for _ in 0..100 {
+        let log = s
+            .get(&format!("/api/notifications/{id}/deliveries"))
+            .await
+            .data(200);
+        if log
+            .as_array()
+            .is_some_and(|l| l.iter().all(|d| d["status"] != "pending"))
+        {
+            return log;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("deliveries of channel {id} still pending")
+}
+
 fn allow_local() -> [(&'static str, &'static str); 1] {
     [("UPSTATE_OUTGOING_ALLOW", "127.0.0.1")]
 }
@@ -148,10 +167,7 @@ async fn a_webhook_hears_each_incident_change_once_signed_with_its_secret(b: Bac
     tokio::time::sleep(Duration::from_millis(800)).await;
     assert_eq!(rx.got().len(), 2, "one message per change: {:?}", rx.got());
 
-    let log = s
-        .get(&format!("/api/notifications/{id}/deliveries"))
-        .await
-        .data(200);
+    let log = settled_log(&s, id).await;
     let log = log.as_array().unwrap();
     assert_eq!(log.len(), 2, "{log:?}");
     assert_eq!(log[0]["kind"], "incident.updated");
@@ -322,24 +338,13 @@ async fn chat_channels_get_their_own_format_and_filters_choose_what_arrives(b: B
     );
 }
 
-/// In-process: the test moves the clock and runs the sender itself.
-async fn failed_deliveries_are_retried_with_the_same_id_then_given_up(b: Backend) {
-    let rx = Receiver::start().await;
-    let app = TestApp::spawn_with(
-        b,
-        upstate_jobs::DeliverySettings {
-            give_up_after: Duration::from_secs(120),
-            ..Default::default()
-        },
-    )
-    .await;
-    let ch = app
+/// A webhook channel to `url` and a page, made through the harness.
+async fn hook_and_page(app: &TestApp, url: String) -> (Value, Value) {
+    let channel = app
         .data(
             Method::POST,
             "/api/notifications",
-            Some(
-                json!({"name": "Flaky", "kind": "webhook", "target": format!("{}/flaky", rx.base)}),
-            ),
+            Some(json!({"name": "Hook", "kind": "webhook", "target": url})),
             201,
         )
         .await;
@@ -351,14 +356,34 @@ async fn failed_deliveries_are_retried_with_the_same_id_then_given_up(b: Backend
             201,
         )
         .await;
-    rx.plan([Plan::Status(500), Plan::Status(503)]);
+    (channel, page)
+}
+
+/// Opens an incident on `page` through the harness.
+async fn open_incident(app: &TestApp, page: &Value, title: &str) {
     app.data(
         Method::POST,
         "/api/v1/incidents",
-        Some(json!({"title": "Down", "statusPageId": page["id"], "impact": "major", "message": "Down"})),
+        Some(json!({"title": title, "statusPageId": page["id"], "impact": "major", "message": title})),
         201,
     )
     .await;
+}
+
+/// In-process: the test moves the clock and runs the sender itself.
+async fn failed_deliveries_are_retried_with_the_same_id_then_given_up(b: Backend) {
+    let rx = Receiver::start().await;
+    let app = TestApp::spawn_with(
+        b,
+        upstate_jobs::DeliverySettings {
+            give_up_after: Duration::from_secs(120),
+            ..Default::default()
+        },
+    )
+    .await;
+    let (ch, page) = hook_and_page(&app, format!("{}/flaky", rx.base)).await;
+    rx.plan([Plan::Status(500), Plan::Status(503)]);
+    open_incident(&app, &page, "Down").await;
     assert_eq!(
         app.send_deliveries().await,
         0,
@@ -394,13 +419,7 @@ async fn failed_deliveries_are_retried_with_the_same_id_then_given_up(b: Backend
 
     // A receiver that never recovers: given up once the give-up time passes.
     rx.otherwise(Plan::Status(500));
-    app.data(
-        Method::POST,
-        "/api/v1/incidents",
-        Some(json!({"title": "Again", "statusPageId": page["id"], "impact": "minor", "message": "Hm"})),
-        201,
-    )
-    .await;
+    open_incident(&app, &page, "Again").await;
     app.run_jobs().await;
     for _ in 0..8 {
         app.send_deliveries().await;
@@ -429,28 +448,8 @@ async fn failed_deliveries_are_retried_with_the_same_id_then_given_up(b: Backend
 async fn a_dead_senders_lease_runs_out_and_another_sender_delivers(b: Backend) {
     let rx = Receiver::start().await;
     let mut app = TestApp::spawn(b).await;
-    app.data(
-        Method::POST,
-        "/api/notifications",
-        Some(json!({"name": "Hook", "kind": "webhook", "target": format!("{}/h", rx.base)})),
-        201,
-    )
-    .await;
-    let page = app
-        .data(
-            Method::POST,
-            "/api/v1/statuspages",
-            Some(json!({"name": "Acme", "slug": "acme"})),
-            201,
-        )
-        .await;
-    app.data(
-        Method::POST,
-        "/api/v1/incidents",
-        Some(json!({"title": "Down", "statusPageId": page["id"], "impact": "major", "message": "Down"})),
-        201,
-    )
-    .await;
+    let (_, page) = hook_and_page(&app, format!("{}/h", rx.base)).await;
+    open_incident(&app, &page, "Down").await;
     app.run_jobs().await;
     // A sender leases the delivery and dies before it settles.
     let leased = upstate_store::deliveries::lease(&app.db, app.now(), 60_000, 10)
@@ -541,10 +540,7 @@ async fn private_targets_are_refused_unless_allowed_even_by_redirect(b: Backend)
         .await
         .data(200);
     assert_eq!(ok["status"], "delivered", "{ok}");
-    let log = s
-        .get(&format!("/api/notifications/{id}/deliveries"))
-        .await
-        .data(200);
+    let log = settled_log(&s, id).await;
     let statuses: Vec<&str> = log
         .as_array()
         .unwrap()
@@ -790,10 +786,7 @@ async fn email_channels_send_real_mail_through_smtp(b: Backend) {
     assert_eq!(h["from"], "Page acme <status@example.com>");
     assert_eq!(h["to"], "ops@example.com");
     assert!(h["date"].as_str().is_some_and(|d| !d.is_empty()), "{h}");
-    let log = s
-        .get(&format!("/api/notifications/{id}/deliveries"))
-        .await
-        .data(200);
+    let log = settled_log(&s, id).await;
     assert_eq!(log[0]["status"], "delivered");
     assert_eq!(log[0]["responseStatus"], 250);
     assert_eq!(

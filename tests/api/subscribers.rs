@@ -15,6 +15,7 @@ on_both_backends!(
     email_subscribers_confirm_then_hear_and_leave_with_one_click,
     webhook_subscribers_operators_and_bad_input,
     visitors_subscribe_from_the_page_in_chromium,
+    a_confirmation_link_expires_after_a_day,
 );
 
 const WAIT: Duration = Duration::from_secs(15);
@@ -469,4 +470,68 @@ async fn visitors_subscribe_from_the_page_in_chromium(b: Backend) {
         "the ticked component was kept"
     );
     d.quit().await;
+}
+
+/// In-process, with the test's clock: the opt-in link stops working after
+/// 24 hours, and the mail the harness's sender makes goes to aiosmtpd.
+async fn a_confirmation_link_expires_after_a_day(b: Backend) {
+    use crate::harness::TestApp;
+    let Some(sink) = SmtpSink::start("a_confirmation_link_expires_after_a_day") else {
+        return;
+    };
+    let mut app = TestApp::spawn_with(
+        b,
+        upstate_jobs::DeliverySettings {
+            smtp: Some(upstate_jobs::SmtpSettings {
+                url: sink.url(),
+                from: "Status <status@example.com>".into(),
+            }),
+            ..Default::default()
+        },
+    )
+    .await;
+    app.data(
+        Method::POST,
+        "/api/v1/statuspages",
+        Some(json!({"name": "Acme", "slug": "acme"})),
+        201,
+    )
+    .await;
+    let http = reqwest::Client::new();
+    let asked = http
+        .post(format!("{}/api/subscribers", app.base))
+        .json(&json!({"slug": "acme", "target": "late@example.com"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(asked.status(), 202);
+    assert_eq!(
+        app.send_deliveries().await,
+        1,
+        "the confirmation is a delivery"
+    );
+    let mail = &sink.wait_for(1, WAIT).await[0];
+    let text = mail["parts"]["text/plain"]
+        .as_str()
+        .unwrap()
+        .replace("\r\n", "\n");
+    let verify = link(
+        &text[text.find("Confirm:").unwrap()..],
+        "/api/subscribers/verify?token=",
+    );
+    let token = verify.rsplit("token=").next().unwrap().to_string();
+    // A day and a minute later (the test's clock) the link no longer works.
+    app.advance(Duration::from_secs(24 * 3600 + 60));
+    let late = upstate_store::subscribers::verify(&app.db, &token, app.now()).await;
+    assert!(
+        matches!(late, Err(upstate_store::StoreError::NotFound(what)) if what.contains("expired")),
+        "{late:?}"
+    );
+    let subs = app.data(Method::GET, "/api/subscribers", None, 200).await;
+    assert_eq!(subs[0]["verified"], false, "nothing changed");
+    // Within the day (the wall clock of the route) it works, once.
+    let opened = http.get(&verify).send().await.unwrap();
+    assert_eq!(opened.status(), 200);
+    let subs = app.data(Method::GET, "/api/subscribers", None, 200).await;
+    assert_eq!(subs[0]["verified"], true);
 }

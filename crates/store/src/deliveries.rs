@@ -12,7 +12,7 @@
 //! dedupe on. Failures come back later with backoff until `give_up_at`;
 //! then the row stays, given up, with its reason.
 
-use crate::db::{Db, TxInner};
+use crate::db::Db;
 use crate::error::{StoreError, StoreResult};
 use crate::rows::parse_enum;
 use upstate_core::events::Event;
@@ -164,28 +164,11 @@ pub struct Leased {
 
 /// Leases up to `limit` due deliveries for `lease_ms`.
 pub async fn lease(db: &Db, now: Timestamp, lease_ms: i64, limit: i64) -> StoreResult<Vec<Leased>> {
-    let mut tx = db.bookkeeping().await?;
-    let until = now.millis() + lease_ms;
-    let rows: Vec<Leased> = match &mut tx.inner {
-        TxInner::Postgres(t) => {
-            sqlx::query_as(crate::postgres::LEASE_DELIVERIES)
-                .bind(until)
-                .bind(now.millis())
-                .bind(limit)
-                .fetch_all(&mut **t)
-                .await?
-        }
-        TxInner::Sqlite(t) => {
-            sqlx::query_as(crate::sqlite::LEASE_DELIVERIES)
-                .bind(until)
-                .bind(now.millis())
-                .bind(limit)
-                .fetch_all(&mut **t)
-                .await?
-        }
-    };
-    tx.commit().await?;
-    Ok(rows)
+    let sql = (
+        crate::postgres::LEASE_DELIVERIES,
+        crate::sqlite::LEASE_DELIVERIES,
+    );
+    crate::jobs::lease_rows(db, sql, now, lease_ms, limit).await
 }
 
 /// The notice stored on an outbox row by its fan-out.

@@ -73,14 +73,27 @@ impl Tx {
     }
 }
 
-/// Leases up to `limit` due jobs for `lease_ms`.
-pub async fn lease(db: &Db, now: Timestamp, lease_ms: i64, limit: i64) -> StoreResult<Vec<Job>> {
+/// Runs one backend's lease statement (`$1` the lease's end, `$2` now, `$3`
+/// the most rows) in a bookkeeping transaction; PostgreSQL's skips rows
+/// another instance is leasing, SQLite's holds the one writer lock.
+pub(crate) async fn lease_rows<T>(
+    db: &Db,
+    (postgres, sqlite): (&'static str, &'static str),
+    now: Timestamp,
+    lease_ms: i64,
+    limit: i64,
+) -> StoreResult<Vec<T>>
+where
+    T: Send
+        + Unpin
+        + for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow>
+        + for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow>,
+{
     let mut tx = db.bookkeeping().await?;
     let until = now.millis() + lease_ms;
-    // The one statement that differs: see `sqlite.rs` and `postgres.rs`.
-    let jobs: Vec<Job> = match &mut tx.inner {
+    let rows: Vec<T> = match &mut tx.inner {
         TxInner::Postgres(t) => {
-            sqlx::query_as(crate::postgres::LEASE_JOBS)
+            sqlx::query_as(postgres)
                 .bind(until)
                 .bind(now.millis())
                 .bind(limit)
@@ -88,7 +101,7 @@ pub async fn lease(db: &Db, now: Timestamp, lease_ms: i64, limit: i64) -> StoreR
                 .await?
         }
         TxInner::Sqlite(t) => {
-            sqlx::query_as(crate::sqlite::LEASE_JOBS)
+            sqlx::query_as(sqlite)
                 .bind(until)
                 .bind(now.millis())
                 .bind(limit)
@@ -97,7 +110,14 @@ pub async fn lease(db: &Db, now: Timestamp, lease_ms: i64, limit: i64) -> StoreR
         }
     };
     tx.commit().await?;
-    Ok(jobs)
+    Ok(rows)
+}
+
+/// Leases up to `limit` due jobs for `lease_ms`.
+pub async fn lease(db: &Db, now: Timestamp, lease_ms: i64, limit: i64) -> StoreResult<Vec<Job>> {
+    // The one statement that differs: see `sqlite.rs` and `postgres.rs`.
+    let sql = (crate::postgres::LEASE_JOBS, crate::sqlite::LEASE_JOBS);
+    lease_rows(db, sql, now, lease_ms, limit).await
 }
 
 /// Deletes a job whose lease is still ours. A job scheduled again while it

@@ -215,9 +215,9 @@ pub async fn subscribe(
     Ok((id, outcome))
 }
 
-/// Opens an opt-in link: the subscriber's page id once verified.
-pub async fn verify(db: &Db, confirm_token: &str) -> StoreResult<Id> {
-    let now = Timestamp::now().millis();
+/// Opens an opt-in link at `now`: the subscriber's page id once verified.
+pub async fn verify(db: &Db, confirm_token: &str, now: Timestamp) -> StoreResult<Id> {
+    let now = now.millis();
     let mut tx = db.bookkeeping().await?;
     let page: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(
         "UPDATE subscribers SET verified_at = $1, confirm_token = NULL \

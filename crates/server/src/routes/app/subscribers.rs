@@ -229,7 +229,7 @@ async fn subscribe(
 async fn verify(State(state): State<AppState>, headers: HeaderMap, q: QueryParams) -> Response {
     let html = wants_html(&headers);
     let token = q.get("token").unwrap_or("").to_string();
-    match subscribers::verify(&state.db, &token).await {
+    match subscribers::verify(&state.db, &token, upstate_core::Timestamp::now()).await {
         Ok(page) => {
             let p = pages::get(&state.db, page).await.ok();
             let name = p.as_ref().map_or("the page".to_string(), |p| p.name.clone());
