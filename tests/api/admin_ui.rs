@@ -1707,6 +1707,21 @@ async fn notification_channels_in_chromium(b: Backend) {
     assert!(text(&d, "#h-history").await.contains("/visitor"));
     d.screenshot(&shot(b, "subscribers")).await;
     no_axe_violations(&d, "subscribers").await;
+    // A list pasted as CSV: a bad row refused beside the field, then imported.
+    fill(&d, "CSV", "target,kind\nftp://nope,webhook").await;
+    press(&d, "Import subscribers").await;
+    assert!(
+        text(&d, "#f-csv-note").await.contains("line 2"),
+        "the bad line is named"
+    );
+    fill(
+        &d,
+        "CSV",
+        "target,kind\nhttps://hooks.example.com/a,webhook",
+    )
+    .await;
+    press(&d, "Import subscribers").await;
+    assert!(text(&d, ".alert.notice").await.contains("Imported 1"));
     d.c()
         .execute("window.confirm = () => true", vec![])
         .await
@@ -1717,7 +1732,12 @@ async fn notification_channels_in_chromium(b: Backend) {
             .await
             .contains("Subscriber removed")
     );
-    assert_eq!(s.get("/api/subscribers").await.data(200), json!([]));
+    let left = s.get("/api/subscribers").await.data(200);
+    assert_eq!(
+        left.as_array().unwrap().len(),
+        1,
+        "the imported one stays: {left}"
+    );
 
     press(&d, "Notifications").await;
     assert!(

@@ -105,6 +105,7 @@ const SERVED: &[(&str, &str)] = &[
     ("post", "/api/subscribers/unsubscribe"),
     ("delete", "/api/subscribers/{id}"),
     ("get", "/api/subscribers/{id}/deliveries"),
+    ("post", "/api/subscribers/import"),
     ("get", "/api/v2/summary.json"),
     ("get", "/api/v2/status.json"),
     ("get", "/api/v2/components.json"),

@@ -353,6 +353,69 @@ async fn webhook_subscribers_operators_and_bad_input(b: Backend) {
     .await
     .problem(401);
 
+    // Import: one bad row refuses the file, naming its line; nothing stored.
+    let before = s.db.integers("SELECT COUNT(*) FROM subscribers").await;
+    let bad = s
+        .post(
+            "/api/subscribers/import",
+            json!({"statusPageId": page, "csv": "target,kind\nhttps://a.example/h,webhook\nftp://nope,webhook\n"}),
+        )
+        .await;
+    bad.invalid_fields(&["csv"]);
+    assert!(
+        bad.body["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("line 3"),
+        "{}",
+        bad.body
+    );
+    s.post(
+        "/api/subscribers/import",
+        json!({"statusPageId": page, "csv": "name\nx\n"}),
+    )
+    .await
+    .invalid_fields(&["csv"]);
+    s.post(
+        "/api/subscribers/import",
+        json!({"statusPageId": page, "csv": "email\na@example.com\n"}),
+    )
+    .await
+    .invalid_fields(&["csv"]);
+    s.post(
+        "/api/subscribers/import",
+        json!({"statusPageId": page, "csv": format!("target,kind,componentIds\nhttps://a.example/h,webhook,{elsewhere}\n")}),
+    )
+    .await
+    .invalid_fields(&["csv"]);
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM subscribers").await,
+        before
+    );
+    let csv = format!(
+        "target,kind,componentIds\nhttps://a.example/h,webhook,{api}\nhttps://b.example/h,slack,\n"
+    );
+    let done = s
+        .post(
+            "/api/subscribers/import",
+            json!({"statusPageId": page, "csv": csv}),
+        )
+        .await
+        .data(200);
+    assert_eq!(done, json!({"imported": 2, "unchanged": 0}));
+    let again = s
+        .post(
+            "/api/subscribers/import",
+            json!({"statusPageId": page, "csv": csv}),
+        )
+        .await
+        .data(200);
+    assert_eq!(again, json!({"imported": 0, "unchanged": 2}));
+    let imports =
+        s.db.texts("SELECT summary FROM audit_events WHERE action = 'subscriber.import'")
+            .await;
+    assert_eq!(imports.len(), 2);
+
     // A client address that keeps asking is stopped.
     let mut last = 0;
     for i in 0..8 {

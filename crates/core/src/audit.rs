@@ -179,6 +179,7 @@ actions! {
     StatuspageCreate = "statuspage.create",
     SubscriberCreate = "subscriber.create",
     SubscriberDelete = "subscriber.delete",
+    SubscriberImport = "subscriber.import",
     StatuspageDelete = "statuspage.delete",
     StatuspagePasswordRemove = "statuspage.password_remove",
     StatuspagePasswordSet = "statuspage.password_set",

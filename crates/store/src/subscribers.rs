@@ -373,3 +373,25 @@ pub async fn audit_added(
         .await?;
     tx.commit(audited).await
 }
+
+/// Records in the audit log that an operator imported subscribers.
+pub async fn audit_import(
+    db: &Db,
+    ctx: &AuditCtx,
+    page: Id,
+    imported: usize,
+    unchanged: usize,
+    skipped_confirmation: bool,
+) -> StoreResult<()> {
+    let mut tx = db.begin_as(ctx).await?;
+    let audited = tx
+        .audit(
+            Action::SubscriberImport,
+            "subscriber",
+            None,
+            json!({ "statusPageId": page, "imported": imported, "unchanged": unchanged,
+                    "skippedConfirmation": skipped_confirmation }),
+        )
+        .await?;
+    tx.commit(audited).await
+}

@@ -31,8 +31,19 @@ pub fn subscribers(frame: &Frame, flash: Option<&Flash>, s: &SubscribersScreen) 
             .find(|p| p.id == id)
             .map_or_else(|| format!("page {id}"), |p| p.name.clone())
     };
+    let imported = flash
+        .and_then(|f| f.values.get("imported"))
+        .and_then(|v| v.as_i64());
+    let unchanged = flash
+        .and_then(|f| f.values.get("unchanged"))
+        .and_then(|v| v.as_i64())
+        .unwrap_or(0);
+    let csv_error = flash.and_then(|f| f.error_of("csv"));
     let body = html! {
         header.top { h1 { "Subscribers" } }
+        @if let Some(n) = imported {
+            div.alert.notice role="status" { "Imported " (n) "; " (unchanged) " were subscribed already." }
+        }
         p.muted { "Visitors subscribe on each page's “Get updates” form (email, confirmed by a link) or through the API (webhook, Slack, Discord, Teams). Every message carries a one-click unsubscribe." }
         @if let Some((sub, log)) = s.open {
             section.card aria-labelledby="h-history" {
@@ -118,6 +129,34 @@ pub fn subscribers(frame: &Frame, flash: Option<&Flash>, s: &SubscribersScreen) 
                     } }
                 }
                 div { button type="submit" { "Add subscriber" } }
+            }
+        }
+        section.card aria-labelledby="h-import" {
+            h2 #h-import { "Import" }
+            form.stack method="post" action="/api/subscribers/import" {
+                (bridge(back, back, None, Some(frame.csrf)))
+                input type="hidden" name="_keep" value="imported,unchanged";
+                div.field {
+                    label for="f-import-page" { "Page" }
+                    select #f-import-page name="statusPageId:int" {
+                        @for p in s.pages { option value=(p.id) { (p.name) } }
+                    }
+                }
+                div.field.invalid[csv_error.is_some()] {
+                    label for="f-csv" { "CSV" }
+                    textarea #f-csv name="csv" required aria-describedby="f-csv-note" placeholder="target,kind\nops@example.com,email\nhttps://hooks.example.com/x,webhook" {
+                        (flash.and_then(|f| f.value_of("csv")).unwrap_or_default())
+                    }
+                    @if let Some(e) = csv_error { span.error #f-csv-note { (e) } }
+                    @else { span.hint #f-csv-note { "A header row naming target (or email), optionally kind and componentIds; one subscriber per row. One bad row refuses the whole list." } }
+                }
+                @if s.mail {
+                    div.field { div.choices {
+                        input type="hidden" name="skipConfirmation:bool" value="";
+                        label { input type="checkbox" name="skipConfirmation:bool"; "Skip the confirmation emails (the list opted in elsewhere)" }
+                    } }
+                }
+                div { button type="submit" { "Import subscribers" } }
             }
         }
     };
