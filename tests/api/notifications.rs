@@ -750,15 +750,7 @@ async fn email_channels_send_real_mail_through_smtp(b: Backend) {
     assert!(err.contains("smtp_from"), "{err}");
     drop(db);
 
-    let url = sink.url();
-    let s = Server::start_with(
-        b,
-        &[
-            ("UPSTATE_SMTP_URL", url.as_str()),
-            ("UPSTATE_SMTP_FROM", "Status <status@example.com>"),
-        ],
-    )
-    .await;
+    let s = sink.server(b).await;
     let id = s
         .post(
             "/api/notifications",

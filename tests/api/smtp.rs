@@ -3,7 +3,7 @@
 //! Python's email parser, and reaches the test as JSON (envelope, headers,
 //! decoded text and HTML parts).
 
-use crate::support::{peers_available, root};
+use crate::support::{Backend, Server, peers_available, root};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -55,6 +55,19 @@ impl SmtpSink {
 
     pub fn url(&self) -> String {
         format!("smtp://127.0.0.1:{}", self.port)
+    }
+
+    /// A server that sends its mail here, from `status@example.com`.
+    pub async fn server(&self, b: Backend) -> Server {
+        let url = self.url();
+        Server::start_with(
+            b,
+            &[
+                ("UPSTATE_SMTP_URL", url.as_str()),
+                ("UPSTATE_SMTP_FROM", "Status <status@example.com>"),
+            ],
+        )
+        .await
     }
 
     pub fn got(&self) -> Vec<Value> {

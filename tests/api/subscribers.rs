@@ -42,15 +42,7 @@ async fn email_subscribers_confirm_then_hear_and_leave_with_one_click(b: Backend
     else {
         return;
     };
-    let url = sink.url();
-    let s = Server::start_with(
-        b,
-        &[
-            ("UPSTATE_SMTP_URL", url.as_str()),
-            ("UPSTATE_SMTP_FROM", "Status <status@example.com>"),
-        ],
-    )
-    .await;
+    let s = sink.server(b).await;
     let page = s.page("acme").await;
     let api = s.component(page, "API").await;
     let web = s.component(page, "Website").await;
@@ -441,15 +433,7 @@ async fn visitors_subscribe_from_the_page_in_chromium(b: Backend) {
     let Some(sink) = SmtpSink::start("visitors_subscribe_from_the_page_in_chromium") else {
         return;
     };
-    let url = sink.url();
-    let s = Server::start_with(
-        b,
-        &[
-            ("UPSTATE_SMTP_URL", url.as_str()),
-            ("UPSTATE_SMTP_FROM", "Status <status@example.com>"),
-        ],
-    )
-    .await;
+    let s = sink.server(b).await;
     let page = s.page("acme").await;
     let api = s.component(page, "API").await;
     s.component(page, "Website").await;
