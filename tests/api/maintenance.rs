@@ -11,7 +11,8 @@ on_both_backends!(
     maintenance_auto_start_and_complete,
     maintenance_filters,
     maintenance_validation,
-    maintenance_patch_and_delete
+    maintenance_patch_and_delete,
+    alerting_tools_ask_whether_to_page
 );
 
 async fn window(
@@ -496,4 +497,113 @@ async fn maintenance_patch_and_delete(b: Backend) {
     s.get(&path).await.problem(404);
     s.delete(&path).await.problem(404);
     s.patch(&path, json!({"title": "x"})).await.problem(404);
+}
+
+/// `/api/monitor/check`: an outside alerting tool asks before paging.
+async fn alerting_tools_ask_whether_to_page(b: Backend) {
+    let s = Server::start(b).await;
+    let p = s.page("acme").await;
+    let db = s.component(p, "DB").await;
+    let api = s.component(p, "API").await;
+    let cache = s.component(p, "Cache").await;
+    // DB: in progress now; cache: scheduled for tomorrow; API: nothing.
+    let now = s
+        .post(
+            "/api/v1/maintenance",
+            json!({"title": "DB upgrade", "statusPageId": p, "componentIds": [db],
+                   "scheduledStartTime": at_offset_ms(-60_000), "scheduledEndTime": at_offset_ms(3_600_000)}),
+        )
+        .await
+        .data(201)["id"]
+        .as_i64()
+        .unwrap();
+    s.post_empty(&format!("/api/v1/maintenance/{now}/start"))
+        .await
+        .data(200);
+    s.post(
+        "/api/v1/maintenance",
+        json!({"title": "Cache swap", "statusPageId": p, "componentIds": [cache],
+               "scheduledStartTime": at_offset_ms(86_400_000), "scheduledEndTime": at_offset_ms(90_000_000)}),
+    )
+    .await
+    .data(201);
+    let reader = s.db.create_key("read");
+    let ask = |path: String| {
+        let s = &s;
+        let reader = reader.clone();
+        async move {
+            s.send(reqwest::Method::GET, &path, Some(&reader), None)
+                .await
+        }
+    };
+    let r = ask(format!("/api/monitor/check?componentId={db}"))
+        .await
+        .data(200);
+    assert_eq!(r["suppressed"], true, "{r}");
+    assert_eq!(r["reason"], "maintenance");
+    assert_eq!(r["maintenance"][0]["id"], now);
+    assert_eq!(r["maintenance"][0]["status"], "in_progress");
+    for quiet in [api, cache] {
+        let r = ask(format!("/api/monitor/check?componentId={quiet}"))
+            .await
+            .data(200);
+        assert_eq!(
+            (r["suppressed"].clone(), r["reason"].clone()),
+            (json!(false), Value::Null),
+            "{r}"
+        );
+        assert_eq!(r["maintenance"], json!([]));
+    }
+    let many = s
+        .post("/api/monitor/check", json!({"componentIds": [db, api]}))
+        .await
+        .data(200);
+    let answers: Vec<(i64, bool)> = many
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["componentId"].as_i64().unwrap(),
+                c["suppressed"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(answers, [(db, true), (api, false)]);
+    // Completed: alerts may page again.
+    s.post_empty(&format!("/api/v1/maintenance/{now}/complete"))
+        .await
+        .data(200);
+    let r = ask(format!("/api/monitor/check?componentId={db}"))
+        .await
+        .data(200);
+    assert_eq!(r["suppressed"], false);
+
+    // Bad questions get clear answers.
+    ask("/api/monitor/check".into())
+        .await
+        .invalid_fields(&["componentId"]);
+    ask("/api/monitor/check?componentId=x".into())
+        .await
+        .invalid_fields(&["componentId"]);
+    ask("/api/monitor/check?componentId=9999".into())
+        .await
+        .problem(404);
+    s.post("/api/monitor/check", json!({"componentIds": []}))
+        .await
+        .invalid_fields(&["componentIds"]);
+    s.post("/api/monitor/check", json!({"componentIds": [9999]}))
+        .await
+        .invalid_fields(&["componentIds"]);
+    s.post("/api/monitor/check", json!({}))
+        .await
+        .invalid_fields(&["componentIds"]);
+    s.send(
+        reqwest::Method::GET,
+        &format!("/api/monitor/check?componentId={db}"),
+        None,
+        None,
+    )
+    .await
+    .problem(401);
 }

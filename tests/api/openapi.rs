@@ -106,6 +106,8 @@ const SERVED: &[(&str, &str)] = &[
     ("delete", "/api/subscribers/{id}"),
     ("get", "/api/subscribers/{id}/deliveries"),
     ("post", "/api/subscribers/import"),
+    ("get", "/api/monitor/check"),
+    ("post", "/api/monitor/check"),
     ("get", "/api/v2/summary.json"),
     ("get", "/api/v2/status.json"),
     ("get", "/api/v2/components.json"),

@@ -5,6 +5,7 @@
 mod api_keys;
 mod audit;
 mod markdown;
+mod monitor_check;
 mod notifications;
 mod quick_links;
 mod settings;
@@ -34,4 +35,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(markdown::router())
         .merge(notifications::router())
         .merge(subscribers::router())
+        .merge(monitor_check::router())
 }
