@@ -123,7 +123,9 @@ async fn check_many(
     let ids = match input.component_ids {
         Some(ids) if !ids.is_empty() && ids.len() <= 500 => ids,
         Some(_) => {
-            return Err(FieldErrors::single("componentIds", "must name 1 to 500 components").into());
+            return Err(
+                FieldErrors::single("componentIds", "must name 1 to 500 components").into(),
+            );
         }
         None => return Err(FieldErrors::single("componentIds", "is required").into()),
     };
