@@ -409,12 +409,3 @@ pub async fn next_due(db: &Db) -> StoreResult<Option<Timestamp>> {
     });
     Ok(at.map(Timestamp::from_millis))
 }
-
-/// How many deliveries wait, for the System screen and metrics.
-pub async fn pending_count(db: &Db) -> StoreResult<i64> {
-    Ok(on_db!(db, |c| sqlx::query_scalar(
-        "SELECT COUNT(*) FROM deliveries WHERE status = 'pending'"
-    )
-    .fetch_one(c)
-    .await?))
-}

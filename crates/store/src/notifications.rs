@@ -134,18 +134,24 @@ pub async fn get(db: &Db, id: Id) -> StoreResult<Channel> {
 
 /// Refuses filters that name pages or components that do not exist.
 async fn require_filters(tx: &mut Tx, f: &ChannelFields) -> StoreResult<()> {
-    for (field, table, ids) in [
-        ("pageIds", "status_pages", &f.page_ids),
-        ("componentIds", "components", &f.component_ids),
+    for (field, sql, ids) in [
+        (
+            "pageIds",
+            "SELECT id FROM status_pages WHERE id = $1",
+            &f.page_ids,
+        ),
+        (
+            "componentIds",
+            "SELECT id FROM components WHERE id = $1",
+            &f.component_ids,
+        ),
     ] {
         let Some(ids) = ids else { continue };
         for id in ids {
-            let found: Option<i64> = on_tx!(tx, |c| sqlx::query_scalar(sqlx::AssertSqlSafe(
-                format!("SELECT id FROM {table} WHERE id = $1")
-            ))
-            .bind(id)
-            .fetch_optional(c)
-            .await?);
+            let found: Option<i64> = on_tx!(tx, |c| sqlx::query_scalar(sql)
+                .bind(id)
+                .fetch_optional(c)
+                .await?);
             if found.is_none() {
                 return Err(StoreError::invalid_ref(
                     field,
