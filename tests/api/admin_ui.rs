@@ -24,7 +24,9 @@ on_both_backends!(
     templates_in_chromium,
     sensitive_actions_ask_for_step_up_in_chromium,
     every_screen_fits_a_phone_and_stays_small,
-    notification_channels_in_chromium
+    notification_channels_in_chromium,
+    comments_in_chromium,
+    recurring_maintenance_in_chromium
 );
 
 const PW: &str = "correct horse battery staple";
@@ -1539,6 +1541,7 @@ async fn every_screen_fits_a_phone_and_stays_small(b: Backend) {
         ("notifications", "/admin/notifications".to_string()),
         ("channel", format!("/admin/notifications/{channel}")),
         ("subscribers", "/admin/subscribers".to_string()),
+        ("comments", "/admin/comments?status=all".to_string()),
         (
             "subscriber",
             format!("/admin/subscribers?open={subscriber}"),
@@ -1755,5 +1758,133 @@ async fn notification_channels_in_chromium(b: Backend) {
     assert_eq!(path(&d).await, "/admin/notifications");
     assert!(text(&d, ".alert.notice").await.contains("Channel deleted"));
     assert_eq!(s.get("/api/notifications").await.data(200), json!([]));
+    d.quit().await;
+}
+
+/// Comments from both sides: an operator turns them on in Settings, a
+/// visitor comments on the incident's page (no script needed), the
+/// operator approves it from the queue and it shows on the page as text.
+async fn comments_in_chromium(b: Backend) {
+    if !browser_available("comments_in_chromium") {
+        return;
+    }
+    let (s, d) = signed_in_browser(b, "ad@example.com", "admin").await;
+    let page = s.page("acme").await;
+    let incident = s.incident(page, "Checkout errors").await["id"]
+        .as_i64()
+        .unwrap();
+    press(&d, "Settings").await;
+    field(&d, "Comments on incidents")
+        .await
+        .click()
+        .await
+        .unwrap();
+    press(&d, "Save features").await;
+    assert!(text(&d, "[role=status]").await.contains("Features saved"));
+    assert_eq!(s.get("/api/features").await.data(200)["comments"], true);
+
+    // A visitor (another browser, no session) comments.
+    let v = Driver::start(&[]).await;
+    v.c().set_window_size(1280, 1000).await.unwrap();
+    v.c()
+        .goto(&format!("{}/s/acme/incidents/{incident}", s.base))
+        .await
+        .unwrap();
+    assert_eq!(text(&v, "#cm-h").await, "Comments");
+    fill(&v, "Your name (optional)", "Ann from Frankfurt").await;
+    fill(&v, "Comment", "Still <b>broken</b> for us.\nSince 09:10.").await;
+    no_axe_violations(&v, "incident with comment form").await;
+    v.screenshot(&shot(b, "public-comment-form")).await;
+    press(&v, "Send comment").await;
+    assert_eq!(text(&v, "h1").await, "Comment received");
+    assert!(
+        text(&v, "main")
+            .await
+            .contains("once a moderator has read it")
+    );
+
+    // The queue shows it waiting; approving it puts it on the page.
+    press(&d, "Comments").await;
+    assert_eq!(text(&d, "h1").await, "Comments");
+    assert!(text(&d, "nav.tabs").await.contains("Waiting 1"));
+    assert!(
+        text(&d, ".comment-body")
+            .await
+            .contains("Still <b>broken</b> for us.")
+    );
+    no_axe_violations(&d, "comments queue").await;
+    d.screenshot(&shot(b, "comments-queue")).await;
+    press_named(&d, "Approve").await;
+    assert!(text(&d, "[role=status]").await.contains("Comment approved"));
+    assert!(text(&d, ".empty").await.contains("No comments here"));
+
+    // The visitor reloads (the page may be cached for its max-age; a
+    // reload asks again and the rebuilt page answers).
+    v.c()
+        .goto(&format!("{}/s/acme/incidents/{incident}", s.base))
+        .await
+        .unwrap();
+    v.c().refresh().await.unwrap();
+    let shown = text(&v, ".comment-list").await;
+    assert!(shown.contains("Ann from Frankfurt"), "{shown}");
+    assert!(
+        shown.contains("Still <b>broken</b> for us."),
+        "as text: {shown}"
+    );
+    let bold = v
+        .js("return document.querySelectorAll('.comment-list b').length")
+        .await;
+    assert_eq!(bold, 0, "never markup");
+    v.screenshot(&shot(b, "public-comment-shown")).await;
+    v.quit().await;
+    d.quit().await;
+}
+
+/// Recurring maintenance from the Maintenance screen: a bad rule refused
+/// beside its field, a good one listed with its next occurrence, and its
+/// windows made and shown with the others.
+async fn recurring_maintenance_in_chromium(b: Backend) {
+    if !browser_available("recurring_maintenance_in_chromium") {
+        return;
+    }
+    let (s, d) = signed_in_browser(b, "ad@example.com", "admin").await;
+    let page = s.page("acme").await;
+    s.component(page, "Database").await;
+    press(&d, "Maintenance").await;
+    fill(&d, "Repeats", "FREQ=HOURLY").await;
+    d.js("document.getElementById('rec-title').value = 'Nightly backup'; document.getElementById('rec-first').value = '2026-12-01T23:30';").await;
+    press(&d, "Add recurring maintenance").await;
+    assert!(
+        text(&d, "#rec-rrule-error")
+            .await
+            .contains("daily or less often"),
+        "the rule's error is beside it"
+    );
+    assert_eq!(
+        s.get("/api/maintenance/recurring").await.data(200)["templates"],
+        json!([])
+    );
+    fill(&d, "Repeats", "FREQ=DAILY").await;
+    d.js("document.getElementById('rec-first').value = '2026-12-01T23:30'; document.querySelector('[id^=rec-c-]').click();").await;
+    press(&d, "Add recurring maintenance").await;
+    assert!(
+        text(&d, "[role=status]")
+            .await
+            .contains("Recurring maintenance added")
+    );
+    let listed = text(&d, "#h-recurring + p + ul").await;
+    assert!(
+        listed.contains("Nightly backup")
+            && listed.contains("FREQ=DAILY")
+            && listed.contains("Next:"),
+        "{listed}"
+    );
+    let windows = text(&d, "#h-windows + ul").await;
+    assert!(
+        windows.contains("Nightly backup"),
+        "its windows are made: {windows}"
+    );
+    no_axe_violations(&d, "maintenance with recurring").await;
+    d.screenshot(&shot(b, "maintenance-recurring")).await;
     d.quit().await;
 }

@@ -126,6 +126,30 @@ impl TestApp {
         assert_eq!(status, want, "{path}: {body}");
         body["data"].clone()
     }
+
+    /// A page made through the harness; its id.
+    pub async fn page(&self, slug: &str) -> Value {
+        self.data(
+            Method::POST,
+            "/api/v1/statuspages",
+            Some(serde_json::json!({"name": slug, "slug": slug})),
+            201,
+        )
+        .await["id"]
+            .clone()
+    }
+
+    /// A component of `page` made through the harness; its id.
+    pub async fn component(&self, page: &Value, name: &str) -> Value {
+        self.data(
+            Method::POST,
+            "/api/v1/components",
+            Some(serde_json::json!({"name": name, "statusPageId": page})),
+            201,
+        )
+        .await["id"]
+            .clone()
+    }
 }
 
 impl Drop for TestApp {

@@ -206,6 +206,71 @@ async fn email_subscribers_confirm_then_hear_and_leave_with_one_click(b: Backend
             .all(|d| d["status"] == "delivered")
     );
 
+    // The message's manage link: the reader sees their choice and widens
+    // it to the whole page; a component of no page is refused, unchanged.
+    let text = update["parts"]["text/plain"]
+        .as_str()
+        .unwrap()
+        .replace("\r\n", "\n");
+    let manage = link(
+        &text[text.find("Choose what you hear of:").unwrap()..],
+        "/api/subscribers/manage?token=",
+    );
+    let page_html = client
+        .get(&manage)
+        .header("accept", "text/html")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page_html.contains("Your subscription") && page_html.contains("reader@example.com"),
+        "{page_html}"
+    );
+    assert!(
+        page_html.contains(&format!("value=\"{api}\" checked")),
+        "the chosen box is ticked"
+    );
+    let own: Value = client
+        .get(&manage)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(own["data"]["componentIds"], json!([api]));
+    assert_eq!(own["data"]["components"].as_array().unwrap().len(), 2);
+    let bad = client
+        .post(&manage)
+        .json(&json!({"componentIds": [999_999]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), 422);
+    let changed: Value = client
+        .post(&manage)
+        .json(&json!({"componentIds": []}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        changed["data"]["componentIds"],
+        json!([]),
+        "now the whole page"
+    );
+    let wrong = client
+        .get(format!("{}/api/subscribers/manage?token=nope", s.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), 404);
+
     // Opening the unsubscribe link changes nothing; the one-click POST does.
     let shown = client.get(&leave).send().await.unwrap();
     assert_eq!(shown.status(), 200);
@@ -469,6 +534,23 @@ async fn visitors_subscribe_from_the_page_in_chromium(b: Backend) {
         .send_keys("visitor@example.com")
         .await
         .unwrap();
+    // Browser notifications are offered where push exists: the button is
+    // shown and the service worker registers at the root.
+    let registered = d
+        .until(
+            "return !document.getElementById('push').hidden",
+            Duration::from_secs(5),
+        )
+        .await;
+    assert!(registered.is_some(), "the push offer shows");
+    let scope = d
+        .js("return navigator.serviceWorker.ready.then(r => r.scope)")
+        .await;
+    assert_eq!(
+        scope,
+        json!(format!("{}/", s.base)),
+        "the worker covers the pages"
+    );
     d.screenshot(&format!("public/subscribe-{name}")).await;
     assert!(d.axe().await.is_empty(), "the form passes axe");
     d.c()

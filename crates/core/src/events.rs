@@ -74,8 +74,19 @@ pub enum Event {
     MaintenanceCompleted { page: Id, maintenance: Id },
     #[serde(rename = "maintenance.cancelled")]
     MaintenanceCancelled { page: Id, maintenance: Id },
+    /// A scheduled window starts in `minutes_before` minutes (the
+    /// scheduler's reminder to subscribers; docs/notifications.md).
+    #[serde(rename = "maintenance.reminder")]
+    MaintenanceReminder {
+        page: Id,
+        maintenance: Id,
+        minutes_before: i64,
+    },
     #[serde(rename = "maintenance.deleted")]
     MaintenanceDeleted { page: Id, maintenance: Id },
+    /// A visitor's comment on an incident was shown, hidden or removed.
+    #[serde(rename = "comments.changed")]
+    CommentsChanged { page: Id, incident: Id },
     #[serde(rename = "quick_links.changed")]
     QuickLinksChanged { page: Id },
     /// Groups and components took a new order (or components new groups).
@@ -110,11 +121,13 @@ impl Event {
             | IncidentResolved { page, .. }
             | IncidentDeleted { page, .. }
             | PostmortemPublished { page, .. }
+            | CommentsChanged { page, .. }
             | MaintenanceScheduled { page, .. }
             | MaintenanceUpdated { page, .. }
             | MaintenanceStarted { page, .. }
             | MaintenanceCompleted { page, .. }
             | MaintenanceCancelled { page, .. }
+            | MaintenanceReminder { page, .. }
             | MaintenanceDeleted { page, .. } => page,
         })
     }
@@ -143,7 +156,9 @@ impl Event {
             MaintenanceStarted { .. } => "maintenance.started",
             MaintenanceCompleted { .. } => "maintenance.completed",
             MaintenanceCancelled { .. } => "maintenance.cancelled",
+            MaintenanceReminder { .. } => "maintenance.reminder",
             MaintenanceDeleted { .. } => "maintenance.deleted",
+            CommentsChanged { .. } => "comments.changed",
             QuickLinksChanged { .. } => "quick_links.changed",
             LayoutChanged { .. } => "layout.changed",
             SettingsChanged => "settings.changed",

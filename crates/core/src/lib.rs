@@ -6,13 +6,17 @@
 
 pub mod atlassian;
 pub mod audit;
+pub mod comments;
 pub mod events;
+pub mod i18n;
 pub mod links;
 pub mod model;
 pub mod notify;
 pub mod patch;
 pub mod postmortem;
 pub mod public;
+pub mod push;
+pub mod recurring;
 pub mod roles;
 pub mod scope;
 pub mod settings;

@@ -17,7 +17,7 @@ pub const NAME_MAX: usize = 100;
 pub const FILTER_MAX: usize = 200;
 
 /// The event kinds people are told of, as channels filter them.
-pub const NOTIFIED_KINDS: [&str; 9] = [
+pub const NOTIFIED_KINDS: [&str; 10] = [
     "incident.created",
     "incident.updated",
     "incident.resolved",
@@ -26,6 +26,7 @@ pub const NOTIFIED_KINDS: [&str; 9] = [
     "maintenance.started",
     "maintenance.completed",
     "maintenance.cancelled",
+    "maintenance.reminder",
     "postmortem.published",
 ];
 
@@ -41,6 +42,7 @@ impl ChannelKind {
             ChannelKind::Teams => "the Teams incoming webhook (workflow) URL",
             ChannelKind::Telegram => "the chat id (a number, or @channelname)",
             ChannelKind::Email => "the address to write to",
+            ChannelKind::Push => "the browser's push endpoint",
         }
     }
 
@@ -224,6 +226,13 @@ impl ChannelInput {
                 e.push("kind", bad.to_string());
                 None
             }
+            Some(Ok(ChannelKind::Push)) => {
+                e.push(
+                    "kind",
+                    "push is for visitors' browsers (POST /api/push/subscribe), not a team channel",
+                );
+                None
+            }
             Some(Ok(k)) => Some(k),
         };
         for (field, present) in [
@@ -358,24 +367,32 @@ pub enum PageRef {
     Slug(String),
 }
 
-impl SubscribeInput {
-    pub fn validate(self) -> Result<Subscription, FieldErrors> {
-        let mut e = FieldErrors::new();
-        let page = match (self.status_page_id, self.slug) {
+impl PageRef {
+    /// The page a body names by `statusPageId` or `slug` (the id wins);
+    /// neither is an error on `statusPageId`.
+    pub fn given(id: Option<Id>, slug: Option<String>, e: &mut FieldErrors) -> Option<PageRef> {
+        match (id, slug) {
             (Some(id), _) => Some(PageRef::Id(id)),
             (None, Some(slug)) => Some(PageRef::Slug(slug.trim().to_ascii_lowercase())),
             (None, None) => {
                 e.push("statusPageId", "is required (or slug)");
                 None
             }
-        };
+        }
+    }
+}
+
+impl SubscribeInput {
+    pub fn validate(self) -> Result<Subscription, FieldErrors> {
+        let mut e = FieldErrors::new();
+        let page = PageRef::given(self.status_page_id, self.slug, &mut e);
         let kind = match self
             .kind
             .as_deref()
             .unwrap_or("email")
             .parse::<ChannelKind>()
         {
-            Ok(k) if k != ChannelKind::Telegram => Some(k),
+            Ok(k) if k != ChannelKind::Telegram && k != ChannelKind::Push => Some(k),
             _ => {
                 e.push(
                     "kind",
@@ -446,6 +463,10 @@ pub struct Notice {
     pub state: String,
     pub impact: Option<String>,
     pub at: crate::Timestamp,
+    /// The language it is written in (a code; absent in notices stored
+    /// before messages were translated: English).
+    #[serde(default)]
+    pub lang: String,
 }
 
 impl Notice {
@@ -522,6 +543,7 @@ mod tests {
             state: "investigating".into(),
             impact: Some("major".into()),
             at: crate::Timestamp::from_millis(0),
+            lang: String::new(),
         };
         assert!(notice.passes(&[], &[], &[]));
         assert!(notice.passes(&[1], &[7], &["incident.created".into()]));

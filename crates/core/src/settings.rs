@@ -9,12 +9,12 @@ use crate::validate::{self, FieldErrors};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// Declares the feature switches once: the struct, its defaults (all on)
+/// Declares the feature switches once: the struct, its defaults
 /// and the list of wire names the routes check bodies against.
 macro_rules! features {
-    ($($(#[doc = $doc:literal])* $field:ident = $name:literal,)*) => {
-        /// Which optional public features this install offers. All are on
-        /// unless an operator turns one off.
+    ($($(#[doc = $doc:literal])* $field:ident = $name:literal => $on:literal,)*) => {
+        /// Which optional public features this install offers, each on or
+        /// off by default as declared below.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
         #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
         #[serde(rename_all = "camelCase", default)]
@@ -24,7 +24,7 @@ macro_rules! features {
 
         impl Default for Features {
             fn default() -> Self {
-                Features { $($field: true,)* }
+                Features { $($field: $on,)* }
             }
         }
 
@@ -51,20 +51,23 @@ macro_rules! features {
 
 features! {
     /// RSS and Atom feeds of each page (`/api/feed/rss`) and the links to them.
-    feeds = "feeds",
+    feeds = "feeds" => true,
     /// iCalendar of maintenance windows (`/api/calendar`) and its link.
-    calendar = "calendar",
+    calendar = "calendar" => true,
     /// SVG and shields.io badges (`/api/badge`).
-    badges = "badges",
+    badges = "badges" => true,
     /// The embeddable widget (`/api/widget`).
-    widget = "widget",
+    widget = "widget" => true,
     /// Live updates: the event stream (`/api/public/status/{slug}/events`)
     /// that refreshes open pages without a reload.
-    live_updates = "liveUpdates",
+    live_updates = "liveUpdates" => true,
     /// The month-by-month history page of each status page and its link.
-    history = "history",
+    history = "history" => true,
     /// Published postmortems on incident pages and in feeds.
-    postmortems = "postmortems",
+    postmortems = "postmortems" => true,
+    /// Visitors' comments on incidents (`/api/comments`) and the form on
+    /// incident pages. Off until an operator is ready to moderate.
+    comments = "comments" => false,
 }
 
 impl Features {
@@ -107,6 +110,50 @@ pub struct Settings {
     /// The language of public pages for visitors whose browser asks for
     /// none Upstate speaks (`en`, `de`, `fr`, `es`, `ja`). English when unset.
     pub default_language: Option<String>,
+    /// Visitors' comments wait for a moderator before they show (on unless
+    /// turned off; the `comments` switch offers comments at all).
+    pub moderate_comments: bool,
+    /// How long before a scheduled maintenance window its subscribers are
+    /// reminded: durations like `24h, 1h` (empty: no reminders).
+    pub maintenance_reminders: String,
+}
+
+/// The reminders of a new install: a day and an hour before.
+pub const DEFAULT_REMINDERS: &str = "24h, 1h";
+/// The most reminders one window gets.
+pub const REMINDERS_MAX: usize = 4;
+
+/// Reads `24h, 1h` (units m, h, d; 5 minutes to 14 days each, at most
+/// four) into minutes, largest first, without repeats.
+pub fn reminder_minutes(raw: &str) -> Result<Vec<i64>, String> {
+    let mut out = Vec::new();
+    for part in raw.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let Some((last, _)) = part.char_indices().last() else {
+            continue;
+        };
+        let (number, unit) = part.split_at(last);
+        let n: i64 = number
+            .trim()
+            .parse()
+            .map_err(|_| format!("{part:?} is no duration like 24h, 90m or 2d"))?;
+        let minutes = match unit {
+            "m" => n,
+            "h" => n * 60,
+            "d" => n * 1_440,
+            _ => return Err(format!("{part:?} is no duration like 24h, 90m or 2d")),
+        };
+        if !(5..=14 * 1_440).contains(&minutes) {
+            return Err(format!("{part:?} must be between 5m and 14d"));
+        }
+        if !out.contains(&minutes) {
+            out.push(minutes);
+        }
+    }
+    if out.len() > REMINDERS_MAX {
+        return Err(format!("at most {REMINDERS_MAX} reminders"));
+    }
+    out.sort_unstable_by(|a, b| b.cmp(a));
+    Ok(out)
 }
 
 pub const DEFAULT_SITE_NAME: &str = "Upstate";
@@ -117,6 +164,8 @@ impl Default for Settings {
             site_name: DEFAULT_SITE_NAME.into(),
             default_page: None,
             default_language: None,
+            moderate_comments: true,
+            maintenance_reminders: DEFAULT_REMINDERS.into(),
         }
     }
 }
@@ -134,6 +183,10 @@ pub struct SettingsInput {
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub default_language: Patch<String>,
+    #[serde(default)]
+    pub moderate_comments: Option<bool>,
+    #[serde(default)]
+    pub maintenance_reminders: Option<String>,
 }
 
 impl SettingsInput {
@@ -164,14 +217,48 @@ impl SettingsInput {
             Ok(l) => next.default_language = l.apply(next.default_language),
             Err(m) => e.push("defaultLanguage", m),
         }
+        if let Some(m) = self.moderate_comments {
+            next.moderate_comments = m;
+        }
+        if let Some(r) = self.maintenance_reminders {
+            match reminder_minutes(&r) {
+                Ok(list) => next.maintenance_reminders = written(&list),
+                Err(m) => e.push("maintenanceReminders", m),
+            }
+        }
         e.into_result().map(|()| next)
     }
+}
+
+/// Minutes as people write them: hours up to two days (`24h`, `48h`, the
+/// way reminders are usually said), days beyond, minutes otherwise.
+fn written(minutes: &[i64]) -> String {
+    minutes
+        .iter()
+        .map(|m| match m {
+            m if m % 1_440 == 0 && *m > 2_880 => format!("{}d", m / 1_440),
+            m if m % 60 == 0 => format!("{}h", m / 60),
+            m => format!("{m}m"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn reminders_read_as_durations() {
+        assert_eq!(reminder_minutes("24h, 1h"), Ok(vec![1_440, 60]));
+        assert_eq!(reminder_minutes(" 30m,2d,30m "), Ok(vec![2_880, 30]));
+        assert_eq!(reminder_minutes(""), Ok(vec![]));
+        for bad in ["1h, soon", "2m", "15d", "1w", "h", "1é", "1h,2h,3h,4h,5h"] {
+            assert!(reminder_minutes(bad).is_err(), "{bad}");
+        }
+        assert_eq!(written(&[4_320, 1_440, 90]), "3d, 24h, 90m");
+    }
 
     fn map(v: Value) -> Map<String, Value> {
         match v {
@@ -183,7 +270,7 @@ mod tests {
     #[test]
     fn switches_change_by_name_and_refuse_what_is_not_one() {
         let all = Features::default();
-        assert!(all.list().iter().all(|(_, on)| *on));
+        assert!(all.list().iter().all(|(n, on)| *on == (*n != "comments")));
         let Ok(off) = all.changed_by(&map(json!({"feeds": false, "liveUpdates": false}))) else {
             panic!("two known switches are accepted");
         };

@@ -56,6 +56,16 @@ pub struct UnknownVariant {
 }
 
 wire_enum!(
+    /// Where a visitor's comment stands: held until a moderator decides
+    /// (unless the install shows comments at once), then shown or not.
+    CommentStatus {
+        Pending => "pending",
+        Approved => "approved",
+        Rejected => "rejected",
+    }
+);
+
+wire_enum!(
     /// Where a notification channel's messages go, and so their shape.
     ChannelKind {
         Webhook => "webhook",
@@ -64,6 +74,7 @@ wire_enum!(
         Teams => "teams",
         Telegram => "telegram",
         Email => "email",
+        Push => "push",
     }
 );
 

@@ -76,7 +76,7 @@ impl Default for DeliverySettings {
 /// How long a leased delivery is ours: longer than any request may take.
 const LEASE_MS: i64 = 60_000;
 /// Deliveries leased (and sent concurrently) at once.
-const BATCH: i64 = 64;
+const BATCH: i64 = 500;
 const SAFETY_POLL: Duration = Duration::from_secs(30);
 
 /// Sends deliveries; shared by the worker and the `/test` route.
@@ -116,7 +116,7 @@ impl Sender {
         to: &str,
         notice: &Notice,
         id: &str,
-        unsubscribe: Option<&str>,
+        links: Option<(&str, &str)>,
     ) -> Attempt {
         let Some(mailer) = &self.mailer else {
             return refused("no SMTP server is configured (smtp_url)".into());
@@ -125,7 +125,8 @@ impl Sender {
             to,
             notice,
             id,
-            unsubscribe,
+            unsubscribe: links.map(|l| l.0),
+            manage: links.map(|l| l.1),
         };
         match mailer.send(&letter).await {
             Ok(a) => Attempt {
@@ -155,10 +156,16 @@ impl Sender {
             telegram_api: &self.settings.telegram_api,
         };
         let now_secs = Timestamp::now().millis() / 1000;
-        let req = match messages::request(&target, notice, id, now_secs) {
-            Ok(r) => r,
-            Err(e) => return refused(e),
-        };
+        match messages::request(&target, notice, id, now_secs) {
+            Ok(req) => self.post(&req, false).await,
+            Err(e) => refused(e),
+        }
+    }
+
+    /// Sends one prepared request and reads the receiver's answer.
+    /// `push`: a push service's 404 or 410 means the subscription is gone
+    /// for good (RFC 8030 §7.3), so no retry.
+    async fn post(&self, req: &messages::Request, push: bool) -> Attempt {
         match self
             .outgoing
             .post_json(&req.url, &req.headers, &req.body)
@@ -169,8 +176,9 @@ impl Sender {
                 response_status: Some(answer.status),
                 error: (!(200..300).contains(&answer.status))
                     .then(|| format!("the receiver answered HTTP {}", answer.status)),
+                // A push service's 404 or 410: the browser unsubscribed.
+                permanent: push && matches!(answer.status, 404 | 410),
                 response_body: Some(answer.body),
-                permanent: false,
             },
             // The bot token is part of Telegram's URL: the reason never
             // repeats the URL.
@@ -179,6 +187,24 @@ impl Sender {
                 permanent: f.permanent,
                 ..Attempt::default()
             },
+        }
+    }
+
+    /// A change told to a browser's push subscription, encrypted to its keys.
+    async fn push(
+        &self,
+        r: &subscribers::Reachable,
+        vapid: Option<&(String, String)>,
+        notice: &Notice,
+        id: &str,
+    ) -> Attempt {
+        let (Some((p256dh, auth)), Some((private, _))) = (&r.push_keys, vapid) else {
+            return refused("the push subscription has no keys".into());
+        };
+        let subject = format!("{}/", self.base());
+        match crate::push::request(&r.target, (p256dh, auth), private, &subject, notice, id) {
+            Ok(req) => self.post(&req, true).await,
+            Err(e) => refused(e),
         }
     }
 
@@ -212,6 +238,7 @@ impl Sender {
             state: "confirm".into(),
             impact: None,
             at: Timestamp::now(),
+            lang: String::new(),
         };
         self.mail(&r.target, &notice, id, None).await
     }
@@ -231,7 +258,10 @@ impl Sender {
                 self.base(),
                 r.token
             );
-            return self.mail(&r.target, notice, id, Some(&leave)).await;
+            let manage = format!("{}/api/subscribers/manage?token={}", self.base(), r.token);
+            return self
+                .mail(&r.target, notice, id, Some((&leave, &manage)))
+                .await;
         }
         let channel = Sendable {
             channel: upstate_core::notify::Channel {
@@ -276,6 +306,7 @@ impl Sender {
             state: "operational".into(),
             impact: None,
             at: Timestamp::now(),
+            lang: String::new(),
         }
     }
 }
@@ -319,9 +350,15 @@ pub async fn fan_out(
         .into_iter()
         .filter(|c| c.channel.enabled)
         .collect();
+    let install = upstate_store::settings::settings(db).await?;
     let renderer = Renderer {
         db,
         public_url: &sender_settings.public_url,
+        lang: install
+            .default_language
+            .as_deref()
+            .and_then(upstate_core::i18n::Lang::parse)
+            .unwrap_or(upstate_core::i18n::Lang::En),
     };
     let planned: Vec<Planned> = renderer
         .notices(&events)
@@ -362,6 +399,11 @@ pub async fn send_due(db: &Db, sender: &Sender, now: Timestamp) -> StoreResult<u
     let mut notices: HashMap<i64, Option<Notice>> = HashMap::new();
     let mut channels: HashMap<i64, Option<Sendable>> = HashMap::new();
     let mut pages: HashMap<i64, Option<StatusPage>> = HashMap::new();
+    let vapid = if leased.iter().any(|d| d.subscriber_id.is_some()) {
+        Some(std::sync::Arc::new(crate::push::vapid_keys(db).await?))
+    } else {
+        None
+    };
     let mut work = JoinSet::new();
     for d in leased {
         let notice = match d.event_id {
@@ -405,11 +447,17 @@ pub async fn send_due(db: &Db, sender: &Sender, now: Timestamp) -> StoreResult<u
             (None, None) => Recipient::Subscriber(None),
         };
         let sender = sender.clone();
+        let vapid = vapid.clone();
         work.spawn(async move {
             let id = format!("msg_{}", d.id);
             let attempt = match (notice, recipient, d.kind.as_str()) {
                 (_, Recipient::Subscriber(Some((r, Some(page)))), "confirm") => {
                     sender.confirm(&r, &page, &id).await
+                }
+                (Some(n), Recipient::Subscriber(Some((r, _))), _)
+                    if r.kind == upstate_core::notify::ChannelKind::Push =>
+                {
+                    sender.push(&r, vapid.as_deref(), &n, &id).await
                 }
                 (Some(n), Recipient::Subscriber(Some((r, _))), _) if r.verified => {
                     sender.tell_subscriber(&r, &n, &id).await
@@ -427,16 +475,29 @@ pub async fn send_due(db: &Db, sender: &Sender, now: Timestamp) -> StoreResult<u
             (d, attempt)
         });
     }
-    let mut settled = 0;
-    while let Some(done) = work.join_next().await {
-        let Ok((d, attempt)) = done else { continue };
-        settle(db, &d, &attempt, now).await?;
-        settled += 1;
+    let mut done = Vec::new();
+    while let Some(finished) = work.join_next().await {
+        if let Ok((d, attempt)) = finished {
+            let retry_at = retry_at(&d, &attempt, now);
+            done.push((d, attempt, retry_at));
+        }
     }
-    Ok(settled)
+    let batch: Vec<_> = done.iter().map(|(d, a, r)| (d, a, *r)).collect();
+    deliveries::settle_many(db, &batch, now).await?;
+    for (d, attempt, _) in &done {
+        // A push service's 404 or 410: the browser's subscription is gone.
+        if let Some(sub) = d.subscriber_id
+            && attempt.permanent
+            && matches!(attempt.response_status, Some(404 | 410))
+        {
+            upstate_store::push::forget(db, sub).await?;
+        }
+    }
+    Ok(done.len())
 }
 
-async fn settle(db: &Db, d: &Leased, attempt: &Attempt, now: Timestamp) -> StoreResult<()> {
+/// When a failed attempt is tried again (None: given up, or delivered).
+fn retry_at(d: &Leased, attempt: &Attempt, now: Timestamp) -> Option<Timestamp> {
     let retry_at = (!attempt.delivered && !attempt.permanent)
         .then(|| now.millis() + backoff_ms(d.attempts))
         .filter(|at| *at < d.give_up_at)
@@ -445,20 +506,33 @@ async fn settle(db: &Db, d: &Leased, attempt: &Attempt, now: Timestamp) -> Store
         tracing::warn!(delivery = d.id, recipient = %d.recipient, error = ?attempt.error,
             retry = retry_at.is_some(), "delivery failed");
     }
-    deliveries::settle(db, d, attempt, now, retry_at).await
+    retry_at
 }
 
 /// Sends deliveries until cancelled: woken when this process fanned some
 /// out, sleeping until the next retry is due, polling as the safety net
 /// (deliveries fanned out on another instance are found by it).
 pub async fn run_sender(db: Db, sender: Sender, cancel: CancellationToken) {
+    // Two loops, each with its own leased batch: while one waits for the
+    // slowest sends of its batch, the other keeps the connections busy
+    // (bench/notify.sh). The mailer's connection limit is shared.
+    let second = tokio::spawn(send_loop(db.clone(), sender.clone(), cancel.clone()));
+    send_loop(db, sender, cancel).await;
+    let _ = second.await;
+}
+
+async fn send_loop(db: Db, sender: Sender, cancel: CancellationToken) {
     loop {
         let round = send_due(&db, &sender, Timestamp::now()).await;
         if let Err(e) = &round {
             tracing::warn!(error = %e, "delivery round failed");
         }
         let wait = match round {
-            Ok(n) if n as i64 >= BATCH => Duration::ZERO,
+            Ok(n) if n as i64 >= BATCH => {
+                // More is waiting: wake the other loop too.
+                db.changes.deliveries.notify_one();
+                Duration::ZERO
+            }
             Ok(_) => match deliveries::next_due(&db).await {
                 Ok(Some(at)) => {
                     Duration::from_millis((at.millis() - Timestamp::now().millis()).max(0) as u64)

@@ -3,7 +3,8 @@
 //! next automatic move (start at its scheduled start, complete at its end),
 //! and the fan-out of a committed change into deliveries; both are
 //! scheduled by the store in the transaction of the change that calls for
-//! them.
+//! them. Each round also sweeps for what is due by the clock rather than
+//! by a change: recurring maintenance to expand, reminders to send.
 //!
 //! The worker sleeps until the next job is due, and wakes early when a job
 //! is scheduled (in this process, or on another instance through
@@ -17,6 +18,7 @@ pub mod mailer;
 pub mod messages;
 pub mod notices;
 pub mod outgoing;
+pub mod push;
 
 pub use deliver::{DeliverySettings, Sender, SmtpSettings, run_sender, send_due};
 
@@ -92,13 +94,25 @@ async fn run(
     }
 }
 
-/// Runs every job due at `now`; returns how many it finished.
+/// The scheduler's sweep at `now`: recurring maintenance expanded into
+/// windows, then the maintenance reminders that are due. Safe on every
+/// instance at once (see `recurring` and `reminders` in the store).
+async fn sweep(db: &Db, now: Timestamp) -> Result<usize, StoreError> {
+    let made = upstate_store::recurring::expand(db, now).await?.len();
+    let install = upstate_store::settings::settings(db).await?;
+    let minutes = upstate_core::settings::reminder_minutes(&install.maintenance_reminders)
+        .unwrap_or_default();
+    Ok(made + upstate_store::reminders::send_due(db, now, &minutes).await?)
+}
+
+/// Runs every job due at `now`, then the sweep; returns how many jobs and
+/// reminders it finished.
 pub async fn run_due(
     db: &Db,
     settings: &DeliverySettings,
     now: Timestamp,
 ) -> Result<usize, StoreError> {
-    let mut finished = 0;
+    let mut finished = sweep(db, now).await?;
     for job in jobs::lease(db, now, LEASE_MS, BATCH).await? {
         match run(db, settings, &job, now).await {
             Ok(()) => {

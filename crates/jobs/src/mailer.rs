@@ -11,6 +11,7 @@
 
 use lettre::message::header::{HeaderName, HeaderValue};
 use lettre::message::{Mailbox, MultiPart};
+use lettre::transport::smtp::PoolConfig;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use maud::{DOCTYPE, html};
 use std::time::Duration;
@@ -23,7 +24,13 @@ pub struct Mailer {
     from: Mailbox,
     /// The domain of `Message-ID`s.
     domain: String,
+    /// One per pooled connection.
+    turns: std::sync::Arc<tokio::sync::Semaphore>,
+    timeout: Duration,
 }
+
+/// SMTP connections kept open to the relay, and so mails sent at once.
+const CONNECTIONS: usize = 100;
 
 impl std::fmt::Debug for Mailer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -48,6 +55,8 @@ pub struct Letter<'a> {
     /// The delivery's stable id (`msg_<n>`).
     pub id: &'a str,
     pub unsubscribe: Option<&'a str>,
+    /// A subscriber's page to change which components they hear of.
+    pub manage: Option<&'a str>,
 }
 
 impl Mailer {
@@ -59,12 +68,15 @@ impl Mailer {
         let transport = AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
             .map_err(|e| format!("smtp_url is not usable: {e}"))?
             .timeout(Some(timeout))
+            .pool_config(PoolConfig::new().max_size(CONNECTIONS as u32))
             .build();
         let domain = from.email.domain().to_string();
         Ok(Mailer {
             transport,
             from,
             domain,
+            turns: std::sync::Arc::new(tokio::sync::Semaphore::new(CONNECTIONS)),
+            timeout,
         })
     }
 
@@ -101,7 +113,23 @@ impl Mailer {
         let message = self
             .message(l)
             .map_err(crate::outgoing::Failure::permanent)?;
-        match self.transport.send(message).await {
+        // As many sends as pooled connections: a batch of hundreds queues
+        // here rather than inside the pool, and each send's whole time is
+        // bounded, so one stuck connection cannot hold the sender.
+        let Ok(_turn) = self.turns.acquire().await else {
+            return Err(crate::outgoing::Failure {
+                permanent: false,
+                reason: "the mailer is shutting down".into(),
+            });
+        };
+        let sent = tokio::time::timeout(self.timeout * 3, self.transport.send(message)).await;
+        let Ok(sent) = sent else {
+            return Err(crate::outgoing::Failure {
+                permanent: false,
+                reason: "the mail server did not answer in time".into(),
+            });
+        };
+        match sent {
             Ok(r) => Ok(Accepted {
                 code: u16::from(r.code()),
                 text: r.message().collect::<Vec<_>>().join(" "),
@@ -118,7 +146,13 @@ impl Mailer {
 fn components_lines(n: &Notice) -> Vec<String> {
     n.components
         .iter()
-        .map(|c| format!("{}: {}", c.name, crate::notices::component_label(c.status)))
+        .map(|c| {
+            format!(
+                "{}: {}",
+                c.name,
+                crate::notices::component_label(crate::notices::lang_of(n), c.status)
+            )
+        })
         .collect()
 }
 
@@ -133,14 +167,18 @@ fn text(l: &Letter<'_>) -> String {
     for line in components_lines(n) {
         out.push_str(&format!("- {line}\n"));
     }
+    let lang = crate::notices::lang_of(n);
     let label = if n.kind == "confirm" {
-        "Confirm"
+        lang.t("msg.confirm")
     } else {
-        "Details"
+        lang.t("msg.details")
     };
     out.push_str(&format!("\n{label}: {}\n", n.url));
+    if let Some(m) = l.manage {
+        out.push_str(&format!("\n{}: {m}\n", lang.t("msg.choose")));
+    }
     if let Some(u) = l.unsubscribe {
-        out.push_str(&format!("\nUnsubscribe: {u}\n"));
+        out.push_str(&format!("{}: {u}\n", lang.t("msg.unsubscribe")));
     }
     out
 }
@@ -149,9 +187,10 @@ fn text(l: &Letter<'_>) -> String {
 /// line breaks.
 fn page(l: &Letter<'_>) -> String {
     let n = l.notice;
+    let lang = crate::notices::lang_of(n);
     html! {
         (DOCTYPE)
-        html {
+        html lang=(lang.code()) {
             head { meta charset="utf-8"; title { (n.title) } }
             body style="margin:0;padding:24px;background:#f6f7f9;font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#1c2430" {
                 div style="max-width:560px;margin:0 auto;background:#fff;border:1px solid #e2e6ec;border-radius:8px;padding:24px" {
@@ -172,18 +211,75 @@ fn page(l: &Letter<'_>) -> String {
                     }
                     p style="margin:16px 0 0" {
                         a href=(n.url) style="display:inline-block;background:#2563eb;color:#fff;padding:8px 16px;border-radius:6px;text-decoration:none;font-weight:600" {
-                            @if n.kind == "confirm" { "Confirm my subscription" } @else { "View on the status page" }
+                            @if n.kind == "confirm" { (lang.t("msg.confirm_button")) } @else { (lang.t("msg.view")) }
                         }
                     }
                 }
                 @if let Some(u) = l.unsubscribe {
                     p style="max-width:560px;margin:12px auto 0;color:#5b6678;font-size:12px;text-align:center" {
-                        "You get this because you subscribed to " (n.page_name) ". "
-                        a href=(u) style="color:#5b6678" { "Unsubscribe" }
+                        (lang.t("msg.because").replace("{page}", &n.page_name)) " "
+                        @if let Some(m) = l.manage {
+                            a href=(m) style="color:#5b6678" { (lang.t("msg.choose")) }
+                            " · "
+                        }
+                        a href=(u) style="color:#5b6678" { (lang.t("msg.unsubscribe")) }
                     }
                 }
             }
         }
     }
     .into_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn notice(lang: &str) -> Notice {
+        Notice {
+            kind: "incident.created".into(),
+            page_id: 1,
+            page_name: "Acme".into(),
+            page_slug: "acme".into(),
+            title: "t".into(),
+            text: "words".into(),
+            url: "https://status.example/s/acme/incidents/1".into(),
+            components: vec![upstate_core::notify::NoticeComponent {
+                id: 1,
+                name: "API".into(),
+                status: upstate_core::ComponentStatus::MajorOutage,
+            }],
+            subject: "incident".into(),
+            subject_id: 1,
+            state: "investigating".into(),
+            impact: None,
+            at: upstate_core::Timestamp::from_millis(0),
+            lang: lang.into(),
+        }
+    }
+
+    #[test]
+    fn both_parts_speak_the_notices_language() {
+        let de = notice("de");
+        let l = Letter {
+            to: "a@example.com",
+            notice: &de,
+            id: "msg_1",
+            unsubscribe: Some("https://x/u"),
+            manage: Some("https://x/m"),
+        };
+        let plain = text(&l);
+        assert!(plain.contains("- API: Schwerer Ausfall"), "{plain}");
+        assert!(plain.contains("Abbestellen: https://x/u"), "{plain}");
+        assert!(plain.contains("Details: https://status.example"), "{plain}");
+        let html = page(&l);
+        assert!(html.contains("lang=\"de\""));
+        assert!(html.contains("Sie erhalten diese Nachricht, weil Sie Acme abonniert haben."));
+        assert!(html.contains("Auf der Statusseite ansehen"));
+        // Notices stored before translation read as English, unchanged.
+        let old = notice("");
+        let l = Letter { notice: &old, ..l };
+        assert!(text(&l).contains("- API: Major outage"));
+        assert!(page(&l).contains("You get this because you subscribed to Acme."));
+    }
 }

@@ -68,7 +68,13 @@ fn colour(n: &Notice) -> u32 {
 fn components_line(n: &Notice) -> String {
     n.components
         .iter()
-        .map(|c| format!("{}: {}", c.name, crate::notices::component_label(c.status)))
+        .map(|c| {
+            format!(
+                "{}: {}",
+                c.name,
+                crate::notices::component_label(crate::notices::lang_of(n), c.status)
+            )
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -250,6 +256,7 @@ pub fn request(t: &Target<'_>, n: &Notice, id: &str, now_secs: i64) -> Result<Re
             headers: vec![],
             body: body_of(teams_body(n))?,
         }),
+        ChannelKind::Push => Err("push messages are made per subscription (crate::push)".into()),
         ChannelKind::Telegram => {
             let token = t.secret.ok_or("the Telegram channel has no bot token")?;
             Ok(Request {
@@ -292,6 +299,7 @@ mod tests {
             state: "investigating".into(),
             impact: Some("major".into()),
             at: Timestamp::from_millis(1_700_000_000_000),
+            lang: String::new(),
         }
     }
 

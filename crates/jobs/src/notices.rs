@@ -7,6 +7,7 @@
 //! people want one message per incident update, as Statuspage sends.
 
 use upstate_core::events::Event;
+use upstate_core::i18n::Lang;
 use upstate_core::notify::{Notice, NoticeComponent};
 use upstate_core::{ComponentStatus, Id, IncidentStatus, MaintenanceStatus, StatusPage, Timestamp};
 use upstate_store::deliveries::OutboxEvent;
@@ -14,22 +15,39 @@ use upstate_store::{
     Db, StoreError, StoreResult, components, incidents, maintenance, pages, postmortems,
 };
 
-pub fn component_label(s: ComponentStatus) -> &'static str {
-    match s {
-        ComponentStatus::Operational => "Operational",
-        ComponentStatus::Degraded => "Degraded performance",
-        ComponentStatus::PartialOutage => "Partial outage",
-        ComponentStatus::MajorOutage => "Major outage",
-        ComponentStatus::Maintenance => "Under maintenance",
+/// A component's status in a message. English keeps the sentence case of
+/// messages ("Major outage"); the other languages use the page's words.
+pub fn component_label(lang: Lang, s: ComponentStatus) -> String {
+    if lang == Lang::En {
+        return match s {
+            ComponentStatus::Operational => "Operational",
+            ComponentStatus::Degraded => "Degraded performance",
+            ComponentStatus::PartialOutage => "Partial outage",
+            ComponentStatus::MajorOutage => "Major outage",
+            ComponentStatus::Maintenance => "Under maintenance",
+        }
+        .into();
     }
+    lang.t(&format!("status.{}", s.as_str())).to_string()
 }
 
-fn incident_label(s: IncidentStatus) -> &'static str {
-    match s {
-        IncidentStatus::Investigating => "Investigating",
-        IncidentStatus::Identified => "Identified",
-        IncidentStatus::Monitoring => "Monitoring",
-        IncidentStatus::Resolved => "Resolved",
+/// The language a stored notice was written in.
+pub fn lang_of(n: &Notice) -> Lang {
+    Lang::parse(&n.lang).unwrap_or(Lang::En)
+}
+
+fn incident_label(lang: Lang, s: IncidentStatus) -> String {
+    lang.t(&format!("incident.{}", s.as_str())).to_string()
+}
+
+/// "1 hour", "24 hours", "30 minutes", "3 days" in `lang`.
+fn lead_time(lang: Lang, minutes: i64) -> String {
+    match minutes {
+        m if m % 1_440 == 0 && m > 2_880 => lang.tn("msg.days", m / 1_440),
+        60 => lang.t("msg.hour").to_string(),
+        m if m % 60 == 0 => lang.tn("msg.hours", m / 60),
+        1 => lang.t("msg.minute").to_string(),
+        m => lang.tn("msg.minutes", m),
     }
 }
 
@@ -52,6 +70,9 @@ pub struct Renderer<'a> {
     pub db: &'a Db,
     /// Where visitors reach the server, for links.
     pub public_url: &'a str,
+    /// The language messages are written in: the install's default
+    /// language of public pages.
+    pub lang: Lang,
 }
 
 impl Renderer<'_> {
@@ -70,6 +91,7 @@ impl Renderer<'_> {
             state: String::new(),
             impact: None,
             at,
+            lang: self.lang.code().into(),
         }
     }
 
@@ -119,8 +141,11 @@ impl Renderer<'_> {
             .or(inc.updates.first());
         let status = update.map_or(inc.status, |u| u.status);
         n.title = match e.event {
-            Event::IncidentCreated { .. } => format!("New incident: {}", inc.title),
-            _ => format!("{}: {}", incident_label(status), inc.title),
+            Event::IncidentCreated { .. } => self
+                .lang
+                .t("msg.new_incident")
+                .replace("{title}", &inc.title),
+            _ => format!("{}: {}", incident_label(self.lang, status), inc.title),
         };
         n.text = update.map(|u| u.message.clone()).unwrap_or_default();
         n.url = format!("{}/incidents/{}", n.url, inc.id);
@@ -154,17 +179,28 @@ impl Renderer<'_> {
         let mut n = self.base(&page, e.event.kind(), e.at);
         let (verb, state) = match e.event {
             Event::MaintenanceStarted { .. } => {
-                ("Maintenance started", MaintenanceStatus::InProgress)
+                ("msg.maintenance_started", MaintenanceStatus::InProgress)
             }
             Event::MaintenanceCompleted { .. } => {
-                ("Maintenance completed", MaintenanceStatus::Completed)
+                ("msg.maintenance_completed", MaintenanceStatus::Completed)
             }
             Event::MaintenanceCancelled { .. } => {
-                ("Maintenance cancelled", MaintenanceStatus::Cancelled)
+                ("msg.maintenance_cancelled", MaintenanceStatus::Cancelled)
             }
-            _ => ("Scheduled maintenance", MaintenanceStatus::Scheduled),
+            Event::MaintenanceReminder { .. } if m.status != MaintenanceStatus::Scheduled => {
+                // Started, cancelled or moved since: the reminder has nothing to say.
+                return Ok(None);
+            }
+            _ => ("msg.maintenance_scheduled", MaintenanceStatus::Scheduled),
         };
-        n.title = format!("{verb}: {}", m.title);
+        n.title = match e.event {
+            Event::MaintenanceReminder { minutes_before, .. } => self
+                .lang
+                .t("msg.maintenance_in")
+                .replace("{lead}", &lead_time(self.lang, minutes_before))
+                .replace("{title}", &m.title),
+            _ => format!("{}: {}", self.lang.t(verb), m.title),
+        };
         let window = format!(
             "{} – {}",
             local(m.scheduled_start_time, &page.time_zone),
@@ -199,7 +235,7 @@ impl Renderer<'_> {
         };
         let page = pages::get(self.db, inc.status_page_id).await?;
         let mut n = self.base(&page, e.event.kind(), e.at);
-        n.title = format!("Postmortem: {}", inc.title);
+        n.title = format!("{}: {}", self.lang.t("label.postmortem"), inc.title);
         n.text = pm.body;
         n.url = format!("{}/incidents/{}", n.url, inc.id);
         n.components = self.components(&inc.affected_components, &[]).await?;
@@ -223,7 +259,17 @@ impl Renderer<'_> {
         };
         let page = pages::get(self.db, c.status_page_id).await?;
         let mut n = self.base(&page, e.event.kind(), e.at);
-        n.title = format!("{} is {}", c.name, component_label(to).to_lowercase());
+        let label = component_label(self.lang, to);
+        let label = if self.lang == Lang::En {
+            label.to_lowercase()
+        } else {
+            label
+        };
+        n.title = self
+            .lang
+            .t("msg.component_is")
+            .replace("{name}", &c.name)
+            .replace("{status}", &label);
         n.components = vec![NoticeComponent {
             id,
             name: c.name,
@@ -268,7 +314,8 @@ impl Renderer<'_> {
                 Event::MaintenanceScheduled { maintenance, .. }
                 | Event::MaintenanceStarted { maintenance, .. }
                 | Event::MaintenanceCompleted { maintenance, .. }
-                | Event::MaintenanceCancelled { maintenance, .. } => {
+                | Event::MaintenanceCancelled { maintenance, .. }
+                | Event::MaintenanceReminder { maintenance, .. } => {
                     self.maintenance(e, maintenance, &moved).await?
                 }
                 Event::PostmortemPublished { incident, .. } => self.postmortem(e, incident).await?,

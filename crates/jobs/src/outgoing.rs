@@ -200,8 +200,9 @@ impl Outgoing {
         Ok(Outgoing { client, guard })
     }
 
-    /// POSTs `body` as JSON with `headers`; an answer of any status is `Ok`,
-    /// a refusal, timeout or connection failure is `Err` with its reason.
+    /// POSTs `body` with `headers` (as JSON unless they name another
+    /// Content-Type); an answer of any status is `Ok`, a refusal, timeout
+    /// or connection failure is `Err` with its reason.
     pub async fn post_json(
         &self,
         url: &str,
@@ -211,11 +212,13 @@ impl Outgoing {
         let url =
             reqwest::Url::parse(url).map_err(|e| Failure::permanent(format!("bad URL: {e}")))?;
         self.guard.check_url(&url).map_err(Failure::permanent)?;
-        let mut req = self
-            .client
-            .post(url)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_vec());
+        let mut req = self.client.post(url).body(body.to_vec());
+        if !headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+        {
+            req = req.header(reqwest::header::CONTENT_TYPE, "application/json");
+        }
         for (name, value) in headers {
             req = req.header(*name, value);
         }

@@ -72,3 +72,58 @@
   setInterval(function () { ageTimes(document); }, 30000);
   listen();
 })();
+// Browser notifications (web push): shown only where service workers and
+// push exist. The subscription goes to /api/push/subscribe; the service
+// worker (/sw.js) shows what arrives.
+(function () {
+  "use strict";
+  var box = document.getElementById("push");
+  if (!box || !("serviceWorker" in navigator) || !("PushManager" in window)) return;
+  var on = document.getElementById("push-on"), off = document.getElementById("push-off");
+  var state = document.getElementById("push-state");
+  var page = Number(box.getAttribute("data-page"));
+  box.hidden = false;
+  function show(kind) {
+    state.textContent = kind ? state.getAttribute("data-" + kind) : "";
+    on.hidden = kind === "on";
+    off.hidden = kind !== "on";
+  }
+  function key(b64) {
+    var s = atob(b64.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((b64.length + 3) % 4));
+    var out = new Uint8Array(s.length);
+    for (var i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+    return out;
+  }
+  function send(method, body) {
+    return fetch("/api/push/subscribe", {
+      method: method, headers: { "Content-Type": "application/json" }, body: JSON.stringify(body)
+    }).then(function (r) { if (!r.ok) throw new Error(String(r.status)); });
+  }
+  var ready = navigator.serviceWorker.register("/sw.js", { scope: "/" }).then(function () {
+    return navigator.serviceWorker.ready;
+  });
+  ready.then(function (reg) { return reg.pushManager.getSubscription(); }).then(function (sub) {
+    if (!sub) return;
+    return fetch("/api/push/subscribe?endpoint=" + encodeURIComponent(sub.endpoint))
+      .then(function (r) { return r.json(); })
+      .then(function (j) { if ((j.data.subscribedPageIds || []).indexOf(page) >= 0) show("on"); });
+  }).catch(function () {});
+  on.addEventListener("click", function () {
+    Notification.requestPermission().then(function (p) {
+      if (p !== "granted") { show("denied"); return; }
+      return Promise.all([ready, fetch("/api/push/subscribe").then(function (r) { return r.json(); })])
+        .then(function (got) {
+          return got[0].pushManager.getSubscription().then(function (sub) {
+            return sub || got[0].pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key(got[1].data.publicKey) });
+          });
+        })
+        .then(function (sub) { return send("POST", { statusPageId: page, subscription: sub.toJSON() }); })
+        .then(function () { show("on"); });
+    }).catch(function () { show("failed"); });
+  });
+  off.addEventListener("click", function () {
+    ready.then(function (reg) { return reg.pushManager.getSubscription(); }).then(function (sub) {
+      if (sub) return send("DELETE", { endpoint: sub.endpoint, statusPageId: page });
+    }).then(function () { show(""); }).catch(function () { show("failed"); });
+  });
+})();

@@ -41,6 +41,25 @@ struct Problem<'a> {
 }
 
 impl ApiError {
+    /// The refusal for a plain HTML form (a person at a public page's form
+    /// reads it as a short page), or the problem document for the rest.
+    pub fn answer(self, html_form: bool) -> Response {
+        if !html_form {
+            return self.into_response();
+        }
+        let (status, text) = self.for_people();
+        (
+            status,
+            axum::response::Html(crate::views::notice_page(
+                "That did not work",
+                &text,
+                None,
+                None,
+            )),
+        )
+            .into_response()
+    }
+
     pub fn validation(field: &str, message: impl Into<String>) -> Self {
         ApiError::Validation(FieldErrors::single(field, message))
     }

@@ -273,7 +273,7 @@ impl QueryParams {
 }
 
 /// A body that is JSON, or an HTML form (`application/x-www-form-urlencoded`,
-/// every field a string but `name[]` lists of ids): for routes that plain HTML forms post to, so they
+/// every field a string but `name[]` lists of ids and `name:int` ids): for routes that plain HTML forms post to, so they
 /// work without JavaScript. `.1` tells which it was.
 pub struct FormOrJson<T>(pub T, pub bool);
 
@@ -314,9 +314,19 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for FormOrJson<T> {
                         items.push(item);
                     }
                 }
-                None => {
-                    fields.insert(k.into_owned(), serde_json::Value::String(v.into_owned()));
-                }
+                None => match k.strip_suffix(":int") {
+                    // A hidden id (`incidentId:int`) goes as a number.
+                    Some(name) => {
+                        let value = v
+                            .parse::<i64>()
+                            .map(serde_json::Value::from)
+                            .unwrap_or_else(|_| serde_json::Value::String(v.into_owned()));
+                        fields.insert(name.to_string(), value);
+                    }
+                    None => {
+                        fields.insert(k.into_owned(), serde_json::Value::String(v.into_owned()));
+                    }
+                },
             }
         }
         let json = serde_json::to_vec(&fields).map_err(|e| ApiError::Internal(e.to_string()))?;

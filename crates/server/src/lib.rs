@@ -86,18 +86,25 @@ pub fn app(
     settings: &ServerSettings,
     sender: upstate_jobs::Sender,
 ) -> Router {
+    // A visitor subscribes once or twice, comments a few times; a script
+    // trying addresses or posting spam is stopped after a handful.
+    let subscribe_limits = rate_limit::Limits::new(5, 20).swept();
+    let comment_limits = rate_limit::Limits::new(3, 10).swept();
+    let visitor_limiters = vec![
+        std::sync::Arc::downgrade(&subscribe_limits),
+        std::sync::Arc::downgrade(&comment_limits),
+    ];
     let state = AppState::new(state::Shared {
         sender,
         limits: rate_limit::Limits::new(settings.api_rate_per_minute, settings.api_rate_per_hour)
             .swept(),
-        // A visitor subscribes once or twice; a script trying addresses
-        // is stopped after a handful.
-        subscribe_limits: rate_limit::Limits::new(5, 20).swept(),
+        subscribe_limits,
+        comment_limits,
         snapshots: snapshot::Snapshots::new(db.clone()),
         settings: settings.clone(),
         db: db.clone(),
         started: std::time::Instant::now(),
-        public_limiters: std::sync::Mutex::new(Vec::new()),
+        public_limiters: std::sync::Mutex::new(visitor_limiters),
     });
     tokio::spawn(async move { db.follow_changes().await });
     let routes::Routes {

@@ -191,6 +191,8 @@ fn anonymous(path: &str) -> bool {
         "/api/verify-page-password",
         "/api/subscribers/verify",
         "/api/subscribers/unsubscribe",
+        "/api/subscribers/manage",
+        "/api/push/subscribe",
         "/api/auth/login",
         "/api/auth/setup",
         "/api/auth/verify-2fa",

@@ -20,6 +20,8 @@ pub struct Shared {
     pub limits: Arc<Limits>,
     /// Visitors' sign-ups per client address (`POST /api/subscribers`).
     pub subscribe_limits: Arc<Limits>,
+    /// Visitors' comments per client address (`POST /api/comments`).
+    pub comment_limits: Arc<Limits>,
     pub snapshots: Snapshots,
     pub settings: ServerSettings,
     /// When this process started serving (for `/api/admin/system`).

@@ -212,29 +212,48 @@ pub async fn settle(
     now: Timestamp,
     retry_at: Option<Timestamp>,
 ) -> StoreResult<()> {
-    let status = match (attempt.delivered, retry_at) {
-        (true, _) => DeliveryStatus::Delivered,
-        (false, Some(_)) => DeliveryStatus::Pending,
-        (false, None) => DeliveryStatus::GivenUp,
-    };
-    let finished = (status != DeliveryStatus::Pending).then_some(now.millis());
+    settle_many(db, &[(d, attempt, retry_at)], now).await
+}
+
+/// Settles a batch of attempts in one transaction: on SQLite every write
+/// waits for the one writer, so a round of sends is settled in one turn
+/// of it rather than one each (bench/notify.sh). Each row is settled only
+/// while the lease is still ours.
+pub async fn settle_many(
+    db: &Db,
+    batch: &[(&Leased, &Attempt, Option<Timestamp>)],
+    now: Timestamp,
+) -> StoreResult<()> {
+    if batch.is_empty() {
+        return Ok(());
+    }
     let mut tx = db.bookkeeping().await?;
-    on_tx!(&mut tx, |c| sqlx::query(
-        "UPDATE deliveries SET status = $1, run_at = COALESCE($2, run_at), locked_until = NULL, \
-         response_status = $3, response_body = $4, last_error = $5, finished_at = $6 \
-         WHERE id = $7 AND locked_until = $8"
-    )
-    .bind(status.as_str())
-    .bind(retry_at.map(Timestamp::millis))
-    .bind(attempt.response_status.map(i64::from))
-    .bind(attempt.response_body.as_deref().map(kept))
-    .bind(&attempt.error)
-    .bind(finished)
-    .bind(d.id)
-    .bind(d.lease)
-    .execute(c)
-    .await?
-    .rows_affected());
+    for (d, attempt, retry_at) in batch {
+        let status = match (attempt.delivered, retry_at) {
+            (true, _) => DeliveryStatus::Delivered,
+            (false, Some(_)) => DeliveryStatus::Pending,
+            (false, None) => DeliveryStatus::GivenUp,
+        };
+        let finished = (status != DeliveryStatus::Pending).then_some(now.millis());
+        on_tx!(&mut tx, |c| {
+            sqlx::query(
+            "UPDATE deliveries SET status = $1, run_at = COALESCE($2, run_at), locked_until = NULL, \
+             response_status = $3, response_body = $4, last_error = $5, finished_at = $6 \
+             WHERE id = $7 AND locked_until = $8"
+        )
+        .bind(status.as_str())
+        .bind(retry_at.map(Timestamp::millis))
+        .bind(attempt.response_status.map(i64::from))
+        .bind(attempt.response_body.as_deref().map(kept))
+        .bind(&attempt.error)
+        .bind(finished)
+        .bind(d.id)
+        .bind(d.lease)
+        .execute(c)
+        .await?
+        .rows_affected()
+        });
+    }
     tx.commit().await
 }
 

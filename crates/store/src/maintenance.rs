@@ -170,14 +170,39 @@ async fn lock(tx: &mut Tx, id: Id) -> StoreResult<Maintenance> {
 }
 
 pub async fn create(db: &Db, ctx: &AuditCtx, new: NewMaintenance) -> StoreResult<Maintenance> {
+    let id = insert(db, ctx, &new, None)
+        .await?
+        .ok_or(StoreError::NotFound("maintenance"))?;
+    get(db, id).await
+}
+
+/// Makes the window of a recurring template's occurrence starting at
+/// `occurrence`, unless it exists (made before, or by another instance at
+/// the same moment): its id, or None.
+pub async fn create_occurrence(
+    db: &Db,
+    ctx: &AuditCtx,
+    new: &NewMaintenance,
+    recurring: Id,
+    occurrence: Timestamp,
+) -> StoreResult<Option<Id>> {
+    insert(db, ctx, new, Some((recurring, occurrence))).await
+}
+
+async fn insert(
+    db: &Db,
+    ctx: &AuditCtx,
+    new: &NewMaintenance,
+    occurrence: Option<(Id, Timestamp)>,
+) -> StoreResult<Option<Id>> {
     let now = Timestamp::now();
     let mut tx = db.begin_as(ctx).await?;
     pages::require_in(&mut tx, new.status_page_id, "statusPageId").await?;
     components::require_all_on_page(&mut tx, &new.component_ids, new.status_page_id).await?;
-    let id: i64 = on_tx!(&mut tx, |c| {
+    let id: Option<i64> = on_tx!(&mut tx, |c| {
         sqlx::query_scalar(
-        "INSERT INTO maintenance (page_id, title, description, status, scheduled_start, scheduled_end, auto_start, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING id"
+        "INSERT INTO maintenance (page_id, title, description, status, scheduled_start, scheduled_end, auto_start, created_at, updated_at, recurring_id, occurrence_start) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10) ON CONFLICT (recurring_id, occurrence_start) DO NOTHING RETURNING id"
     )
     .bind(new.status_page_id)
     .bind(&new.title)
@@ -187,13 +212,22 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewMaintenance) -> StoreResult
     .bind(new.scheduled_end_time.millis())
     .bind(new.auto_start)
     .bind(now.millis())
-    .fetch_one(c)
+    .bind(occurrence.map(|o| o.0))
+    .bind(occurrence.map(|o| o.1.millis()))
+    .fetch_optional(c)
     .await?
     });
+    let Some(id) = id else {
+        // Dropped: rolled back; the occurrence's window exists.
+        return Ok(None);
+    };
     for cid in &new.component_ids {
         link(&mut tx, id, *cid).await?;
     }
-    let summary = json!({ "title": &new.title, "statusPageId": new.status_page_id, "scheduledStartTime": new.scheduled_start_time, "scheduledEndTime": new.scheduled_end_time, "autoStart": new.auto_start, "componentIds": &new.component_ids });
+    let mut summary = json!({ "title": &new.title, "statusPageId": new.status_page_id, "scheduledStartTime": new.scheduled_start_time, "scheduledEndTime": new.scheduled_end_time, "autoStart": new.auto_start, "componentIds": &new.component_ids });
+    if let Some((recurring, _)) = occurrence {
+        summary["recurringId"] = json!(recurring);
+    }
     let audited = tx
         .audit(Action::MaintenanceCreate, "maintenance", Some(id), summary)
         .await?;
@@ -204,7 +238,7 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewMaintenance) -> StoreResult
     })
     .await?;
     tx.commit(audited).await?;
-    get(db, id).await
+    Ok(Some(id))
 }
 
 async fn link(tx: &mut Tx, maintenance_id: Id, component_id: Id) -> StoreResult<()> {

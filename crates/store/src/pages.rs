@@ -220,3 +220,13 @@ pub async fn count(db: &Db) -> StoreResult<i64> {
     .fetch_one(c)
     .await?))
 }
+
+/// The id of the page a request names by id or slug, if it exists.
+pub async fn resolve(db: &Db, page: &upstate_core::notify::PageRef) -> StoreResult<Option<Id>> {
+    Ok(match page {
+        upstate_core::notify::PageRef::Id(id) => get(db, *id).await.ok().map(|p| p.id),
+        upstate_core::notify::PageRef::Slug(slug) => {
+            crate::public::page_id_by_slug(db, slug).await?
+        }
+    })
+}

@@ -26,7 +26,7 @@ pub const CONFIRM_VALID_MS: i64 = 24 * 3_600_000;
 /// The least time between two confirmations to one address.
 pub const CONFIRM_EVERY_MS: i64 = 10 * 60_000;
 
-fn token() -> String {
+pub(crate) fn token() -> String {
     let bytes: [u8; 24] = rand::random();
     hex::encode(bytes)
 }
@@ -86,7 +86,11 @@ pub enum Subscribed {
     Unchanged,
 }
 
-async fn set_components(tx: &mut Bookkeeping, id: Id, components: &[Id]) -> StoreResult<()> {
+pub(crate) async fn set_components(
+    tx: &mut Bookkeeping,
+    id: Id,
+    components: &[Id],
+) -> StoreResult<()> {
     on_tx!(tx, |c| sqlx::query(
         "DELETE FROM subscriber_components WHERE subscriber_id = $1"
     )
@@ -276,6 +280,28 @@ pub async fn list(
     Ok(out)
 }
 
+/// The subscription a manage or unsubscribe link's token stands for.
+pub async fn by_token(db: &Db, token: &str) -> StoreResult<Subscriber> {
+    let row: Option<Row> = on_db!(db, |c| sqlx::query_as(concat!(
+        "SELECT ",
+        cols!(),
+        " FROM subscribers WHERE token = $1 AND token <> ''"
+    ))
+    .bind(token)
+    .fetch_optional(c)
+    .await?);
+    row.ok_or(StoreError::NotFound("subscription"))?
+        .into_subscriber(db)
+        .await
+}
+
+/// A subscriber's own choice of components (none: the whole page).
+pub async fn choose(db: &Db, id: Id, components: &[Id]) -> StoreResult<()> {
+    let mut tx = db.bookkeeping().await?;
+    set_components(&mut tx, id, components).await?;
+    tx.commit().await
+}
+
 pub async fn get(db: &Db, id: Id) -> StoreResult<Subscriber> {
     let row: Option<Row> = on_db!(db, |c| sqlx::query_as(concat!(
         "SELECT ",
@@ -299,6 +325,8 @@ pub struct Reachable {
     pub confirm_token: Option<String>,
     pub page_id: Id,
     pub verified: bool,
+    /// A push subscription's keys (p256dh, auth).
+    pub push_keys: Option<(String, String)>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -309,12 +337,14 @@ struct ReachableRow {
     confirm_token: Option<String>,
     page_id: i64,
     verified_at: Option<i64>,
+    push_p256dh: Option<String>,
+    push_auth: Option<String>,
 }
 
 pub async fn reachable(db: &Db, id: Id) -> StoreResult<Option<Reachable>> {
     let row: Option<ReachableRow> = on_db!(db, |c| {
         sqlx::query_as(
-        "SELECT kind, target, token, confirm_token, page_id, verified_at FROM subscribers WHERE id = $1"
+        "SELECT kind, target, token, confirm_token, page_id, verified_at, push_p256dh, push_auth FROM subscribers WHERE id = $1"
     )
     .bind(id)
     .fetch_optional(c)
@@ -328,6 +358,7 @@ pub async fn reachable(db: &Db, id: Id) -> StoreResult<Option<Reachable>> {
             confirm_token: r.confirm_token,
             page_id: r.page_id,
             verified: r.verified_at.is_some(),
+            push_keys: r.push_p256dh.zip(r.push_auth),
         })
     })
     .transpose()

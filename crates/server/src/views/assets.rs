@@ -33,6 +33,15 @@ pub static JS: LazyLock<Asset> = LazyLock::new(|| {
         "text/javascript; charset=utf-8",
     )
 });
+/// The service worker of web push, served at `/sw.js` (its scope must
+/// cover the pages, so it lives at the root, not under `/assets`).
+pub static SERVICE_WORKER: LazyLock<Asset> = LazyLock::new(|| {
+    asset(
+        "sw.js",
+        include_bytes!("../../assets/sw.js"),
+        "text/javascript; charset=utf-8",
+    )
+});
 pub static WIDGET_JS: LazyLock<Asset> = LazyLock::new(|| {
     asset(
         "widget.js",

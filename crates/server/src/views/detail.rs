@@ -5,10 +5,13 @@ use super::page::{
 };
 use super::{View, layout};
 use maud::{Markup, html};
+use upstate_core::comments::{AUTHOR_MAX, BODY_MAX, PublicComment};
 use upstate_core::{Incident, Maintenance};
 use upstate_store::public::History;
 
-pub fn incident(v: &View, i: &Incident) -> String {
+/// An incident's page; `comments` are its approved comments when the
+/// install offers comments (None: no comments section at all).
+pub fn incident(v: &View, i: &Incident, comments: Option<&[PublicComment]>) -> String {
     let postmortem = v.d.postmortems.iter().find(|p| p.incident == i.id);
     let body = html! {
         (incident_card(v, i))
@@ -18,8 +21,48 @@ pub fn incident(v: &View, i: &Incident) -> String {
                 div.prose { (super::markdown(&pm.body)) }
             }
         }
+        @if let Some(list) = comments { (comment_section(v, i, list)) }
     };
     detail(v, &i.title, body)
+}
+
+/// Visitors' comments as plain text (maud escapes them; line breaks kept by
+/// CSS), and the form to add one, which works without script.
+fn comment_section(v: &View, i: &Incident, list: &[PublicComment]) -> Markup {
+    html! {
+        section.card.comments #comments aria-labelledby="cm-h" {
+            h2 #cm-h { (v.t("comments.title")) }
+            @if list.is_empty() {
+                p.meta { (v.t("comments.none")) }
+            } @else {
+                ol.comment-list {
+                    @for c in list {
+                        li #{ "comment-" (c.id) } {
+                            p.when {
+                                strong { @if c.author.is_empty() { (v.t("comments.anonymous")) } @else { (c.author) } }
+                                " — " (v.when(c.created_at))
+                            }
+                            p.comment-body { (c.body) }
+                        }
+                    }
+                }
+            }
+            form method="post" action="/api/comments" {
+                h3 { (v.t("comments.add")) }
+                input type="hidden" name="incidentId:int" value=(i.id);
+                label for="cm-author" { (v.t("comments.name")) }
+                input #cm-author type="text" name="author" maxlength=(AUTHOR_MAX) autocomplete="nickname";
+                label for="cm-body" { (v.t("comments.body")) }
+                textarea #cm-body name="body" required maxlength=(BODY_MAX) rows="4" aria-describedby="cm-note" {}
+                @if v.d.settings.moderate_comments {
+                    p.meta #cm-note { (v.t("comments.held")) }
+                } @else {
+                    p.meta #cm-note { (v.t("comments.public")) }
+                }
+                button type="submit" { (v.t("comments.submit")) }
+            }
+        }
+    }
 }
 
 pub fn maintenance(v: &View, m: &Maintenance) -> String {

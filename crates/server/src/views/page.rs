@@ -9,6 +9,8 @@ use upstate_core::*;
 
 /// `subscribe`: the page offers email subscriptions (its switch is on and
 /// this install can send mail).
+/// `subscribe`: the email form (showSubscribe and mail configured); the
+/// browser-notification button shows whenever showSubscribe is on.
 pub fn status_page(v: &View, history: &[StatusChange], subscribe: bool) -> String {
     let d = v.d;
     let title = format!("{} {}", d.page.name, v.t("page.status"));
@@ -17,6 +19,7 @@ pub fn status_page(v: &View, history: &[StatusChange], subscribe: bool) -> Strin
             (live(v, history))
         }
         @if subscribe { (subscribe_form(v)) }
+        @if d.page.show_subscribe { (push_offer(v)) }
         @if !d.quick_links.is_empty() {
             nav.links aria-labelledby="links-h" {
                 h2 #links-h { (v.t("section.links")) }
@@ -33,6 +36,22 @@ pub fn status_page(v: &View, history: &[StatusChange], subscribe: bool) -> Strin
 
 /// Email sign-up: a plain form (no script needed) posting to
 /// `/api/subscribers`, which answers with a page saying what happens next.
+/// Browser notifications: hidden until `status.js` finds service workers
+/// and push in this browser (without script there is nothing to offer).
+fn push_offer(v: &View) -> Markup {
+    let d = v.d;
+    html! {
+        section.card.subscribe.push #push hidden aria-labelledby="push-h" data-page=(d.page.id) {
+            h2 #push-h { (v.t("push.title")) }
+            p { (v.t("push.prompt")) }
+            p.meta #push-state role="status" data-on=(v.t("push.on")) data-denied=(v.t("push.denied")) data-failed=(v.t("push.failed")) {}
+            button type="button" #push-on { (v.t("push.enable")) }
+            " "
+            button type="button" #push-off hidden { (v.t("push.disable")) }
+        }
+    }
+}
+
 fn subscribe_form(v: &View) -> Markup {
     let d = v.d;
     html! {

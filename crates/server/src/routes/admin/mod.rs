@@ -52,6 +52,7 @@ pub fn router() -> Router<AppState> {
         .route("/admin/notifications", get(notifications_screen))
         .route("/admin/notifications/{id}", get(channel_screen))
         .route("/admin/subscribers", get(subscribers_screen))
+        .route("/admin/comments", get(comments_screen))
         .route("/admin/templates", get(templates_screen))
 }
 
@@ -372,8 +373,20 @@ async fn maintenance_list(State(state): State<AppState>, s: Screen) -> Page {
         .await
         .map_err(fail)?
         .filter(|id| all.iter().any(|p| p.id == *id));
+    let mut recurring = Vec::new();
+    for r in upstate_store::recurring::list(&state.db, None)
+        .await
+        .map_err(fail)?
+    {
+        let next =
+            upstate_store::recurring::upcoming(&state.db, &r, upstate_core::Timestamp::now())
+                .await
+                .unwrap_or_default();
+        recurring.push((r, next));
+    }
     let screen = view::MaintenanceScreen {
         windows,
+        recurring,
         current: chosen.or_else(|| all.first().map(|p| p.id)),
         pages: all,
         components: components::list(&state.db, None, None)
@@ -620,6 +633,53 @@ async fn subscribers_screen(
             q: text,
             open: open.as_ref().map(|(sub, log)| (sub, log.as_slice())),
             mail: state.sender.has_mailer(),
+        },
+    )))
+}
+
+#[derive(Deserialize)]
+struct CommentsQuery {
+    status: Option<String>,
+}
+
+async fn comments_screen(
+    State(state): State<AppState>,
+    s: Screen,
+    Query(q): Query<CommentsQuery>,
+) -> Page {
+    if let Some(refused) = s.refuse(Permission::IncidentsWrite, "comments") {
+        return Ok(refused);
+    }
+    let status = match q.status.as_deref() {
+        Some("all") => None,
+        Some(t) => Some(t.parse().unwrap_or(upstate_core::CommentStatus::Pending)),
+        None => Some(upstate_core::CommentStatus::Pending),
+    };
+    let list = upstate_store::comments::list(&state.db, status, None, 200)
+        .await
+        .map_err(fail)?;
+    let pending = upstate_store::comments::pending_count(&state.db)
+        .await
+        .map_err(fail)?;
+    let features = upstate_store::settings::features(&state.db)
+        .await
+        .map_err(fail)?;
+    let slugs: Vec<(i64, String)> = pages::list(&state.db)
+        .await
+        .map_err(fail)?
+        .into_iter()
+        .map(|p| (p.id, p.slug))
+        .collect();
+    Ok(s.show(view::comments(
+        &s.frame("comments"),
+        s.flash(),
+        &view::CommentsScreen {
+            list: &list,
+            status,
+            pending,
+            offered: features.comments,
+            moderated: s.site.moderate_comments,
+            slugs: &slugs,
         },
     )))
 }

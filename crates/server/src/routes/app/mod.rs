@@ -1,13 +1,17 @@
 //! The application routes under `/api` that the admin interface stands on:
 //! sign-in, two-factor, step-up, users, API keys, the audit log, quick
-//! links, settings and feature switches, notification channels (content routes shared with `/api/v1` are in `content`). Signed-in people (session + CSRF), some also API keys.
+//! links, settings and feature switches, notification channels, subscribers,
+//! visitors' comments (content routes shared with `/api/v1` are in `content`). Signed-in people (session + CSRF), some also API keys.
 
 mod api_keys;
 mod audit;
+mod comments;
 mod markdown;
 mod monitor_check;
 mod notifications;
+mod push;
 mod quick_links;
+mod recurring;
 mod settings;
 mod sign_in;
 mod step_up;
@@ -36,4 +40,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(notifications::router())
         .merge(subscribers::router())
         .merge(monitor_check::router())
+        .merge(comments::router())
+        .merge(recurring::router())
+        .merge(push::router())
 }

@@ -32,7 +32,7 @@ use upstate_core::notify::{ChannelKind, Delivery, PageRef, SubscribeInput, Subsc
 use upstate_core::roles::Permission;
 use upstate_core::{FieldErrors, Id};
 use upstate_store::subscribers;
-use upstate_store::{StoreError, components, deliveries, pages, public};
+use upstate_store::{StoreError, components, deliveries, pages};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -40,6 +40,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(list, subscribe))
         .routes(routes!(verify))
         .routes(routes!(unsubscribe_form, unsubscribe))
+        .routes(routes!(manage_form, manage))
         .routes(routes!(remove))
         .routes(routes!(history))
         .routes(routes!(import))
@@ -245,11 +246,9 @@ fn wants_html(headers: &HeaderMap) -> bool {
 }
 
 async fn page_id(state: &AppState, page: &PageRef) -> ApiResult<Id> {
-    let found = match page {
-        PageRef::Id(id) => pages::get(&state.db, *id).await.ok().map(|p| p.id),
-        PageRef::Slug(slug) => public::page_id_by_slug(&state.db, slug).await?,
-    };
-    found.ok_or_else(|| FieldErrors::single("statusPageId", "names no page").into())
+    pages::resolve(&state.db, page)
+        .await?
+        .ok_or_else(|| FieldErrors::single("statusPageId", "names no page").into())
 }
 
 #[utoipa::path(get, path = "/api/subscribers", tag = "subscribers", operation_id = "listSubscribers",
@@ -395,16 +394,7 @@ async fn subscribe(
             )
                 .into_response()
         }
-        // A person at the page's form reads the refusal as a page.
-        Err(e) if is_form => {
-            let (status, text) = e.for_people();
-            (
-                status,
-                Html(notice_page("That did not work", &text, None, None)),
-            )
-                .into_response()
-        }
-        Err(e) => e.into_response(),
+        Err(e) => e.answer(is_form),
     }
 }
 
@@ -485,6 +475,158 @@ async fn unsubscribe(
             message: "Unsubscribed.".into(),
         }),
         Err(e) => ApiError::from(e).into_response(),
+    }
+}
+
+/// A subscription as its owner sees it behind the link of their messages.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct OwnSubscription {
+    target: String,
+    kind: ChannelKind,
+    status_page_id: Id,
+    /// The components chosen (empty: the whole page).
+    component_ids: Vec<Id>,
+    /// The page's components to choose from.
+    components: Vec<Choice>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+struct Choice {
+    id: Id,
+    name: String,
+}
+
+async fn own(state: &AppState, token: &str) -> ApiResult<OwnSubscription> {
+    let s = subscribers::by_token(&state.db, token).await?;
+    let components = components::list(&state.db, Some(s.status_page_id), None)
+        .await?
+        .into_iter()
+        .map(|c| Choice {
+            id: c.id,
+            name: c.name,
+        })
+        .collect();
+    Ok(OwnSubscription {
+        target: s.target,
+        kind: s.kind,
+        status_page_id: s.status_page_id,
+        component_ids: s.component_ids,
+        components,
+    })
+}
+
+#[utoipa::path(get, path = "/api/subscribers/manage", tag = "subscribers", operation_id = "ownSubscription",
+    summary = "A subscriber's own subscription, by the token of their messages' link",
+    description = "A browser gets a page to choose components (or leave); other clients JSON. An unknown token is 404.",
+    params(("token" = String, Query, description = "From the message")),
+    responses((status = 200, body = Data<OwnSubscription>), NotFound))]
+async fn manage_form(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    q: QueryParams,
+) -> Response {
+    let token = q.get("token").unwrap_or("").to_string();
+    let found = own(&state, &token).await;
+    match found {
+        Ok(o) if wants_html(&headers) => {
+            let url = format!("/api/subscribers/manage?token={token}");
+            let leave = format!("/api/subscribers/unsubscribe?token={token}");
+            let form = html! {
+                form method="post" action=(url) {
+                    fieldset {
+                        legend { "Tell me about" }
+                        input type="hidden" name="componentIds[]" value="";
+                        ul.choices {
+                            @for c in &o.components {
+                                li { label { input type="checkbox" name="componentIds[]" value=(c.id) checked[o.component_ids.contains(&c.id)]; " " (c.name) } }
+                            }
+                        }
+                        p.meta { "None ticked: every change of the page." }
+                    }
+                    button type="submit" { "Save" }
+                }
+                form method="post" action=(leave) {
+                    button type="submit" { "Unsubscribe" }
+                }
+            };
+            Html(notice_page(
+                "Your subscription",
+                &format!("Messages go to {}.", o.target),
+                None,
+                Some(form),
+            ))
+            .into_response()
+        }
+        Ok(o) => data(o),
+        Err(_) if wants_html(&headers) => (
+            StatusCode::NOT_FOUND,
+            Html(notice_page(
+                "This link does not work",
+                "The subscription has ended, or the link is incomplete.",
+                None,
+                None,
+            )),
+        )
+            .into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// A subscriber's choice of components.
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Choose {
+    /// The components to hear of (empty or absent: the whole page).
+    component_ids: Option<Vec<serde_json::Value>>,
+}
+
+#[utoipa::path(post, path = "/api/subscribers/manage", tag = "subscribers", operation_id = "chooseComponents",
+    summary = "Change which components a subscription tells of, by its token",
+    params(("token" = String, Query, description = "From the message")),
+    request_body = Choose,
+    responses((status = 200, body = Data<OwnSubscription>), BodyErrors, NotFound))]
+async fn manage(
+    State(state): State<AppState>,
+    q: QueryParams,
+    FormOrJson(input, is_form): FormOrJson<Choose>,
+) -> Response {
+    let token = q.get("token").unwrap_or("").to_string();
+    let result = async {
+        let current = own(&state, &token).await?;
+        let mut ids = Vec::new();
+        for v in input.component_ids.unwrap_or_default() {
+            match v {
+                serde_json::Value::String(s) if s.is_empty() => {}
+                serde_json::Value::Number(n)
+                    if n.as_i64()
+                        .is_some_and(|id| current.components.iter().any(|c| c.id == id)) =>
+                {
+                    ids.push(n.as_i64().unwrap_or_default());
+                }
+                other => {
+                    return Err(ApiError::from(FieldErrors::single(
+                        "componentIds",
+                        format!("{other} is no component of this page"),
+                    )));
+                }
+            }
+        }
+        let s = subscribers::by_token(&state.db, &token).await?;
+        subscribers::choose(&state.db, s.id, &ids).await?;
+        own(&state, &token).await
+    }
+    .await;
+    match result {
+        Ok(_) if is_form => Html(notice_page(
+            "Saved",
+            "Your choice is kept: you hear of the components you ticked.",
+            None,
+            None,
+        ))
+        .into_response(),
+        Ok(o) => data(o),
+        Err(e) => e.answer(is_form),
     }
 }
 

@@ -7,7 +7,7 @@
 
 use crate::error::ApiError;
 use crate::extract::weighted;
-use crate::i18n::Lang;
+use crate::i18n::{Lang, Negotiate};
 use crate::page_gate;
 use crate::public_reads::{host_slug, limit_route, offered, serve, serve_page, visible_page};
 use crate::security_headers;
@@ -38,6 +38,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
             limit_route(state, get(history), per_minute),
         )
         .route("/assets/{name}", get(asset))
+        .route("/sw.js", get(service_worker))
 }
 
 #[derive(Deserialize, Default)]
@@ -170,12 +171,23 @@ async fn build(
             snap.history(&state.db).await?,
             d.page.show_subscribe && state.sender.has_mailer(),
         )),
-        Kind::Incident(id) => match d.incidents.iter().find(|i| i.id == id) {
-            Some(i) => Some(views::incident(v, i)),
-            None => store_public::incident(&state.db, snap.page_id, id)
-                .await?
-                .map(|i| views::incident(v, &i)),
-        },
+        Kind::Incident(id) => {
+            let found = match d.incidents.iter().find(|i| i.id == id) {
+                Some(i) => Some(i.clone()),
+                None => store_public::incident(&state.db, snap.page_id, id).await?,
+            };
+            match found {
+                Some(i) => {
+                    let comments = if d.features.comments {
+                        Some(upstate_store::comments::shown(&state.db, id).await?)
+                    } else {
+                        None
+                    };
+                    Some(views::incident(v, &i, comments.as_deref()))
+                }
+                None => None,
+            }
+        }
         Kind::Maintenance(id) => match d
             .maintenance
             .iter()
@@ -345,6 +357,16 @@ fn html_headers(res: &mut Response) {
         _ => "Accept-Encoding, Accept-Language",
     };
     h.insert(header::VARY, HeaderValue::from_static(vary));
+}
+
+/// Revalidated on every registration check, so a new release's worker
+/// replaces the old one.
+async fn service_worker(headers: HeaderMap) -> Response {
+    let mut res = serve(&headers, &assets::SERVICE_WORKER.body);
+    let h = res.headers_mut();
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert("service-worker-allowed", HeaderValue::from_static("/"));
+    res
 }
 
 async fn asset(Path(name): Path<String>, headers: HeaderMap, uri: Uri) -> Response {

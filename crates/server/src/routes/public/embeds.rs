@@ -6,7 +6,7 @@
 
 use crate::error::ApiError;
 use crate::extract::QueryParams;
-use crate::i18n::Lang;
+use crate::i18n::{Lang, Negotiate};
 use crate::openapi::{BadQuery, PublicErrors};
 use crate::public_reads::host_slug;
 use crate::public_reads::{limited, offered, page, public, queried_page, serve_page};

@@ -6,10 +6,13 @@
 use super::{Frame, Input, action, bridge, local_input, page, when_in};
 use crate::form_bridge::Flash;
 use maud::{Markup, html};
+use upstate_core::recurring::Recurring;
 use upstate_core::{Component, Maintenance, MaintenanceStatus, StatusPage};
 
 pub struct MaintenanceScreen {
     pub windows: Vec<Maintenance>,
+    /// Recurring templates and the starts of their next occurrences.
+    pub recurring: Vec<(Recurring, Vec<upstate_core::Timestamp>)>,
     pub pages: Vec<StatusPage>,
     pub components: Vec<Component>,
     /// The page new windows go on (the one being worked on).
@@ -137,6 +140,67 @@ pub fn maintenance_list(frame: &Frame, flash: Option<&Flash>, s: &MaintenanceScr
                 }
             }
         }
+        (recurring_section(frame, flash, s, current))
     };
     page(frame, "Maintenance", flash, body)
+}
+
+/// Templates of maintenance that repeats, and the form to add one.
+fn recurring_section(
+    frame: &Frame,
+    flash: Option<&Flash>,
+    s: &MaintenanceScreen,
+    current: Option<&StatusPage>,
+) -> Markup {
+    let back = "/admin/maintenance";
+    let page_of = |id: i64| s.pages.iter().find(|p| p.id == id);
+    html! {
+        section.card aria-labelledby="h-recurring" {
+            h2 #h-recurring { "Recurring maintenance" }
+            p.muted { "Windows that repeat (backups, patch nights) are made from a rule, a few days ahead, and announced like any other window. Delete a window to skip one occurrence." }
+            @if s.recurring.is_empty() { p.empty { "No recurring maintenance." } }
+            @else { ul.rows.wraps {
+                @for (r, next) in &s.recurring {
+                    @let tz = page_of(r.status_page_id).map_or("UTC", |p| p.time_zone.as_str());
+                    li {
+                        span {
+                            strong { (r.title) }
+                            br; span.muted {
+                                code { (r.rrule) } " from " (r.first_start.replace('T', " ")) " (" (tz) "), "
+                                (r.duration_minutes) " minutes"
+                                @if r.auto_start { ", starts and completes automatically" }
+                            }
+                            br; span.muted {
+                                @match next.first() {
+                                    Some(t) => { "Next: " (when_in(*t, tz)) },
+                                    None => { "No occurrence in the next " (r.horizon_days) " days" },
+                                }
+                            }
+                        }
+                        span.actions {
+                            (action(frame, back, &format!("/api/maintenance/recurring/{}", r.id), "DELETE", "Delete", Some("Delete this rule? Windows it made stay."), Some("Recurring maintenance deleted.")))
+                        }
+                    }
+                }
+            } }
+            @if let Some(p) = current {
+                h3 { "Repeat maintenance on " (p.name) }
+                form.stack method="post" action="/api/maintenance/recurring" {
+                    (bridge(back, back, Some("Recurring maintenance added."), Some(frame.csrf)))
+                    input type="hidden" name="statusPageId:int" value=(p.id);
+                    (Input { id: Some("rec-title"), ..Input::new("title", "Title", "text") }.render(flash))
+                    (Input { id: Some("rec-rrule"), hint: Some("An RFC 5545 rule: FREQ=WEEKLY;BYDAY=SU (every Sunday), FREQ=DAILY, FREQ=MONTHLY;BYDAY=1SA (first Saturday of the month)."), ..Input::new("rrule", "Repeats", "text") }.render(flash))
+                    (Input { id: Some("rec-first"), hint: Some(&p.time_zone), ..Input::new("firstStart", "First start", "datetime-local") }.render(flash))
+                    (Input { id: Some("rec-duration"), form_name: Some("durationMinutes:int"), value: Some("60".into()), ..Input::new("durationMinutes", "Duration in minutes", "number") }.render(flash))
+                    (Input { id: Some("rec-horizon"), form_name: Some("horizonDays:int"), value: Some("14".into()), hint: Some("Windows are made and announced this many days ahead."), ..Input::new("horizonDays", "Days ahead", "number") }.render(flash))
+                    (affected(s, p.id, &[], "rec"))
+                    div.field {
+                        input type="hidden" name="autoStart:bool" value="";
+                        label { input type="checkbox" name="autoStart:bool" checked; " Start and complete each window automatically" }
+                    }
+                    div { button type="submit" { "Add recurring maintenance" } }
+                }
+            }
+        }
+    }
 }

@@ -3,6 +3,7 @@
 //! without JavaScript; `assets/admin.js` only adds hints and confirmations.
 
 mod account;
+mod comments;
 mod component;
 mod dashboard;
 mod incidents;
@@ -15,6 +16,7 @@ mod subscribers;
 mod team;
 
 pub use account::{TwoFactor, account};
+pub use comments::{CommentsScreen, comments};
 pub use component::component;
 pub use dashboard::{DashboardData, dashboard};
 pub use incidents::{IncidentForm, incident_detail, incident_new, incidents_list, templates};
@@ -92,6 +94,12 @@ pub fn page(frame: &Frame, title: &str, flash: Option<&Flash>, body: Markup) -> 
         ("keys", "/admin/keys", "API keys"),
     ];
     let managers = [
+        (
+            frame.role.has(Permission::IncidentsWrite),
+            "comments",
+            "/admin/comments",
+            "Comments",
+        ),
         (
             frame.role.has(Permission::UsersManage),
             "users",

@@ -26,6 +26,7 @@ fn kind_name(k: ChannelKind) -> &'static str {
         ChannelKind::Teams => "Teams",
         ChannelKind::Telegram => "Telegram",
         ChannelKind::Email => "Email",
+        ChannelKind::Push => "Browser push",
     }
 }
 
@@ -39,6 +40,7 @@ fn event_name(kind: &str) -> &'static str {
         "maintenance.started" => "Maintenance started",
         "maintenance.completed" => "Maintenance completed",
         "maintenance.cancelled" => "Maintenance cancelled",
+        "maintenance.reminder" => "Maintenance reminder",
         "postmortem.published" => "Postmortem published",
         "test" => "Test message",
         _ => "Change",

@@ -32,6 +32,10 @@ fn described(name: &str) -> (&'static str, &'static str) {
             "Each page's month-by-month history and its link.",
         ),
         "postmortems" => ("Postmortems", "Published postmortems on incident pages."),
+        "comments" => (
+            "Comments on incidents",
+            "Visitors comment on incident pages; moderate them under Comments.",
+        ),
         _ => ("", ""),
     }
 }
@@ -91,6 +95,12 @@ pub fn settings(
                             span.hint #f-defaultLanguage-note { "For visitors whose browser asks for no language Upstate speaks." }
                         }
                     }
+                    (Input { value: Some(chosen("maintenanceReminders", Some(&s.maintenance_reminders))), hint: Some("How long before a scheduled maintenance window its subscribers are reminded, like 24h, 1h (units m, h, d; empty: no reminders)."), ..Input::new("maintenanceReminders", "Maintenance reminders", "text") }.render(flash))
+                    div.field { div.choices {
+                        input type="hidden" name="moderateComments:bool" value="";
+                        label { input type="checkbox" name="moderateComments:bool" checked[s.moderate_comments] aria-describedby="f-moderate-note"; "Hold visitors' comments until someone approves them" }
+                        span.hint #f-moderate-note { "Off: comments show on the incident's page at once." }
+                    } }
                     div { button type="submit" { "Save settings" } }
                 }
             }

@@ -1,0 +1,364 @@
+//! Recurring maintenance: a template whose windows repeat by an RFC 5545
+//! RRULE (the `rrule` crate) from a first start given as a wall-clock time
+//! in the page's time zone, so "every Sunday 02:00" stays 02:00 across
+//! daylight-saving changes (docs/maintenance.md, "Recurring maintenance").
+
+use crate::validate::{self, FieldErrors};
+use crate::{Id, Timestamp};
+use chrono::{TimeZone, Utc};
+use serde::{Deserialize, Serialize};
+
+/// The shortest and longest window, in minutes.
+pub const DURATION_MIN: i64 = 5;
+pub const DURATION_MAX: i64 = 7 * 1_440;
+/// How far ahead windows are made, in days.
+pub const HORIZON_DEFAULT: i64 = 14;
+pub const HORIZON_MAX: i64 = 90;
+/// The most windows one template makes per expansion.
+pub const EXPAND_MAX: u16 = 100;
+
+/// A template as stored and shown.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Recurring {
+    pub id: Id,
+    pub status_page_id: Id,
+    pub title: String,
+    pub description: String,
+    /// The RRULE, e.g. `FREQ=WEEKLY;BYDAY=SU`.
+    pub rrule: String,
+    /// The first window's start, wall-clock in the page's time zone
+    /// (`2026-11-29T02:00`).
+    pub first_start: String,
+    pub duration_minutes: i64,
+    pub auto_start: bool,
+    /// Windows are made this many days ahead.
+    pub horizon_days: i64,
+    pub component_ids: Vec<Id>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// `POST /api/maintenance/recurring` (all but `description`, `autoStart`,
+/// `horizonDays` and `componentIds` required) and `PUT …/{id}` (any subset).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RecurringInput {
+    pub status_page_id: Option<Id>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    /// RFC 5545 RRULE: FREQ of DAILY, WEEKLY, MONTHLY or YEARLY, with any
+    /// of INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYSETPOS, COUNT, UNTIL.
+    pub rrule: Option<String>,
+    /// Local date and time of the first window: `YYYY-MM-DDTHH:MM`.
+    pub first_start: Option<String>,
+    /// 5 minutes to 7 days.
+    pub duration_minutes: Option<i64>,
+    pub auto_start: Option<bool>,
+    /// 1 to 90, default 14.
+    pub horizon_days: Option<i64>,
+    pub component_ids: Option<Vec<Id>>,
+}
+
+/// A checked template (`id`, times: the store's).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecurringFields {
+    pub status_page_id: Id,
+    pub title: String,
+    pub description: String,
+    pub rrule: String,
+    pub first_start: String,
+    pub duration_minutes: i64,
+    pub auto_start: bool,
+    pub horizon_days: i64,
+    pub component_ids: Vec<Id>,
+}
+
+impl RecurringInput {
+    /// The template this input makes, over `base` (a change) or from
+    /// nothing (a new one). `tz` is the page's time zone.
+    pub fn apply(
+        self,
+        base: Option<&RecurringFields>,
+        tz: impl Fn(Id) -> Option<String>,
+    ) -> Result<RecurringFields, FieldErrors> {
+        let mut e = FieldErrors::new();
+        let page = self.status_page_id.or(base.map(|b| b.status_page_id));
+        if page.is_none() {
+            e.push("statusPageId", "is required");
+        }
+        // A field given is checked; one absent keeps the base's, or is
+        // missing on a new template.
+        fn field(
+            e: &mut FieldErrors,
+            name: &str,
+            given: Option<String>,
+            check: fn(&str) -> Result<String, String>,
+            kept: Option<String>,
+        ) -> Option<String> {
+            match (given, kept) {
+                (Some(v), _) => e.check(name, check(&v)),
+                (None, Some(k)) => Some(k),
+                (None, None) => {
+                    e.push(name, "is required");
+                    None
+                }
+            }
+        }
+        let title = field(
+            &mut e,
+            "title",
+            self.title,
+            validate::name,
+            base.map(|b| b.title.clone()),
+        );
+        let description = match self.description {
+            Some(d) => e
+                .check("description", validate::text(&d, validate::DESCRIPTION_MAX))
+                .unwrap_or_default(),
+            None => base.map(|b| b.description.clone()).unwrap_or_default(),
+        };
+        let rrule = field(
+            &mut e,
+            "rrule",
+            self.rrule,
+            rule,
+            base.map(|b| b.rrule.clone()),
+        );
+        let first_start = field(
+            &mut e,
+            "firstStart",
+            self.first_start,
+            local_start,
+            base.map(|b| b.first_start.clone()),
+        );
+        let duration = self.duration_minutes.or(base.map(|b| b.duration_minutes));
+        match duration {
+            None => e.push("durationMinutes", "is required"),
+            Some(d) if !(DURATION_MIN..=DURATION_MAX).contains(&d) => e.push(
+                "durationMinutes",
+                format!("must be {DURATION_MIN} to {DURATION_MAX} (7 days)"),
+            ),
+            Some(_) => {}
+        }
+        let horizon = self
+            .horizon_days
+            .or(base.map(|b| b.horizon_days))
+            .unwrap_or(HORIZON_DEFAULT);
+        if !(1..=HORIZON_MAX).contains(&horizon) {
+            e.push("horizonDays", format!("must be 1 to {HORIZON_MAX}"));
+        }
+        let zone = page.and_then(&tz);
+        if page.is_some() && zone.is_none() {
+            e.push("statusPageId", "names no page");
+        }
+        if let (Some(r), Some(s), Some(z)) = (&rrule, &first_start, &zone) {
+            // Up to 2100: a rule must make at least one window.
+            match occurrences(
+                r,
+                s,
+                z,
+                Timestamp::from_millis(0),
+                Timestamp::from_millis(4_102_444_800_000),
+                1,
+            ) {
+                Ok(found) if found.is_empty() => {
+                    e.push("rrule", "makes no occurrence from firstStart on")
+                }
+                Ok(_) => {}
+                Err(m) => e.push("rrule", m),
+            }
+        }
+        e.into_result()?;
+        match (page, title, rrule, first_start, duration) {
+            (
+                Some(status_page_id),
+                Some(title),
+                Some(rrule),
+                Some(first_start),
+                Some(duration_minutes),
+            ) => Ok(RecurringFields {
+                status_page_id,
+                title,
+                description,
+                rrule,
+                first_start,
+                duration_minutes,
+                auto_start: self
+                    .auto_start
+                    .or(base.map(|b| b.auto_start))
+                    .unwrap_or(true),
+                horizon_days: horizon,
+                component_ids: self
+                    .component_ids
+                    .or(base.map(|b| b.component_ids.clone()))
+                    .unwrap_or_default(),
+            }),
+            _ => Err(FieldErrors::single("body", "is incomplete")),
+        }
+    }
+}
+
+/// An RRULE as given (an `RRULE:` prefix dropped), checked for what makes
+/// sense for maintenance: daily or rarer, no DTSTART of its own.
+pub fn rule(raw: &str) -> Result<String, String> {
+    let r = raw.trim();
+    let r = r
+        .strip_prefix("RRULE:")
+        .unwrap_or(r)
+        .trim()
+        .to_ascii_uppercase();
+    if r.is_empty() {
+        return Err("must not be empty".into());
+    }
+    if r.len() > 500 || r.contains(['\n', '\r']) {
+        return Err("must be one RRULE line of at most 500 characters".into());
+    }
+    if r.contains("DTSTART") {
+        return Err("must not carry DTSTART: firstStart gives it".into());
+    }
+    let parsed: rrule::RRule<rrule::Unvalidated> = r
+        .parse()
+        .map_err(|e| format!("is no RFC 5545 RRULE: {e}"))?;
+    match parsed.get_freq() {
+        rrule::Frequency::Daily
+        | rrule::Frequency::Weekly
+        | rrule::Frequency::Monthly
+        | rrule::Frequency::Yearly => Ok(r),
+        _ => Err("must repeat daily or less often (FREQ=DAILY, WEEKLY, MONTHLY or YEARLY)".into()),
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM[:SS]` as a wall-clock time, normalised to minutes.
+pub fn local_start(raw: &str) -> Result<String, String> {
+    let t: jiff::civil::DateTime = raw
+        .trim()
+        .parse()
+        .map_err(|_| "must be a local date and time like 2026-11-29T02:00".to_string())?;
+    if t.year() < 2000 {
+        return Err("must be in 2000 or later".into());
+    }
+    Ok(t.strftime("%Y-%m-%dT%H:%M").to_string())
+}
+
+/// The starts of the occurrences in `[from, to)`, at most `limit`.
+pub fn occurrences(
+    rule: &str,
+    first_start: &str,
+    tz: &str,
+    from: Timestamp,
+    to: Timestamp,
+    limit: u16,
+) -> Result<Vec<Timestamp>, String> {
+    let start: jiff::civil::DateTime = first_start
+        .parse()
+        .map_err(|_| "firstStart is no local date and time".to_string())?;
+    let text = format!(
+        "DTSTART;TZID={tz}:{}\nRRULE:{rule}",
+        start.strftime("%Y%m%dT%H%M%S")
+    );
+    let set: rrule::RRuleSet = text
+        .parse()
+        .map_err(|e| format!("is no RFC 5545 RRULE for this page: {e}"))?;
+    let at = |t: Timestamp| {
+        Utc.timestamp_millis_opt(t.millis())
+            .single()
+            .map(|d| d.with_timezone(&rrule::Tz::UTC))
+    };
+    let (Some(from), Some(to)) = (at(from), at(to)) else {
+        return Err("times out of range".into());
+    };
+    let found = set.after(from).before(to).all(limit);
+    Ok(found
+        .dates
+        .into_iter()
+        .map(|d| Timestamp::from_millis(d.timestamp_millis()))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(s: &str) -> Timestamp {
+        Timestamp::from_millis(
+            s.parse::<jiff::Timestamp>()
+                .map(|t| t.as_millisecond())
+                .unwrap_or_default(),
+        )
+    }
+
+    #[test]
+    fn sundays_at_three_stay_at_three_across_daylight_saving() -> Result<(), String> {
+        let got = occurrences(
+            "FREQ=WEEKLY;BYDAY=SU",
+            "2026-10-18T03:00",
+            "Europe/Berlin",
+            ms("2026-10-01T00:00:00Z"),
+            ms("2026-11-05T00:00:00Z"),
+            10,
+        )?;
+        let utc: Vec<String> = got.iter().map(|t| t.to_rfc3339()).collect();
+        assert_eq!(
+            utc,
+            [
+                "2026-10-18T01:00:00Z",
+                "2026-10-25T02:00:00Z",
+                "2026-11-01T02:00:00Z"
+            ]
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn rules_are_checked() {
+        assert_eq!(
+            rule("RRULE:freq=weekly;byday=su").ok().as_deref(),
+            Some("FREQ=WEEKLY;BYDAY=SU")
+        );
+        for bad in [
+            "",
+            "FREQ=HOURLY",
+            "FREQ=MINUTELY",
+            "FREQ=SOMETIMES",
+            "DTSTART:20260101T000000Z",
+            "FREQ=DAILY\nFREQ=DAILY",
+        ] {
+            assert!(rule(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(
+            local_start("2026-11-29T02:00:00").ok().as_deref(),
+            Some("2026-11-29T02:00")
+        );
+        assert!(local_start("next sunday").is_err());
+        assert!(local_start("1999-01-01T00:00").is_err());
+    }
+
+    #[test]
+    fn inputs_name_every_bad_field() {
+        let input = RecurringInput {
+            status_page_id: Some(1),
+            rrule: Some("FREQ=HOURLY".into()),
+            duration_minutes: Some(2),
+            horizon_days: Some(365),
+            ..Default::default()
+        };
+        let Err(e) = input.apply(None, |_| Some("UTC".into())) else {
+            panic!("refused");
+        };
+        let mut fields: Vec<&str> = e.0.iter().map(|f| f.field.as_str()).collect();
+        fields.sort_unstable();
+        assert_eq!(
+            fields,
+            [
+                "durationMinutes",
+                "firstStart",
+                "horizonDays",
+                "rrule",
+                "title"
+            ]
+        );
+    }
+}

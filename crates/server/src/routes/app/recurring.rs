@@ -1,0 +1,159 @@
+//! `/api/maintenance/recurring`: templates of maintenance that repeats by an
+//! RFC 5545 RRULE. `GET` makes the windows of upcoming occurrences that do
+//! not exist yet (the seed's "meant to be called periodically"; the
+//! scheduler does the same on its own) and lists the templates with their
+//! next occurrences. See docs/maintenance.md.
+
+use crate::caller::Caller;
+use crate::error::ApiResult;
+use crate::extract::{Body, PathId, QueryParams};
+use crate::openapi::{BadQuery, BodyErrors, NotFound, SessionErrors};
+use crate::respond::{Data, Message, created, data, deleted};
+use crate::state::AppState;
+use axum::extract::State;
+use axum::response::Response;
+use serde::Serialize;
+use upstate_core::recurring::{Recurring, RecurringInput};
+use upstate_core::roles::Permission;
+use upstate_core::{FieldErrors, Id, Timestamp};
+use upstate_store::{pages, recurring};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(expand_and_list, create))
+        .routes(routes!(one, change, remove))
+}
+
+/// A template and the starts of its next occurrences within its horizon.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct Planned {
+    #[serde(flatten)]
+    template: Recurring,
+    upcoming: Vec<Timestamp>,
+}
+
+/// What `GET` did and what there is.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct Expanded {
+    /// Ids of the maintenance windows this call made.
+    created: Vec<Id>,
+    templates: Vec<Planned>,
+}
+
+async fn planned(state: &AppState, r: Recurring) -> ApiResult<Planned> {
+    let upcoming = recurring::upcoming(&state.db, &r, Timestamp::now()).await?;
+    Ok(Planned {
+        template: r,
+        upcoming,
+    })
+}
+
+/// The time zone of each page, for checking a rule against its page.
+async fn zones(state: &AppState) -> ApiResult<Vec<(Id, String)>> {
+    Ok(pages::list(&state.db)
+        .await?
+        .into_iter()
+        .map(|p| (p.id, p.time_zone))
+        .collect())
+}
+
+fn zone_of(zones: &[(Id, String)]) -> impl Fn(Id) -> Option<String> + '_ {
+    |id| zones.iter().find(|(p, _)| *p == id).map(|(_, z)| z.clone())
+}
+
+#[utoipa::path(get, path = "/api/maintenance/recurring", tag = "maintenance", operation_id = "expandRecurringMaintenance",
+    summary = "Make the windows of upcoming occurrences, then list the templates (needs INCIDENTS_WRITE)",
+    description = "Idempotent: each occurrence's window is made once, whoever calls (the scheduler does so every round). \
+        A window deleted by an operator is not made again.",
+    params(("statusPageId" = Option<i64>, Query, description = "Only this page's templates")),
+    responses((status = 200, body = Data<Expanded>), SessionErrors, BadQuery),
+    security(("session" = []), ("api_key" = [])))]
+async fn expand_and_list(
+    State(state): State<AppState>,
+    caller: Caller,
+    q: QueryParams,
+) -> ApiResult<Response> {
+    caller.require(Permission::IncidentsWrite)?;
+    let mut e = FieldErrors::new();
+    let page = q.id("statusPageId", &mut e);
+    e.into_result()?;
+    let created = recurring::expand(&state.db, Timestamp::now()).await?;
+    let mut templates = Vec::new();
+    for r in recurring::list(&state.db, page).await? {
+        templates.push(planned(&state, r).await?);
+    }
+    Ok(data(Expanded { created, templates }))
+}
+
+#[utoipa::path(post, path = "/api/maintenance/recurring", tag = "maintenance", operation_id = "createRecurringMaintenance",
+    summary = "Create a recurring maintenance template (needs INCIDENTS_WRITE); its windows within the horizon are made at once",
+    request_body = RecurringInput,
+    responses((status = 201, body = Data<Planned>), SessionErrors, BodyErrors),
+    security(("session" = []), ("api_key" = [])))]
+async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    Body(input): Body<RecurringInput>,
+) -> ApiResult<Response> {
+    caller.require(Permission::IncidentsWrite)?;
+    let zones = zones(&state).await?;
+    let fields = input.apply(None, zone_of(&zones))?;
+    let r = recurring::create(&state.db, &caller.audit, &fields).await?;
+    recurring::expand(&state.db, Timestamp::now()).await?;
+    let id = r.id;
+    Ok(created(
+        format!("/api/maintenance/recurring/{id}"),
+        planned(&state, r).await?,
+    ))
+}
+
+#[utoipa::path(get, path = "/api/maintenance/recurring/{id}", tag = "maintenance", operation_id = "getRecurringMaintenance",
+    summary = "One template and its next occurrences (needs PAGES_READ)", params(("id" = i64, Path)),
+    responses((status = 200, body = Data<Planned>), SessionErrors, NotFound),
+    security(("session" = []), ("api_key" = [])))]
+async fn one(
+    State(state): State<AppState>,
+    caller: Caller,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
+    caller.require(Permission::PagesRead)?;
+    let r = recurring::get(&state.db, id).await?;
+    Ok(data(planned(&state, r).await?))
+}
+
+#[utoipa::path(put, path = "/api/maintenance/recurring/{id}", tag = "maintenance", operation_id = "updateRecurringMaintenance",
+    summary = "Change a template (any subset; needs INCIDENTS_WRITE): windows not made yet follow the change",
+    params(("id" = i64, Path)), request_body = RecurringInput,
+    responses((status = 200, body = Data<Planned>), SessionErrors, BodyErrors, NotFound),
+    security(("session" = []), ("api_key" = [])))]
+async fn change(
+    State(state): State<AppState>,
+    caller: Caller,
+    PathId(id): PathId,
+    Body(input): Body<RecurringInput>,
+) -> ApiResult<Response> {
+    caller.require(Permission::IncidentsWrite)?;
+    let current = recurring::get(&state.db, id).await?;
+    let zones = zones(&state).await?;
+    let fields = input.apply(Some(&recurring::fields(&current)), zone_of(&zones))?;
+    let r = recurring::update(&state.db, &caller.audit, id, &fields).await?;
+    recurring::expand(&state.db, Timestamp::now()).await?;
+    Ok(data(planned(&state, r).await?))
+}
+
+#[utoipa::path(delete, path = "/api/maintenance/recurring/{id}", tag = "maintenance", operation_id = "deleteRecurringMaintenance",
+    summary = "Delete a template (needs INCIDENTS_WRITE); windows it made stay", params(("id" = i64, Path)),
+    responses((status = 200, body = Message), SessionErrors, NotFound),
+    security(("session" = []), ("api_key" = [])))]
+async fn remove(
+    State(state): State<AppState>,
+    caller: Caller,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
+    caller.require(Permission::IncidentsWrite)?;
+    recurring::delete(&state.db, &caller.audit, id).await?;
+    Ok(deleted("Recurring maintenance"))
+}
