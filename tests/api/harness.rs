@@ -27,7 +27,7 @@ pub struct TestApp {
     /// Added to the wall clock for every job round this harness runs.
     offset_ms: i64,
     stop: CancellationToken,
-    _test_db: TestDb,
+    pub test_db: TestDb,
     http: reqwest::Client,
     pub sender: upstate_jobs::Sender,
 }
@@ -76,7 +76,7 @@ impl TestApp {
             key,
             offset_ms: 0,
             stop,
-            _test_db: test_db,
+            test_db,
             http: reqwest::Client::new(),
             sender,
         }

@@ -20,6 +20,7 @@ on_both_backends!(
     private_targets_are_refused_unless_allowed_even_by_redirect,
     bad_channels_are_refused_and_nothing_is_stored,
     email_channels_send_real_mail_through_smtp,
+    the_delivery_log_is_pruned_by_age_but_pending_deliveries_stay,
 );
 
 const WAIT: Duration = Duration::from_secs(15);
@@ -858,4 +859,120 @@ async fn email_channels_send_real_mail_through_smtp(b: Backend) {
             .is_some_and(|e| e.contains("mail server")),
         "a failed send waits for its retry with the reason: {pending}"
     );
+}
+
+/// The delivery log keeps a finished delivery for the install's
+/// `deliveryLogDays`; the hourly prune then deletes it and the outbox events
+/// no delivery needs any more. A delivery still being tried stays, however
+/// old, and so does the event it is written from.
+async fn the_delivery_log_is_pruned_by_age_but_pending_deliveries_stay(b: Backend) {
+    const DAY: Duration = Duration::from_secs(86_400);
+    let rx = Receiver::start().await;
+    let mut app = TestApp::spawn_with(
+        b,
+        upstate_jobs::DeliverySettings {
+            give_up_after: Duration::from_secs(400 * 86_400),
+            ..Default::default()
+        },
+    )
+    .await;
+    let days = |n: i64| json!({ "deliveryLogDays": n });
+    app.data(Method::PUT, "/api/settings", Some(days(7)), 200)
+        .await;
+    for bad in [
+        json!(0),
+        json!(3_651),
+        json!(-3),
+        json!("a week"),
+        json!(1.5),
+    ] {
+        let (status, body) = app
+            .send(
+                Method::PUT,
+                "/api/settings",
+                Some(json!({ "deliveryLogDays": bad })),
+            )
+            .await;
+        assert!(status == 422 || status == 400, "{bad}: {status} {body}");
+        assert_eq!(
+            body["errors"][0]["field"], "deliveryLogDays",
+            "{bad}: {body}"
+        );
+    }
+    let settings = app.data(Method::GET, "/api/settings", None, 200).await;
+    assert_eq!(settings["deliveryLogDays"], 7, "refusals changed nothing");
+
+    let (ch, page) = hook_and_page(&app, format!("{}/h", rx.base)).await;
+    let log_path = format!("/api/notifications/{}/deliveries", ch["id"]);
+    open_incident(&app, &page, "Old").await;
+    app.run_jobs().await;
+    assert_eq!(app.send_deliveries().await, 1);
+    rx.otherwise(Plan::Status(500));
+    open_incident(&app, &page, "Still trying").await;
+    app.run_jobs().await;
+    assert_eq!(app.send_deliveries().await, 1);
+    assert_eq!(log(&app, &log_path).await, ["pending", "delivered"]);
+    assert!(
+        unreferenced(&app).await[0] > 0,
+        "pages and channels made events too"
+    );
+
+    // Younger than the setting: kept.
+    app.advance(6 * DAY);
+    app.run_jobs().await;
+    assert_eq!(log(&app, &log_path).await, ["pending", "delivered"]);
+
+    // Older: the finished delivery and the events nobody needs are gone;
+    // the pending delivery and its event stay.
+    app.advance(2 * DAY);
+    let ran = app.now().millis();
+    app.run_jobs().await;
+    let done = app.now().millis();
+    assert_eq!(log(&app, &log_path).await, ["pending"]);
+    assert_eq!(unreferenced(&app).await, [0]);
+    assert!(
+        outbox(&app).await[0] >= 1,
+        "the pending delivery's event stays"
+    );
+    let job = upstate_store::jobs::by_key(&app.db, "prune").await.unwrap();
+    let (next, _, _) = job.expect("the prune job stays");
+    assert!(
+        (ran + 3_600_000..=done + 3_600_000).contains(&next.millis()),
+        "it runs again in an hour"
+    );
+
+    // Once it is delivered and old, it goes too.
+    rx.otherwise(Plan::Status(200));
+    app.advance(DAY);
+    assert_eq!(app.send_deliveries().await, 1);
+    assert_eq!(log(&app, &log_path).await, ["delivered"]);
+    app.advance(8 * DAY);
+    app.run_jobs().await;
+    assert_eq!(log(&app, &log_path).await, Vec::<String>::new());
+    assert_eq!(outbox(&app).await, [0]);
+}
+
+/// The statuses in a channel's delivery log, newest first.
+async fn log(app: &TestApp, path: &str) -> Vec<String> {
+    app.data(Method::GET, path, None, 200)
+        .await
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["status"].as_str().unwrap().to_string())
+        .collect()
+}
+
+async fn outbox(app: &TestApp) -> Vec<i64> {
+    app.test_db.integers("SELECT COUNT(*) FROM outbox").await
+}
+
+/// Outbox events no delivery refers to.
+async fn unreferenced(app: &TestApp) -> Vec<i64> {
+    app.test_db
+        .integers(
+            "SELECT COUNT(*) FROM outbox WHERE id NOT IN \
+             (SELECT event_id FROM deliveries WHERE event_id IS NOT NULL)",
+        )
+        .await
 }

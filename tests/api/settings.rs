@@ -40,7 +40,7 @@ async fn settings_change_and_are_checked(b: Backend) {
     assert_eq!(status, 200);
     assert_eq!(
         first["data"],
-        json!({"siteName": "Upstate", "defaultPage": null, "defaultLanguage": null, "moderateComments": true, "maintenanceReminders": "24h, 1h"})
+        json!({"siteName": "Upstate", "defaultPage": null, "defaultLanguage": null, "moderateComments": true, "maintenanceReminders": "24h, 1h", "deliveryLogDays": 30})
     );
     // Without a default page, a browser at / is sent to the interface.
     let res = reqwest::Client::builder()

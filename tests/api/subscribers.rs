@@ -16,6 +16,7 @@ on_both_backends!(
     webhook_subscribers_operators_and_bad_input,
     visitors_subscribe_from_the_page_in_chromium,
     a_confirmation_link_expires_after_a_day,
+    the_opt_in_and_its_pages_speak_the_visitors_language,
 );
 
 const WAIT: Duration = Duration::from_secs(15);
@@ -663,4 +664,171 @@ async fn a_confirmation_link_expires_after_a_day(b: Backend) {
     assert_eq!(opened.status(), 200);
     let subs = app.data(Method::GET, "/api/subscribers", None, 200).await;
     assert_eq!(subs[0]["verified"], true);
+}
+
+/// A page a visitor opens from a message or a form: status and body.
+async fn opened(
+    client: &reqwest::Client,
+    url: &str,
+    accept_language: Option<&str>,
+) -> (u16, String) {
+    let mut req = client.get(url).header("accept", "text/html");
+    if let Some(l) = accept_language {
+        req = req.header("accept-language", l);
+    }
+    let r = req.send().await.unwrap();
+    (r.status().as_u16(), r.text().await.unwrap())
+}
+
+/// The opt-in mail is written in the install's language; the pages behind
+/// its links and the answers to the page's forms speak the visitor's
+/// (`?lang=`, then the browser's, then the install's); JSON stays English.
+async fn the_opt_in_and_its_pages_speak_the_visitors_language(b: Backend) {
+    let Some(sink) = SmtpSink::start("the_opt_in_and_its_pages_speak_the_visitors_language") else {
+        return;
+    };
+    let s = sink.server(b).await;
+    s.send(
+        Method::PUT,
+        "/api/settings",
+        Some(&s.key),
+        Some(json!({"defaultLanguage": "de"})),
+    )
+    .await
+    .data(200);
+    let page = s.page("acme").await;
+    let api = s.component(page, "API").await;
+    s.component(page, "Website").await;
+    let base = s.base.clone();
+    let client = reqwest::Client::new();
+
+    // The page's form, answered in the language the page was shown in.
+    let answer = client
+        .post(format!("{base}/api/subscribers?lang=fr"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("slug=acme&kind=email&target=leser%40example.com")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200);
+    let body = answer.text().await.unwrap();
+    assert!(body.contains(r#"<html lang="fr">"#), "{body}");
+    assert!(
+        body.contains("Consultez votre boîte de réception"),
+        "{body}"
+    );
+    assert!(body.contains("/s/acme?lang=fr"), "{body}");
+
+    // A refused form: the heading in the page's language, nothing stored.
+    let refused = client
+        .post(format!("{base}/api/subscribers?lang=es"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("slug=acme&kind=email&target=not+an+address")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 422);
+    let body = refused.text().await.unwrap();
+    assert!(
+        body.contains("Eso no funcionó") && body.contains(r#"lang="es""#),
+        "{body}"
+    );
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM subscribers").await,
+        [1],
+        "only the first address is stored"
+    );
+
+    // The opt-in mail: German, the install's language.
+    let mail = &sink.wait_for(1, WAIT).await[0];
+    assert_eq!(
+        mail["headers"]["subject"],
+        "[Page acme] Bestätigen Sie Ihr Abonnement von Page acme"
+    );
+    let text = mail["parts"]["text/plain"]
+        .as_str()
+        .unwrap()
+        .replace("\r\n", "\n");
+    assert!(text.contains("innerhalb von 24 Stunden"), "{text}");
+    let verify = link(
+        &text[text.find("Bestätigen:").expect("the German link label")..],
+        "/api/subscribers/verify?token=",
+    );
+
+    // Behind the links: the browser's language, else the install's.
+    let (status, body) = opened(&client, &verify, Some("fr-CH, fr;q=0.9")).await;
+    assert_eq!(status, 200);
+    assert!(
+        body.contains("Abonnement confirmé") && body.contains(r#"lang="fr""#),
+        "{body}"
+    );
+    let (status, body) = opened(&client, &verify, None).await;
+    assert_eq!(status, 404);
+    assert!(
+        body.contains("Dieser Link funktioniert nicht") && body.contains(r#"lang="de""#),
+        "{body}"
+    );
+
+    let token = s.db.texts("SELECT token FROM subscribers").await.remove(0);
+    let manage = format!("{base}/api/subscribers/manage?token={token}");
+    let (status, body) = opened(&client, &manage, Some("es")).await;
+    assert_eq!(status, 200);
+    assert!(
+        body.contains("Su suscripción") && body.contains("Avisarme sobre"),
+        "{body}"
+    );
+    assert!(
+        body.contains("&amp;lang=es"),
+        "its forms keep the language: {body}"
+    );
+    let saved = client
+        .post(format!("{manage}&lang=es"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!("componentIds%5B%5D=&componentIds%5B%5D={api}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(saved.status(), 200);
+    assert!(
+        saved
+            .text()
+            .await
+            .unwrap()
+            .contains("Su elección se ha guardado")
+    );
+    let own = s
+        .send(
+            Method::GET,
+            &format!("/api/subscribers/manage?token={token}"),
+            None,
+            None,
+        )
+        .await
+        .data(200);
+    assert_eq!(
+        own["componentIds"],
+        json!([api]),
+        "JSON clients read the choice"
+    );
+
+    let (status, body) = opened(
+        &client,
+        &format!("{base}/api/subscribers/unsubscribe?token={token}&lang=ja"),
+        Some("fr"),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert!(body.contains("停止しますか"), "{body}");
+    assert!(body.contains(r#"lang="ja""#), "{body}");
+    let left = client
+        .post(format!(
+            "{base}/api/subscribers/unsubscribe?token={token}&lang=ja"
+        ))
+        .header("accept", "text/html")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(left.status(), 200);
+    assert!(left.text().await.unwrap().contains("購読を解除しました"));
+    assert_eq!(s.db.integers("SELECT COUNT(*) FROM subscribers").await, [0]);
 }

@@ -116,7 +116,15 @@ pub struct Settings {
     /// How long before a scheduled maintenance window its subscribers are
     /// reminded: durations like `24h, 1h` (empty: no reminders).
     pub maintenance_reminders: String,
+    /// Days the delivery log keeps a finished delivery (and the outbox the
+    /// change it told of); pending ones stay until they are settled.
+    pub delivery_log_days: i64,
 }
+
+/// How long a new install keeps its delivery log.
+pub const DEFAULT_DELIVERY_LOG_DAYS: i64 = 30;
+/// The longest the delivery log may be kept: ten years.
+pub const DELIVERY_LOG_DAYS_MAX: i64 = 3_650;
 
 /// The reminders of a new install: a day and an hour before.
 pub const DEFAULT_REMINDERS: &str = "24h, 1h";
@@ -166,6 +174,7 @@ impl Default for Settings {
             default_language: None,
             moderate_comments: true,
             maintenance_reminders: DEFAULT_REMINDERS.into(),
+            delivery_log_days: DEFAULT_DELIVERY_LOG_DAYS,
         }
     }
 }
@@ -187,6 +196,8 @@ pub struct SettingsInput {
     pub moderate_comments: Option<bool>,
     #[serde(default)]
     pub maintenance_reminders: Option<String>,
+    #[serde(default)]
+    pub delivery_log_days: Option<i64>,
 }
 
 impl SettingsInput {
@@ -225,6 +236,14 @@ impl SettingsInput {
                 Ok(list) => next.maintenance_reminders = written(&list),
                 Err(m) => e.push("maintenanceReminders", m),
             }
+        }
+        match self.delivery_log_days {
+            Some(d) if (1..=DELIVERY_LOG_DAYS_MAX).contains(&d) => next.delivery_log_days = d,
+            Some(_) => e.push(
+                "deliveryLogDays",
+                format!("must be a whole number of days from 1 to {DELIVERY_LOG_DAYS_MAX}"),
+            ),
+            None => {}
         }
         e.into_result().map(|()| next)
     }

@@ -19,6 +19,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use upstate_core::StatusPage;
 use upstate_core::Timestamp;
+use upstate_core::i18n::Lang;
 use upstate_core::notify::Notice;
 use upstate_store::deliveries::{self, Attempt, Leased, Planned};
 use upstate_store::notifications::{self, Sendable};
@@ -214,7 +215,13 @@ impl Sender {
 
     /// The opt-in message of a new email subscriber: the link that turns
     /// the subscription on, valid 24 hours.
-    async fn confirm(&self, r: &subscribers::Reachable, page: &StatusPage, id: &str) -> Attempt {
+    async fn confirm(
+        &self,
+        r: &subscribers::Reachable,
+        page: &StatusPage,
+        lang: Lang,
+        id: &str,
+    ) -> Attempt {
         let Some(token) = &r.confirm_token else {
             return refused("the confirmation is no longer needed".into());
         };
@@ -224,13 +231,8 @@ impl Sender {
             page_id: page.id,
             page_name: page.name.clone(),
             page_slug: page.slug.clone(),
-            title: format!("Confirm your subscription to {}", page.name),
-            text: format!(
-                "Someone (we hope you) asked to be told by email when {} changes. \
-                 Open the link below within 24 hours to start.\n\n\
-                 If it was not you, ignore this message: nothing more will be sent.",
-                page.name
-            ),
+            title: lang.t("msg.confirm_title").replace("{page}", &page.name),
+            text: lang.t("msg.confirm_text").replace("{page}", &page.name),
             url: link,
             components: Vec::new(),
             subject: "subscription".into(),
@@ -238,7 +240,7 @@ impl Sender {
             state: "confirm".into(),
             impact: None,
             at: Timestamp::now(),
-            lang: String::new(),
+            lang: lang.code().into(),
         };
         self.mail(&r.target, &notice, id, None).await
     }
@@ -350,15 +352,10 @@ pub async fn fan_out(
         .into_iter()
         .filter(|c| c.channel.enabled)
         .collect();
-    let install = upstate_store::settings::settings(db).await?;
     let renderer = Renderer {
         db,
         public_url: &sender_settings.public_url,
-        lang: install
-            .default_language
-            .as_deref()
-            .and_then(upstate_core::i18n::Lang::parse)
-            .unwrap_or(upstate_core::i18n::Lang::En),
+        lang: install_lang(db).await?,
     };
     let planned: Vec<Planned> = renderer
         .notices(&events)
@@ -389,6 +386,17 @@ pub async fn fan_out(
     .await
 }
 
+/// The language messages are written in: the install's default language
+/// of public pages.
+async fn install_lang(db: &Db) -> StoreResult<Lang> {
+    let install = upstate_store::settings::settings(db).await?;
+    Ok(install
+        .default_language
+        .as_deref()
+        .and_then(Lang::parse)
+        .unwrap_or(Lang::En))
+}
+
 /// Makes every delivery due at `now`; returns how many it settled.
 pub async fn send_due(db: &Db, sender: &Sender, now: Timestamp) -> StoreResult<usize> {
     let leased = deliveries::lease(db, now, LEASE_MS, BATCH).await?;
@@ -403,6 +411,11 @@ pub async fn send_due(db: &Db, sender: &Sender, now: Timestamp) -> StoreResult<u
         Some(std::sync::Arc::new(crate::push::vapid_keys(db).await?))
     } else {
         None
+    };
+    let lang = if leased.iter().any(|d| d.kind == "confirm") {
+        install_lang(db).await?
+    } else {
+        Lang::En
     };
     let mut work = JoinSet::new();
     for d in leased {
@@ -452,7 +465,7 @@ pub async fn send_due(db: &Db, sender: &Sender, now: Timestamp) -> StoreResult<u
             let id = format!("msg_{}", d.id);
             let attempt = match (notice, recipient, d.kind.as_str()) {
                 (_, Recipient::Subscriber(Some((r, Some(page)))), "confirm") => {
-                    sender.confirm(&r, &page, &id).await
+                    sender.confirm(&r, &page, lang, &id).await
                 }
                 (Some(n), Recipient::Subscriber(Some((r, _))), _)
                     if r.kind == upstate_core::notify::ChannelKind::Push =>

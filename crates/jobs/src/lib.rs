@@ -1,9 +1,9 @@
 //! Background work: a worker that runs due job rows (docs/jobs.md), and the
 //! sender of notifications (`deliver`). Job kinds: a maintenance window's
 //! next automatic move (start at its scheduled start, complete at its end),
-//! and the fan-out of a committed change into deliveries; both are
-//! scheduled by the store in the transaction of the change that calls for
-//! them. Each round also sweeps for what is due by the clock rather than
+//! and the fan-out of a committed change into deliveries, both scheduled by
+//! the store in the transaction of the change that calls for them; and the
+//! hourly prune of the delivery log, which moves itself on. Each round also sweeps for what is due by the clock rather than
 //! by a change: recurring maintenance to expand, reminders to send.
 //!
 //! The worker sleeps until the next job is due, and wakes early when a job
@@ -27,7 +27,7 @@ use tokio_util::sync::CancellationToken;
 use upstate_core::audit::Actor;
 use upstate_core::{MaintenanceAction, Timestamp};
 use upstate_store::jobs::{self, Job};
-use upstate_store::{AuditCtx, Db, StoreError, deliveries, maintenance};
+use upstate_store::{AuditCtx, Db, StoreError, deliveries, maintenance, retention};
 
 /// How long a leased job is ours before another instance may take it.
 pub const LEASE_MS: i64 = 60_000;
@@ -90,6 +90,21 @@ async fn run(
         deliveries::FAN_OUT_KIND => deliver::fan_out(db, settings, &job.payload, now)
             .await
             .map(|_| ()),
+        retention::JOB_KIND => {
+            let days = upstate_store::settings::settings(db)
+                .await?
+                .delivery_log_days;
+            let pruned = retention::prune(db, now, days).await?;
+            if pruned.deliveries + pruned.events > 0 {
+                tracing::info!(
+                    deliveries = pruned.deliveries,
+                    events = pruned.events,
+                    days,
+                    "pruned the delivery log"
+                );
+            }
+            Ok(())
+        }
         other => Err(StoreError::Config(format!("unknown job kind {other:?}"))),
     }
 }

@@ -4,6 +4,36 @@
 
 use axum::http::{HeaderMap, header};
 pub use upstate_core::i18n::{LANGS, Lang, key_of};
+use upstate_store::Db;
+
+/// The language of a page a visitor reaches from a message or a form
+/// (confirm, unsubscribe, manage, "comment received"): `?lang=`, else the
+/// browser's choice, else the install's default language. Reads the
+/// settings from the database: these pages are rare, and not every page
+/// they belong to is in the public cache.
+pub async fn of_visitor(db: &Db, query: Option<&str>, headers: &HeaderMap) -> Lang {
+    let fallback = upstate_store::settings::settings(db)
+        .await
+        .ok()
+        .and_then(|s| s.default_language);
+    Lang::negotiate_or(query, headers, fallback.as_deref())
+}
+
+/// The language of the page that answers a plain HTML form (`of_visitor`),
+/// or None for JSON, whose messages stay in English like the problem
+/// documents.
+pub async fn of_form(
+    db: &Db,
+    html: bool,
+    query: Option<&str>,
+    headers: &HeaderMap,
+) -> Option<Lang> {
+    if html {
+        Some(of_visitor(db, query, headers).await)
+    } else {
+        None
+    }
+}
 
 /// `Lang::negotiate(…)` from a request (import the trait).
 pub trait Negotiate {

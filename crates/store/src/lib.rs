@@ -29,6 +29,7 @@ pub mod push;
 pub mod quick_links;
 pub mod recurring;
 pub mod reminders;
+pub mod retention;
 pub mod settings;
 mod sqlite;
 pub mod step_up;

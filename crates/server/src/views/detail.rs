@@ -47,7 +47,7 @@ fn comment_section(v: &View, i: &Incident, list: &[PublicComment]) -> Markup {
                     }
                 }
             }
-            form method="post" action="/api/comments" {
+            form method="post" action=(format!("/api/comments?lang={}", v.lang.code())) {
                 h3 { (v.t("comments.add")) }
                 input type="hidden" name="incidentId:int" value=(i.id);
                 label for="cm-author" { (v.t("comments.name")) }

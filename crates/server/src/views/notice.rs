@@ -3,10 +3,13 @@
 //! to the status page. Styled like the public page; no script.
 
 use super::assets;
+use crate::i18n::Lang;
 use maud::{DOCTYPE, Markup, html};
 
-/// `action` is a form the page offers (the unsubscribe button).
+/// `action` is a form the page offers (the unsubscribe button). The
+/// caller passes words already in `lang`; the page only declares it.
 pub fn notice_page(
+    lang: Lang,
     title: &str,
     text: &str,
     back: Option<(&str, &str)>,
@@ -14,7 +17,7 @@ pub fn notice_page(
 ) -> String {
     html! {
         (DOCTYPE)
-        html lang="en" {
+        html lang=(lang.code()) {
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";

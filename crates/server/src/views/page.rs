@@ -58,7 +58,7 @@ fn subscribe_form(v: &View) -> Markup {
         section.card.subscribe #subscribe aria-labelledby="sub-h" {
             h2 #sub-h { (v.t("subscribe.title")) }
             p { (v.t("subscribe.prompt")) }
-            form method="post" action="/api/subscribers" {
+            form method="post" action=(format!("/api/subscribers?lang={}", v.lang.code())) {
                 input type="hidden" name="slug" value=(d.page.slug);
                 input type="hidden" name="kind" value="email";
                 label for="sub-email" { (v.t("subscribe.email")) }

@@ -7,6 +7,7 @@ use crate::caller::Caller;
 use crate::client_ip::client_ip;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, FormOrJson, PathId, QueryParams};
+use crate::i18n::{self, Lang};
 use crate::openapi::{BadQuery, BodyErrors, NotFound, SessionErrors, Throttled};
 use crate::public_reads;
 use crate::rate_limit::Subject;
@@ -93,8 +94,10 @@ async fn post(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
+    q: QueryParams,
     FormOrJson(input, is_form): FormOrJson<CommentInput>,
 ) -> Response {
+    let form = i18n::of_form(&state.db, is_form, q.get("lang"), &headers).await;
     let result = async {
         let new = input.validate()?;
         let (snap, page) = commentable(&state, new.incident_id, &headers).await?;
@@ -112,17 +115,24 @@ async fn post(
     .await;
     match result {
         Ok((snap, c)) => {
-            let message = if c.status == CommentStatus::Approved {
-                "Thank you: your comment is on the incident's page."
+            let lang = form.unwrap_or(Lang::En);
+            let message = lang.t(if c.status == CommentStatus::Approved {
+                "notice.comment_shown"
             } else {
-                "Thank you: your comment will show on the incident's page once a moderator has read it."
-            };
-            if is_form {
-                let back = format!("/s/{}/incidents/{}", snap.data.page.slug, c.incident_id);
+                "notice.comment_held"
+            });
+            if form.is_some() {
+                let back = format!(
+                    "/s/{}/incidents/{}?lang={}",
+                    snap.data.page.slug,
+                    c.incident_id,
+                    lang.code()
+                );
                 return Html(notice_page(
-                    "Comment received",
+                    lang,
+                    lang.t("notice.comment_title"),
                     message,
-                    Some((&back, "Back to the incident")),
+                    Some((&back, lang.t("notice.back_incident"))),
                     None,
                 ))
                 .into_response();
@@ -136,7 +146,7 @@ async fn post(
             )
                 .into_response()
         }
-        Err(e) => e.answer(is_form),
+        Err(e) => e.answer(form),
     }
 }
 

@@ -17,6 +17,7 @@ use crate::caller::Caller;
 use crate::client_ip::client_ip;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{FormOrJson, PathId, QueryParams};
+use crate::i18n::{self, Lang};
 use crate::openapi::{BadQuery, BodyErrors, NotFound, SessionErrors, Throttled};
 use crate::rate_limit::Subject;
 use crate::respond::{Data, Message, created, data, deleted};
@@ -284,9 +285,11 @@ async fn subscribe(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
+    q: QueryParams,
     caller: Option<Caller>,
     FormOrJson(input, is_form): FormOrJson<SubscribeInput>,
 ) -> Response {
+    let form = i18n::of_form(&state.db, is_form, q.get("lang"), &headers).await;
     let result = async {
         let caller = match caller {
             Some(c) => {
@@ -360,28 +363,24 @@ async fn subscribe(
                 Err(e) => ApiError::from(e).into_response(),
             }
         }
-        Ok((None, page, kind, _, outcome)) => {
-            let message = match (kind, outcome) {
-                (ChannelKind::Email, _) => {
-                    "Check your inbox: if the address can receive mail, a link to confirm is on its way (it works for 24 hours)."
-                }
-                _ => "Subscribed: changes of this page will be sent to that address.",
+        Ok((None, page, kind, _, _)) => {
+            let lang = form.unwrap_or(Lang::En);
+            let (title, message) = match kind {
+                ChannelKind::Email => ("notice.inbox_title", "notice.inbox"),
+                _ => ("notice.subscribed_title", "notice.subscribed"),
             };
-            if is_form {
+            let message = lang.t(message);
+            if form.is_some() {
                 let slug = pages::get(&state.db, page)
                     .await
                     .map(|p| p.slug)
                     .unwrap_or_default();
-                let back = format!("/s/{slug}");
-                let title = if kind == ChannelKind::Email {
-                    "Check your inbox"
-                } else {
-                    "Subscribed"
-                };
+                let back = format!("/s/{slug}?lang={}", lang.code());
                 return Html(notice_page(
-                    title,
+                    lang,
+                    lang.t(title),
                     message,
-                    Some((&back, "Back to the status page")),
+                    Some((&back, lang.t("notice.back"))),
                     None,
                 ))
                 .into_response();
@@ -394,8 +393,14 @@ async fn subscribe(
             )
                 .into_response()
         }
-        Err(e) => e.answer(is_form),
+        Err(e) => e.answer(form),
     }
+}
+
+/// The language of a page opened from a message's link, or None when
+/// the client asked for JSON.
+async fn link_lang(state: &AppState, q: &QueryParams, headers: &HeaderMap) -> Option<Lang> {
+    i18n::of_form(&state.db, wants_html(headers), q.get("lang"), headers).await
 }
 
 #[utoipa::path(get, path = "/api/subscribers/verify", tag = "subscribers", operation_id = "verifySubscriber",
@@ -404,25 +409,36 @@ async fn subscribe(
     params(("token" = String, Query, description = "From the confirmation link")),
     responses((status = 200, body = Data<Accepted>), NotFound, BadQuery))]
 async fn verify(State(state): State<AppState>, headers: HeaderMap, q: QueryParams) -> Response {
-    let html = wants_html(&headers);
+    let html = link_lang(&state, &q, &headers).await;
+    let lang = html.unwrap_or(Lang::En);
     let token = q.get("token").unwrap_or("").to_string();
     match subscribers::verify(&state.db, &token, upstate_core::Timestamp::now()).await {
         Ok(page) => {
             let p = pages::get(&state.db, page).await.ok();
-            let name = p.as_ref().map_or("the page".to_string(), |p| p.name.clone());
-            let message = format!("You will get an email when {name} changes.");
-            if html {
-                let back = p.map(|p| format!("/s/{}", p.slug)).unwrap_or_else(|| "/".into());
-                return Html(notice_page("Subscription confirmed", &message, Some((&back, "Back to the status page")), None))
-                    .into_response();
+            let name = p.as_ref().map_or("…", |p| p.name.as_str());
+            let message = lang.t("notice.confirmed").replace("{page}", name);
+            if html.is_some() {
+                let back = p.map_or_else(
+                    || "/".into(),
+                    |p| format!("/s/{}?lang={}", p.slug, lang.code()),
+                );
+                return Html(notice_page(
+                    lang,
+                    lang.t("notice.confirmed_title"),
+                    &message,
+                    Some((&back, lang.t("notice.back"))),
+                    None,
+                ))
+                .into_response();
             }
             data(Accepted { message })
         }
-        Err(_) if html => (
+        Err(_) if html.is_some() => (
             StatusCode::NOT_FOUND,
             Html(notice_page(
-                "This link does not work",
-                "It may have expired (links work for 24 hours) or been used already. Subscribe again on the status page.",
+                lang,
+                lang.t("notice.bad_link_title"),
+                lang.t("notice.expired"),
                 None,
                 None,
             )),
@@ -436,20 +452,33 @@ async fn verify(State(state): State<AppState>, headers: HeaderMap, q: QueryParam
     summary = "The unsubscribe button of a message's link (opening the link changes nothing)",
     params(("token" = String, Query, description = "From the message")),
     responses((status = 200, description = "A page with the button", content_type = "text/html", body = String)))]
-async fn unsubscribe_form(q: QueryParams) -> Response {
-    let token = q.get("token").unwrap_or("").to_string();
+async fn unsubscribe_form(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    q: QueryParams,
+) -> Response {
+    let lang = i18n::of_visitor(&state.db, q.get("lang"), &headers).await;
+    let token = q.get("token").unwrap_or("");
     let form = html! {
-        form method="post" action=(format!("/api/subscribers/unsubscribe?token={token}")) {
-            button type="submit" { "Unsubscribe" }
+        form method="post" action=(own_link("unsubscribe", token, lang)) {
+            button type="submit" { (lang.t("msg.unsubscribe")) }
         }
     };
     Html(notice_page(
-        "Unsubscribe",
-        "Stop the messages of this status page to this address?",
+        lang,
+        lang.t("msg.unsubscribe"),
+        lang.t("notice.unsubscribe_ask"),
         None,
         Some(form),
     ))
     .into_response()
+}
+
+/// A link of the subscriber's own (`unsubscribe`, `manage`) that keeps the
+/// language of the page it is on.
+fn own_link(what: &str, token: &str, lang: Lang) -> String {
+    let token: String = form_urlencoded::byte_serialize(token.as_bytes()).collect();
+    format!("/api/subscribers/{what}?token={token}&lang={}", lang.code())
 }
 
 #[utoipa::path(post, path = "/api/subscribers/unsubscribe", tag = "subscribers", operation_id = "unsubscribe",
@@ -462,15 +491,18 @@ async fn unsubscribe(
     q: QueryParams,
 ) -> Response {
     let token = q.get("token").unwrap_or("").to_string();
-    let html = wants_html(&headers);
     match subscribers::unsubscribe(&state.db, &token).await {
-        Ok(_) if html => Html(notice_page(
-            "Unsubscribed",
-            "You will get no more messages from this status page.",
-            None,
-            None,
-        ))
-        .into_response(),
+        Ok(_) if wants_html(&headers) => {
+            let lang = i18n::of_visitor(&state.db, q.get("lang"), &headers).await;
+            Html(notice_page(
+                lang,
+                lang.t("notice.unsubscribed_title"),
+                lang.t("notice.unsubscribed"),
+                None,
+                None,
+            ))
+            .into_response()
+        }
         Ok(_) => data(Accepted {
             message: "Unsubscribed.".into(),
         }),
@@ -528,42 +560,44 @@ async fn manage_form(
 ) -> Response {
     let token = q.get("token").unwrap_or("").to_string();
     let found = own(&state, &token).await;
+    let html = link_lang(&state, &q, &headers).await;
+    let lang = html.unwrap_or(Lang::En);
     match found {
-        Ok(o) if wants_html(&headers) => {
-            let url = format!("/api/subscribers/manage?token={token}");
-            let leave = format!("/api/subscribers/unsubscribe?token={token}");
+        Ok(o) if html.is_some() => {
             let form = html! {
-                form method="post" action=(url) {
+                form method="post" action=(own_link("manage", &token, lang)) {
                     fieldset {
-                        legend { "Tell me about" }
+                        legend { (lang.t("notice.tell_me")) }
                         input type="hidden" name="componentIds[]" value="";
                         ul.choices {
                             @for c in &o.components {
                                 li { label { input type="checkbox" name="componentIds[]" value=(c.id) checked[o.component_ids.contains(&c.id)]; " " (c.name) } }
                             }
                         }
-                        p.meta { "None ticked: every change of the page." }
+                        p.meta { (lang.t("notice.none_ticked")) }
                     }
-                    button type="submit" { "Save" }
+                    button type="submit" { (lang.t("notice.save")) }
                 }
-                form method="post" action=(leave) {
-                    button type="submit" { "Unsubscribe" }
+                form method="post" action=(own_link("unsubscribe", &token, lang)) {
+                    button type="submit" { (lang.t("msg.unsubscribe")) }
                 }
             };
             Html(notice_page(
-                "Your subscription",
-                &format!("Messages go to {}.", o.target),
+                lang,
+                lang.t("notice.manage_title"),
+                &lang.t("notice.manage_to").replace("{target}", &o.target),
                 None,
                 Some(form),
             ))
             .into_response()
         }
         Ok(o) => data(o),
-        Err(_) if wants_html(&headers) => (
+        Err(_) if html.is_some() => (
             StatusCode::NOT_FOUND,
             Html(notice_page(
-                "This link does not work",
-                "The subscription has ended, or the link is incomplete.",
+                lang,
+                lang.t("notice.bad_link_title"),
+                lang.t("notice.ended"),
                 None,
                 None,
             )),
@@ -588,9 +622,11 @@ struct Choose {
     responses((status = 200, body = Data<OwnSubscription>), BodyErrors, NotFound))]
 async fn manage(
     State(state): State<AppState>,
+    headers: HeaderMap,
     q: QueryParams,
     FormOrJson(input, is_form): FormOrJson<Choose>,
 ) -> Response {
+    let form = i18n::of_form(&state.db, is_form, q.get("lang"), &headers).await;
     let token = q.get("token").unwrap_or("").to_string();
     let result = async {
         let current = own(&state, &token).await?;
@@ -618,15 +654,19 @@ async fn manage(
     }
     .await;
     match result {
-        Ok(_) if is_form => Html(notice_page(
-            "Saved",
-            "Your choice is kept: you hear of the components you ticked.",
-            None,
-            None,
-        ))
-        .into_response(),
+        Ok(_) if form.is_some() => {
+            let lang = form.unwrap_or(Lang::En);
+            Html(notice_page(
+                lang,
+                lang.t("notice.saved_title"),
+                lang.t("notice.saved"),
+                None,
+                None,
+            ))
+            .into_response()
+        }
         Ok(o) => data(o),
-        Err(e) => e.answer(is_form),
+        Err(e) => e.answer(form),
     }
 }
 

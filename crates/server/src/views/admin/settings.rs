@@ -96,6 +96,7 @@ pub fn settings(
                         }
                     }
                     (Input { value: Some(chosen("maintenanceReminders", Some(&s.maintenance_reminders))), hint: Some("How long before a scheduled maintenance window its subscribers are reminded, like 24h, 1h (units m, h, d; empty: no reminders)."), ..Input::new("maintenanceReminders", "Maintenance reminders", "text") }.render(flash))
+                    (Input { value: Some(chosen("deliveryLogDays", Some(&s.delivery_log_days.to_string()))), form_name: Some("deliveryLogDays:int"), hint: Some("Days a finished delivery stays in the delivery logs (1 to 3650). Deliveries still being tried are kept until they are settled."), ..Input::new("deliveryLogDays", "Keep the delivery log for (days)", "number") }.render(flash))
                     div.field { div.choices {
                         input type="hidden" name="moderateComments:bool" value="";
                         label { input type="checkbox" name="moderateComments:bool" checked[s.moderate_comments] aria-describedby="f-moderate-note"; "Hold visitors' comments until someone approves them" }

@@ -1,0 +1,65 @@
+//! What is kept how long. The delivery log and the outbox grow with every
+//! change told to every recipient (100,000 subscribers make 100,000 rows an
+//! update), so finished deliveries are deleted once they are older than the
+//! install's `deliveryLogDays`, and then the outbox events no delivery
+//! refers to any more. Pending deliveries, and the events they are written
+//! from, stay whatever their age: nothing acknowledged is dropped unsent.
+//! The audit log is never pruned (its chain is the point).
+//!
+//! The work is one job row (`prune`, made by migration 0020) that runs
+//! hourly and moves itself on, so it runs once per hour on any number of
+//! instances.
+
+use crate::db::Db;
+use crate::error::StoreResult;
+use upstate_core::Timestamp;
+
+pub const JOB_KIND: &str = "prune";
+/// The job's `dedupe_key`.
+pub const JOB_KEY: &str = "prune";
+/// How often the job runs.
+pub const EVERY_MS: i64 = 3_600_000;
+const DAY_MS: i64 = 86_400_000;
+
+/// What one round deleted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pruned {
+    pub deliveries: u64,
+    pub events: u64,
+}
+
+/// Deletes what is older than `keep_days` at `now`, and moves the job to
+/// its next hour in the same transaction (its lease cleared, so the
+/// worker's `finish` leaves it in place).
+pub async fn prune(db: &Db, now: Timestamp, keep_days: i64) -> StoreResult<Pruned> {
+    let before = now.millis() - keep_days * DAY_MS;
+    let mut tx = db.bookkeeping().await?;
+    let deliveries = on_tx!(&mut tx, |c| {
+        sqlx::query(
+        "DELETE FROM deliveries WHERE status <> 'pending' AND COALESCE(finished_at, created_at) < $1"
+    )
+    .bind(before)
+    .execute(c)
+    .await?
+    .rows_affected()
+    });
+    let events = on_tx!(&mut tx, |c| sqlx::query(
+        "DELETE FROM outbox WHERE at < $1 \
+         AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = outbox.id)"
+    )
+    .bind(before)
+    .execute(c)
+    .await?
+    .rows_affected());
+    on_tx!(&mut tx, |c| sqlx::query(
+        "UPDATE jobs SET run_at = $1, locked_until = NULL, attempts = 0, last_error = NULL \
+         WHERE dedupe_key = $2"
+    )
+    .bind(now.millis() + EVERY_MS)
+    .bind(JOB_KEY)
+    .execute(c)
+    .await?
+    .rows_affected());
+    tx.commit().await?;
+    Ok(Pruned { deliveries, events })
+}
