@@ -59,7 +59,7 @@ async fn comments_are_moderated_escaped_and_limited(b: Backend) {
     assert!(
         page_html(&s, &html_path)
             .await
-            .contains("action=\"/api/comments\"")
+            .contains("action=\"/api/comments?lang=en\"")
     );
 
     // Held for moderation: accepted, not shown.

@@ -309,6 +309,22 @@ async fn webhook_subscribers_operators_and_bad_input(b: Backend) {
     let api = s.component(page, "API").await;
     let elsewhere = s.component(other, "Elsewhere").await;
 
+    // Without mail, the page offers webhooks and chats, not email.
+    let html = reqwest::get(format!("{}/s/acme", s.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(html.contains(r#"id="subscribe""#), "the form shows");
+    for kind in ["webhook", "slack", "discord", "teams"] {
+        assert!(html.contains(&format!(r#"value="{kind}""#)), "{kind}");
+    }
+    assert!(
+        !html.contains(r#"value="email""#),
+        "no email without a mailer"
+    );
+
     let cases: Vec<(Value, Vec<&str>)> = vec![
         (json!({"slug": "acme"}), vec!["target"]),
         (json!({"target": "a@example.com"}), vec!["statusPageId"]),
@@ -591,7 +607,7 @@ async fn visitors_subscribe_from_the_page_in_chromium(b: Backend) {
     assert_eq!(h1, "Subscription confirmed");
     d.screenshot(&format!("public/subscribe-confirmed-{name}"))
         .await;
-    let subs = s.get("/api/subscribers").await.data(200);
+    let subs = s.get("/api/subscribers?q=visitor").await.data(200);
     assert_eq!(subs[0]["target"], "visitor@example.com");
     assert_eq!(subs[0]["verified"], true);
     assert_eq!(
@@ -599,6 +615,51 @@ async fn visitors_subscribe_from_the_page_in_chromium(b: Backend) {
         json!([api]),
         "the ticked component was kept"
     );
+
+    // A chat instead: the field becomes a URL field labelled so, and the
+    // subscription starts at once.
+    d.c().goto(&format!("{}/s/acme", s.base)).await.unwrap();
+    d.c()
+        .find(Locator::Css("#subscribe input[value='slack']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let field = d
+        .js("return [document.getElementById('sub-email').type, document.getElementById('sub-label').textContent]")
+        .await;
+    assert_eq!(field, json!(["url", "Webhook URL"]));
+    d.c()
+        .find(Locator::Id("sub-email"))
+        .await
+        .unwrap()
+        .send_keys("https://hooks.slack.com/services/T0/B0/secret")
+        .await
+        .unwrap();
+    d.screenshot(&format!("public/subscribe-chat-{name}")).await;
+    d.c()
+        .find(Locator::Css("#subscribe button[type=submit]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let shown = d
+        .until(
+            "return !!document.querySelector('h1') && document.querySelector('h1').textContent === 'Subscribed'",
+            Duration::from_secs(10),
+        )
+        .await;
+    assert!(shown.is_some(), "the chat subscription starts at once");
+    let subs = s.get("/api/subscribers").await.data(200);
+    let chat = subs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["kind"] == "slack")
+        .expect("the Slack subscriber");
+    assert_eq!(chat["verified"], true);
     d.quit().await;
 }
 

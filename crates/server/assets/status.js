@@ -127,3 +127,23 @@
     }).then(function () { show(""); }).catch(function () { show("failed"); });
   });
 })();
+
+// The subscribe form: one field takes an address or a URL; with a kind
+// chosen, the field becomes the right type (the browser checks it) and its
+// label says which.
+(function () {
+  "use strict";
+  var form = document.querySelector("#subscribe form");
+  var input = document.getElementById("sub-email");
+  var label = document.getElementById("sub-label");
+  if (!form || !input || !label) return;
+  function follow() {
+    var chosen = form.querySelector("input[name=kind]:checked");
+    var email = chosen && chosen.value === "email";
+    input.type = email ? "email" : "url";
+    input.autocomplete = email ? "email" : "off";
+    label.textContent = label.getAttribute(email ? "data-email" : "data-url");
+  }
+  form.querySelectorAll("input[name=kind]").forEach(function (r) { r.addEventListener("change", follow); });
+  follow();
+})();

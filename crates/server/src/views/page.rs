@@ -7,18 +7,17 @@ use upstate_core::public::overall_status;
 use upstate_core::uptime::{DayUptime, StatusChange, day_windows, report};
 use upstate_core::*;
 
-/// `subscribe`: the page offers email subscriptions (its switch is on and
-/// this install can send mail).
-/// `subscribe`: the email form (showSubscribe and mail configured); the
-/// browser-notification button shows whenever showSubscribe is on.
-pub fn status_page(v: &View, history: &[StatusChange], subscribe: bool) -> String {
+/// With showSubscribe on, the page offers subscriptions: by webhook or chat
+/// always, by email when `mail` (this install can send it), and browser
+/// notifications where the browser has push.
+pub fn status_page(v: &View, history: &[StatusChange], mail: bool) -> String {
     let d = v.d;
     let title = format!("{} {}", d.page.name, v.t("page.status"));
     let main = html! {
         div #live data-version=(v.version) {
             (live(v, history))
         }
-        @if subscribe { (subscribe_form(v)) }
+        @if d.page.show_subscribe { (subscribe_form(v, mail)) }
         @if d.page.show_subscribe { (push_offer(v)) }
         @if !d.quick_links.is_empty() {
             nav.links aria-labelledby="links-h" {
@@ -52,18 +51,39 @@ fn push_offer(v: &View) -> Markup {
     }
 }
 
-fn subscribe_form(v: &View) -> Markup {
+fn subscribe_form(v: &View, mail: bool) -> Markup {
     let d = v.d;
+    // (value, label): email only where this install can send mail.
+    let mut kinds: Vec<(&str, &str)> = Vec::new();
+    if mail {
+        kinds.push(("email", v.t("subscribe.kind_email")));
+    }
+    kinds.extend([
+        ("webhook", v.t("subscribe.kind_webhook")),
+        ("slack", "Slack"),
+        ("discord", "Discord"),
+        ("teams", "Microsoft Teams"),
+    ]);
+    let (label, kind) = if mail {
+        (v.t("subscribe.target"), "text")
+    } else {
+        (v.t("subscribe.url"), "url")
+    };
     html! {
         section.card.subscribe #subscribe aria-labelledby="sub-h" {
             h2 #sub-h { (v.t("subscribe.title")) }
             p { (v.t("subscribe.prompt")) }
             form method="post" action=(format!("/api/subscribers?lang={}", v.lang.code())) {
                 input type="hidden" name="slug" value=(d.page.slug);
-                input type="hidden" name="kind" value="email";
-                label for="sub-email" { (v.t("subscribe.email")) }
+                fieldset.kinds {
+                    legend { (v.t("subscribe.by")) }
+                    @for (i, (value, name)) in kinds.iter().enumerate() {
+                        label { input type="radio" name="kind" value=(value) checked[i == 0]; " " (name) }
+                    }
+                }
+                label for="sub-email" #sub-label data-email=(v.t("subscribe.email")) data-url=(v.t("subscribe.url")) { (label) }
                 div.row {
-                    input #sub-email type="email" name="target" required autocomplete="email" aria-describedby="sub-note";
+                    input #sub-email type=(kind) name="target" required autocomplete=[mail.then_some("email")] aria-describedby="sub-note";
                     button type="submit" { (v.t("subscribe.submit")) }
                 }
                 @if d.components.len() > 1 {
@@ -76,7 +96,10 @@ fn subscribe_form(v: &View) -> Markup {
                         }
                     }
                 }
-                p.meta #sub-note { (v.t("subscribe.note")) }
+                p.meta #sub-note {
+                    @if mail { (v.t("subscribe.note")) " " }
+                    (v.t("subscribe.note_hooks"))
+                }
             }
         }
     }

@@ -169,7 +169,7 @@ async fn build(
         Kind::Page => Some(views::status_page(
             v,
             snap.history(&state.db).await?,
-            d.page.show_subscribe && state.sender.has_mailer(),
+            state.sender.has_mailer(),
         )),
         Kind::Incident(id) => {
             let found = match d.incidents.iter().find(|i| i.id == id) {
