@@ -105,6 +105,10 @@ pub struct Settings {
     /// (a list, or one comma-separated string), e.g. `10.0.0.0/8`.
     #[serde(deserialize_with = "list_or_commas")]
     pub outgoing_allow: Vec<String>,
+    /// Private or loopback ranges monitors may check (watching internal
+    /// services is what they are for), e.g. `10.0.0.0/8, 127.0.0.1`.
+    #[serde(deserialize_with = "list_or_commas")]
+    pub monitor_allow: Vec<String>,
     /// Telegram's Bot API base URL.
     #[serde(deserialize_with = "text")]
     pub telegram_api_url: String,
@@ -136,6 +140,7 @@ impl Default for Settings {
             secure_cookies: None,
             dev: false,
             outgoing_allow: Vec::new(),
+            monitor_allow: Vec::new(),
             telegram_api_url: upstate_jobs::DeliverySettings::default().telegram_api,
             delivery_give_up_hours: 24,
             smtp_url: None,
@@ -244,6 +249,10 @@ pub struct Overrides {
     #[arg(long, global = true, value_delimiter = ',')]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outgoing_allow: Option<Vec<String>>,
+    /// Private ranges monitors may check, comma-separated [env: UPSTATE_MONITOR_ALLOW].
+    #[arg(long, global = true, value_delimiter = ',')]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub monitor_allow: Option<Vec<String>>,
     /// Development mode: opens POST /api/admin/reset-rate-limits; never in production [env: UPSTATE_DEV].
     #[arg(long, global = true)]
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -357,6 +366,7 @@ pub struct Config {
     pub data_dir: PathBuf,
     pub server: ServerSettings,
     pub delivery: upstate_jobs::DeliverySettings,
+    pub monitors: upstate_jobs::monitors::MonitorSettings,
 }
 
 impl fmt::Debug for Config {
@@ -483,6 +493,10 @@ impl Config {
                     u64::from(s.delivery_give_up_hours.max(1)) * 3600,
                 ),
                 smtp,
+                ..Default::default()
+            },
+            monitors: upstate_jobs::monitors::MonitorSettings {
+                allow: parse_ranges("monitor_allow entry", &s.monitor_allow)?,
                 ..Default::default()
             },
             addr: s.addr,

@@ -129,7 +129,14 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         sender.clone(),
         cancel.clone(),
     ));
-    let app = upstate_server::app(db.clone(), &settings, sender);
+    let checker =
+        upstate_jobs::monitors::Checker::new(&config.monitors).map_err(anyhow::Error::msg)?;
+    let monitors = tokio::spawn(upstate_jobs::monitors::run_monitors(
+        db.clone(),
+        checker.clone(),
+        cancel.clone(),
+    ));
+    let app = upstate_server::app(db.clone(), &settings, sender, checker);
     // Scripts and tests read this line to learn the port (useful with :0).
     println!("upstate listening on http://{local}");
     if let Some(token) = upstate_store::users::issue_setup_token(&db, SETUP_VALID_MS).await? {
@@ -150,6 +157,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     cancel.cancel();
     let _ = scheduler.await;
     let _ = deliveries.await;
+    let _ = monitors.await;
     db.close().await;
     tracing::info!("stopped");
     Ok(())

@@ -26,6 +26,7 @@ pub struct TestApp {
     key: String,
     /// Added to the wall clock for every job round this harness runs.
     offset_ms: i64,
+    checker: upstate_jobs::monitors::Checker,
     stop: CancellationToken,
     pub test_db: TestDb,
     http: reqwest::Client,
@@ -64,7 +65,13 @@ impl TestApp {
         // Links in messages lead back to this server.
         delivery.public_url = base.clone();
         let sender = upstate_jobs::Sender::new(delivery).expect("sender");
-        let app = upstate_server::app(db.clone(), &settings, sender.clone());
+        let checker =
+            upstate_jobs::monitors::Checker::new(&upstate_jobs::monitors::MonitorSettings {
+                allow: vec!["127.0.0.1/32".parse().expect("range")],
+                ..Default::default()
+            })
+            .expect("checker");
+        let app = upstate_server::app(db.clone(), &settings, sender.clone(), checker.clone());
         let stop = CancellationToken::new();
         let until = stop.clone();
         tokio::spawn(upstate_server::serve(listener, app, async move {
@@ -75,6 +82,7 @@ impl TestApp {
             db,
             key,
             offset_ms: 0,
+            checker,
             stop,
             test_db,
             http: reqwest::Client::new(),
@@ -96,6 +104,14 @@ impl TestApp {
         upstate_jobs::run_due(&self.db, &self.sender.settings, self.now())
             .await
             .expect("job round")
+    }
+
+    /// Runs every monitor check due at the harness's now; returns how many
+    /// it recorded.
+    pub async fn run_monitors(&self) -> usize {
+        upstate_jobs::monitors::run_due(&self.db, &self.checker, self.now())
+            .await
+            .expect("monitor round")
     }
 
     /// Makes every delivery due at the harness's now; returns how many it

@@ -30,6 +30,7 @@ mod key_routes;
 mod lifecycle;
 mod maintenance;
 mod migrations;
+mod monitors;
 mod notifications;
 mod openapi;
 mod outbox;

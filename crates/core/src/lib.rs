@@ -11,6 +11,7 @@ pub mod events;
 pub mod i18n;
 pub mod links;
 pub mod model;
+pub mod monitors;
 pub mod notify;
 pub mod patch;
 pub mod postmortem;

@@ -128,6 +128,26 @@ wire_enum!(
     }
 );
 
+wire_enum!(
+    /// What a monitor checks: a URL, a TCP port, or the silence of a
+    /// service that should call in (heartbeat).
+    MonitorKind {
+        Http => "http",
+        Tcp => "tcp",
+        Heartbeat => "heartbeat",
+    }
+);
+
+wire_enum!(
+    /// What a monitor's recent checks say (unknown before the first).
+    MonitorState {
+        Unknown => "unknown",
+        Up => "up",
+        Degraded => "degraded",
+        Down => "down",
+    }
+);
+
 impl ComponentStatus {
     /// How bad a status is for users. Maintenance is planned, so it ranks
     /// above operational but below any unplanned trouble.

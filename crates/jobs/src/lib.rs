@@ -16,6 +16,7 @@
 pub mod deliver;
 pub mod mailer;
 pub mod messages;
+pub mod monitors;
 pub mod notices;
 pub mod outgoing;
 pub mod push;

@@ -174,6 +174,17 @@ pub struct Outgoing {
 
 impl Outgoing {
     pub fn new(guard: Guard, timeout: Duration) -> Result<Outgoing, String> {
+        Outgoing::build(guard, timeout, true, "status page notifications")
+    }
+
+    /// `follow`: follow redirects (each checked by the rule) or answer with
+    /// the redirect itself; `purpose` goes into the User-Agent.
+    pub fn build(
+        guard: Guard,
+        timeout: Duration,
+        follow: bool,
+        purpose: &str,
+    ) -> Result<Outgoing, String> {
         let guard = Arc::new(guard);
         let for_redirects = guard.clone();
         let client = reqwest::Client::builder()
@@ -181,12 +192,14 @@ impl Outgoing {
             .no_proxy()
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(5)))
-            .user_agent(concat!(
-                "Upstate/",
-                env!("CARGO_PKG_VERSION"),
-                " (+status page notifications)"
+            .user_agent(format!(
+                "Upstate/{} (+{purpose})",
+                env!("CARGO_PKG_VERSION")
             ))
             .redirect(reqwest::redirect::Policy::custom(move |attempt| {
+                if !follow {
+                    return attempt.stop();
+                }
                 if attempt.previous().len() >= MAX_REDIRECTS {
                     return attempt.error(format!("more than {MAX_REDIRECTS} redirects"));
                 }
@@ -209,15 +222,37 @@ impl Outgoing {
         headers: &[(&str, String)],
         body: &[u8],
     ) -> Result<Answer, Failure> {
-        let url =
-            reqwest::Url::parse(url).map_err(|e| Failure::permanent(format!("bad URL: {e}")))?;
-        self.guard.check_url(&url).map_err(Failure::permanent)?;
-        let mut req = self.client.post(url).body(body.to_vec());
+        let mut all: Vec<(&str, String)> = headers.to_vec();
         if !headers
             .iter()
             .any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
         {
-            req = req.header(reqwest::header::CONTENT_TYPE, "application/json");
+            all.push(("content-type", "application/json".into()));
+        }
+        self.request("POST", url, &all, body, None).await
+    }
+
+    /// Sends any request (a monitor's check), with its own timeout when
+    /// given; the answer's body is read up to the limit.
+    pub async fn request(
+        &self,
+        method: &str,
+        url: &str,
+        headers: &[(&str, String)],
+        body: &[u8],
+        timeout: Option<Duration>,
+    ) -> Result<Answer, Failure> {
+        let url =
+            reqwest::Url::parse(url).map_err(|e| Failure::permanent(format!("bad URL: {e}")))?;
+        self.guard.check_url(&url).map_err(Failure::permanent)?;
+        let method = reqwest::Method::from_bytes(method.as_bytes())
+            .map_err(|_| Failure::permanent(format!("bad method {method}")))?;
+        let mut req = self.client.request(method, url);
+        if !body.is_empty() {
+            req = req.body(body.to_vec());
+        }
+        if let Some(t) = timeout {
+            req = req.timeout(t);
         }
         for (name, value) in headers {
             req = req.header(*name, value);

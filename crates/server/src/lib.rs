@@ -85,6 +85,7 @@ pub fn app(
     db: upstate_store::Db,
     settings: &ServerSettings,
     sender: upstate_jobs::Sender,
+    checker: upstate_jobs::monitors::Checker,
 ) -> Router {
     // A visitor subscribes once or twice, comments a few times; a script
     // trying addresses or posting spam is stopped after a handful.
@@ -96,6 +97,7 @@ pub fn app(
     ];
     let state = AppState::new(state::Shared {
         sender,
+        checker,
         limits: rate_limit::Limits::new(settings.api_rate_per_minute, settings.api_rate_per_hour)
             .swept(),
         subscribe_limits,

@@ -193,6 +193,7 @@ fn anonymous(path: &str) -> bool {
         "/api/subscribers/unsubscribe",
         "/api/subscribers/manage",
         "/api/push/subscribe",
+        "/api/heartbeat/",
         "/api/auth/login",
         "/api/auth/setup",
         "/api/auth/verify-2fa",

@@ -17,6 +17,8 @@ pub struct Shared {
     /// Makes test messages (`/api/notifications/{id}/test`) as the worker
     /// makes deliveries.
     pub sender: upstate_jobs::Sender,
+    /// Runs "test now" checks and wakes the monitor loop after a change.
+    pub checker: upstate_jobs::monitors::Checker,
     pub limits: Arc<Limits>,
     /// Visitors' sign-ups per client address (`POST /api/subscribers`).
     pub subscribe_limits: Arc<Limits>,

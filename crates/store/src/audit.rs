@@ -78,6 +78,14 @@ impl From<EventRow> for AuditEvent {
 #[must_use = "a change commits with its audit event"]
 pub struct Audited(());
 
+impl Audited {
+    /// For a transaction that wrote only bookkeeping (a monitor's check
+    /// that moved nothing): nothing anyone audits or hears of.
+    pub(crate) fn bookkeeping() -> Audited {
+        Audited(())
+    }
+}
+
 impl Tx {
     /// Appends the audit event of this transaction's change.
     pub(crate) async fn audit(

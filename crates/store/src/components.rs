@@ -211,6 +211,9 @@ pub async fn update(
         .rows_affected()
     });
     if let Some(status) = patch.status {
+        if status != current.status {
+            crate::monitors::take_over_if_by_hand(&mut tx, id).await?;
+        }
         set_status(&mut tx, id, current.status, status, now).await?;
     }
     let updated = get_locked(&mut tx, id).await?;

@@ -213,6 +213,9 @@ async fn move_components(
     require_movable(tx, changes, page_id).await?;
     for change in changes {
         let current = components::get_locked(tx, change.component_id).await?;
+        if current.status != change.status {
+            crate::monitors::take_over_if_by_hand(tx, change.component_id).await?;
+        }
         components::set_status(tx, change.component_id, current.status, change.status, at).await?;
         on_tx!(&mut *tx, |c| {
             sqlx::query(

@@ -20,6 +20,7 @@ pub mod groups;
 pub mod incidents;
 pub mod jobs;
 pub mod maintenance;
+pub mod monitors;
 pub mod notifications;
 pub mod pages;
 mod postgres;

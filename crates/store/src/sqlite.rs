@@ -20,6 +20,13 @@ pub(crate) const LEASE_JOBS: &str = "UPDATE jobs SET locked_until = $1, attempts
       ORDER BY run_at LIMIT $3) \
      RETURNING id, kind, dedupe_key, payload, attempts, locked_until";
 
+/// Leases monitors whose check is due (the writer lock excludes every other
+/// runner).
+pub(crate) const LEASE_MONITORS: &str = "UPDATE monitors SET locked_until = $1 WHERE id IN \
+     (SELECT id FROM monitors WHERE enabled AND next_run_at <= $2 \
+      AND (locked_until IS NULL OR locked_until < $2) ORDER BY next_run_at LIMIT $3) \
+     RETURNING id, locked_until";
+
 /// Leases due deliveries (the writer lock excludes every other sender).
 pub(crate) const LEASE_DELIVERIES: &str = "UPDATE deliveries SET locked_until = $1, attempts = attempts + 1 WHERE id IN \
      (SELECT id FROM deliveries WHERE status = 'pending' AND run_at <= $2 \

@@ -8,6 +8,7 @@ mod audit;
 mod comments;
 mod markdown;
 mod monitor_check;
+mod monitors;
 mod notifications;
 mod push;
 mod quick_links;
@@ -40,6 +41,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(notifications::router())
         .merge(subscribers::router())
         .merge(monitor_check::router())
+        .merge(monitors::router())
         .merge(comments::router())
         .merge(recurring::router())
         .merge(push::router())

@@ -1,0 +1,493 @@
+//! Monitors: a component's own check (HTTP, TCP, or a heartbeat the watched
+//! service sends), how often it runs, and how results move the component
+//! (docs/monitors.md). This module holds what a monitor is, what an operator
+//! may set, and the pure rule that turns a run of results into a status; the
+//! store keeps them and the jobs crate runs the checks.
+
+use crate::status::{ComponentStatus, MonitorKind, MonitorState};
+use crate::validate::FieldErrors;
+use crate::{Id, Timestamp};
+use serde::{Deserialize, Serialize};
+
+/// Bounds of what an operator may choose.
+pub const INTERVAL_MIN_S: i64 = 10;
+pub const INTERVAL_MAX_S: i64 = 86_400;
+pub const TIMEOUT_MIN_MS: i64 = 100;
+pub const TIMEOUT_MAX_MS: i64 = 60_000;
+pub const RETRIES_MAX: i64 = 10;
+const TARGET_MAX: usize = 2_000;
+const KEYWORD_MAX: usize = 200;
+const BODY_MAX: usize = 10_000;
+const HEADERS_MAX: usize = 20;
+const METHODS: [&str; 6] = ["GET", "HEAD", "POST", "PUT", "PATCH", "OPTIONS"];
+
+/// What an operator sets (stored as one JSON document beside the monitor's
+/// running state).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct MonitorConfig {
+    pub kind: MonitorKind,
+    /// http: the URL; tcp: `host:port`; heartbeat: empty (the service calls
+    /// the monitor's own URL).
+    pub target: String,
+    /// Seconds between checks (heartbeat: the longest silence allowed).
+    pub interval_seconds: i64,
+    pub timeout_ms: i64,
+    /// Failed checks in a row tolerated before the component moves (0: the
+    /// first failure moves it).
+    pub retries: i64,
+    /// Answers slower than this mark the component degraded (none: speed
+    /// does not matter).
+    pub degraded_above_ms: Option<i64>,
+    /// Open an incident when the component goes down, resolve it on recovery.
+    pub open_incident: bool,
+    pub enabled: bool,
+    /// http: the request method.
+    pub method: String,
+    /// http: extra request headers.
+    pub headers: Vec<Header>,
+    /// http: the request body, sent as written.
+    pub body: String,
+    /// http: the answers that count as up, like `200-299` or `200, 301`.
+    pub expected_status: String,
+    /// http: text the answer's body must contain.
+    pub keyword: String,
+    /// http: follow redirects (each checked by the outgoing rule).
+    pub follow_redirects: bool,
+}
+
+/// One request header of an HTTP monitor.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Header {
+    pub name: String,
+    pub value: String,
+}
+
+impl Default for MonitorConfig {
+    fn default() -> Self {
+        MonitorConfig {
+            kind: MonitorKind::Http,
+            target: String::new(),
+            interval_seconds: 60,
+            timeout_ms: 10_000,
+            retries: 1,
+            degraded_above_ms: None,
+            open_incident: false,
+            enabled: true,
+            method: "GET".into(),
+            headers: Vec::new(),
+            body: String::new(),
+            expected_status: "200-299".into(),
+            keyword: String::new(),
+            follow_redirects: true,
+        }
+    }
+}
+
+/// `POST`/`PUT /api/monitors`: any subset over the current monitor (or the
+/// defaults); `componentId` is required on create.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MonitorInput {
+    pub component_id: Option<Id>,
+    pub kind: Option<MonitorKind>,
+    pub target: Option<String>,
+    pub interval_seconds: Option<i64>,
+    pub timeout_ms: Option<i64>,
+    pub retries: Option<i64>,
+    /// `null` or 0 turns the latency threshold off.
+    #[serde(default)]
+    pub degraded_above_ms: Option<i64>,
+    pub open_incident: Option<bool>,
+    pub enabled: Option<bool>,
+    pub method: Option<String>,
+    pub headers: Option<Vec<Header>>,
+    pub body: Option<String>,
+    pub expected_status: Option<String>,
+    pub keyword: Option<String>,
+    pub follow_redirects: Option<bool>,
+    /// Hand the component back to its monitor after an operator set its
+    /// status by hand (`false`); `true` takes it over.
+    pub manual: Option<bool>,
+}
+
+impl MonitorInput {
+    /// `current` with this input's changes, checked as a whole.
+    pub fn apply(&self, current: &MonitorConfig) -> Result<MonitorConfig, FieldErrors> {
+        let mut e = FieldErrors::new();
+        let mut c = current.clone();
+        if let Some(k) = self.kind {
+            c.kind = k;
+        }
+        if let Some(t) = &self.target {
+            c.target = t.trim().to_string();
+        }
+        let mut bounded = |field: &str, v: Option<i64>, (lo, hi): (i64, i64), slot: &mut i64| {
+            if let Some(v) = v {
+                if (lo..=hi).contains(&v) {
+                    *slot = v;
+                } else {
+                    e.push(field, format!("must be from {lo} to {hi}"));
+                }
+            }
+        };
+        bounded(
+            "intervalSeconds",
+            self.interval_seconds,
+            (INTERVAL_MIN_S, INTERVAL_MAX_S),
+            &mut c.interval_seconds,
+        );
+        bounded(
+            "timeoutMs",
+            self.timeout_ms,
+            (TIMEOUT_MIN_MS, TIMEOUT_MAX_MS),
+            &mut c.timeout_ms,
+        );
+        bounded("retries", self.retries, (0, RETRIES_MAX), &mut c.retries);
+        match self.degraded_above_ms {
+            Some(0) => c.degraded_above_ms = None,
+            Some(ms) if (1..=TIMEOUT_MAX_MS).contains(&ms) => c.degraded_above_ms = Some(ms),
+            Some(_) => e.push(
+                "degradedAboveMs",
+                format!("must be from 1 to {TIMEOUT_MAX_MS} (0 or null: off)"),
+            ),
+            None => {}
+        }
+        if let Some(v) = self.open_incident {
+            c.open_incident = v;
+        }
+        if let Some(v) = self.enabled {
+            c.enabled = v;
+        }
+        if let Some(m) = &self.method {
+            let m = m.trim().to_ascii_uppercase();
+            if METHODS.contains(&m.as_str()) {
+                c.method = m;
+            } else {
+                e.push("method", format!("must be one of {}", METHODS.join(", ")));
+            }
+        }
+        if let Some(h) = &self.headers {
+            c.headers = h.clone();
+        }
+        if let Some(b) = &self.body {
+            c.body = b.clone();
+        }
+        if let Some(s) = &self.expected_status {
+            c.expected_status = s.trim().to_string();
+        }
+        if let Some(k) = &self.keyword {
+            c.keyword = k.clone();
+        }
+        if let Some(f) = self.follow_redirects {
+            c.follow_redirects = f;
+        }
+        check(&c, &mut e);
+        e.into_result().map(|()| c)
+    }
+}
+
+/// What a whole configuration must satisfy, whatever changed.
+fn check(c: &MonitorConfig, e: &mut FieldErrors) {
+    match c.kind {
+        MonitorKind::Http => {
+            if let Err(m) = http_target(&c.target) {
+                e.push("target", m);
+            }
+        }
+        MonitorKind::Tcp => {
+            if let Err(m) = host_port(&c.target) {
+                e.push("target", m);
+            }
+        }
+        MonitorKind::Heartbeat => {
+            if !c.target.is_empty() {
+                e.push(
+                    "target",
+                    "must be empty: the service calls the monitor's heartbeat URL",
+                );
+            }
+        }
+    }
+    if c.timeout_ms > c.interval_seconds * 1_000 {
+        e.push("timeoutMs", "must not be longer than the interval");
+    }
+    if let Some(ms) = c.degraded_above_ms
+        && ms >= c.timeout_ms
+        && c.kind != MonitorKind::Heartbeat
+    {
+        e.push("degradedAboveMs", "must be shorter than the timeout");
+    }
+    if let Err(m) = expected_codes(&c.expected_status) {
+        e.push("expectedStatus", m);
+    }
+    if c.keyword.chars().count() > KEYWORD_MAX {
+        e.push(
+            "keyword",
+            format!("must be at most {KEYWORD_MAX} characters"),
+        );
+    }
+    if c.body.len() > BODY_MAX {
+        e.push("body", format!("must be at most {BODY_MAX} bytes"));
+    }
+    if c.headers.len() > HEADERS_MAX {
+        e.push("headers", format!("at most {HEADERS_MAX} headers"));
+    }
+    for h in &c.headers {
+        let name_ok = !h.name.is_empty()
+            && h.name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+        if !name_ok {
+            e.push("headers", format!("{:?} is no header name", h.name));
+        } else if h.value.chars().any(|ch| ch.is_control() && ch != '\t') {
+            e.push(
+                "headers",
+                format!("the value of {} holds a line break", h.name),
+            );
+        }
+    }
+}
+
+fn http_target(t: &str) -> Result<(), String> {
+    if t.is_empty() {
+        return Err("is required: the URL to check".into());
+    }
+    if t.len() > TARGET_MAX {
+        return Err(format!("must be at most {TARGET_MAX} characters"));
+    }
+    let rest = t
+        .strip_prefix("https://")
+        .or_else(|| t.strip_prefix("http://"))
+        .ok_or("must be an http:// or https:// URL")?;
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if host.is_empty() || host.contains(char::is_whitespace) || host.contains('@') {
+        return Err("must name a host (and no user or password)".into());
+    }
+    Ok(())
+}
+
+/// `host:port` (IPv6 in brackets): the parts, checked.
+pub fn host_port(t: &str) -> Result<(String, u16), String> {
+    let bad = || "must be host:port, like db.example.com:5432".to_string();
+    let (host, port) = t.rsplit_once(':').ok_or_else(bad)?;
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let port: u16 = port.parse().map_err(|_| bad())?;
+    if host.is_empty() || port == 0 || host.contains(['/', ' ', '@']) {
+        return Err(bad());
+    }
+    Ok((host.to_string(), port))
+}
+
+/// Reads `200-299, 301` into ranges of status codes.
+pub fn expected_codes(raw: &str) -> Result<Vec<(u16, u16)>, String> {
+    let mut out = Vec::new();
+    for part in raw.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (lo, hi) = part.split_once('-').unwrap_or((part, part));
+        let code = |s: &str| {
+            s.trim()
+                .parse::<u16>()
+                .ok()
+                .filter(|c| (100..=599).contains(c))
+        };
+        match (code(lo), code(hi)) {
+            (Some(a), Some(b)) if a <= b => out.push((a, b)),
+            _ => return Err(format!("{part:?} is no status code or range like 200-299")),
+        }
+    }
+    if out.is_empty() {
+        return Err("name at least one status code, like 200-299".into());
+    }
+    Ok(out)
+}
+
+/// A monitor as operators see it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Monitor {
+    pub id: Id,
+    pub component_id: Id,
+    #[serde(flatten)]
+    pub config: MonitorConfig,
+    /// up, down, degraded, or unknown before the first check.
+    pub state: MonitorState,
+    /// An operator set the component's status by hand: checks go on and
+    /// are recorded, but the component stays as set until handed back.
+    pub manual: bool,
+    /// The URL the watched service calls (heartbeat monitors only).
+    pub heartbeat_url: Option<String>,
+    pub last_check_at: Option<Timestamp>,
+    pub last_latency_ms: Option<i64>,
+    pub last_error: Option<String>,
+    pub next_check_at: Timestamp,
+    /// The incident this monitor opened and has not resolved yet.
+    pub incident_id: Option<Id>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// One check's result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CheckResult {
+    pub at: Timestamp,
+    pub ok: bool,
+    pub latency_ms: Option<i64>,
+    /// The HTTP status answered, when there was one.
+    pub status_code: Option<i64>,
+    /// Why the check failed, in words.
+    pub error: Option<String>,
+}
+
+/// Where a monitor stands after a check: its counters, its state, and the
+/// status its component should have (None: leave the component alone).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verdict {
+    pub failures: i64,
+    pub successes: i64,
+    pub state: MonitorState,
+}
+
+/// The rule: `retries` failures in a row are tolerated, the next one moves
+/// the monitor down; one good check brings it back (slow answers count as
+/// degraded, after the same tolerance).
+pub fn judge(
+    config: &MonitorConfig,
+    state: MonitorState,
+    failures: i64,
+    successes: i64,
+    r: &CheckResult,
+) -> Verdict {
+    let slow = r.ok
+        && matches!((config.degraded_above_ms, r.latency_ms), (Some(limit), Some(ms)) if ms > limit);
+    let (failures, successes) = if r.ok && !slow {
+        (0, successes + 1)
+    } else {
+        (failures + 1, 0)
+    };
+    let state = if r.ok && !slow {
+        MonitorState::Up
+    } else if failures > config.retries {
+        if slow {
+            MonitorState::Degraded
+        } else {
+            MonitorState::Down
+        }
+    } else {
+        state
+    };
+    Verdict {
+        failures,
+        successes,
+        state,
+    }
+}
+
+impl MonitorState {
+    /// The component status this state calls for (None: no opinion yet).
+    pub fn component_status(self) -> Option<ComponentStatus> {
+        match self {
+            MonitorState::Unknown => None,
+            MonitorState::Up => Some(ComponentStatus::Operational),
+            MonitorState::Degraded => Some(ComponentStatus::Degraded),
+            MonitorState::Down => Some(ComponentStatus::MajorOutage),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(ok: bool, ms: i64) -> CheckResult {
+        CheckResult {
+            at: Timestamp::from_millis(0),
+            ok,
+            latency_ms: Some(ms),
+            status_code: None,
+            error: None,
+        }
+    }
+
+    #[test]
+    fn failures_beyond_the_retries_move_the_state_and_one_success_brings_it_back() {
+        let c = MonitorConfig {
+            retries: 2,
+            degraded_above_ms: Some(500),
+            ..MonitorConfig::default()
+        };
+        let mut v = Verdict {
+            failures: 0,
+            successes: 0,
+            state: MonitorState::Unknown,
+        };
+        let mut run = |ok, ms| {
+            v = judge(&c, v.state, v.failures, v.successes, &result(ok, ms));
+            v.state
+        };
+        assert_eq!(run(true, 10), MonitorState::Up);
+        assert_eq!(run(false, 10), MonitorState::Up, "first failure tolerated");
+        assert_eq!(run(false, 10), MonitorState::Up, "second tolerated");
+        assert_eq!(run(false, 10), MonitorState::Down, "third moves it");
+        assert_eq!(run(true, 10), MonitorState::Up, "one success recovers");
+        for _ in 0..3 {
+            run(true, 900);
+        }
+        assert_eq!(v.state, MonitorState::Degraded, "slow beyond the retries");
+    }
+
+    #[test]
+    fn inputs_are_checked_as_a_whole() {
+        let base = MonitorConfig::default();
+        let ok = MonitorInput {
+            target: Some("https://example.com/health".into()),
+            ..Default::default()
+        };
+        assert!(ok.apply(&base).is_ok());
+        let bad = MonitorInput {
+            target: Some("ftp://x".into()),
+            interval_seconds: Some(5),
+            timeout_ms: Some(70_000),
+            expected_status: Some("2xx".into()),
+            method: Some("BREW".into()),
+            headers: Some(vec![Header {
+                name: "X Bad".into(),
+                value: "v".into(),
+            }]),
+            ..Default::default()
+        };
+        let fields: Vec<String> = match bad.apply(&base) {
+            Err(e) => e.0.iter().map(|f| f.field.clone()).collect(),
+            Ok(c) => panic!("accepted {c:?}"),
+        };
+        for f in [
+            "target",
+            "intervalSeconds",
+            "timeoutMs",
+            "expectedStatus",
+            "method",
+            "headers",
+        ] {
+            assert!(fields.iter().any(|x| x == f), "{f} in {fields:?}");
+        }
+        let tcp = MonitorInput {
+            kind: Some(MonitorKind::Tcp),
+            target: Some("db.internal:5432".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            tcp.apply(&base).map(|c| c.target),
+            Ok("db.internal:5432".into())
+        );
+        assert_eq!(
+            expected_codes("200-299, 301"),
+            Ok(vec![(200, 299), (301, 301)])
+        );
+        assert_eq!(host_port("[::1]:80"), Ok(("::1".into(), 80)));
+    }
+}

@@ -1,0 +1,217 @@
+//! `/api/monitors`: a component's own check (HTTP, TCP, heartbeat), its
+//! results, and "test now"; `/api/heartbeat/{token}`: the URL a watched
+//! service calls. See docs/monitors.md.
+
+use crate::caller::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{Body, PathId};
+use crate::openapi::{BodyErrors, Conflict, NotFound, SessionErrors};
+use crate::respond::{Data, Message, created, data, deleted};
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::response::Response;
+use serde::Serialize;
+use upstate_core::monitors::{CheckResult, Monitor, MonitorConfig, MonitorInput};
+use upstate_core::roles::Permission;
+use upstate_core::{FieldErrors, Timestamp};
+use upstate_store::monitors;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        .routes(routes!(one, change, remove))
+        .routes(routes!(checks))
+        .routes(routes!(test_now))
+        .routes(routes!(beat_get, beat_post))
+}
+
+/// A heartbeat monitor's URL in full, for the operator to give the service.
+fn shown(state: &AppState, mut m: Monitor) -> Monitor {
+    if let Some(path) = m.heartbeat_url.take() {
+        m.heartbeat_url = Some(format!(
+            "{}{path}",
+            state.settings.public_url.trim_end_matches('/')
+        ));
+    }
+    m
+}
+
+#[utoipa::path(get, path = "/api/monitors", tag = "monitors", operation_id = "listMonitors",
+    summary = "Every monitor with its latest result (needs PAGES_READ)",
+    responses((status = 200, body = Data<Vec<Monitor>>), SessionErrors),
+    security(("session" = []), ("api_key" = [])))]
+async fn list(State(state): State<AppState>, caller: Caller) -> ApiResult<Response> {
+    caller.require(Permission::PagesRead)?;
+    let all: Vec<Monitor> = monitors::list(&state.db)
+        .await?
+        .into_iter()
+        .map(|m| shown(&state, m))
+        .collect();
+    Ok(data(all))
+}
+
+#[utoipa::path(post, path = "/api/monitors", tag = "monitors", operation_id = "createMonitor",
+    summary = "Give a component a monitor (needs PAGES_WRITE); the first check runs at once",
+    description = "One monitor per component. Targets on private or loopback addresses are refused when checked \
+        unless the install allows them (`monitor_allow`). Audited.",
+    request_body = MonitorInput,
+    responses((status = 201, body = Data<Monitor>), SessionErrors, BodyErrors, Conflict),
+    security(("session" = []), ("api_key" = [])))]
+async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    Body(input): Body<MonitorInput>,
+) -> ApiResult<Response> {
+    caller.require(Permission::PagesWrite)?;
+    let mut e = FieldErrors::new();
+    if input.component_id.is_none() {
+        e.push(
+            "componentId",
+            "is required: the component this monitor watches",
+        );
+    }
+    if input.manual.is_some() {
+        e.push(
+            "manual",
+            "is for a monitor that exists: hand a component back with PUT",
+        );
+    }
+    let config = match input.apply(&MonitorConfig::default()) {
+        Ok(c) => Some(c),
+        Err(more) => {
+            e.0.extend(more.0);
+            None
+        }
+    };
+    e.into_result()?;
+    let (Some(component), Some(config)) = (input.component_id, config) else {
+        return Err(ApiError::validation("componentId", "is required"));
+    };
+    let m = monitors::create(&state.db, &caller.audit, component, &config).await?;
+    state.checker.wake.notify_one();
+    Ok(created(format!("/api/monitors/{}", m.id), shown(&state, m)))
+}
+
+#[utoipa::path(get, path = "/api/monitors/{id}", tag = "monitors", operation_id = "getMonitor",
+    summary = "One monitor (needs PAGES_READ)", params(("id" = i64, Path)),
+    responses((status = 200, body = Data<Monitor>), SessionErrors, NotFound),
+    security(("session" = []), ("api_key" = [])))]
+async fn one(
+    State(state): State<AppState>,
+    caller: Caller,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
+    caller.require(Permission::PagesRead)?;
+    Ok(data(shown(&state, monitors::get(&state.db, id).await?)))
+}
+
+#[utoipa::path(put, path = "/api/monitors/{id}", tag = "monitors", operation_id = "updateMonitor",
+    summary = "Change a monitor (any subset; needs PAGES_WRITE); `manual: false` hands the component back to it",
+    description = "A changed setting checks again at once with fresh counters. Audited.",
+    params(("id" = i64, Path)), request_body = MonitorInput,
+    responses((status = 200, body = Data<Monitor>), SessionErrors, BodyErrors, NotFound),
+    security(("session" = []), ("api_key" = [])))]
+async fn change(
+    State(state): State<AppState>,
+    caller: Caller,
+    PathId(id): PathId,
+    Body(input): Body<MonitorInput>,
+) -> ApiResult<Response> {
+    caller.require(Permission::PagesWrite)?;
+    let current = monitors::get(&state.db, id).await?;
+    if input
+        .component_id
+        .is_some_and(|c| c != current.component_id)
+    {
+        return Err(ApiError::validation(
+            "componentId",
+            "a monitor stays with its component: delete it and create one on the other",
+        ));
+    }
+    let config = input.apply(&current.config)?;
+    let m = monitors::update(&state.db, &caller.audit, id, &config, input.manual).await?;
+    state.checker.wake.notify_one();
+    Ok(data(shown(&state, m)))
+}
+
+#[utoipa::path(delete, path = "/api/monitors/{id}", tag = "monitors", operation_id = "deleteMonitor",
+    summary = "Remove a monitor (needs PAGES_WRITE); the component keeps its status and history. Audited.",
+    params(("id" = i64, Path)),
+    responses((status = 200, body = Message), SessionErrors, NotFound),
+    security(("session" = []), ("api_key" = [])))]
+async fn remove(
+    State(state): State<AppState>,
+    caller: Caller,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
+    caller.require(Permission::PagesWrite)?;
+    monitors::delete(&state.db, &caller.audit, id).await?;
+    Ok(deleted("Monitor"))
+}
+
+#[utoipa::path(get, path = "/api/monitors/{id}/checks", tag = "monitors", operation_id = "listMonitorChecks",
+    summary = "A monitor's latest 100 checks, newest first (needs PAGES_READ)", params(("id" = i64, Path)),
+    responses((status = 200, body = Data<Vec<CheckResult>>), SessionErrors, NotFound),
+    security(("session" = []), ("api_key" = [])))]
+async fn checks(
+    State(state): State<AppState>,
+    caller: Caller,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
+    caller.require(Permission::PagesRead)?;
+    monitors::get(&state.db, id).await?;
+    Ok(data(monitors::checks(&state.db, id, 100).await?))
+}
+
+#[utoipa::path(post, path = "/api/monitors/{id}/test", tag = "monitors", operation_id = "testMonitor",
+    summary = "Check now and say what came back (needs PAGES_WRITE); the result is not recorded and moves nothing",
+    params(("id" = i64, Path)),
+    responses((status = 200, body = Data<CheckResult>), SessionErrors, NotFound),
+    security(("session" = []), ("api_key" = [])))]
+async fn test_now(
+    State(state): State<AppState>,
+    caller: Caller,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
+    caller.require(Permission::PagesWrite)?;
+    let m = monitors::get(&state.db, id).await?;
+    Ok(data(state.checker.check(&m.config, Timestamp::now()).await))
+}
+
+/// What a heartbeat call is told.
+#[derive(Serialize, utoipa::ToSchema)]
+struct Beat {
+    message: String,
+    /// The monitor's verdict after this beat.
+    state: upstate_core::MonitorState,
+}
+
+async fn beat(state: &AppState, token: &str) -> ApiResult<Response> {
+    let r = monitors::heartbeat(&state.db, token, Timestamp::now()).await?;
+    Ok(data(Beat {
+        message: "Heartbeat received.".into(),
+        state: r.verdict.state,
+    }))
+}
+
+#[utoipa::path(get, path = "/api/heartbeat/{token}", tag = "monitors", operation_id = "heartbeatGet",
+    summary = "A watched service says it is alive (a heartbeat monitor's URL; no sign-in, the token is the secret)",
+    params(("token" = String, Path)),
+    responses((status = 200, body = Data<Beat>), NotFound),
+    security(()))]
+async fn beat_get(State(state): State<AppState>, Path(token): Path<String>) -> ApiResult<Response> {
+    beat(&state, &token).await
+}
+
+#[utoipa::path(post, path = "/api/heartbeat/{token}", tag = "monitors", operation_id = "heartbeatPost",
+    summary = "The same as GET, for services that can only POST (any body is ignored)",
+    params(("token" = String, Path)),
+    responses((status = 200, body = Data<Beat>), NotFound),
+    security(()))]
+async fn beat_post(
+    State(state): State<AppState>,
+    Path(token): Path<String>,
+) -> ApiResult<Response> {
+    beat(&state, &token).await
+}

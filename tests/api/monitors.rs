@@ -1,0 +1,494 @@
+//! Monitors against real local targets (an HTTP receiver, a TCP listener,
+//! a service calling its heartbeat URL): a target going down and up moves
+//! its component (history, audit by `monitor`, the outbox event), within
+//! the retries; an operator's hand wins until given back; maintenance
+//! suppresses; bad monitors are refused and nothing is stored. In-process
+//! with the harness's clock, and one test of the real binary's own loop.
+
+use crate::harness::TestApp;
+use crate::on_both_backends;
+use crate::receiver::{Plan, Receiver};
+use crate::support::{Backend, Server};
+use reqwest::Method;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+on_both_backends!(
+    an_http_monitor_moves_its_component_down_and_back,
+    an_operators_hand_and_maintenance_hold_the_component,
+    tcp_and_heartbeat_monitors,
+    bad_monitors_are_refused_and_nothing_is_stored,
+    the_server_runs_its_monitors_on_its_own,
+);
+
+const STEP: Duration = Duration::from_secs(30);
+
+async fn status_of(app: &TestApp, component: &Value) -> Value {
+    app.data(
+        Method::GET,
+        &format!("/api/v1/components/{component}"),
+        None,
+        200,
+    )
+    .await["status"]
+        .clone()
+}
+
+async fn monitor(app: &TestApp, body: Value) -> Value {
+    app.data(Method::POST, "/api/monitors", Some(body), 201)
+        .await
+}
+
+/// One round of due checks after `advance`; the monitor's state after it.
+async fn tick(app: &mut TestApp, advance: Duration, id: &Value) -> Value {
+    app.advance(advance);
+    assert!(app.run_monitors().await >= 1, "a check was due");
+    app.data(Method::GET, &format!("/api/monitors/{id}"), None, 200)
+        .await["state"]
+        .clone()
+}
+
+async fn an_http_monitor_moves_its_component_down_and_back(b: Backend) {
+    let rx = Receiver::start().await;
+    let mut app = TestApp::spawn(b).await;
+    let page = app.page("acme").await;
+    let api = app.component(&page, "API").await;
+    let m = monitor(
+        &app,
+        json!({"componentId": api, "kind": "http", "target": format!("{}/health", rx.base),
+               "intervalSeconds": 30, "retries": 1, "headers": [{"name": "X-Probe", "value": "upstate"}]}),
+    )
+    .await;
+    assert_eq!(m["state"], "unknown");
+    assert_eq!(m["method"], "GET");
+    let id = m["id"].clone();
+
+    assert_eq!(app.run_monitors().await, 1, "the first check runs at once");
+    assert_eq!(app.run_monitors().await, 0, "and not again before its time");
+    let got = rx.got();
+    assert_eq!(got[0].path, "/health");
+    assert_eq!(got[0].header("x-probe"), "upstate");
+    assert_eq!(status_of(&app, &api).await, "operational");
+
+    rx.otherwise(Plan::Status(503));
+    assert_eq!(
+        tick(&mut app, STEP, &id).await,
+        "up",
+        "one failure is tolerated"
+    );
+    assert_eq!(status_of(&app, &api).await, "operational");
+    assert_eq!(tick(&mut app, STEP, &id).await, "down");
+    assert_eq!(status_of(&app, &api).await, "major_outage");
+
+    rx.otherwise(Plan::Status(200));
+    assert_eq!(
+        tick(&mut app, STEP, &id).await,
+        "up",
+        "one success recovers"
+    );
+    assert_eq!(status_of(&app, &api).await, "operational");
+
+    let checks = app
+        .data(
+            Method::GET,
+            &format!("/api/monitors/{id}/checks"),
+            None,
+            200,
+        )
+        .await;
+    let oks: Vec<bool> = checks
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["ok"].as_bool().unwrap())
+        .collect();
+    assert_eq!(oks, [true, false, false, true], "newest first");
+    assert_eq!(checks[1]["statusCode"], 503);
+    assert_eq!(checks[1]["error"], "answered HTTP 503 (expected 200-299)");
+    assert!(checks[0]["latencyMs"].is_i64());
+
+    // The component's history, the audit log and the outbox saw each move.
+    let history = app
+        .test_db
+        .texts(&format!(
+            "SELECT status FROM component_status_history WHERE component_id = {api} ORDER BY id"
+        ))
+        .await;
+    assert_eq!(history, ["operational", "major_outage", "operational"]);
+    let audited = app
+        .test_db
+        .texts("SELECT actor_label || ' ' || action FROM audit_events WHERE action = 'monitor.status' ORDER BY id")
+        .await;
+    assert_eq!(
+        audited,
+        ["monitor monitor.status", "monitor monitor.status"]
+    );
+    let events = app
+        .test_db
+        .texts("SELECT kind FROM outbox WHERE kind = 'component.status_changed' ORDER BY id")
+        .await;
+    assert_eq!(events.len(), 2, "subscribers hear of both moves");
+
+    // A keyword the answer lacks is a failure, said in words.
+    app.data(
+        Method::PUT,
+        &format!("/api/monitors/{id}"),
+        Some(json!({"keyword": "all good", "retries": 0})),
+        200,
+    )
+    .await;
+    assert_eq!(tick(&mut app, Duration::ZERO, &id).await, "down");
+    let last = app
+        .data(Method::GET, &format!("/api/monitors/{id}"), None, 200)
+        .await;
+    assert_eq!(
+        last["lastError"],
+        "the answer does not contain \"all good\""
+    );
+
+    // Test now: a real check, recorded nowhere.
+    let before = app
+        .test_db
+        .integers("SELECT COUNT(*) FROM monitor_checks")
+        .await;
+    let tried = app
+        .data(Method::POST, &format!("/api/monitors/{id}/test"), None, 200)
+        .await;
+    assert_eq!(tried["ok"], false);
+    assert_eq!(tried["statusCode"], 200);
+    assert_eq!(
+        app.test_db
+            .integers("SELECT COUNT(*) FROM monitor_checks")
+            .await,
+        before
+    );
+}
+
+async fn an_operators_hand_and_maintenance_hold_the_component(b: Backend) {
+    let rx = Receiver::start().await;
+    let mut app = TestApp::spawn(b).await;
+    let page = app.page("acme").await;
+    let api = app.component(&page, "API").await;
+    let id = monitor(
+        &app,
+        json!({"componentId": api, "target": format!("{}/h", rx.base), "intervalSeconds": 30, "retries": 0}),
+    )
+    .await["id"]
+        .clone();
+    app.run_monitors().await;
+
+    // An operator says degraded: the monitor keeps checking, the component
+    // stays as set until they hand it back.
+    app.data(
+        Method::PATCH,
+        &format!("/api/v1/components/{api}"),
+        Some(json!({"status": "degraded"})),
+        200,
+    )
+    .await;
+    let m = app
+        .data(Method::GET, &format!("/api/monitors/{id}"), None, 200)
+        .await;
+    assert_eq!(m["manual"], true);
+    assert_eq!(tick(&mut app, STEP, &id).await, "up");
+    assert_eq!(status_of(&app, &api).await, "degraded");
+    let back = app
+        .data(
+            Method::PUT,
+            &format!("/api/monitors/{id}"),
+            Some(json!({"manual": false})),
+            200,
+        )
+        .await;
+    assert_eq!(back["manual"], false);
+    assert_eq!(
+        status_of(&app, &api).await,
+        "operational",
+        "handed back, it follows its monitor at once"
+    );
+
+    // Under maintenance, failures move nothing; after it, the truth shows.
+    let w = app
+        .data(
+            Method::POST,
+            "/api/v1/maintenance",
+            Some(
+                json!({"title": "Upgrade", "statusPageId": page, "componentIds": [api],
+                "scheduledStartTime": crate::support::at_offset_ms(60_000),
+                "scheduledEndTime": crate::support::at_offset_ms(3_600_000)}),
+            ),
+            201,
+        )
+        .await["id"]
+        .clone();
+    app.data(
+        Method::POST,
+        &format!("/api/v1/maintenance/{w}/start"),
+        None,
+        200,
+    )
+    .await;
+    assert_eq!(status_of(&app, &api).await, "maintenance");
+    rx.otherwise(Plan::Status(500));
+    assert_eq!(tick(&mut app, STEP, &id).await, "down");
+    assert_eq!(status_of(&app, &api).await, "maintenance", "suppressed");
+    app.data(
+        Method::POST,
+        &format!("/api/v1/maintenance/{w}/complete"),
+        None,
+        200,
+    )
+    .await;
+    assert_eq!(tick(&mut app, STEP, &id).await, "down");
+    assert_eq!(status_of(&app, &api).await, "major_outage");
+}
+
+async fn tcp_and_heartbeat_monitors(b: Backend) {
+    let mut app = TestApp::spawn(b).await;
+    let page = app.page("acme").await;
+    let db = app.component(&page, "Database").await;
+    let jobs = app.component(&page, "Nightly jobs").await;
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let tcp = monitor(
+        &app,
+        json!({"componentId": db, "kind": "tcp", "target": format!("127.0.0.1:{port}"),
+               "intervalSeconds": 30, "retries": 0, "timeoutMs": 2000}),
+    )
+    .await["id"]
+        .clone();
+    assert_eq!(app.run_monitors().await, 1);
+    assert_eq!(status_of(&app, &db).await, "operational");
+    drop(listener);
+    assert_eq!(tick(&mut app, STEP, &tcp).await, "down");
+    assert_eq!(status_of(&app, &db).await, "major_outage");
+    let last = app
+        .data(Method::GET, &format!("/api/monitors/{tcp}"), None, 200)
+        .await;
+    assert!(
+        last["lastError"]
+            .as_str()
+            .unwrap()
+            .starts_with("could not connect to 127.0.0.1:"),
+        "{last}"
+    );
+
+    // A heartbeat: the service calls in; silence longer than the interval
+    // is a failure.
+    let hb = monitor(
+        &app,
+        json!({"componentId": jobs, "kind": "heartbeat", "intervalSeconds": 60, "retries": 0}),
+    )
+    .await;
+    let url = hb["heartbeatUrl"].as_str().unwrap().to_string();
+    assert!(
+        url.starts_with(&app.base) && url.contains("/api/heartbeat/"),
+        "{url}"
+    );
+    assert_eq!(
+        app.run_monitors().await,
+        0,
+        "no check is due before the interval"
+    );
+    let beat = reqwest::get(&url).await.unwrap();
+    assert_eq!(beat.status(), 200);
+    let said: Value = beat.json().await.unwrap();
+    assert_eq!(said["data"]["state"], "up");
+    assert_eq!(status_of(&app, &jobs).await, "operational");
+    assert_eq!(
+        tick(&mut app, Duration::from_secs(61), &hb["id"]).await,
+        "down"
+    );
+    assert_eq!(status_of(&app, &jobs).await, "major_outage");
+    let posted = reqwest::Client::new()
+        .post(&url)
+        .body("anything")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(posted.status(), 200);
+    assert_eq!(status_of(&app, &jobs).await, "operational");
+    let unknown = reqwest::get(format!("{}/api/heartbeat/nope", app.base))
+        .await
+        .unwrap();
+    assert_eq!(unknown.status(), 404);
+}
+
+async fn bad_monitors_are_refused_and_nothing_is_stored(b: Backend) {
+    let mut app = TestApp::spawn(b).await;
+    let page = app.page("acme").await;
+    let api = app.component(&page, "API").await;
+    let cases = [
+        (json!({"target": "https://example.com"}), "componentId"),
+        (json!({"componentId": api}), "target"),
+        (
+            json!({"componentId": api, "target": "ftp://example.com"}),
+            "target",
+        ),
+        (
+            json!({"componentId": api, "target": "https://example.com", "intervalSeconds": 1}),
+            "intervalSeconds",
+        ),
+        (
+            json!({"componentId": api, "target": "https://example.com", "timeoutMs": 120000}),
+            "timeoutMs",
+        ),
+        (
+            json!({"componentId": api, "target": "https://example.com", "retries": 11}),
+            "retries",
+        ),
+        (
+            json!({"componentId": api, "target": "https://example.com", "expectedStatus": "2xx"}),
+            "expectedStatus",
+        ),
+        (
+            json!({"componentId": api, "target": "https://example.com", "method": "BREW"}),
+            "method",
+        ),
+        (
+            json!({"componentId": api, "target": "https://example.com", "headers": [{"name": "X Y", "value": "1"}]}),
+            "headers",
+        ),
+        (
+            json!({"componentId": api, "target": "https://example.com", "headers": [{"name": "X", "value": "a\r\nInjected: 1"}]}),
+            "headers",
+        ),
+        (
+            json!({"componentId": api, "kind": "tcp", "target": "no-port"}),
+            "target",
+        ),
+        (
+            json!({"componentId": api, "kind": "heartbeat", "target": "https://example.com"}),
+            "target",
+        ),
+        (
+            json!({"componentId": api, "kind": "ping", "target": "x"}),
+            "kind",
+        ),
+        (
+            json!({"componentId": 999_999, "target": "https://example.com"}),
+            "componentId",
+        ),
+        (
+            json!({"componentId": api, "target": "https://example.com", "surprise": 1}),
+            "surprise",
+        ),
+    ];
+    for (body, field) in cases {
+        let (status, answer) = app
+            .send(Method::POST, "/api/monitors", Some(body.clone()))
+            .await;
+        assert!(status == 422 || status == 400, "{body}: {status} {answer}");
+        let fields: Vec<&str> = answer["errors"]
+            .as_array()
+            .map(|e| e.iter().filter_map(|x| x["field"].as_str()).collect())
+            .unwrap_or_default();
+        assert!(
+            fields.contains(&field) || answer.to_string().contains(field),
+            "{body}: {answer}"
+        );
+    }
+    assert_eq!(
+        app.test_db.integers("SELECT COUNT(*) FROM monitors").await,
+        [0]
+    );
+
+    // One monitor per component; a stranger may not touch them.
+    let m = monitor(
+        &app,
+        json!({"componentId": api, "target": "http://169.254.169.254/latest/meta-data"}),
+    )
+    .await;
+    let (status, _) = app
+        .send(
+            Method::POST,
+            "/api/monitors",
+            Some(json!({"componentId": api, "target": "https://example.com"})),
+        )
+        .await;
+    assert_eq!(status, 409);
+    let stranger = reqwest::Client::new()
+        .delete(format!("{}/api/monitors/{}", app.base, m["id"]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stranger.status(), 401);
+
+    // The metadata address is refused by the outgoing rule, in words, and
+    // nothing was requested.
+    let tried = app
+        .data(
+            Method::POST,
+            &format!("/api/monitors/{}/test", m["id"]),
+            None,
+            200,
+        )
+        .await;
+    assert_eq!(tried["ok"], false);
+    assert!(
+        tried["error"].as_str().unwrap().contains("refused"),
+        "{tried}"
+    );
+    app.advance(STEP);
+    app.run_monitors().await;
+    assert_eq!(
+        status_of(&app, &api).await,
+        "operational",
+        "one failure is tolerated"
+    );
+
+    let (status, _) = app
+        .send(
+            Method::PUT,
+            &format!("/api/monitors/{}", m["id"]),
+            Some(json!({"intervalSeconds": 0})),
+        )
+        .await;
+    assert_eq!(status, 422);
+    app.data(
+        Method::DELETE,
+        &format!("/api/monitors/{}", m["id"]),
+        None,
+        200,
+    )
+    .await;
+    assert_eq!(
+        app.test_db.integers("SELECT COUNT(*) FROM monitors").await,
+        [0]
+    );
+    let actions = app
+        .test_db
+        .texts("SELECT action FROM audit_events WHERE action LIKE 'monitor.%' ORDER BY id")
+        .await;
+    assert_eq!(actions, ["monitor.create", "monitor.delete"]);
+}
+
+/// The real binary runs its monitors without being asked: a failing
+/// target moves the component within moments of the monitor's creation.
+async fn the_server_runs_its_monitors_on_its_own(b: Backend) {
+    let rx = Receiver::start().await;
+    rx.otherwise(Plan::Status(500));
+    let s = Server::start_with(b, &[("UPSTATE_MONITOR_ALLOW", "127.0.0.1")]).await;
+    let page = s.page("acme").await;
+    let api = s.component(page, "API").await;
+    s.post(
+        "/api/monitors",
+        json!({"componentId": api, "target": format!("{}/h", rx.base), "retries": 0}),
+    )
+    .await
+    .data(201);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let c = s.get(&format!("/api/v1/components/{api}")).await.data(200);
+        if c["status"] == "major_outage" {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the component never moved: {c}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(!rx.got().is_empty());
+}
