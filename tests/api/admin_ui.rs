@@ -26,7 +26,8 @@ on_both_backends!(
     every_screen_fits_a_phone_and_stays_small,
     notification_channels_in_chromium,
     comments_in_chromium,
-    recurring_maintenance_in_chromium
+    recurring_maintenance_in_chromium,
+    monitors_in_chromium
 );
 
 const PW: &str = "correct horse battery staple";
@@ -50,7 +51,17 @@ fn shot(b: Backend, name: &str) -> String {
 /// A server with `email` (role `role`) signed in to `/admin` in Chromium at
 /// desktop size.
 async fn signed_in_browser(b: Backend, email: &str, role: &str) -> (Server, Driver) {
-    let s = Server::start(b).await;
+    signed_in_browser_with(b, email, role, &[]).await
+}
+
+/// `signed_in_browser` with a server started with `env`.
+async fn signed_in_browser_with(
+    b: Backend,
+    email: &str,
+    role: &str,
+    env: &[(&str, &str)],
+) -> (Server, Driver) {
+    let s = Server::start_with(b, env).await;
     assert!(s.db.add_user(email, role, PW).0);
     let d = Driver::start(&[]).await;
     d.c().set_window_size(1280, 1000).await.unwrap();
@@ -1522,8 +1533,19 @@ async fn every_screen_fits_a_phone_and_stays_small(b: Backend) {
         .data(201)["id"]
         .as_i64()
         .unwrap();
+    let monitor = s
+        .post(
+            "/api/monitors",
+            json!({"componentId": c, "target": "https://api.example.com/health"}),
+        )
+        .await
+        .data(201)["id"]
+        .as_i64()
+        .unwrap();
     let screens = [
         ("dashboard", "/admin".to_string()),
+        ("monitors", "/admin/monitors".to_string()),
+        ("monitor", format!("/admin/monitors/{monitor}")),
         ("pages", "/admin/pages".to_string()),
         ("page", format!("/admin/pages/{page}")),
         ("component", format!("/admin/components/{c}")),
@@ -1886,5 +1908,78 @@ async fn recurring_maintenance_in_chromium(b: Backend) {
     );
     no_axe_violations(&d, "maintenance with recurring").await;
     d.screenshot(&shot(b, "maintenance-recurring")).await;
+    d.quit().await;
+}
+
+/// Monitors from /admin: a new monitor against a local target, its first
+/// check shown, "test now" against a target gone bad, the component's
+/// screen pointing at it, and a bad interval refused beside its field.
+async fn monitors_in_chromium(b: Backend) {
+    if !browser_available("monitors_in_chromium") {
+        return;
+    }
+    let rx = crate::receiver::Receiver::start().await;
+    let (s, d) = signed_in_browser_with(
+        b,
+        "ad@example.com",
+        "admin",
+        &[("UPSTATE_MONITOR_ALLOW", "127.0.0.1")],
+    )
+    .await;
+    let page = s.page("acme").await;
+    let api = s.component(page, "API").await;
+    press(&d, "Monitors").await;
+    assert_eq!(text(&d, "h1").await, "Monitors");
+    assert!(text(&d, ".empty").await.contains("No monitors yet"));
+    fill(&d, "Target", &format!("{}/health", rx.base)).await;
+    fill(&d, "Check every (seconds)", "5").await;
+    press(&d, "Add monitor").await;
+    assert!(
+        text(&d, "#f-intervalSeconds-error")
+            .await
+            .contains("must be from 10"),
+        "refused beside the field"
+    );
+    assert_eq!(s.get("/api/monitors").await.data(200), json!([]));
+    fill(&d, "Check every (seconds)", "30").await;
+    press(&d, "Add monitor").await;
+    assert!(text(&d, "[role=status]").await.contains("Monitor added"));
+    assert!(text(&d, "h1").await.starts_with("Monitor of API"));
+
+    // The server's own loop runs the first check at once.
+    let id = s.get("/api/monitors").await.data(200)[0]["id"]
+        .as_i64()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while s.get(&format!("/api/monitors/{id}")).await.data(200)["state"] != "up" {
+        assert!(std::time::Instant::now() < deadline, "never checked");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    d.c().refresh().await.unwrap();
+    assert!(text(&d, "h1").await.contains("Up"));
+    assert!(text(&d, "#h-checks + *").await.contains("HTTP 200"));
+    no_axe_violations(&d, "monitor screen").await;
+    d.screenshot(&shot(b, "monitor")).await;
+
+    // Test now against a target that went bad: the answer, in words.
+    rx.otherwise(crate::receiver::Plan::Status(503));
+    press(&d, "Test now").await;
+    let result = text(&d, "#test-result").await;
+    assert!(
+        result.contains("Down.") && result.contains("HTTP 503"),
+        "{result}"
+    );
+    d.screenshot(&shot(b, "monitor-test-now")).await;
+
+    // The list and the component's own screen point at it.
+    press(&d, "All monitors").await;
+    assert!(text(&d, "ul.rows").await.contains("API"));
+    no_axe_violations(&d, "monitors list").await;
+    d.screenshot(&shot(b, "monitors")).await;
+    d.c()
+        .goto(&format!("{}/admin/components/{api}", s.base))
+        .await
+        .unwrap();
+    assert!(text(&d, "#h-monitor + p").await.contains("Its monitor is"));
     d.quit().await;
 }

@@ -168,3 +168,43 @@ async fn live_events_carry_writes_made_on_another_instance() {
         "major_outage"
     );
 }
+
+/// Three instances on one database race for the same due checks: each
+/// monitor's first check runs once, on one of them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "UPSTATE_TEST_POSTGRES_URL was not set when the tests were built"
+)]
+async fn instances_run_each_monitor_check_once() {
+    let allow = [("UPSTATE_MONITOR_ALLOW", "127.0.0.1")];
+    let a = Server::start_with(Backend::Postgres, &allow).await;
+    let (b, _) = spawn(&a.db, &allow);
+    let (c, _) = spawn(&a.db, &allow);
+    let (_b, _c) = (Running(b), Running(c));
+    let rx = crate::receiver::Receiver::start().await;
+    let p = a.page("shared").await;
+    for n in 0..12 {
+        let comp = a.component(p, &format!("Service {n}")).await;
+        a.post(
+            "/api/monitors",
+            json!({"componentId": comp, "target": format!("{}/m{n}", rx.base), "intervalSeconds": 60}),
+        )
+        .await
+        .data(201);
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while rx.got().len() < 12 {
+        assert!(Instant::now() < deadline, "checks ran: {}", rx.got().len());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Give a second runner every chance to repeat a check.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let mut paths: Vec<String> = rx.got().into_iter().map(|g| g.path).collect();
+    paths.sort();
+    let mut want: Vec<String> = (0..12).map(|n| format!("/m{n}")).collect();
+    want.sort();
+    assert_eq!(paths, want, "each check once");
+    let checks = a.db.integers("SELECT COUNT(*) FROM monitor_checks").await;
+    assert_eq!(checks, [12]);
+}

@@ -17,6 +17,7 @@ on_both_backends!(
     an_http_monitor_moves_its_component_down_and_back,
     an_operators_hand_and_maintenance_hold_the_component,
     tcp_and_heartbeat_monitors,
+    a_monitor_opens_and_resolves_its_incident,
     bad_monitors_are_refused_and_nothing_is_stored,
     the_server_runs_its_monitors_on_its_own,
 );
@@ -491,4 +492,74 @@ async fn the_server_runs_its_monitors_on_its_own(b: Backend) {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert!(!rx.got().is_empty());
+}
+
+async fn a_monitor_opens_and_resolves_its_incident(b: Backend) {
+    let rx = Receiver::start().await;
+    rx.otherwise(Plan::Status(500));
+    let mut app = TestApp::spawn(b).await;
+    let page = app.page("acme").await;
+    let api = app.component(&page, "API").await;
+    let id = monitor(
+        &app,
+        json!({"componentId": api, "target": format!("{}/h", rx.base), "retries": 0, "openIncident": true, "intervalSeconds": 30}),
+    )
+    .await["id"]
+        .clone();
+    app.run_monitors().await;
+    assert_eq!(status_of(&app, &api).await, "major_outage");
+    let incidents = app.data(Method::GET, "/api/v1/incidents", None, 200).await;
+    assert_eq!(incidents.as_array().unwrap().len(), 1);
+    let inc = &incidents[0];
+    assert_eq!(inc["title"], "API is down");
+    assert_eq!(inc["status"], "investigating");
+    assert_eq!(inc["impact"], "major");
+    assert!(
+        !inc.to_string().contains("127.0.0.1"),
+        "the target stays off the public page: {inc}"
+    );
+    let m = app
+        .data(Method::GET, &format!("/api/monitors/{id}"), None, 200)
+        .await;
+    assert_eq!(m["incidentId"], inc["id"]);
+
+    // Still down: no second incident. Recovered: resolved, in words.
+    tick(&mut app, STEP, &id).await;
+    assert_eq!(
+        app.data(Method::GET, "/api/v1/incidents", None, 200)
+            .await
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    rx.otherwise(Plan::Status(200));
+    assert_eq!(tick(&mut app, STEP, &id).await, "up");
+    let resolved = app
+        .data(
+            Method::GET,
+            &format!("/api/v1/incidents/{}", inc["id"]),
+            None,
+            200,
+        )
+        .await;
+    assert_eq!(resolved["status"], "resolved");
+    assert!(
+        resolved
+            .to_string()
+            .contains("API answers our checks again."),
+        "{resolved}"
+    );
+    let m = app
+        .data(Method::GET, &format!("/api/monitors/{id}"), None, 200)
+        .await;
+    assert!(m["incidentId"].is_null());
+    let opened_by = app
+        .test_db
+        .texts("SELECT actor_label || ' ' || action FROM audit_events WHERE action LIKE 'incident.%' ORDER BY id")
+        .await;
+    assert_eq!(
+        opened_by,
+        ["monitor incident.create", "monitor incident.resolve"]
+    );
 }

@@ -25,7 +25,7 @@ const METHODS: [&str; 6] = ["GET", "HEAD", "POST", "PUT", "PATCH", "OPTIONS"];
 /// running state).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct MonitorConfig {
     pub kind: MonitorKind,
     /// http: the URL; tcp: `host:port`; heartbeat: empty (the service calls
@@ -328,6 +328,17 @@ pub struct Monitor {
     pub incident_id: Option<Id>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
+}
+
+impl Monitor {
+    /// The heartbeat URL in full (the store knows only its path), for the
+    /// operator to give the watched service.
+    pub fn under(mut self, public_url: &str) -> Monitor {
+        if let Some(path) = self.heartbeat_url.take() {
+            self.heartbeat_url = Some(format!("{}{path}", public_url.trim_end_matches('/')));
+        }
+        self
+    }
 }
 
 /// One check's result.

@@ -59,6 +59,10 @@ pub struct ComponentDetails {
     pub open_incidents: Vec<IncidentBrief>,
     /// Scheduled and running maintenance that affects it.
     pub maintenance: Vec<MaintenanceBrief>,
+    /// Its monitor, when it has one.
+    pub monitor: Option<upstate_core::monitors::Monitor>,
+    /// The monitor's latest checks, newest first (at most 20).
+    pub last_checks: Vec<upstate_core::monitors::CheckResult>,
 }
 
 #[derive(serde::Serialize, utoipa::ToSchema)]
@@ -110,6 +114,13 @@ pub async fn load(state: &AppState, id: Id) -> ApiResult<ComponentDetails> {
         },
     )
     .await?;
+    let monitor = upstate_store::monitors::of_component(&state.db, id)
+        .await?
+        .map(|m| m.under(&state.settings.public_url));
+    let last_checks = match &monitor {
+        Some(m) => upstate_store::monitors::checks(&state.db, m.id, 20).await?,
+        None => Vec::new(),
+    };
     let windows = upstate_store::maintenance::list(
         &state.db,
         &upstate_store::maintenance::MaintenanceFilter {
@@ -148,6 +159,8 @@ pub async fn load(state: &AppState, id: Id) -> ApiResult<ComponentDetails> {
                 scheduled_end_time: m.scheduled_end_time,
             })
             .collect(),
+        monitor,
+        last_checks,
         component,
     })
 }

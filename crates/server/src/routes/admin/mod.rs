@@ -53,6 +53,8 @@ pub fn router() -> Router<AppState> {
         .route("/admin/notifications/{id}", get(channel_screen))
         .route("/admin/subscribers", get(subscribers_screen))
         .route("/admin/comments", get(comments_screen))
+        .route("/admin/monitors", get(monitors_screen))
+        .route("/admin/monitors/{id}", get(monitor_screen))
         .route("/admin/templates", get(templates_screen))
 }
 
@@ -689,4 +691,60 @@ async fn component_screen(State(state): State<AppState>, s: Screen, PathId(id): 
         .await
         .map_err(IntoResponse::into_response)?;
     Ok(s.show(view::component(&s.frame("pages"), s.flash(), &details)))
+}
+
+async fn monitors_screen(State(state): State<AppState>, s: Screen) -> Page {
+    let list = upstate_store::monitors::list(&state.db)
+        .await
+        .map_err(fail)?;
+    let all = pages::list(&state.db).await.map_err(fail)?;
+    let comps = all_components(&state, &all).await?;
+    let rows: Vec<view::MonitorRow> = list
+        .iter()
+        .filter_map(|m| {
+            let c = comps.iter().find(|c| c.id == m.component_id)?;
+            let p = all.iter().find(|p| p.id == c.status_page_id)?;
+            Some(view::MonitorRow {
+                monitor: m,
+                component: &c.name,
+                page: &p.name,
+            })
+        })
+        .collect();
+    let free: Vec<upstate_core::Component> = comps
+        .iter()
+        .filter(|c| !list.iter().any(|m| m.component_id == c.id))
+        .cloned()
+        .collect();
+    Ok(s.show(view::monitors(
+        &s.frame("monitors"),
+        s.flash(),
+        &rows,
+        &all,
+        &free,
+        s.who.require(Permission::PagesWrite).is_ok(),
+    )))
+}
+
+async fn monitor_screen(State(state): State<AppState>, s: Screen, PathId(id): PathId) -> Page {
+    let m = upstate_store::monitors::get(&state.db, id)
+        .await
+        .map_err(fail)?
+        .under(&state.settings.public_url);
+    let component = components::get(&state.db, m.component_id)
+        .await
+        .map_err(fail)?;
+    let checks = upstate_store::monitors::checks(&state.db, id, 50)
+        .await
+        .map_err(fail)?;
+    Ok(s.show(view::monitor(
+        &s.frame("monitors"),
+        s.flash(),
+        &view::MonitorScreen {
+            monitor: &m,
+            component: &component,
+            checks: &checks,
+            can_write: s.who.require(Permission::PagesWrite).is_ok(),
+        },
+    )))
 }

@@ -26,15 +26,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(beat_get, beat_post))
 }
 
-/// A heartbeat monitor's URL in full, for the operator to give the service.
-fn shown(state: &AppState, mut m: Monitor) -> Monitor {
-    if let Some(path) = m.heartbeat_url.take() {
-        m.heartbeat_url = Some(format!(
-            "{}{path}",
-            state.settings.public_url.trim_end_matches('/')
-        ));
-    }
-    m
+fn shown(state: &AppState, m: Monitor) -> Monitor {
+    m.under(&state.settings.public_url)
 }
 
 #[utoipa::path(get, path = "/api/monitors", tag = "monitors", operation_id = "listMonitors",

@@ -42,6 +42,20 @@ pub fn component(frame: &Frame, flash: Option<&Flash>, d: &ComponentDetails) -> 
                 } }
             }
         }
+        section.card aria-labelledby="h-monitor" {
+            h2 #h-monitor { "Monitor" }
+            @if let Some(m) = &d.monitor {
+                p {
+                    a href=(format!("/admin/monitors/{}", m.id)) { "Its monitor" }
+                    " is " strong { (m.state.as_str()) }
+                    @if m.manual { " · held by hand (the monitor does not move it)" }
+                    @if let Some(at) = m.last_check_at { span.muted { " · last check " (when(at)) @if let Some(ms) = m.last_latency_ms { ", " (ms) " ms" } } }
+                }
+                @if let Some(e) = &m.last_error { p.muted { (e) } }
+            } @else {
+                p.empty { "Nobody checks it automatically. " a href="/admin/monitors#h-new" { "Add a monitor" } }
+            }
+        }
         section.card aria-labelledby="h-now" {
             h2 #h-now { "Affecting it now" }
             @if d.open_incidents.is_empty() && d.maintenance.is_empty() { p.empty { "Nothing." } }

@@ -8,6 +8,7 @@ mod component;
 mod dashboard;
 mod incidents;
 mod maintenance;
+mod monitors;
 mod notifications;
 mod pages;
 mod settings;
@@ -21,6 +22,7 @@ pub use component::component;
 pub use dashboard::{DashboardData, dashboard};
 pub use incidents::{IncidentForm, incident_detail, incident_new, incidents_list, templates};
 pub use maintenance::{MaintenanceScreen, maintenance_list};
+pub use monitors::{MonitorScreen, Row as MonitorRow, monitor, monitors};
 pub use notifications::{ChannelScreen, channel, channels};
 pub use pages::{PageScreen, page_screen, pages_list};
 pub use settings::settings;
@@ -91,6 +93,7 @@ pub fn page(frame: &Frame, title: &str, flash: Option<&Flash>, body: Markup) -> 
         ("pages", "/admin/pages", "Status pages"),
         ("incidents", "/admin/incidents", "Incidents"),
         ("maintenance", "/admin/maintenance", "Maintenance"),
+        ("monitors", "/admin/monitors", "Monitors"),
         ("keys", "/admin/keys", "API keys"),
     ];
     let managers = [

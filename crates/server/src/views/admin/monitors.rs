@@ -1,0 +1,280 @@
+//! `/admin/monitors`: every monitor with its verdict (and a new one), and
+//! one monitor's screen: test now with the answer shown, change it, hand the
+//! component back, its latest checks, delete it.
+
+use super::{Frame, Input, bridge, page, when};
+use crate::form_bridge::Flash;
+use maud::{Markup, html};
+use upstate_core::monitors::{CheckResult, Monitor, MonitorConfig};
+use upstate_core::{Component, MonitorKind, MonitorState, StatusPage};
+
+/// A monitor with the names it is shown by.
+pub struct Row<'a> {
+    pub monitor: &'a Monitor,
+    pub component: &'a str,
+    pub page: &'a str,
+}
+
+fn state_pill(s: MonitorState) -> Markup {
+    let (class, text) = match s {
+        MonitorState::Up => ("s-operational", "Up"),
+        MonitorState::Degraded => ("s-degraded", "Slow"),
+        MonitorState::Down => ("s-major_outage", "Down"),
+        MonitorState::Unknown => ("s-none", "Not checked yet"),
+    };
+    html! { span.pill.(class) { (text) } }
+}
+
+fn kind_name(k: MonitorKind) -> &'static str {
+    match k {
+        MonitorKind::Http => "HTTP",
+        MonitorKind::Tcp => "TCP",
+        MonitorKind::Heartbeat => "Heartbeat",
+    }
+}
+
+/// What a monitor watches, in one line.
+fn watches(m: &Monitor) -> String {
+    match m.config.kind {
+        MonitorKind::Heartbeat => format!("a call at least every {} s", m.config.interval_seconds),
+        _ => m.config.target.clone(),
+    }
+}
+
+/// The settings both forms share; `c` fills them.
+fn settings_fields(flash: Option<&Flash>, c: &MonitorConfig) -> Markup {
+    let value =
+        |field: &str, current: String| flash.and_then(|f| f.value_of(field)).unwrap_or(current);
+    let kind_now = value("kind", c.kind.as_str().into());
+    html! {
+        div.field {
+            label for="f-kind" { "Kind" }
+            select #f-kind name="kind" aria-describedby="f-kind-note" {
+                @for k in MonitorKind::ALL {
+                    option value=(k.as_str()) selected[kind_now == k.as_str()] { (kind_name(*k)) }
+                }
+            }
+            span.hint #f-kind-note { "HTTP checks a URL; TCP opens a connection; a heartbeat waits for your service to call its URL." }
+        }
+        (Input { value: Some(value("target", c.target.clone())), hint: Some("HTTP: https://api.example.com/health. TCP: db.internal:5432. Heartbeat: leave empty."),
+            required: false, ..Input::new("target", "Target", "text") }.render(flash))
+        div.grid {
+            (Input { value: Some(value("intervalSeconds", c.interval_seconds.to_string())), form_name: Some("intervalSeconds:int"),
+                hint: Some("10 to 86400. Heartbeat: the longest silence allowed."), ..Input::new("intervalSeconds", "Check every (seconds)", "number") }.render(flash))
+            (Input { value: Some(value("timeoutMs", c.timeout_ms.to_string())), form_name: Some("timeoutMs:int"),
+                hint: Some("100 to 60000, not longer than the interval."), ..Input::new("timeoutMs", "Timeout (ms)", "number") }.render(flash))
+            (Input { value: Some(value("retries", c.retries.to_string())), form_name: Some("retries:int"),
+                hint: Some("Failures in a row tolerated before the component moves (0 to 10)."), ..Input::new("retries", "Retries", "number") }.render(flash))
+            (Input { value: Some(value("degradedAboveMs", c.degraded_above_ms.unwrap_or(0).to_string())), form_name: Some("degradedAboveMs:int"),
+                hint: Some("Slower answers mark the component degraded; 0: off."), ..Input::new("degradedAboveMs", "Degraded above (ms)", "number") }.render(flash))
+        }
+        details {
+            summary { "HTTP options" }
+            div.grid {
+                (Input { value: Some(value("method", c.method.clone())), hint: Some("GET, HEAD, POST, PUT, PATCH or OPTIONS."), ..Input::new("method", "Method", "text") }.render(flash))
+                (Input { value: Some(value("expectedStatus", c.expected_status.clone())), hint: Some("Codes and ranges that count as up: 200-299, 301."),
+                    ..Input::new("expectedStatus", "Expected status", "text") }.render(flash))
+            }
+            (Input { value: Some(value("keyword", c.keyword.clone())), hint: Some("Text the answer must contain (empty: any)."), required: false, ..Input::new("keyword", "Keyword", "text") }.render(flash))
+            div.field { div.choices {
+                input type="hidden" name="followRedirects:bool" value="";
+                label { input type="checkbox" name="followRedirects:bool" checked[c.follow_redirects]; "Follow redirects" }
+            } }
+        }
+        div.field { div.choices {
+            input type="hidden" name="openIncident:bool" value="";
+            label { input type="checkbox" name="openIncident:bool" checked[c.open_incident]; "Open an incident when it goes down, and resolve it on recovery" }
+        } }
+        div.field { div.choices {
+            input type="hidden" name="enabled:bool" value="";
+            label { input type="checkbox" name="enabled:bool" checked[c.enabled]; "On (check on schedule)" }
+        } }
+    }
+}
+
+pub fn monitors(
+    frame: &Frame,
+    flash: Option<&Flash>,
+    rows: &[Row],
+    pages: &[StatusPage],
+    free: &[Component],
+    can_write: bool,
+) -> Markup {
+    let back = "/admin/monitors";
+    let body = html! {
+        header.top { h1 { "Monitors" } }
+        p.muted { "A monitor checks a component on its own and moves it: down after the failures you tolerate, back up on the first good check. Every move is in the component's history, the audit log, and the messages to subscribers. Targets on private addresses need monitor_allow (see docs/monitors.md)." }
+        section.card aria-labelledby="h-monitors" {
+            h2 #h-monitors { "Watching" }
+            @if rows.is_empty() { p.empty { "No monitors yet." @if can_write { " Add one below." } } }
+            @else { ul.rows {
+                @for r in rows {
+                    @let m = r.monitor;
+                    li {
+                        span {
+                            a href=(format!("/admin/monitors/{}", m.id)) { strong { (r.component) } }
+                            " " span.muted { "(" (r.page) ")" }
+                            " " (state_pill(m.state))
+                            " " span.pill.s-none { (kind_name(m.config.kind)) }
+                            @if !m.config.enabled { " " span.pill.s-degraded { "Off" } }
+                            @if m.manual { " " span.pill.s-degraded { "Held by hand" } }
+                            br; span.muted { (watches(m)) }
+                            @if let Some(at) = m.last_check_at {
+                                br; span.muted { "Last check " (when(at))
+                                    @if let Some(ms) = m.last_latency_ms { ", " (ms) " ms" }
+                                    @if let Some(e) = &m.last_error { ": " (e) } }
+                            }
+                        }
+                        a.button.secondary href=(format!("/admin/monitors/{}", m.id)) { "Open" span.visually-hidden { " " (r.component) } }
+                    }
+                }
+            } }
+        }
+        @if can_write {
+            section.card aria-labelledby="h-new" {
+                h2 #h-new { "New monitor" }
+                @if free.is_empty() {
+                    p.empty { "Every component has a monitor. Add components on a status page first." }
+                } @else {
+                    form.stack method="post" action="/api/monitors" {
+                        (bridge(back, "/admin/monitors/{id}", Some("Monitor added: its first check runs now."), Some(frame.csrf)))
+                        div.field {
+                            label for="f-componentId" { "Component" }
+                            select #f-componentId name="componentId:int" {
+                                @for p in pages {
+                                    @let mine: Vec<&Component> = free.iter().filter(|c| c.status_page_id == p.id).collect();
+                                    @if !mine.is_empty() {
+                                        optgroup label=(p.name) {
+                                            @for c in mine { option value=(c.id) { (c.name) } }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        (settings_fields(flash, &MonitorConfig::default()))
+                        div { button type="submit" { "Add monitor" } }
+                    }
+                }
+            }
+        }
+    };
+    page(frame, "Monitors", flash, body)
+}
+
+/// The result of "test now", from the flash.
+fn test_result(flash: Option<&Flash>) -> Markup {
+    let Some(f) = flash else { return html! {} };
+    let Some(ok) = f.values.get("ok").and_then(|v| v.as_bool()) else {
+        return html! {};
+    };
+    let code = f.values.get("statusCode").and_then(|v| v.as_i64());
+    let ms = f.values.get("latencyMs").and_then(|v| v.as_i64());
+    let error = f.values.get("error").and_then(|v| v.as_str());
+    html! {
+        div.alert.notice[ok].error[!ok] role="status" #test-result {
+            @if ok { strong { "Up." } } @else { strong { "Down." } }
+            @if let (Some(c), None) = (code, error) { " HTTP " (c) "." }
+            @if let Some(ms) = ms { " " (ms) " ms." }
+            @if let Some(e) = error { " " (e) "." }
+        }
+    }
+}
+
+pub struct MonitorScreen<'a> {
+    pub monitor: &'a Monitor,
+    pub component: &'a Component,
+    pub checks: &'a [CheckResult],
+    pub can_write: bool,
+}
+
+pub fn monitor(frame: &Frame, flash: Option<&Flash>, s: &MonitorScreen) -> Markup {
+    let m = s.monitor;
+    let back = format!("/admin/monitors/{}", m.id);
+    let route = format!("/api/monitors/{}", m.id);
+    let title = format!("Monitor of {}", s.component.name);
+    let body = html! {
+        header.top {
+            h1 { (title) " " (state_pill(m.state)) }
+            a href="/admin/monitors" { "All monitors" }
+        }
+        div.grid {
+            section.card aria-labelledby="h-now" {
+                h2 #h-now { "Now" }
+                dl.facts {
+                    dt { "Watches" } dd { code { (watches(m)) } }
+                    dt { "Component" } dd { a href=(format!("/admin/components/{}", s.component.id)) { (s.component.name) } " · " (s.component.status.as_str().replace('_', " ")) }
+                    @if let Some(url) = &m.heartbeat_url {
+                        dt { "Heartbeat URL" } dd { code #hb-url { (url) } " " button.secondary type="button" data-copy="hb-url" hidden { "Copy" } }
+                    }
+                    dt { "Next check" } dd { (when(m.next_check_at)) }
+                    @if let Some(e) = &m.last_error { dt { "Last error" } dd { (e) } }
+                }
+                @if m.manual {
+                    div.alert.notice role="status" {
+                        "Someone set this component's status by hand: the monitor keeps checking but leaves the component alone until it is handed back."
+                    }
+                    @if s.can_write {
+                        form method="post" action=(route) {
+                            (bridge(&back, &back, Some("Handed back: the component follows its monitor again."), Some(frame.csrf)))
+                            input type="hidden" name="_method" value="PUT";
+                            input type="hidden" name="manual:bool" value="false";
+                            button type="submit" { "Hand back to the monitor" }
+                        }
+                    }
+                }
+                @if s.can_write {
+                    (test_result(flash))
+                    form method="post" action=(format!("{route}/test")) {
+                        (bridge(&back, &back, None, Some(frame.csrf)))
+                        input type="hidden" name="_keep" value="ok,statusCode,latencyMs,error";
+                        button.secondary type="submit" { "Test now" }
+                    }
+                    p.hint.muted { "Runs a check now and shows the answer; it is not recorded and moves nothing." }
+                }
+            }
+            @if s.can_write {
+                section.card aria-labelledby="h-edit" {
+                    h2 #h-edit { "Change" }
+                    form.stack method="post" action=(route) {
+                        (bridge(&back, &back, Some("Monitor saved: it checks again now."), Some(frame.csrf)))
+                        input type="hidden" name="_method" value="PUT";
+                        (settings_fields(flash, &m.config))
+                        div { button type="submit" { "Save monitor" } }
+                    }
+                }
+            }
+        }
+        section.card aria-labelledby="h-checks" {
+            h2 #h-checks { "Latest checks" }
+            @if s.checks.is_empty() {
+                p.empty { "No checks yet." }
+            } @else {
+                div.scroll-x tabindex="0" role="region" aria-label="Latest checks" { table.events {
+                    thead { tr { th { "When" } th { "Result" } th { "Time" } th { "Answer" } } }
+                    tbody {
+                        @for c in s.checks {
+                            tr {
+                                td { (when(c.at)) }
+                                td { @if c.ok { span.pill.s-operational { "Up" } } @else { span.pill.s-major_outage { "Down" } } }
+                                td { @if let Some(ms) = c.latency_ms { (ms) " ms" } }
+                                td { @if let Some(code) = c.status_code { "HTTP " (code) " " } @if let Some(e) = &c.error { span.muted { (e) } } }
+                            }
+                        }
+                    }
+                } }
+            }
+        }
+        @if s.can_write {
+            section.card.danger-zone aria-labelledby="h-delete" {
+                h2 #h-delete { "Delete" }
+                p.muted { "The component keeps its status and history; nothing checks it any more." }
+                form.inline method="post" action=(route) data-confirm="Delete this monitor and its checks?" {
+                    (bridge(&back, "/admin/monitors", Some("Monitor deleted."), Some(frame.csrf)))
+                    input type="hidden" name="_method" value="DELETE";
+                    button.danger type="submit" { "Delete monitor" }
+                }
+            }
+        }
+    };
+    page(frame, &title, flash, body)
+}
