@@ -42,6 +42,7 @@ mod push;
 mod rate_limits;
 mod receiver;
 mod scheduler;
+mod selftest;
 mod settings;
 mod smtp;
 mod status_html;

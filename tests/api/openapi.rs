@@ -120,6 +120,7 @@ const SERVED: &[(&str, &str)] = &[
     ("delete", "/api/monitors/{id}"),
     ("get", "/api/monitors/{id}/checks"),
     ("post", "/api/monitors/{id}/test"),
+    ("get", "/api/selftest"),
     ("get", "/api/heartbeat/{token}"),
     ("post", "/api/heartbeat/{token}"),
     ("get", "/api/subscribers/manage"),

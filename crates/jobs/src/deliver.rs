@@ -112,6 +112,14 @@ impl Sender {
         self.mailer.is_some()
     }
 
+    /// Whether the SMTP relay answers (None: no mail configured).
+    pub async fn smtp_reachable(&self) -> Option<Result<(), String>> {
+        match &self.mailer {
+            Some(m) => Some(m.reachable().await),
+            None => None,
+        }
+    }
+
     async fn mail(
         &self,
         to: &str,
@@ -540,6 +548,7 @@ async fn send_loop(db: Db, sender: Sender, cancel: CancellationToken) {
         if let Err(e) = &round {
             tracing::warn!(error = %e, "delivery round failed");
         }
+        crate::beats::beat(crate::beats::Loop::Sender);
         let wait = match round {
             Ok(n) if n as i64 >= BATCH => {
                 // More is waiting: wake the other loop too.

@@ -13,6 +13,7 @@
 //! another takes the job. Handlers re-read what they act on, so running a job
 //! twice, or after someone else made the move, changes nothing.
 
+pub mod beats;
 pub mod deliver;
 pub mod mailer;
 pub mod messages;
@@ -157,6 +158,7 @@ pub async fn run_scheduler(db: Db, settings: DeliverySettings, cancel: Cancellat
         if let Err(e) = &round {
             tracing::warn!(error = %e, "job round failed");
         }
+        beats::beat(beats::Loop::Scheduler);
         let wait = match (round, jobs::next_run_at(&db).await) {
             (Ok(_), Ok(Some(at))) => {
                 let ms = (at.millis() - Timestamp::now().millis()).max(0) as u64;

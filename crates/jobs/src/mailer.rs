@@ -60,6 +60,16 @@ pub struct Letter<'a> {
 }
 
 impl Mailer {
+    /// Opens a connection to the relay and greets it (the self-test).
+    pub async fn reachable(&self) -> Result<(), String> {
+        match tokio::time::timeout(self.timeout, self.transport.test_connection()).await {
+            Ok(Ok(true)) => Ok(()),
+            Ok(Ok(false)) => Err("the relay did not answer as SMTP".into()),
+            Ok(Err(e)) => Err(format!("cannot reach the relay: {e}")),
+            Err(_) => Err(format!("no answer within {} s", self.timeout.as_secs())),
+        }
+    }
+
     /// From `smtp_url` and `smtp_from` (`"Status <status@example.com>"`).
     pub fn new(url: &str, from: &str, timeout: Duration) -> Result<Mailer, String> {
         let from: Mailbox = from

@@ -234,6 +234,7 @@ pub async fn run_monitors(db: Db, checker: Checker, cancel: CancellationToken) {
         if let Err(e) = run_due(&db, &checker, Timestamp::now()).await {
             tracing::warn!(error = %e, "monitor round failed");
         }
+        crate::beats::beat(crate::beats::Loop::Monitors);
         let wait = match monitors::next_due(&db).await {
             Ok(Some(at)) => {
                 let ms = (at.millis() - Timestamp::now().millis()).max(0) as u64;

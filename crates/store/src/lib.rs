@@ -17,6 +17,7 @@ pub mod deliveries;
 mod error;
 pub mod failures;
 pub mod groups;
+pub mod health;
 pub mod incidents;
 pub mod jobs;
 pub mod maintenance;

@@ -41,8 +41,11 @@ pub(crate) async fn connect(url: &str) -> StoreResult<Pools> {
     Ok(Pools::Postgres(pool))
 }
 
+/// The migrations this build carries (run at start, compared by readiness).
+pub(crate) static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
+
 pub(crate) async fn migrate(pool: &PgPool) -> StoreResult<()> {
-    sqlx::migrate!("./migrations/postgres").run(pool).await?;
+    MIGRATOR.run(pool).await?;
     Ok(())
 }
 

@@ -56,7 +56,10 @@ pub(crate) async fn connect(url: &str) -> StoreResult<Pools> {
     Ok(Pools::Sqlite { read, write })
 }
 
+/// The migrations this build carries (run at start, compared by readiness).
+pub(crate) static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
+
 pub(crate) async fn migrate(write: &sqlx::SqlitePool) -> StoreResult<()> {
-    sqlx::migrate!("./migrations/sqlite").run(write).await?;
+    MIGRATOR.run(write).await?;
     Ok(())
 }

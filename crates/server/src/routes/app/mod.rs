@@ -13,6 +13,7 @@ mod notifications;
 mod push;
 mod quick_links;
 mod recurring;
+mod selftest;
 mod settings;
 mod sign_in;
 mod step_up;
@@ -44,5 +45,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(monitors::router())
         .merge(comments::router())
         .merge(recurring::router())
+        .merge(selftest::router())
         .merge(push::router())
 }

@@ -1,0 +1,126 @@
+//! Readiness (`/api/health?ready`) and the self-test (`/api/selftest`)
+//! against the real binary: every check passes on a healthy server (with a
+//! real SMTP relay), and each fault shows as the failing check and a 503.
+
+use crate::on_both_backends;
+use crate::smtp::SmtpSink;
+use crate::support::{Backend, Server};
+use reqwest::Method;
+use serde_json::Value;
+
+on_both_backends!(
+    a_healthy_server_is_ready_and_passes_its_self_test,
+    faults_show_as_failing_checks,
+);
+
+fn names(report: &Value) -> Vec<String> {
+    report["data"]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn check<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["data"]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no check {name}: {report}"))
+}
+
+async fn a_healthy_server_is_ready_and_passes_its_self_test(b: Backend) {
+    let Some(sink) = SmtpSink::start("a_healthy_server_is_ready_and_passes_its_self_test") else {
+        return;
+    };
+    let s = sink.server(b).await;
+    let ready = s.send(Method::GET, "/api/health?ready", None, None).await;
+    assert_eq!(ready.status, 200, "{}", ready.body);
+    assert_eq!(ready.body["status"], "ready");
+    assert_eq!(ready.body["migrations"], "current");
+
+    let anonymous = s.send(Method::GET, "/api/selftest", None, None).await;
+    assert_eq!(anonymous.status, 401);
+
+    // The loops beat after their first round, moments after start.
+    let mut report = Value::Null;
+    for _ in 0..50 {
+        report = s.get("/api/selftest").await.body;
+        if report["data"]["ok"] == true {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(report["data"]["ok"], true, "{report}");
+    let mut want = vec![
+        "database",
+        "migrations",
+        "scheduler",
+        "deliveries",
+        "monitors",
+        "smtp",
+    ];
+    if b == Backend::Sqlite {
+        want.push("disk");
+    }
+    assert_eq!(names(&report), want);
+    for c in report["data"]["checks"].as_array().unwrap() {
+        assert!(c["ms"].is_u64(), "{c}");
+        assert!(!c["detail"].as_str().unwrap().is_empty(), "{c}");
+    }
+    assert_eq!(check(&report, "smtp")["detail"], "the relay answered");
+}
+
+async fn faults_show_as_failing_checks(b: Backend) {
+    // A relay nobody answers on.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let url = format!("smtp://127.0.0.1:{closed}");
+    let s = Server::start_with(
+        b,
+        &[
+            ("UPSTATE_SMTP_URL", url.as_str()),
+            ("UPSTATE_SMTP_FROM", "Status <status@example.com>"),
+        ],
+    )
+    .await;
+    let report = s.get("/api/selftest").await;
+    assert_eq!(report.status, 503, "{}", report.body);
+    assert_eq!(report.body["data"]["ok"], false);
+    let smtp = check(&report.body, "smtp");
+    assert_eq!(smtp["ok"], false);
+    assert!(
+        smtp["detail"]
+            .as_str()
+            .unwrap()
+            .contains("cannot reach the relay"),
+        "{smtp}"
+    );
+    assert_eq!(check(&report.body, "database")["ok"], true);
+
+    // A database one migration behind this build: not ready.
+    let latest =
+        s.db.integers("SELECT MAX(version) FROM _sqlx_migrations")
+            .await[0];
+    s.db.execute(&format!(
+        "DELETE FROM _sqlx_migrations WHERE version = {latest}"
+    ))
+    .await;
+    let ready = s.send(Method::GET, "/api/health?ready", None, None).await;
+    assert_eq!(ready.status, 503);
+    assert_eq!(ready.body["migrations"], "behind");
+    assert_eq!(ready.body["needed"], latest);
+    let live = s.send(Method::GET, "/api/health", None, None).await;
+    assert_eq!(live.status, 200, "liveness does not care");
+    let report = s.get("/api/selftest").await.body;
+    let m = check(&report, "migrations");
+    assert_eq!(m["ok"], false);
+    assert!(
+        m["detail"].as_str().unwrap().contains("this build needs"),
+        "{m}"
+    );
+}
