@@ -71,6 +71,29 @@ async fn a_healthy_server_is_ready_and_passes_its_self_test(b: Backend) {
         assert!(!c["detail"].as_str().unwrap().is_empty(), "{c}");
     }
     assert_eq!(check(&report, "smtp")["detail"], "the relay answered");
+
+    // The System screen shows the same checks.
+    assert!(
+        s.db.add_user("ad@example.com", "admin", "correct horse battery staple")
+            .0
+    );
+    let ad = crate::support::Browser::login(&s, "ad@example.com", "correct horse battery staple")
+        .await
+        .unwrap_or_else(|_| panic!("admin signs in"));
+    let html = reqwest::Client::new()
+        .get(format!("{}/admin/system", s.base))
+        .header("cookie", &ad.cookie)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        html.contains("Self-test") && html.contains("All passed"),
+        "{html}"
+    );
+    assert!(html.contains("the relay answered"));
 }
 
 async fn faults_show_as_failing_checks(b: Backend) {

@@ -18,6 +18,7 @@ pub mod rate_limit;
 mod respond;
 mod routes;
 mod security_headers;
+mod selftest;
 mod session;
 mod snapshot;
 pub mod state;

@@ -501,6 +501,7 @@ async fn system(State(state): State<AppState>, s: Screen) -> Page {
         instance_id: state.db.changes.instance_id(),
         cache: state.snapshots.figures(),
         dev: state.settings.dev,
+        selftest: crate::selftest::run(&state).await,
     };
     Ok(s.show(view::system(&s.frame("system"), s.flash(), &info)))
 }

@@ -300,6 +300,8 @@ pub struct SystemInfo {
     pub cache: crate::snapshot::CacheFigures,
     /// Development mode (`--dev`).
     pub dev: bool,
+    /// The self-test, run as the screen opened.
+    pub selftest: crate::selftest::Report,
 }
 
 pub fn system(frame: &Frame, flash: Option<&Flash>, i: &SystemInfo) -> Markup {
@@ -315,6 +317,21 @@ pub fn system(frame: &Frame, flash: Option<&Flash>, i: &SystemInfo) -> Markup {
                     dt { "Database" } dd { (i.backend) ", " (mb(i.database_bytes as f64)) }
                     dt { "Instance" } dd { code { (i.instance_id) } }
                 }
+            }
+            section.card aria-labelledby="h-selftest" {
+                h2 #h-selftest { "Self-test " @if i.selftest.ok { span.pill.s-operational { "All passed" } } @else { span.pill.s-major_outage { "A check failed" } } }
+                ul.rows {
+                    @for c in &i.selftest.checks {
+                        li {
+                            span {
+                                @if c.ok { span.pill.s-operational { "OK" } } @else { span.pill.s-major_outage { "Failed" } }
+                                " " strong { (c.name) } br; span.muted { (c.detail) }
+                            }
+                            span.muted { (c.ms) " ms" }
+                        }
+                    }
+                }
+                p.muted { "Run each time this screen opens; also GET /api/selftest for your own monitoring (503 when a check fails)." }
             }
             section.card aria-labelledby="h-cache" {
                 h2 #h-cache { "Public page cache" }
