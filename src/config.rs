@@ -118,6 +118,9 @@ pub struct Settings {
     /// `smtp://user:pass@host:587?tls=required` (STARTTLS) or
     /// `smtp://host:25` (plain, for a local relay). Unset: no mail.
     pub smtp_url: Option<Secret>,
+    /// A bearer token `/api/metrics` asks for (unset: open to anyone, as
+    /// status pages are; private pages are left out either way).
+    pub metrics_token: Option<Secret>,
     /// The sender of mail, `Name <address>`; required with `smtp_url`.
     #[serde(deserialize_with = "text")]
     pub smtp_from: String,
@@ -144,6 +147,7 @@ impl Default for Settings {
             telegram_api_url: upstate_jobs::DeliverySettings::default().telegram_api,
             delivery_give_up_hours: 24,
             smtp_url: None,
+            metrics_token: None,
             smtp_from: String::new(),
         }
     }
@@ -314,7 +318,16 @@ fn known_keys() -> BTreeSet<String> {
         &mut keys,
     );
     // Optional settings are absent from the serialized defaults.
-    keys.extend(["database_url", "default_page", "secure_cookies", "smtp_url"].map(String::from));
+    keys.extend(
+        [
+            "database_url",
+            "default_page",
+            "secure_cookies",
+            "smtp_url",
+            "metrics_token",
+        ]
+        .map(String::from),
+    );
     keys
 }
 
@@ -483,6 +496,12 @@ impl Config {
                 public_url: s.public_url.trim_end_matches('/').to_string(),
                 default_page: s.default_page.clone().filter(|d| !d.is_empty()),
                 dev: s.dev,
+                metrics_token: s
+                    .metrics_token
+                    .as_ref()
+                    .map(|t| t.expose().trim().to_string())
+                    .filter(|t| !t.is_empty())
+                    .map(upstate_server::Token),
             },
             delivery: upstate_jobs::DeliverySettings {
                 allow: parse_ranges("outgoing_allow entry", &s.outgoing_allow)?,

@@ -121,6 +121,7 @@ const SERVED: &[(&str, &str)] = &[
     ("get", "/api/monitors/{id}/checks"),
     ("post", "/api/monitors/{id}/test"),
     ("get", "/api/selftest"),
+    ("get", "/api/metrics"),
     ("get", "/api/heartbeat/{token}"),
     ("post", "/api/heartbeat/{token}"),
     ("get", "/api/subscribers/manage"),

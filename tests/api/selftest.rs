@@ -11,6 +11,7 @@ use serde_json::Value;
 on_both_backends!(
     a_healthy_server_is_ready_and_passes_its_self_test,
     faults_show_as_failing_checks,
+    metrics_parse_with_the_prometheus_client,
 );
 
 fn names(report: &Value) -> Vec<String> {
@@ -146,4 +147,99 @@ async fn faults_show_as_failing_checks(b: Backend) {
         m["detail"].as_str().unwrap().contains("this build needs"),
         "{m}"
     );
+}
+
+/// `/api/metrics` read by the official Prometheus client's parser: the
+/// component's status and uptime, open incidents, monitors and the delivery
+/// queue; private pages left out; behind a bearer token when configured.
+async fn metrics_parse_with_the_prometheus_client(b: Backend) {
+    use crate::support::{peers_available, root};
+    let python = root().join("target/consumers/venv/bin/python");
+    if !peers_available(
+        "metrics_parse_with_the_prometheus_client",
+        std::slice::from_ref(&python),
+    ) {
+        return;
+    }
+    let s = Server::start_with(b, &[("UPSTATE_METRICS_TOKEN", "scrape-secret")]).await;
+    let page = s.page("acme").await;
+    let api = s.component(page, "API").await;
+    s.component(page, "Website").await;
+    let hidden = s.page("internal").await;
+    s.patch(
+        &format!("/api/v1/statuspages/{hidden}"),
+        serde_json::json!({"isPublic": false}),
+    )
+    .await
+    .data(200);
+    s.component(hidden, "Secret thing").await;
+    s.post(
+        "/api/v1/incidents",
+        serde_json::json!({"title": "Slow API", "statusPageId": page, "impact": "minor", "message": "Looking",
+            "componentStatuses": [{"componentId": api, "status": "degraded"}]}),
+    )
+    .await
+    .data(201);
+
+    let client = reqwest::Client::new();
+    let url = format!("{}/api/metrics", s.base);
+    assert_eq!(client.get(&url).send().await.unwrap().status(), 401);
+    let wrong = client.get(&url).bearer_auth("guess").send().await.unwrap();
+    assert_eq!(wrong.status(), 401);
+    let r = client
+        .get(&url)
+        .bearer_auth("scrape-secret")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(
+        r.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/plain; version=0.0.4")
+    );
+    let text = r.text().await.unwrap();
+    assert!(!text.contains("Secret thing"), "private pages stay out");
+
+    let mut child = std::process::Command::new(python)
+        .arg(root().join("tests/consumers/parse_prometheus.py"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "the parser refused:\n{text}");
+    let samples: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let find = |name: &str, labels: &[(&str, &str)]| -> f64 {
+        samples
+            .iter()
+            .find(|s| s["name"] == name && labels.iter().all(|(k, v)| s["labels"][*k] == *v))
+            .unwrap_or_else(|| panic!("no {name} {labels:?} in\n{text}"))["value"]
+            .as_f64()
+            .unwrap()
+    };
+    let api_is = |status| {
+        find(
+            "upstate_component_status",
+            &[("page", "acme"), ("component", "API"), ("status", status)],
+        )
+    };
+    assert_eq!(api_is("degraded"), 1.0);
+    assert_eq!(api_is("operational"), 0.0);
+    assert_eq!(find("upstate_open_incidents", &[("page", "acme")]), 1.0);
+    let uptime = find(
+        "upstate_component_uptime_ratio",
+        &[("component", "Website"), ("window", "30d")],
+    );
+    assert!((0.0..=1.0).contains(&uptime), "{uptime}");
+    assert_eq!(find("upstate_deliveries", &[("status", "given_up")]), 0.0);
+    assert_eq!(find("upstate_info", &[]), 1.0);
 }

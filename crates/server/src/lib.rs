@@ -64,6 +64,18 @@ pub struct ServerSettings {
     pub default_page: Option<String>,
     /// Development mode (`--dev`): opens `/api/admin/reset-rate-limits`.
     pub dev: bool,
+    /// The bearer token `/api/metrics` asks for, when set.
+    pub metrics_token: Option<Token>,
+}
+
+/// A secret from configuration; its Debug (the start-up log) hides it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Token(pub String);
+
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("[redacted]")
+    }
 }
 
 impl Default for ServerSettings {
@@ -78,6 +90,7 @@ impl Default for ServerSettings {
             public_url: "http://127.0.0.1:8080".into(),
             default_page: None,
             dev: false,
+            metrics_token: None,
         }
     }
 }

@@ -194,6 +194,7 @@ fn anonymous(path: &str) -> bool {
         "/api/subscribers/manage",
         "/api/push/subscribe",
         "/api/heartbeat/",
+        "/api/metrics",
         "/api/auth/login",
         "/api/auth/setup",
         "/api/auth/verify-2fa",

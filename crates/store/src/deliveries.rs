@@ -428,3 +428,13 @@ pub async fn next_due(db: &Db) -> StoreResult<Option<Timestamp>> {
     });
     Ok(at.map(Timestamp::from_millis))
 }
+
+/// How many deliveries are in each state (the metrics' queue depth and
+/// failures).
+pub async fn counts(db: &Db) -> StoreResult<Vec<(String, i64)>> {
+    Ok(on_db!(db, |c| sqlx::query_as(
+        "SELECT status, COUNT(*) FROM deliveries GROUP BY status ORDER BY status"
+    )
+    .fetch_all(c)
+    .await?))
+}

@@ -8,6 +8,7 @@ mod embeds;
 mod feeds;
 mod health;
 mod live;
+mod metrics;
 mod page_password;
 mod status;
 mod translate;
@@ -25,4 +26,5 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(translate::router(state))
         .merge(page_password::router())
         .merge(health::routes())
+        .merge(metrics::routes())
 }

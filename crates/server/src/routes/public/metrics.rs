@@ -1,0 +1,179 @@
+//! `GET /api/metrics`: Prometheus text exposition (docs/operations.md),
+//! written by `metrics-exporter-prometheus` from a fresh recorder each
+//! scrape, so a deleted component's series goes with it. Components of
+//! private pages are left out; `metrics_token` in the configuration puts
+//! the route behind a bearer token.
+
+use crate::error::ApiError;
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use metrics::{gauge, with_local_recorder};
+use metrics_exporter_prometheus::PrometheusBuilder;
+use upstate_core::{ComponentStatus, IncidentStatus, MonitorState, Timestamp};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(metrics_text))
+}
+
+const DAY_MS: i64 = 86_400_000;
+
+/// Every figure, read now.
+struct Figures {
+    /// (page slug, component, status, uptime over 24 h and 30 d)
+    components: Vec<(String, String, ComponentStatus, f64, f64)>,
+    /// (page slug, open incidents)
+    incidents: Vec<(String, usize)>,
+    /// (page slug, component, up, latency in seconds)
+    monitors: Vec<(String, String, bool, Option<f64>)>,
+    deliveries: Vec<(String, i64)>,
+    backend: &'static str,
+    uptime_seconds: f64,
+}
+
+async fn figures(state: &AppState) -> Result<Figures, ApiError> {
+    let db = &state.db;
+    let now = Timestamp::now();
+    let pages: Vec<_> = upstate_store::pages::list(db)
+        .await?
+        .into_iter()
+        .filter(|p| p.is_public)
+        .collect();
+    let monitors = upstate_store::monitors::list(db).await?;
+    let mut f = Figures {
+        components: Vec::new(),
+        incidents: Vec::new(),
+        monitors: Vec::new(),
+        deliveries: upstate_store::deliveries::counts(db).await?,
+        backend: match db.backend() {
+            upstate_store::Backend::Sqlite => "sqlite",
+            upstate_store::Backend::Postgres => "postgres",
+        },
+        uptime_seconds: state.started.elapsed().as_secs_f64(),
+    };
+    for p in &pages {
+        let history =
+            upstate_store::public::status_history(db, p.id, now.plus_millis(-30 * DAY_MS)).await?;
+        for c in upstate_store::components::list(db, Some(p.id), None).await? {
+            let mine: Vec<_> = history
+                .iter()
+                .filter(|h| h.component_id == c.id)
+                .cloned()
+                .collect();
+            let over = |days: i64| {
+                // A percentage; Prometheus speaks ratios. No data yet: up.
+                upstate_core::uptime::uptime_between(&mine, now.plus_millis(-days * DAY_MS), now)
+                    .map_or(1.0, |p| p / 100.0)
+            };
+            if let Some(m) = monitors.iter().find(|m| m.component_id == c.id)
+                && m.state != MonitorState::Unknown
+            {
+                f.monitors.push((
+                    p.slug.clone(),
+                    c.name.clone(),
+                    m.state == MonitorState::Up,
+                    m.last_latency_ms.map(|ms| ms as f64 / 1_000.0),
+                ));
+            }
+            f.components
+                .push((p.slug.clone(), c.name.clone(), c.status, over(1), over(30)));
+        }
+        let open = upstate_store::incidents::list(
+            db,
+            &upstate_store::incidents::IncidentFilter {
+                page_id: Some(p.id),
+                status: Some("unresolved".into()),
+                limit: i64::from(i32::MAX),
+                ..Default::default()
+            },
+        )
+        .await?
+        .iter()
+        .filter(|i| i.status != IncidentStatus::Resolved)
+        .count();
+        f.incidents.push((p.slug.clone(), open));
+    }
+    Ok(f)
+}
+
+/// The exposition of `f`.
+fn render(f: &Figures) -> String {
+    let recorder = PrometheusBuilder::new().build_recorder();
+    let handle = recorder.handle();
+    with_local_recorder(&recorder, || {
+        gauge!("upstate_info", "version" => env!("CARGO_PKG_VERSION"), "backend" => f.backend)
+            .set(1.0);
+        gauge!("upstate_process_uptime_seconds").set(f.uptime_seconds);
+        for (page, component, status, day, month) in &f.components {
+            for s in ComponentStatus::ALL {
+                let on = if s == status { 1.0 } else { 0.0 };
+                gauge!("upstate_component_status", "page" => page.clone(), "component" => component.clone(), "status" => s.as_str())
+                    .set(on);
+            }
+            gauge!("upstate_component_uptime_ratio", "page" => page.clone(), "component" => component.clone(), "window" => "24h")
+                .set(*day);
+            gauge!("upstate_component_uptime_ratio", "page" => page.clone(), "component" => component.clone(), "window" => "30d")
+                .set(*month);
+        }
+        for (page, open) in &f.incidents {
+            gauge!("upstate_open_incidents", "page" => page.clone()).set(*open as f64);
+        }
+        for (page, component, up, latency) in &f.monitors {
+            gauge!("upstate_monitor_up", "page" => page.clone(), "component" => component.clone())
+                .set(if *up { 1.0 } else { 0.0 });
+            if let Some(s) = latency {
+                gauge!("upstate_monitor_latency_seconds", "page" => page.clone(), "component" => component.clone())
+                    .set(*s);
+            }
+        }
+        for state in ["pending", "delivered", "given_up"] {
+            let n = f
+                .deliveries
+                .iter()
+                .find(|(s, _)| s == state)
+                .map_or(0, |(_, n)| *n);
+            gauge!("upstate_deliveries", "status" => state).set(n as f64);
+        }
+    });
+    handle.render()
+}
+
+#[utoipa::path(get, path = "/api/metrics", tag = "operations", operation_id = "metrics",
+    summary = "Prometheus metrics: component status and uptime, open incidents, monitors, the delivery queue",
+    description = "Text exposition format 0.0.4. Public pages only. With `metrics_token` configured, send it as a bearer token.",
+    responses((status = 200, description = "The exposition", content_type = "text/plain", body = String),
+        (status = 401, description = "A token is configured and was not sent", body = crate::openapi::Problem)),
+    security(()))]
+async fn metrics_text(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    if let Some(token) = &state.settings.metrics_token {
+        let sent = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        let right = sent.is_some_and(|s| {
+            use sha2::Digest;
+            // Compared as digests, so the time taken says nothing of the token.
+            sha2::Sha256::digest(s.as_bytes()) == sha2::Sha256::digest(token.0.as_bytes())
+        });
+        if !right {
+            return ApiError::Unauthorized("send the metrics token as a bearer token".into())
+                .into_response();
+        }
+    }
+    match figures(&state).await {
+        Ok(f) => (
+            [
+                (
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+                ),
+                (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+            ],
+            render(&f),
+        )
+            .into_response(),
+        Err(e) => e.into_response(),
+    }
+}
