@@ -570,19 +570,7 @@ async fn visitors_subscribe_from_the_page_in_chromium(b: Backend) {
     );
     d.screenshot(&format!("public/subscribe-{name}")).await;
     assert!(d.axe().await.is_empty(), "the form passes axe");
-    d.c()
-        .find(Locator::Css("#subscribe button[type=submit]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    let shown = d
-        .until(
-            "return !!document.querySelector('h1') && document.querySelector('h1').textContent === 'Check your inbox'",
-            Duration::from_secs(10),
-        )
-        .await;
+    let shown = submit_and_see(&d, "Check your inbox").await;
     assert!(shown.is_some(), "the visitor is told to check their inbox");
     d.screenshot(&format!("public/subscribe-sent-{name}")).await;
 
@@ -638,19 +626,7 @@ async fn visitors_subscribe_from_the_page_in_chromium(b: Backend) {
         .await
         .unwrap();
     d.screenshot(&format!("public/subscribe-chat-{name}")).await;
-    d.c()
-        .find(Locator::Css("#subscribe button[type=submit]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    let shown = d
-        .until(
-            "return !!document.querySelector('h1') && document.querySelector('h1').textContent === 'Subscribed'",
-            Duration::from_secs(10),
-        )
-        .await;
+    let shown = submit_and_see(&d, "Subscribed").await;
     assert!(shown.is_some(), "the chat subscription starts at once");
     let subs = s.get("/api/subscribers").await.data(200);
     let chat = subs
@@ -661,6 +637,25 @@ async fn visitors_subscribe_from_the_page_in_chromium(b: Backend) {
         .expect("the Slack subscriber");
     assert_eq!(chat["verified"], true);
     d.quit().await;
+}
+
+/// Sends the page's subscribe form; whether the answer's heading is `h1`
+/// within ten seconds.
+async fn submit_and_see(d: &crate::browser::Driver, h1: &str) -> Option<Duration> {
+    d.c()
+        .find(fantoccini::Locator::Css("#subscribe button[type=submit]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    d.until(
+        &format!(
+            "return !!document.querySelector('h1') && document.querySelector('h1').textContent === '{h1}'"
+        ),
+        Duration::from_secs(10),
+    )
+    .await
 }
 
 /// In-process, with the test's clock: the opt-in link stops working after
