@@ -163,6 +163,27 @@ async fn an_http_monitor_moves_its_component_down_and_back(b: Backend) {
             .await,
         before
     );
+
+    // Raw checks are kept 30 days: the hourly prune drops older ones.
+    app.advance(Duration::from_secs(29 * 86_400));
+    assert!(app.run_monitors().await >= 1);
+    app.run_jobs().await;
+    assert_eq!(
+        app.test_db
+            .integers("SELECT COUNT(*) FROM monitor_checks")
+            .await,
+        [before[0] + 1],
+        "none is old enough yet"
+    );
+    app.advance(Duration::from_secs(2 * 86_400));
+    app.run_jobs().await;
+    assert_eq!(
+        app.test_db
+            .integers("SELECT COUNT(*) FROM monitor_checks")
+            .await,
+        [1],
+        "only the check of a day ago is left"
+    );
 }
 
 async fn an_operators_hand_and_maintenance_hold_the_component(b: Backend) {

@@ -97,10 +97,11 @@ async fn run(
                 .await?
                 .delivery_log_days;
             let pruned = retention::prune(db, now, days).await?;
-            if pruned.deliveries + pruned.events > 0 {
+            if pruned.deliveries + pruned.events + pruned.checks > 0 {
                 tracing::info!(
                     deliveries = pruned.deliveries,
                     events = pruned.events,
+                    checks = pruned.checks,
                     days,
                     "pruned the delivery log"
                 );

@@ -4,7 +4,8 @@
 //! install's `deliveryLogDays`, and then the outbox events no delivery
 //! refers to any more. Pending deliveries, and the events they are written
 //! from, stay whatever their age: nothing acknowledged is dropped unsent.
-//! The audit log is never pruned (its chain is the point).
+//! A monitor's raw checks are kept `CHECKS_KEEP_DAYS`. The audit log is
+//! never pruned (its chain is the point).
 //!
 //! The work is one job row (`prune`, made by migration 0020) that runs
 //! hourly and moves itself on, so it runs once per hour on any number of
@@ -26,7 +27,12 @@ const DAY_MS: i64 = 86_400_000;
 pub struct Pruned {
     pub deliveries: u64,
     pub events: u64,
+    pub checks: u64,
 }
+
+/// Days a monitor's raw checks are kept (uptime comes from the status
+/// history, which is kept whole; the checks hold latency and errors).
+pub const CHECKS_KEEP_DAYS: i64 = 30;
 
 /// Deletes what is older than `keep_days` at `now`, and moves the job to
 /// its next hour in the same transaction (its lease cleared, so the
@@ -51,6 +57,13 @@ pub async fn prune(db: &Db, now: Timestamp, keep_days: i64) -> StoreResult<Prune
     .execute(c)
     .await?
     .rows_affected());
+    let checks = on_tx!(&mut tx, |c| sqlx::query(
+        "DELETE FROM monitor_checks WHERE at < $1"
+    )
+    .bind(now.millis() - CHECKS_KEEP_DAYS * DAY_MS)
+    .execute(c)
+    .await?
+    .rows_affected());
     on_tx!(&mut tx, |c| sqlx::query(
         "UPDATE jobs SET run_at = $1, locked_until = NULL, attempts = 0, last_error = NULL \
          WHERE dedupe_key = $2"
@@ -61,5 +74,9 @@ pub async fn prune(db: &Db, now: Timestamp, keep_days: i64) -> StoreResult<Prune
     .await?
     .rows_affected());
     tx.commit().await?;
-    Ok(Pruned { deliveries, events })
+    Ok(Pruned {
+        deliveries,
+        events,
+        checks,
+    })
 }
