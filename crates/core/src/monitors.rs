@@ -98,7 +98,7 @@ pub struct MonitorInput {
     pub interval_seconds: Option<i64>,
     pub timeout_ms: Option<i64>,
     pub retries: Option<i64>,
-    /// `null` or 0 turns the latency threshold off.
+    /// 0 turns the latency threshold off (absent or `null`: unchanged).
     #[serde(default)]
     pub degraded_above_ms: Option<i64>,
     pub open_incident: Option<bool>,
@@ -152,7 +152,7 @@ impl MonitorInput {
             Some(ms) if (1..=TIMEOUT_MAX_MS).contains(&ms) => c.degraded_above_ms = Some(ms),
             Some(_) => e.push(
                 "degradedAboveMs",
-                format!("must be from 1 to {TIMEOUT_MAX_MS} (0 or null: off)"),
+                format!("must be from 1 to {TIMEOUT_MAX_MS} (0: off)"),
             ),
             None => {}
         }
