@@ -29,6 +29,7 @@ mod jobs;
 mod key_routes;
 mod lifecycle;
 mod maintenance;
+mod measurements;
 mod migrations;
 mod monitors;
 mod notifications;

@@ -62,6 +62,8 @@ const SERVED: &[(&str, &str)] = &[
     ("delete", "/api/incident-updates/{id}"),
     ("patch", "/api/incident-updates/{id}"),
     ("get", "/api/components/{id}/details"),
+    ("get", "/api/components/{id}/response-times"),
+    ("post", "/api/components/{id}/reset-stats"),
     ("get", "/api/components"),
     ("post", "/api/components"),
     ("get", "/api/components/{id}"),

@@ -36,6 +36,8 @@ impl Got {
 pub enum Plan {
     Status(u16),
     Redirect(String),
+    /// 200, after this many milliseconds.
+    Slow(u64),
 }
 
 #[derive(Default)]
@@ -126,6 +128,10 @@ async fn answer(plan: Option<Plan>) -> Response {
             format!("planned answer {code}"),
         )
             .into_response(),
+        Some(Plan::Slow(ms)) => {
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            (StatusCode::OK, "slow ok").into_response()
+        }
         Some(Plan::Redirect(to)) => {
             (StatusCode::TEMPORARY_REDIRECT, [(header::LOCATION, to)], "").into_response()
         }

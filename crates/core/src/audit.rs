@@ -145,6 +145,7 @@ actions! {
     AuthLockout = "auth.lockout",
     ComponentCreate = "component.create",
     ComponentDelete = "component.delete",
+    ComponentResetStats = "component.reset_stats",
     ComponentUpdate = "component.update",
     FeaturesUpdate = "features.update",
     CommentCreate = "comment.create",

@@ -10,6 +10,7 @@ pub mod comments;
 pub mod events;
 pub mod i18n;
 pub mod links;
+pub mod measurements;
 pub mod model;
 pub mod monitors;
 pub mod notify;

@@ -326,6 +326,8 @@ pub struct Monitor {
     pub next_check_at: Timestamp,
     /// The incident this monitor opened and has not resolved yet.
     pub incident_id: Option<Id>,
+    /// https: when the target's certificate expires, as last seen.
+    pub cert_expires_at: Option<Timestamp>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
 }
@@ -353,6 +355,9 @@ pub struct CheckResult {
     pub status_code: Option<i64>,
     /// Why the check failed, in words.
     pub error: Option<String>,
+    /// https: when the target's certificate expires.
+    #[serde(default)]
+    pub cert_expires_at: Option<Timestamp>,
 }
 
 /// Where a monitor stands after a check: its counters, its state, and the
@@ -422,6 +427,7 @@ mod tests {
             latency_ms: Some(ms),
             status_code: None,
             error: None,
+            cert_expires_at: None,
         }
     }
 

@@ -93,6 +93,7 @@ impl Checker {
                 latency_ms,
                 status_code,
                 error: None,
+                cert_expires_at: None,
             },
             Err((status_code, error)) => CheckResult {
                 at,
@@ -100,6 +101,7 @@ impl Checker {
                 latency_ms,
                 status_code,
                 error: Some(error),
+                cert_expires_at: None,
             },
         }
     }

@@ -114,7 +114,7 @@ pub(crate) async fn set_status(
     .await
 }
 
-async fn record_history(
+pub(crate) async fn record_history(
     tx: &mut Tx,
     id: Id,
     status: ComponentStatus,

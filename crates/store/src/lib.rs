@@ -21,6 +21,7 @@ pub mod health;
 pub mod incidents;
 pub mod jobs;
 pub mod maintenance;
+pub mod monitor_stats;
 pub mod monitors;
 pub mod notifications;
 pub mod pages;

@@ -34,6 +34,8 @@ struct Row {
     last_latency_ms: Option<i64>,
     last_error: Option<String>,
     next_run_at: i64,
+    locked_until: Option<i64>,
+    cert_expires_at: Option<i64>,
     created_at: i64,
     updated_at: i64,
 }
@@ -41,7 +43,8 @@ struct Row {
 macro_rules! cols {
     () => {
         "id, component_id, config, heartbeat_token, state, failures, successes, manual, incident_id, \
-         last_check_at, last_latency_ms, last_error, next_run_at, created_at, updated_at"
+         last_check_at, last_latency_ms, last_error, next_run_at, locked_until, cert_expires_at, \
+         created_at, updated_at"
     };
 }
 
@@ -53,6 +56,8 @@ pub struct Stored {
     pub successes: i64,
     /// The secret of a heartbeat monitor's URL.
     pub heartbeat_token: Option<String>,
+    /// Until when the instance running its check holds it.
+    pub lease: Option<i64>,
 }
 
 impl TryFrom<Row> for Stored {
@@ -77,12 +82,14 @@ impl TryFrom<Row> for Stored {
                 last_error: r.last_error,
                 next_check_at: Timestamp::from_millis(r.next_run_at),
                 incident_id: r.incident_id,
+                cert_expires_at: r.cert_expires_at.map(Timestamp::from_millis),
                 created_at: Timestamp::from_millis(r.created_at),
                 updated_at: Timestamp::from_millis(r.updated_at),
             },
             failures: r.failures,
             successes: r.successes,
             heartbeat_token: r.heartbeat_token,
+            lease: r.locked_until,
         })
     }
 }
@@ -351,16 +358,8 @@ pub async fn record(
     let ctx = AuditCtx::of(Actor::system("monitor"));
     let mut tx = db.begin_as(&ctx).await?;
     let m = locked(&mut tx, id).await?;
-    if let Some(lease) = lease {
-        let held: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(
-            "SELECT locked_until FROM monitors WHERE id = $1"
-        )
-        .bind(id)
-        .fetch_one(c)
-        .await?);
-        if held != Some(lease) {
-            return Ok(None);
-        }
+    if lease.is_some() && m.lease != lease {
+        return Ok(None);
     }
     on_tx!(&mut tx, |c| {
         sqlx::query(
@@ -376,6 +375,7 @@ pub async fn record(
     .await?
     .rows_affected()
     });
+    crate::monitor_stats::add(&mut tx, id, r).await?;
     let verdict = judge(
         &m.monitor.config,
         m.monitor.state,
@@ -387,7 +387,8 @@ pub async fn record(
     on_tx!(&mut tx, |c| {
         sqlx::query(
         "UPDATE monitors SET state = $1, failures = $2, successes = $3, last_check_at = $4, last_latency_ms = $5, \
-         last_error = $6, last_beat_at = COALESCE($7, last_beat_at), next_run_at = $8, locked_until = NULL WHERE id = $9"
+         last_error = $6, last_beat_at = COALESCE($7, last_beat_at), next_run_at = $8, locked_until = NULL, \
+         cert_expires_at = CASE WHEN $10 THEN $11 ELSE COALESCE($11, cert_expires_at) END WHERE id = $9"
     )
     .bind(verdict.state.as_str())
     .bind(verdict.failures)
@@ -398,6 +399,8 @@ pub async fn record(
     .bind(beat)
     .bind(next_run_at.millis())
     .bind(id)
+    .bind(r.ok)
+    .bind(r.cert_expires_at.map(|t| t.millis()))
     .execute(c)
     .await?
     .rows_affected()
@@ -530,6 +533,7 @@ pub async fn heartbeat(db: &Db, token: &str, now: Timestamp) -> StoreResult<Reco
         latency_ms: None,
         status_code: None,
         error: None,
+        cert_expires_at: None,
     };
     let next = Timestamp::from_millis(now.millis() + c.interval_seconds * 1_000);
     record(db, id, None, &r, next)
@@ -558,6 +562,7 @@ pub async fn checks(db: &Db, id: Id, limit: i64) -> StoreResult<Vec<CheckResult>
             latency_ms,
             status_code,
             error,
+            cert_expires_at: None,
         })
         .collect())
 }

@@ -4,7 +4,8 @@
 //! install's `deliveryLogDays`, and then the outbox events no delivery
 //! refers to any more. Pending deliveries, and the events they are written
 //! from, stay whatever their age: nothing acknowledged is dropped unsent.
-//! A monitor's raw checks are kept `CHECKS_KEEP_DAYS`. The audit log is
+//! A monitor's raw checks and its minute, hour and day sums are kept as
+//! long as `Resolution::kept_ms` says. The audit log is
 //! never pruned (its chain is the point).
 //!
 //! The work is one job row (`prune`, made by migration 0020) that runs
@@ -14,6 +15,7 @@
 use crate::db::Db;
 use crate::error::StoreResult;
 use upstate_core::Timestamp;
+use upstate_core::measurements::Resolution;
 
 pub const JOB_KIND: &str = "prune";
 /// The job's `dedupe_key`.
@@ -28,11 +30,9 @@ pub struct Pruned {
     pub deliveries: u64,
     pub events: u64,
     pub checks: u64,
+    /// Minute, hour and day sums past their keeping.
+    pub stats: u64,
 }
-
-/// Days a monitor's raw checks are kept (uptime comes from the status
-/// history, which is kept whole; the checks hold latency and errors).
-pub const CHECKS_KEEP_DAYS: i64 = 30;
 
 /// Deletes what is older than `keep_days` at `now`, and moves the job to
 /// its next hour in the same transaction (its lease cleared, so the
@@ -60,10 +60,11 @@ pub async fn prune(db: &Db, now: Timestamp, keep_days: i64) -> StoreResult<Prune
     let checks = on_tx!(&mut tx, |c| sqlx::query(
         "DELETE FROM monitor_checks WHERE at < $1"
     )
-    .bind(now.millis() - CHECKS_KEEP_DAYS * DAY_MS)
+    .bind(now.millis() - Resolution::Raw.kept_ms())
     .execute(c)
     .await?
     .rows_affected());
+    let stats = crate::monitor_stats::prune(&mut tx, now).await?;
     on_tx!(&mut tx, |c| sqlx::query(
         "UPDATE jobs SET run_at = $1, locked_until = NULL, attempts = 0, last_error = NULL \
          WHERE dedupe_key = $2"
@@ -78,5 +79,6 @@ pub async fn prune(db: &Db, now: Timestamp, keep_days: i64) -> StoreResult<Prune
         deliveries,
         events,
         checks,
+        stats,
     })
 }

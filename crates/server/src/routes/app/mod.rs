@@ -7,6 +7,7 @@ mod api_keys;
 mod audit;
 mod comments;
 mod markdown;
+mod measurements;
 mod monitor_check;
 mod monitors;
 mod notifications;
@@ -43,6 +44,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(subscribers::router())
         .merge(monitor_check::router())
         .merge(monitors::router())
+        .merge(measurements::router())
         .merge(comments::router())
         .merge(recurring::router())
         .merge(selftest::router())
