@@ -1971,6 +1971,29 @@ async fn monitors_in_chromium(b: Backend) {
     );
     d.screenshot(&shot(b, "monitor-test-now")).await;
 
+    // Request headers from the form, as rows of name and value; blanking
+    // every row removes them.
+    let open = "document.querySelectorAll('details').forEach(x => x.open = true)";
+    d.js(open).await;
+    fill(&d, "Name 1", "Authorization").await;
+    fill(&d, "Value 1", "Bearer probe").await;
+    press(&d, "Save monitor").await;
+    let saved = s.get(&format!("/api/monitors/{id}")).await.data(200);
+    assert_eq!(
+        saved["headers"],
+        json!([{"name": "Authorization", "value": "Bearer probe"}])
+    );
+    d.js(open).await;
+    no_axe_violations(&d, "monitor options").await;
+    d.js("document.querySelector('#f-headers').scrollIntoView()")
+        .await;
+    d.screenshot(&shot(b, "monitor-options")).await;
+    fill(&d, "Name 1", "").await;
+    fill(&d, "Value 1", "").await;
+    press(&d, "Save monitor").await;
+    let saved = s.get(&format!("/api/monitors/{id}")).await.data(200);
+    assert_eq!(saved["headers"], json!([]));
+
     // The list and the component's own screen point at it.
     press(&d, "All monitors").await;
     assert!(text(&d, "ul.rows").await.contains("API"));

@@ -5,18 +5,22 @@
 //! suppresses; bad monitors are refused and nothing is stored. In-process
 //! with the harness's clock, and one test of the real binary's own loop.
 
+use crate::dns_server::DnsServer;
 use crate::harness::TestApp;
 use crate::on_both_backends;
 use crate::receiver::{Plan, Receiver};
 use crate::support::{Backend, Server};
 use reqwest::Method;
 use serde_json::{Value, json};
+use std::net::Ipv4Addr;
 use std::time::Duration;
 
 on_both_backends!(
     an_http_monitor_moves_its_component_down_and_back,
     an_operators_hand_and_maintenance_hold_the_component,
     tcp_and_heartbeat_monitors,
+    dns_monitors_compare_the_answer,
+    https_monitors_watch_the_certificate,
     a_monitor_opens_and_resolves_its_incident,
     bad_monitors_are_refused_and_nothing_is_stored,
     the_server_runs_its_monitors_on_its_own,
@@ -164,8 +168,9 @@ async fn an_http_monitor_moves_its_component_down_and_back(b: Backend) {
         before
     );
 
-    // Raw checks are kept 30 days: the hourly prune drops older ones.
-    app.advance(Duration::from_secs(29 * 86_400));
+    // Raw checks are kept a day, minute sums two: the hourly prune drops
+    // older ones; hour and day sums stay.
+    app.advance(Duration::from_secs(20 * 3_600));
     assert!(app.run_monitors().await >= 1);
     app.run_jobs().await;
     assert_eq!(
@@ -175,14 +180,30 @@ async fn an_http_monitor_moves_its_component_down_and_back(b: Backend) {
         [before[0] + 1],
         "none is old enough yet"
     );
-    app.advance(Duration::from_secs(2 * 86_400));
+    app.advance(Duration::from_secs(5 * 3_600));
     app.run_jobs().await;
     assert_eq!(
         app.test_db
             .integers("SELECT COUNT(*) FROM monitor_checks")
             .await,
         [1],
-        "only the check of a day ago is left"
+        "only the check of 5 hours ago is left"
+    );
+    app.advance(Duration::from_secs(2 * 86_400));
+    app.run_jobs().await;
+    let sums = |span: i64| format!("SELECT COUNT(*) FROM monitor_stats WHERE span_ms = {span}");
+    assert_eq!(
+        app.test_db.integers(&sums(60_000)).await,
+        [0],
+        "minutes gone"
+    );
+    assert!(
+        app.test_db.integers(&sums(3_600_000)).await[0] >= 2,
+        "hours kept"
+    );
+    assert!(
+        app.test_db.integers(&sums(86_400_000)).await[0] >= 1,
+        "days kept"
     );
 }
 
@@ -337,6 +358,183 @@ async fn tcp_and_heartbeat_monitors(b: Backend) {
     assert_eq!(unknown.status(), 404);
 }
 
+async fn dns_monitors_compare_the_answer(b: Backend) {
+    let dns = DnsServer::start("api.acme.test", Ipv4Addr::new(192, 0, 2, 10)).await;
+    let mut app = TestApp::spawn(b).await;
+    let page = app.page("acme").await;
+    let api = app.component(&page, "API").await;
+    let m = monitor(
+        &app,
+        json!({"componentId": api, "kind": "dns", "target": "api.acme.test",
+               "dnsServer": dns.addr.to_string(), "dnsRecordType": "a",
+               "dnsExpected": "192.0.2.10", "intervalSeconds": 30, "retries": 0, "timeoutMs": 2000}),
+    )
+    .await;
+    assert_eq!(m["dnsRecordType"], "A", "record types are upper case");
+    let id = m["id"].clone();
+    assert_eq!(app.run_monitors().await, 1);
+    assert!(dns.queries() >= 1, "the check asked our server");
+    let now = app
+        .data(Method::GET, &format!("/api/monitors/{id}"), None, 200)
+        .await;
+    assert_eq!(now["state"], "up", "{now}");
+    assert_eq!(status_of(&app, &api).await, "operational");
+
+    // The name moves elsewhere: the answer no longer matches.
+    dns.answer(Some(Ipv4Addr::new(192, 0, 2, 99)));
+    assert_eq!(tick(&mut app, STEP, &id).await, "down");
+    assert_eq!(status_of(&app, &api).await, "major_outage");
+    let last = app
+        .data(Method::GET, &format!("/api/monitors/{id}"), None, 200)
+        .await;
+    let error = last["lastError"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("192.0.2.99") && error.contains("expected 192.0.2.10"),
+        "{last}"
+    );
+
+    // Gone altogether, then back.
+    dns.answer(None);
+    assert_eq!(tick(&mut app, STEP, &id).await, "down");
+    dns.answer(Some(Ipv4Addr::new(192, 0, 2, 10)));
+    assert_eq!(tick(&mut app, STEP, &id).await, "up");
+    assert_eq!(status_of(&app, &api).await, "operational");
+
+    // Any answer will do without an expected one.
+    app.data(
+        Method::PUT,
+        &format!("/api/monitors/{id}"),
+        Some(json!({"dnsExpected": ""})),
+        200,
+    )
+    .await;
+    dns.answer(Some(Ipv4Addr::new(198, 51, 100, 7)));
+    assert_eq!(tick(&mut app, STEP, &id).await, "up");
+}
+
+/// A self-signed certificate for 127.0.0.1 valid for `days`, and an HTTPS
+/// server (Python's ssl) presenting it; (its base URL, the server process).
+fn https_target(dir: &std::path::Path, days: u32) -> (String, std::process::Child) {
+    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+    let made = std::process::Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+        ])
+        .args([
+            "-nodes",
+            "-days",
+            &days.to_string(),
+            "-subj",
+            "/CN=127.0.0.1",
+        ])
+        .args(["-addext", "subjectAltName=IP:127.0.0.1", "-keyout"])
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .expect("openssl");
+    assert!(made.status.success(), "{made:?}");
+    let root = crate::support::root();
+    let mut child = std::process::Command::new(root.join("target/consumers/venv/bin/python"))
+        .arg(root.join("tests/consumers/https_target.py"))
+        .arg(&cert)
+        .arg(&key)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().expect("stdout")),
+        &mut line,
+    )
+    .expect("port");
+    (format!("https://127.0.0.1:{}", line.trim()), child)
+}
+
+async fn https_monitors_watch_the_certificate(b: Backend) {
+    let dir = tempfile::tempdir().unwrap();
+    let (base, mut server) = https_target(dir.path(), 5);
+    let mut app = TestApp::spawn(b).await;
+    let page = app.page("acme").await;
+    let api = app.component(&page, "API").await;
+    let m = monitor(
+        &app,
+        json!({"componentId": api, "target": format!("{base}/health"),
+               "intervalSeconds": 30, "retries": 0}),
+    )
+    .await;
+    assert_eq!(
+        (m["verifyTls"].clone(), m["certExpiryDays"].clone()),
+        (json!(true), json!(14))
+    );
+    let id = m["id"].clone();
+
+    // Nobody vouches for a self-signed certificate.
+    assert_eq!(app.run_monitors().await, 1);
+    let last = app
+        .data(Method::GET, &format!("/api/monitors/{id}"), None, 200)
+        .await;
+    assert_eq!(last["state"], "down", "{last}");
+    assert!(
+        last["lastError"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("certificate"),
+        "{last}"
+    );
+
+    // Its own authority, by the operator's choice: up, but 5 days from
+    // expiry is inside the 14-day warning, so degraded.
+    app.data(
+        Method::PUT,
+        &format!("/api/monitors/{id}"),
+        Some(json!({"verifyTls": false})),
+        200,
+    )
+    .await;
+    assert_eq!(tick(&mut app, STEP, &id).await, "degraded");
+    assert_eq!(status_of(&app, &api).await, "degraded");
+    let last = app
+        .data(Method::GET, &format!("/api/monitors/{id}"), None, 200)
+        .await;
+    let expires = upstate_core::Timestamp::parse(last["certExpiresAt"].as_str().unwrap()).unwrap();
+    let days = (expires.millis() - upstate_core::Timestamp::now().millis()) as f64 / 86_400_000.0;
+    assert!((4.9..5.1).contains(&days), "expires in {days} days: {last}");
+    assert!(
+        last["lastError"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("certificate expires in"),
+        "{last}"
+    );
+    let details = app
+        .data(
+            Method::GET,
+            &format!("/api/components/{api}/details"),
+            None,
+            200,
+        )
+        .await;
+    assert_eq!(details["monitor"]["certExpiresAt"], last["certExpiresAt"]);
+
+    // A shorter warning: the certificate is fine for now.
+    app.data(
+        Method::PUT,
+        &format!("/api/monitors/{id}"),
+        Some(json!({"certExpiryDays": 3})),
+        200,
+    )
+    .await;
+    assert_eq!(tick(&mut app, STEP, &id).await, "up");
+    assert_eq!(status_of(&app, &api).await, "operational");
+    let _ = server.kill();
+}
+
 async fn bad_monitors_are_refused_and_nothing_is_stored(b: Backend) {
     let mut app = TestApp::spawn(b).await;
     let page = app.page("acme").await;
@@ -387,6 +585,22 @@ async fn bad_monitors_are_refused_and_nothing_is_stored(b: Backend) {
         (
             json!({"componentId": api, "kind": "ping", "target": "x"}),
             "kind",
+        ),
+        (
+            json!({"componentId": api, "kind": "dns", "target": "bad name!"}),
+            "target",
+        ),
+        (
+            json!({"componentId": api, "kind": "dns", "target": "a.example", "dnsRecordType": "SRVX"}),
+            "dnsRecordType",
+        ),
+        (
+            json!({"componentId": api, "kind": "dns", "target": "a.example", "dnsServer": "resolver.example"}),
+            "dnsServer",
+        ),
+        (
+            json!({"componentId": api, "target": "https://example.com", "certExpiryDays": 400}),
+            "certExpiryDays",
         ),
         (
             json!({"componentId": 999_999, "target": "https://example.com"}),

@@ -1,5 +1,5 @@
-//! Monitors: a component's own check (HTTP, TCP, or a heartbeat the watched
-//! service sends), how often it runs, and how results move the component
+//! Monitors: a component's own check (HTTP, TCP, DNS, or a heartbeat the
+//! watched service sends), how often it runs, and how results move the component
 //! (docs/monitors.md). This module holds what a monitor is, what an operator
 //! may set, and the pure rule that turns a run of results into a status; the
 //! store keeps them and the jobs crate runs the checks.
@@ -20,6 +20,10 @@ const KEYWORD_MAX: usize = 200;
 const BODY_MAX: usize = 10_000;
 const HEADERS_MAX: usize = 20;
 const METHODS: [&str; 6] = ["GET", "HEAD", "POST", "PUT", "PATCH", "OPTIONS"];
+/// The record types a DNS monitor may ask for.
+pub const DNS_TYPES: [&str; 6] = ["A", "AAAA", "CNAME", "MX", "NS", "TXT"];
+pub const CERT_DAYS_MAX: i64 = 365;
+const DAY_MS: i64 = 86_400_000;
 
 /// What an operator sets (stored as one JSON document beside the monitor's
 /// running state).
@@ -28,8 +32,8 @@ const METHODS: [&str; 6] = ["GET", "HEAD", "POST", "PUT", "PATCH", "OPTIONS"];
 #[serde(rename_all = "camelCase", default)]
 pub struct MonitorConfig {
     pub kind: MonitorKind,
-    /// http: the URL; tcp: `host:port`; heartbeat: empty (the service calls
-    /// the monitor's own URL).
+    /// http: the URL; tcp: `host:port`; dns: the name to look up;
+    /// heartbeat: empty (the service calls the monitor's own URL).
     pub target: String,
     /// Seconds between checks (heartbeat: the longest silence allowed).
     pub interval_seconds: i64,
@@ -55,6 +59,18 @@ pub struct MonitorConfig {
     pub keyword: String,
     /// http: follow redirects (each checked by the outgoing rule).
     pub follow_redirects: bool,
+    /// https: refuse certificates that do not verify (off: for targets with
+    /// their own authority; expiry is still watched).
+    pub verify_tls: bool,
+    /// https: days before the certificate expires when the component is
+    /// marked degraded (0: off).
+    pub cert_expiry_days: i64,
+    /// dns: the record type asked for (A, AAAA, CNAME, MX, NS, TXT).
+    pub dns_record_type: String,
+    /// dns: the server asked, `ip` or `ip:port` (empty: the system's).
+    pub dns_server: String,
+    /// dns: one answer must be this (empty: any answer will do).
+    pub dns_expected: String,
 }
 
 /// One request header of an HTTP monitor.
@@ -82,6 +98,11 @@ impl Default for MonitorConfig {
             expected_status: "200-299".into(),
             keyword: String::new(),
             follow_redirects: true,
+            verify_tls: true,
+            cert_expiry_days: 14,
+            dns_record_type: "A".into(),
+            dns_server: String::new(),
+            dns_expected: String::new(),
         }
     }
 }
@@ -109,6 +130,11 @@ pub struct MonitorInput {
     pub expected_status: Option<String>,
     pub keyword: Option<String>,
     pub follow_redirects: Option<bool>,
+    pub verify_tls: Option<bool>,
+    pub cert_expiry_days: Option<i64>,
+    pub dns_record_type: Option<String>,
+    pub dns_server: Option<String>,
+    pub dns_expected: Option<String>,
     /// Hand the component back to its monitor after an operator set its
     /// status by hand (`false`); `true` takes it over.
     pub manual: Option<bool>,
@@ -147,6 +173,12 @@ impl MonitorInput {
             &mut c.timeout_ms,
         );
         bounded("retries", self.retries, (0, RETRIES_MAX), &mut c.retries);
+        bounded(
+            "certExpiryDays",
+            self.cert_expiry_days,
+            (0, CERT_DAYS_MAX),
+            &mut c.cert_expiry_days,
+        );
         match self.degraded_above_ms {
             Some(0) => c.degraded_above_ms = None,
             Some(ms) if (1..=TIMEOUT_MAX_MS).contains(&ms) => c.degraded_above_ms = Some(ms),
@@ -185,6 +217,26 @@ impl MonitorInput {
         if let Some(f) = self.follow_redirects {
             c.follow_redirects = f;
         }
+        if let Some(v) = self.verify_tls {
+            c.verify_tls = v;
+        }
+        if let Some(t) = &self.dns_record_type {
+            let t = t.trim().to_ascii_uppercase();
+            if DNS_TYPES.contains(&t.as_str()) {
+                c.dns_record_type = t;
+            } else {
+                e.push(
+                    "dnsRecordType",
+                    format!("must be one of {}", DNS_TYPES.join(", ")),
+                );
+            }
+        }
+        if let Some(v) = &self.dns_server {
+            c.dns_server = v.trim().to_string();
+        }
+        if let Some(v) = &self.dns_expected {
+            c.dns_expected = v.trim().to_string();
+        }
         check(&c, &mut e);
         e.into_result().map(|()| c)
     }
@@ -201,6 +253,23 @@ fn check(c: &MonitorConfig, e: &mut FieldErrors) {
         MonitorKind::Tcp => {
             if let Err(m) = host_port(&c.target) {
                 e.push("target", m);
+            }
+        }
+        MonitorKind::Dns => {
+            if let Err(m) = dns_name(&c.target) {
+                e.push("target", m);
+            }
+            if !c.dns_server.is_empty() && dns_server(&c.dns_server).is_err() {
+                e.push(
+                    "dnsServer",
+                    "must be an IP address, optionally with a port (192.0.2.53:5353, [2001:db8::53]:53)",
+                );
+            }
+            if c.dns_expected.chars().count() > KEYWORD_MAX {
+                e.push(
+                    "dnsExpected",
+                    format!("must be at most {KEYWORD_MAX} characters"),
+                );
             }
         }
         MonitorKind::Heartbeat => {
@@ -268,6 +337,48 @@ fn http_target(t: &str) -> Result<(), String> {
         return Err("must name a host (and no user or password)".into());
     }
     Ok(())
+}
+
+/// A name to look up: letters, digits and hyphens in dot-separated labels
+/// (a trailing dot allowed, `_` for service names).
+fn dns_name(t: &str) -> Result<(), String> {
+    let bad = || "must be a DNS name like api.example.com".to_string();
+    let name = t.strip_suffix('.').unwrap_or(t);
+    if name.is_empty() || name.len() > 253 {
+        return Err(bad());
+    }
+    let label_ok = |l: &str| {
+        !l.is_empty()
+            && l.len() <= 63
+            && l.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    };
+    if name.split('.').all(label_ok) {
+        Ok(())
+    } else {
+        Err(bad())
+    }
+}
+
+/// A DNS server as `ip` or `ip:port` (IPv6 with a port in brackets); port
+/// 53 when none is given.
+pub fn dns_server(t: &str) -> Result<std::net::SocketAddr, String> {
+    let bad = || format!("{t:?} is no IP address or ip:port");
+    if let Ok(ip) = t.parse::<std::net::IpAddr>() {
+        return Ok(std::net::SocketAddr::new(ip, 53));
+    }
+    t.parse::<std::net::SocketAddr>().map_err(|_| bad())
+}
+
+/// Whether `r` saw a certificate that expires within the configured days
+/// (counted from the check).
+pub fn cert_expiring(c: &MonitorConfig, r: &CheckResult) -> Option<i64> {
+    let expires = r.cert_expires_at?;
+    if c.cert_expiry_days == 0 {
+        return None;
+    }
+    let left = expires.millis() - r.at.millis();
+    (left < c.cert_expiry_days * DAY_MS).then(|| left.div_euclid(DAY_MS))
 }
 
 /// `host:port` (IPv6 in brackets): the parts, checked.
@@ -370,8 +481,9 @@ pub struct Verdict {
 }
 
 /// The rule: `retries` failures in a row are tolerated, the next one moves
-/// the monitor down; one good check brings it back (slow answers count as
-/// degraded, after the same tolerance).
+/// the monitor down; one good check brings it back (slow answers, and a
+/// certificate close to expiry, count as degraded, after the same
+/// tolerance).
 pub fn judge(
     config: &MonitorConfig,
     state: MonitorState,
@@ -380,7 +492,8 @@ pub fn judge(
     r: &CheckResult,
 ) -> Verdict {
     let slow = r.ok
-        && matches!((config.degraded_above_ms, r.latency_ms), (Some(limit), Some(ms)) if ms > limit);
+        && (matches!((config.degraded_above_ms, r.latency_ms), (Some(limit), Some(ms)) if ms > limit)
+            || cert_expiring(config, r).is_some());
     let (failures, successes) = if r.ok && !slow {
         (0, successes + 1)
     } else {

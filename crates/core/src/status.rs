@@ -129,11 +129,12 @@ wire_enum!(
 );
 
 wire_enum!(
-    /// What a monitor checks: a URL, a TCP port, or the silence of a
-    /// service that should call in (heartbeat).
+    /// What a monitor checks: a URL, a TCP port, a DNS name, or the silence
+    /// of a service that should call in (heartbeat).
     MonitorKind {
         Http => "http",
         Tcp => "tcp",
+        Dns => "dns",
         Heartbeat => "heartbeat",
     }
 );

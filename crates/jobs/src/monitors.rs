@@ -7,14 +7,16 @@
 //! list (`monitor_allow`): watching internal services is what monitors are
 //! for, so the switch is separate from the one for notifications.
 
-use crate::outgoing::{Guard, Outgoing};
+use crate::outgoing::{Guard, Outgoing, Tls};
 use ipnet::IpNet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{Notify, Semaphore};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
-use upstate_core::monitors::{CheckResult, MonitorConfig, expected_codes, host_port};
+use upstate_core::monitors::{
+    CheckResult, MonitorConfig, cert_expiring, dns_server, expected_codes, host_port,
+};
 use upstate_core::{MonitorKind, Timestamp};
 use upstate_store::monitors::{self, Stored};
 use upstate_store::{Db, StoreResult};
@@ -48,12 +50,30 @@ impl Default for MonitorSettings {
 /// Makes checks. Cheap to clone.
 #[derive(Clone)]
 pub struct Checker {
-    follow: Outgoing,
-    stay: Outgoing,
+    /// Indexed by (follow redirects, verify TLS): see `client`.
+    clients: [Outgoing; 4],
     guard: Arc<Guard>,
     slots: Arc<Semaphore>,
     /// Wakes the loop when a monitor is created or changed.
     pub wake: Arc<Notify>,
+}
+
+/// How one check went, before it is stamped.
+#[derive(Default)]
+struct Outcome {
+    status_code: Option<i64>,
+    error: Option<String>,
+    cert_expires_at: Option<i64>,
+}
+
+impl Outcome {
+    fn failed(status_code: Option<i64>, error: impl Into<String>) -> Outcome {
+        Outcome {
+            status_code,
+            error: Some(error.into()),
+            cert_expires_at: None,
+        }
+    }
 }
 
 impl Checker {
@@ -62,63 +82,80 @@ impl Checker {
             allow: settings.allow.clone(),
         };
         let limit = Duration::from_secs(60);
+        let client = |follow: bool, verify: bool| {
+            let tls = if verify {
+                Tls::VerifyAndWatch
+            } else {
+                Tls::AcceptAndWatch
+            };
+            Outgoing::build(guard.clone(), limit, follow, "status page monitor", tls)
+        };
         Ok(Checker {
-            follow: Outgoing::build(guard.clone(), limit, true, "status page monitor")?,
-            stay: Outgoing::build(guard.clone(), limit, false, "status page monitor")?,
+            clients: [
+                client(false, false)?,
+                client(false, true)?,
+                client(true, false)?,
+                client(true, true)?,
+            ],
             guard: Arc::new(guard),
             slots: Arc::new(Semaphore::new(settings.concurrency.max(1))),
             wake: Arc::new(Notify::new()),
         })
     }
 
+    fn client(&self, c: &MonitorConfig) -> &Outgoing {
+        &self.clients[usize::from(c.follow_redirects) * 2 + usize::from(c.verify_tls)]
+    }
+
     /// Runs one check of `c`, starting at `at` (a heartbeat's check is its
     /// silence).
     pub async fn check(&self, c: &MonitorConfig, at: Timestamp) -> CheckResult {
         let started = Instant::now();
+        let timeout = Duration::from_millis(c.timeout_ms.max(1) as u64);
         let outcome = match c.kind {
-            MonitorKind::Http => self.http(c).await,
-            MonitorKind::Tcp => self.tcp(c).await.map(|()| None),
-            MonitorKind::Heartbeat => Err((
+            MonitorKind::Http => self.http(c, timeout).await,
+            MonitorKind::Tcp => self.tcp(c, timeout).await,
+            MonitorKind::Dns => dns(c, timeout, &self.guard).await,
+            MonitorKind::Heartbeat => Outcome::failed(
                 None,
                 format!("no heartbeat in the last {} seconds", c.interval_seconds),
-            )),
+            ),
         };
         // A heartbeat's silence has no latency to speak of.
         let latency_ms =
             (c.kind != MonitorKind::Heartbeat).then(|| started.elapsed().as_millis() as i64);
-        match outcome {
-            Ok(status_code) => CheckResult {
-                at,
-                ok: true,
-                latency_ms,
-                status_code,
-                error: None,
-                cert_expires_at: None,
-            },
-            Err((status_code, error)) => CheckResult {
-                at,
-                ok: false,
-                latency_ms,
-                status_code,
-                error: Some(error),
-                cert_expires_at: None,
-            },
+        let mut r = CheckResult {
+            at,
+            ok: outcome.error.is_none(),
+            latency_ms,
+            status_code: outcome.status_code,
+            error: outcome.error,
+            cert_expires_at: outcome.cert_expires_at.map(Timestamp::from_millis),
+        };
+        if let Some(days) = cert_expiring(c, &r)
+            && r.ok
+        {
+            let when = r
+                .cert_expires_at
+                .map(|t| t.to_rfc3339())
+                .unwrap_or_default();
+            r.error = Some(if days < 0 {
+                format!("the certificate expired ({when})")
+            } else {
+                format!("the certificate expires in {days} days ({when})")
+            });
         }
+        r
     }
 
-    async fn http(&self, c: &MonitorConfig) -> Result<Option<i64>, (Option<i64>, String)> {
-        let client = if c.follow_redirects {
-            &self.follow
-        } else {
-            &self.stay
-        };
+    async fn http(&self, c: &MonitorConfig, timeout: Duration) -> Outcome {
         let headers: Vec<(&str, String)> = c
             .headers
             .iter()
             .map(|h| (h.name.as_str(), h.value.clone()))
             .collect();
-        let timeout = Duration::from_millis(c.timeout_ms.max(1) as u64);
-        let answer = client
+        let answer = match self
+            .client(c)
             .request(
                 &c.method,
                 &c.target,
@@ -127,33 +164,36 @@ impl Checker {
                 Some(timeout),
             )
             .await
-            .map_err(|f| (None, f.reason))?;
-        let code = i64::from(answer.status);
+        {
+            Ok(a) => a,
+            Err(f) => return Outcome::failed(None, f.reason),
+        };
+        let code = Some(i64::from(answer.status));
         let expected = expected_codes(&c.expected_status).unwrap_or_else(|_| vec![(200, 299)]);
+        let mut out = Outcome {
+            status_code: code,
+            error: None,
+            cert_expires_at: answer.cert_expires_at,
+        };
         if !expected
             .iter()
             .any(|(lo, hi)| (*lo..=*hi).contains(&answer.status))
         {
-            return Err((
-                Some(code),
-                format!(
-                    "answered HTTP {} (expected {})",
-                    answer.status, c.expected_status
-                ),
+            out.error = Some(format!(
+                "answered HTTP {} (expected {})",
+                answer.status, c.expected_status
             ));
+        } else if !c.keyword.is_empty() && !answer.body.contains(&c.keyword) {
+            out.error = Some(format!("the answer does not contain {:?}", c.keyword));
         }
-        if !c.keyword.is_empty() && !answer.body.contains(&c.keyword) {
-            return Err((
-                Some(code),
-                format!("the answer does not contain {:?}", c.keyword),
-            ));
-        }
-        Ok(Some(code))
+        out
     }
 
-    async fn tcp(&self, c: &MonitorConfig) -> Result<(), (Option<i64>, String)> {
-        let (host, port) = host_port(&c.target).map_err(|e| (None, e))?;
-        let timeout = Duration::from_millis(c.timeout_ms.max(1) as u64);
+    async fn tcp(&self, c: &MonitorConfig, timeout: Duration) -> Outcome {
+        let (host, port) = match host_port(&c.target) {
+            Ok(hp) => hp,
+            Err(e) => return Outcome::failed(None, e),
+        };
         let work = async {
             let addrs: Vec<std::net::SocketAddr> = tokio::net::lookup_host((host.as_str(), port))
                 .await
@@ -161,11 +201,7 @@ impl Checker {
                 .collect();
             let Some(addr) = addrs.iter().find(|a| self.guard.permits(a.ip())) else {
                 return Err(match addrs.first() {
-                    Some(a) => format!(
-                        "refused: {} is a private, loopback, link-local or reserved address \
-                         (allow it with monitor_allow if this target is meant)",
-                        a.ip()
-                    ),
+                    Some(a) => refused(a.ip()),
                     None => format!("{host} has no address"),
                 });
             };
@@ -175,10 +211,104 @@ impl Checker {
                 .map_err(|e| format!("could not connect to {addr}: {e}"))
         };
         match tokio::time::timeout(timeout, work).await {
-            Ok(r) => r.map_err(|e| (None, e)),
-            Err(_) => Err((None, format!("no connection within {} ms", c.timeout_ms))),
+            Ok(Ok(())) => Outcome::default(),
+            Ok(Err(e)) => Outcome::failed(None, e),
+            Err(_) => Outcome::failed(None, format!("no connection within {} ms", c.timeout_ms)),
         }
     }
+}
+
+fn refused(ip: std::net::IpAddr) -> String {
+    format!(
+        "refused: {ip} is a private, loopback, link-local or reserved address \
+         (allow it with monitor_allow if this target is meant)"
+    )
+}
+
+/// Looks `c.target` up (fresh, no cache) at the configured server or the
+/// system's, and compares the answers with what is expected. A configured
+/// server passes the outgoing rule like any target.
+async fn dns(c: &MonitorConfig, timeout: Duration, guard: &Guard) -> Outcome {
+    use hickory_resolver::config::{NameServerConfig, ResolverConfig};
+    use hickory_resolver::net::runtime::TokioRuntimeProvider;
+    use hickory_resolver::proto::rr::RecordType;
+    let Ok(kind) = c.dns_record_type.parse::<RecordType>() else {
+        return Outcome::failed(None, format!("unknown record type {}", c.dns_record_type));
+    };
+    let provider = TokioRuntimeProvider::default();
+    let builder = if c.dns_server.is_empty() {
+        match hickory_resolver::TokioResolver::builder(provider) {
+            Ok(b) => b,
+            Err(e) => return Outcome::failed(None, format!("no system resolver: {e}")),
+        }
+    } else {
+        let addr = match dns_server(&c.dns_server) {
+            Ok(a) => a,
+            Err(e) => return Outcome::failed(None, e),
+        };
+        if !guard.permits(addr.ip()) {
+            return Outcome::failed(None, refused(addr.ip()));
+        }
+        let mut server = NameServerConfig::udp_and_tcp(addr.ip());
+        for conn in &mut server.connections {
+            conn.port = addr.port();
+        }
+        hickory_resolver::TokioResolver::builder_with_config(
+            ResolverConfig::from_name_servers(vec![server]),
+            provider,
+        )
+    };
+    let mut builder = builder;
+    let opts = builder.options_mut();
+    opts.timeout = timeout;
+    opts.attempts = 1;
+    opts.cache_size = 0;
+    let resolver = match builder.build() {
+        Ok(r) => r,
+        Err(e) => return Outcome::failed(None, format!("cannot make a resolver: {e}")),
+    };
+    let lookup = match tokio::time::timeout(timeout, resolver.lookup(c.target.as_str(), kind)).await
+    {
+        Ok(Ok(l)) => l,
+        Ok(Err(e)) => return Outcome::failed(None, format!("{} {}: {e}", c.target, kind)),
+        Err(_) => {
+            return Outcome::failed(None, format!("no answer within {} ms", c.timeout_ms));
+        }
+    };
+    let answers: Vec<String> = lookup
+        .answers()
+        .iter()
+        .filter(|r| r.record_type() == kind)
+        .map(|r| r.data.to_string())
+        .collect();
+    if answers.is_empty() {
+        return Outcome::failed(None, format!("no {kind} record for {}", c.target));
+    }
+    if !c.dns_expected.is_empty() && !answers.iter().any(|a| dns_matches(a, &c.dns_expected)) {
+        return Outcome::failed(
+            None,
+            format!(
+                "{} {kind} answered {} (expected {})",
+                c.target,
+                answers.join(", "),
+                c.dns_expected
+            ),
+        );
+    }
+    Outcome::default()
+}
+
+/// An answer matches what is expected ignoring case, a trailing dot, TXT's
+/// quotes, and an MX answer's preference.
+fn dns_matches(answer: &str, expected: &str) -> bool {
+    let norm = |s: &str| {
+        s.trim()
+            .trim_matches('"')
+            .trim_end_matches('.')
+            .to_ascii_lowercase()
+    };
+    let (a, e) = (norm(answer), norm(expected));
+    a == e || a.split_once(' ').is_some_and(|(_, rest)| norm(rest) == e)
 }
 
 /// When a check that was due at `due` and ran at `now` should run next:
@@ -265,5 +395,14 @@ mod tests {
         let t = Timestamp::from_millis;
         assert_eq!(next_run(&c, t(0), t(400)), t(30_000));
         assert_eq!(next_run(&c, t(0), t(95_000)), t(125_000));
+    }
+
+    #[test]
+    fn dns_answers_match_loosely() {
+        assert!(dns_matches("192.0.2.1", "192.0.2.1"));
+        assert!(dns_matches("Mail.Example.com.", "mail.example.com"));
+        assert!(dns_matches("10 mail.example.com.", "mail.example.com"));
+        assert!(dns_matches("\"v=spf1 -all\"", "v=spf1 -all"));
+        assert!(!dns_matches("192.0.2.10", "192.0.2.1"));
     }
 }

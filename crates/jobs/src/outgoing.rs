@@ -163,6 +163,21 @@ impl Resolve for GuardedResolver {
 pub struct Answer {
     pub status: u16,
     pub body: String,
+    /// https, on a client that asked for it: when the peer's certificate
+    /// expires (ms since the epoch).
+    pub cert_expires_at: Option<i64>,
+}
+
+/// How a client treats TLS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tls {
+    /// Verify certificates (notifications).
+    Verify,
+    /// Verify, and report the peer certificate's expiry (monitors).
+    VerifyAndWatch,
+    /// Accept any certificate but report its expiry (monitors of targets
+    /// with their own authority, by the operator's choice).
+    AcceptAndWatch,
 }
 
 /// The guarded client. Cheap to clone.
@@ -174,7 +189,13 @@ pub struct Outgoing {
 
 impl Outgoing {
     pub fn new(guard: Guard, timeout: Duration) -> Result<Outgoing, String> {
-        Outgoing::build(guard, timeout, true, "status page notifications")
+        Outgoing::build(
+            guard,
+            timeout,
+            true,
+            "status page notifications",
+            Tls::Verify,
+        )
     }
 
     /// `follow`: follow redirects (each checked by the rule) or answer with
@@ -184,12 +205,15 @@ impl Outgoing {
         timeout: Duration,
         follow: bool,
         purpose: &str,
+        tls: Tls,
     ) -> Result<Outgoing, String> {
         let guard = Arc::new(guard);
         let for_redirects = guard.clone();
         let client = reqwest::Client::builder()
             .dns_resolver(Arc::new(GuardedResolver(guard.clone())))
             .no_proxy()
+            .tls_info(tls != Tls::Verify)
+            .tls_danger_accept_invalid_certs(tls == Tls::AcceptAndWatch)
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(5)))
             .user_agent(format!(
@@ -259,6 +283,11 @@ impl Outgoing {
         }
         let mut resp = req.send().await.map_err(describe)?;
         let status = resp.status().as_u16();
+        let cert_expires_at = resp
+            .extensions()
+            .get::<reqwest::tls::TlsInfo>()
+            .and_then(|i| i.peer_certificate())
+            .and_then(not_after);
         let mut bytes = Vec::new();
         while let Some(chunk) = resp.chunk().await.map_err(describe)? {
             let room = ANSWER_LIMIT.saturating_sub(bytes.len());
@@ -270,8 +299,15 @@ impl Outgoing {
         Ok(Answer {
             status,
             body: String::from_utf8_lossy(&bytes).into_owned(),
+            cert_expires_at,
         })
     }
+}
+
+/// When a DER certificate stops being valid (ms since the epoch).
+fn not_after(der: &[u8]) -> Option<i64> {
+    let (_, cert) = x509_parser::parse_x509_certificate(der).ok()?;
+    Some(cert.validity().not_after.timestamp().saturating_mul(1_000))
 }
 
 /// A failure in words an operator can act on, with the cause reqwest keeps

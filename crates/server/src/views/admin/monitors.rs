@@ -5,7 +5,7 @@
 use super::{Frame, Input, bridge, page, when};
 use crate::form_bridge::Flash;
 use maud::{Markup, html};
-use upstate_core::monitors::{CheckResult, Monitor, MonitorConfig};
+use upstate_core::monitors::{CheckResult, DNS_TYPES, Monitor, MonitorConfig};
 use upstate_core::{Component, MonitorKind, MonitorState, StatusPage};
 
 /// A monitor with the names it is shown by.
@@ -29,6 +29,7 @@ fn kind_name(k: MonitorKind) -> &'static str {
     match k {
         MonitorKind::Http => "HTTP",
         MonitorKind::Tcp => "TCP",
+        MonitorKind::Dns => "DNS",
         MonitorKind::Heartbeat => "Heartbeat",
     }
 }
@@ -37,6 +38,7 @@ fn kind_name(k: MonitorKind) -> &'static str {
 fn watches(m: &Monitor) -> String {
     match m.config.kind {
         MonitorKind::Heartbeat => format!("a call at least every {} s", m.config.interval_seconds),
+        MonitorKind::Dns => format!("{} {}", m.config.dns_record_type, m.config.target),
         _ => m.config.target.clone(),
     }
 }
@@ -54,9 +56,9 @@ fn settings_fields(flash: Option<&Flash>, c: &MonitorConfig) -> Markup {
                     option value=(k.as_str()) selected[kind_now == k.as_str()] { (kind_name(*k)) }
                 }
             }
-            span.hint #f-kind-note { "HTTP checks a URL; TCP opens a connection; a heartbeat waits for your service to call its URL." }
+            span.hint #f-kind-note { "HTTP checks a URL; TCP opens a connection; DNS looks a name up; a heartbeat waits for your service to call its URL." }
         }
-        (Input { value: Some(value("target", c.target.clone())), hint: Some("HTTP: https://api.example.com/health. TCP: db.internal:5432. Heartbeat: leave empty."),
+        (Input { value: Some(value("target", c.target.clone())), hint: Some("HTTP: https://api.example.com/health. TCP: db.internal:5432. DNS: api.example.com. Heartbeat: leave empty."),
             required: false, ..Input::new("target", "Target", "text") }.render(flash))
         div.grid {
             (Input { value: Some(value("intervalSeconds", c.interval_seconds.to_string())), form_name: Some("intervalSeconds:int"),
@@ -79,7 +81,31 @@ fn settings_fields(flash: Option<&Flash>, c: &MonitorConfig) -> Markup {
             div.field { div.choices {
                 input type="hidden" name="followRedirects:bool" value="";
                 label { input type="checkbox" name="followRedirects:bool" checked[c.follow_redirects]; "Follow redirects" }
+                input type="hidden" name="verifyTls:bool" value="";
+                label { input type="checkbox" name="verifyTls:bool" checked[c.verify_tls]; "Verify the certificate (turn off for a target with its own authority)" }
             } }
+            (Input { value: Some(value("certExpiryDays", c.cert_expiry_days.to_string())), form_name: Some("certExpiryDays:int"),
+                hint: Some("HTTPS: mark the component degraded this many days before its certificate expires; 0: off."),
+                ..Input::new("certExpiryDays", "Certificate warning (days)", "number") }.render(flash))
+            (headers_fields(flash, c))
+            (Input { value: Some(value("body", c.body.clone())), hint: Some("Sent as written (set a Content-Type header to match)."), required: false,
+                ..Input::new("body", "Request body", "textarea") }.render(flash))
+        }
+        details {
+            summary { "DNS options" }
+            div.grid {
+                @let type_now = value("dnsRecordType", c.dns_record_type.clone());
+                div.field {
+                    label for="f-dnsRecordType" { "Record type" }
+                    select #f-dnsRecordType name="dnsRecordType" {
+                        @for t in DNS_TYPES { option value=(t) selected[type_now == t] { (t) } }
+                    }
+                }
+                (Input { value: Some(value("dnsServer", c.dns_server.clone())), hint: Some("An IP, optionally with a port: 1.1.1.1 or 10.0.0.53:5353. Empty: the system's resolver."),
+                    required: false, ..Input::new("dnsServer", "DNS server", "text") }.render(flash))
+            }
+            (Input { value: Some(value("dnsExpected", c.dns_expected.clone())), hint: Some("One answer must be this, like 192.0.2.10 or mail.example.com (empty: any answer)."),
+                required: false, ..Input::new("dnsExpected", "Expected answer", "text") }.render(flash))
         }
         div.field { div.choices {
             input type="hidden" name="openIncident:bool" value="";
@@ -89,6 +115,38 @@ fn settings_fields(flash: Option<&Flash>, c: &MonitorConfig) -> Markup {
             input type="hidden" name="enabled:bool" value="";
             label { input type="checkbox" name="enabled:bool" checked[c.enabled]; "On (check on schedule)" }
         } }
+    }
+}
+
+/// The request headers as rows of name and value (two blank rows to add
+/// more; a row with no name is left out, so blanking every row removes
+/// them all).
+fn headers_fields(flash: Option<&Flash>, c: &MonitorConfig) -> Markup {
+    let error = flash.and_then(|f| f.error_of("headers"));
+    let rows: Vec<(&str, &str)> = c
+        .headers
+        .iter()
+        .map(|h| (h.name.as_str(), h.value.as_str()))
+        .chain([("", ""), ("", "")])
+        .collect();
+    html! {
+        fieldset.field.invalid[error.is_some()] #f-headers aria-describedby=(if error.is_some() { "f-headers-error" } else { "f-headers-hint" }) {
+            legend { "Request headers" }
+            @for (i, (name, value)) in rows.iter().enumerate() {
+                div.pair {
+                    div.field {
+                        label for=(format!("f-header-name-{i}")) { "Name " (i + 1) }
+                        input id=(format!("f-header-name-{i}")) type="text" name="headers[][name]:req" value=(name) autocomplete="off";
+                    }
+                    div.field {
+                        label for=(format!("f-header-value-{i}")) { "Value " (i + 1) }
+                        input id=(format!("f-header-value-{i}")) type="text" name="headers[][value]" value=(value) autocomplete="off";
+                    }
+                }
+            }
+            @if let Some(e) = error { span.error #f-headers-error { (e) } }
+            @else { span.hint #f-headers-hint { "Sent with every check, like Authorization: Bearer … (shown to anyone who can read monitors)." } }
+        }
     }
 }
 
@@ -207,6 +265,7 @@ pub fn monitor(frame: &Frame, flash: Option<&Flash>, s: &MonitorScreen) -> Marku
                         dt { "Heartbeat URL" } dd { code #hb-url { (url) } " " button.secondary type="button" data-copy="hb-url" hidden { "Copy" } }
                     }
                     dt { "Next check" } dd { (when(m.next_check_at)) }
+                    @if let Some(at) = m.cert_expires_at { dt { "Certificate expires" } dd #cert-expiry { (when(at)) } }
                     @if let Some(e) = &m.last_error { dt { "Last error" } dd { (e) } }
                 }
                 @if m.manual {
