@@ -16,6 +16,7 @@ on_both_backends!(
     response_times_come_in_every_resolution,
     bad_queries_are_refused,
     a_reset_starts_the_figures_over,
+    the_public_page_charts_response_times,
 );
 
 const STEP: Duration = Duration::from_secs(30);
@@ -275,4 +276,132 @@ async fn a_reset_starts_the_figures_over(b: Backend) {
         )
         .await;
     assert_eq!(r["summary"]["checks"], 1, "{r}");
+}
+
+/// A day of hourly checks, recorded through the store's own path as the
+/// runner records them (the harness clock cannot reach the past).
+async fn a_day_of_checks(app: &TestApp, monitor: i64) {
+    let now = Timestamp::now();
+    for h in (0..24).rev() {
+        for k in 0..4 {
+            let at = now.plus_millis(-(h * 3_600_000 + k * 900_000) - 60_000);
+            let ms = 60 + (h * 37 % 90) + if h == 7 { 400 } else { 0 } + k * 5;
+            let r = upstate_core::monitors::CheckResult {
+                at,
+                ok: !(h == 7 && k == 0),
+                latency_ms: Some(ms),
+                status_code: Some(200),
+                error: None,
+                cert_expires_at: None,
+            };
+            upstate_store::monitors::record(&app.db, monitor, None, &r, now.plus_millis(60_000))
+                .await
+                .expect("record");
+        }
+    }
+}
+
+async fn the_public_page_charts_response_times(b: Backend) {
+    let (app, _rx, api) = watched(b).await;
+    let page = app
+        .data(Method::GET, "/api/v1/statuspages", None, 200)
+        .await[0]["id"]
+        .clone();
+    app.component(&page, "Docs").await;
+    let monitor = app.data(Method::GET, "/api/monitors", None, 200).await[0]["id"]
+        .as_i64()
+        .expect("monitor id");
+    a_day_of_checks(&app, monitor).await;
+    let html = |query: &'static str| {
+        let url = format!("{}/s/acme{query}", app.base);
+        async move {
+            reqwest::get(url)
+                .await
+                .expect("page")
+                .text()
+                .await
+                .expect("html")
+        }
+    };
+    assert!(
+        !html("").await.contains("class=\"rt\""),
+        "no charts until the page asks for them"
+    );
+    let changed = app
+        .data(
+            Method::PATCH,
+            &format!("/api/v1/statuspages/{page}"),
+            Some(json!({"showResponseTimes": true})),
+            200,
+        )
+        .await;
+    assert_eq!(changed["showResponseTimes"], true);
+
+    let shown = html("").await;
+    assert_eq!(
+        shown.matches("<figure class=\"rt\">").count(),
+        1,
+        "only the monitored component"
+    );
+    let chart = &shown[shown.find("<figure class=\"rt\">").expect("chart")..];
+    let chart = &chart[..chart.find("</figure>").expect("end")];
+    assert!(
+        chart.contains("<svg") && chart.contains("class=\"avg\""),
+        "{chart}"
+    );
+    assert!(
+        chart.contains("aria-label=\"Response time, last 24 hours: average "),
+        "{chart}"
+    );
+    let within = app
+        .data(
+            Method::GET,
+            &format!("/api/components/{api}/response-times?resolution=hour"),
+            None,
+            200,
+        )
+        .await;
+    let avg = within["summary"]["avgMs"].as_i64().expect("avg");
+    assert!(avg > 60, "{within}");
+    assert!(
+        html("?lang=fr")
+            .await
+            .contains("Temps de réponse, dernières 24 heures")
+    );
+
+    if crate::browser::browser_available("the_public_page_charts_response_times") {
+        let d = crate::browser::Driver::start(&[]).await;
+        d.c()
+            .goto(&format!("{}/s/acme", app.base))
+            .await
+            .expect("goto");
+        let shape = d
+            .js("const s = document.querySelector('.rt svg').getBoundingClientRect(); return [s.width, s.height]")
+            .await;
+        assert!(
+            shape[0].as_f64().unwrap_or(0.0) > 300.0,
+            "the chart spans the card: {shape}"
+        );
+        d.js("window.scrollTo(0, document.querySelector('.comp').getBoundingClientRect().top + window.scrollY - 8)")
+            .await;
+        d.screenshot(&format!(
+            "public/response-times-{}",
+            if b == Backend::Sqlite {
+                "sqlite"
+            } else {
+                "postgres"
+            }
+        ))
+        .await;
+        d.quit().await;
+    }
+
+    app.data(
+        Method::PATCH,
+        &format!("/api/v1/statuspages/{page}"),
+        Some(json!({"showResponseTimes": false})),
+        200,
+    )
+    .await;
+    assert!(!html("").await.contains("class=\"rt\""), "switched off");
 }

@@ -139,6 +139,7 @@ async fn page_list_and_detail_views(b: Backend) {
             "logoUrl",
             "name",
             "passwordProtected",
+            "showResponseTimes",
             "showSubscribe",
             "showUptime",
             "slug",

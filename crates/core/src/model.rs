@@ -29,6 +29,8 @@ pub struct StatusPage {
     pub accent_color: String,
     pub show_subscribe: bool,
     pub show_uptime: bool,
+    /// Response-time charts of monitored components on the public page.
+    pub show_response_times: bool,
     pub uptime_days: i32,
     pub time_zone: String,
 }
@@ -143,6 +145,7 @@ pub struct PageSettings {
     pub accent_color: Option<String>,
     pub show_subscribe: Option<bool>,
     pub show_uptime: Option<bool>,
+    pub show_response_times: Option<bool>,
     pub uptime_days: Option<i64>,
     pub time_zone: Option<String>,
 }
@@ -168,6 +171,7 @@ impl PageSettings {
                 .and_then(|c| errors.check("accentColor", HexColor::parse(&c))),
             show_subscribe: self.show_subscribe,
             show_uptime: self.show_uptime,
+            show_response_times: self.show_response_times,
             uptime_days: self
                 .uptime_days
                 .and_then(|d| errors.check("uptimeDays", validate::uptime_days(d))),
@@ -186,6 +190,7 @@ pub struct ValidPageSettings {
     pub accent_color: Option<HexColor>,
     pub show_subscribe: Option<bool>,
     pub show_uptime: Option<bool>,
+    pub show_response_times: Option<bool>,
     pub uptime_days: Option<i32>,
     pub time_zone: Option<String>,
 }

@@ -188,6 +188,7 @@ pub struct PublicPageInfo {
     pub accent_color: String,
     pub time_zone: String,
     pub show_uptime: bool,
+    pub show_response_times: bool,
     pub show_subscribe: bool,
     pub uptime_days: i32,
 }
@@ -204,6 +205,7 @@ impl From<&StatusPage> for PublicPageInfo {
             accent_color: p.accent_color.clone(),
             time_zone: p.time_zone.clone(),
             show_uptime: p.show_uptime,
+            show_response_times: p.show_response_times,
             show_subscribe: p.show_subscribe,
             uptime_days: p.uptime_days,
         }

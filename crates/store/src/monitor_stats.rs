@@ -53,6 +53,27 @@ static UPSERT: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
+/// The `Tally` of a row whose columns 1.. are `checks, failures, timed,
+/// latency_sum, latency_min, latency_max, h0..` (both backends' rows).
+macro_rules! tally {
+    ($row:expr) => {{
+        use sqlx::Row;
+        let mut t = Tally {
+            checks: $row.try_get(1)?,
+            failures: $row.try_get(2)?,
+            timed: $row.try_get(3)?,
+            latency_sum: $row.try_get(4)?,
+            latency_min: $row.try_get(5)?,
+            latency_max: $row.try_get(6)?,
+            ..Tally::default()
+        };
+        for (i, slot) in t.buckets.iter_mut().enumerate() {
+            *slot = $row.try_get(7 + i)?;
+        }
+        t
+    }};
+}
+
 static SELECT: LazyLock<String> = LazyLock::new(|| {
     format!(
         "SELECT bucket, checks, failures, timed, latency_sum, latency_min, latency_max, {} \
@@ -161,20 +182,7 @@ async fn summed(db: &Db, id: Id, span: i64, from: Timestamp, to: Timestamp) -> S
             .await?;
         let mut out = Vec::with_capacity(rows.len());
         for row in &rows {
-            use sqlx::Row;
-            let mut t = Tally {
-                checks: row.try_get(1)?,
-                failures: row.try_get(2)?,
-                timed: row.try_get(3)?,
-                latency_sum: row.try_get(4)?,
-                latency_min: row.try_get(5)?,
-                latency_max: row.try_get(6)?,
-                ..Tally::default()
-            };
-            for (i, slot) in t.buckets.iter_mut().enumerate() {
-                *slot = row.try_get(7 + i)?;
-            }
-            out.push((row.try_get::<i64, _>(0)?, t));
+            out.push((sqlx::Row::try_get::<i64, _>(row, 0)?, tally!(row)));
         }
         out
     });
@@ -193,6 +201,71 @@ async fn summed(db: &Db, id: Id, span: i64, from: Timestamp, to: Timestamp) -> S
         points,
         summary: total.figures(),
     })
+}
+
+static PAGE_SELECT: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT s.bucket, s.checks, s.failures, s.timed, s.latency_sum, s.latency_min, s.latency_max, {}, \
+         m.component_id FROM monitor_stats s JOIN monitors m ON m.id = s.monitor_id \
+         JOIN components c ON c.id = m.component_id \
+         WHERE c.page_id = $1 AND s.span_ms = $2 AND s.bucket >= $3 ORDER BY m.component_id, s.bucket",
+        (0..BUCKETS)
+            .map(|i| format!("s.h{i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+});
+
+/// The hourly points since `since` of every monitored component of page
+/// `page` (the public page's charts), by component, oldest first.
+pub async fn page_hours(db: &Db, page: Id, since: Timestamp) -> StoreResult<Vec<(Id, Series)>> {
+    let sql = PAGE_SELECT.as_str();
+    let (_, span) = Resolution::SUMMED[1];
+    let first = since.millis().div_euclid(span) * span;
+    let rows: Vec<(Id, i64, Tally)> = on_db!(db, |c| {
+        let rows = sqlx::query(sql)
+            .bind(page)
+            .bind(span)
+            .bind(first)
+            .fetch_all(c)
+            .await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let component: i64 = sqlx::Row::try_get(row, 7 + BUCKETS)?;
+            out.push((
+                component,
+                sqlx::Row::try_get::<i64, _>(row, 0)?,
+                tally!(row),
+            ));
+        }
+        out
+    });
+    let mut by: Vec<(Id, Vec<Point>, Tally)> = Vec::new();
+    for (component, at, t) in rows {
+        let point = Point {
+            at: Timestamp::from_millis(at),
+            figures: t.figures(),
+        };
+        match by.last_mut() {
+            Some((c, points, total)) if *c == component => {
+                total.add(&t);
+                points.push(point);
+            }
+            _ => by.push((component, vec![point], t)),
+        }
+    }
+    Ok(by
+        .into_iter()
+        .map(|(c, points, total)| {
+            (
+                c,
+                Series {
+                    points,
+                    summary: total.figures(),
+                },
+            )
+        })
+        .collect())
 }
 
 /// What a reset deleted.

@@ -8,7 +8,7 @@ use upstate_core::*;
 macro_rules! page_cols {
     () => {
         "id, name, slug, description, logo_url, favicon_url, custom_domain, accent_color, is_public, \
-         show_subscribe, show_uptime, uptime_days, time_zone, created_at"
+         show_subscribe, show_uptime, show_response_times, uptime_days, time_zone, created_at"
     };
 }
 macro_rules! component_cols {
@@ -54,6 +54,7 @@ pub(crate) struct PageRow {
     is_public: bool,
     show_subscribe: bool,
     show_uptime: bool,
+    show_response_times: bool,
     uptime_days: i32,
     time_zone: String,
     created_at: i64,
@@ -74,6 +75,7 @@ impl From<PageRow> for StatusPage {
             accent_color: r.accent_color,
             show_subscribe: r.show_subscribe,
             show_uptime: r.show_uptime,
+            show_response_times: r.show_response_times,
             uptime_days: r.uptime_days,
             time_zone: r.time_zone,
         }

@@ -6,6 +6,7 @@
 
 pub mod admin;
 pub mod assets;
+pub mod chart;
 mod detail;
 mod gate;
 mod notice;
@@ -14,7 +15,7 @@ mod page;
 pub use detail::{history, incident, maintenance};
 pub use gate::gate;
 pub use notice::notice_page;
-pub use page::status_page;
+pub use page::{CHART_MS, status_page};
 
 use crate::i18n::{LANGS, Lang};
 use jiff::tz::TimeZone;

@@ -1,21 +1,28 @@
 //! The main page: banner, active incidents, maintenance, components with
 //! their uptime bars, quick links.
 
+use super::chart::{ChartText, response_chart};
 use super::{View, layout, overall_key, status_badge, status_class, status_symbol};
 use maud::{Markup, html};
 use upstate_core::public::overall_status;
 use upstate_core::uptime::{DayUptime, StatusChange, day_windows, report};
 use upstate_core::*;
+use upstate_store::monitor_stats::Series;
 
 /// With showSubscribe on, the page offers subscriptions: by webhook or chat
 /// always, by email when `mail` (this install can send it), and browser
 /// notifications where the browser has push.
-pub fn status_page(v: &View, history: &[StatusChange], mail: bool) -> String {
+pub fn status_page(
+    v: &View,
+    history: &[StatusChange],
+    charts: &[(Id, Series)],
+    mail: bool,
+) -> String {
     let d = v.d;
     let title = format!("{} {}", d.page.name, v.t("page.status"));
     let main = html! {
         div #live data-version=(v.version) {
-            (live(v, history))
+            (live(v, history, charts))
         }
         @if d.page.show_subscribe { (subscribe_form(v, mail)) }
         @if d.page.show_subscribe { (push_offer(v)) }
@@ -106,7 +113,7 @@ fn subscribe_form(v: &View, mail: bool) -> Markup {
 }
 
 /// The part of the page live updates replace: everything that moves.
-fn live(v: &View, history: &[StatusChange]) -> Markup {
+fn live(v: &View, history: &[StatusChange], charts: &[(Id, Series)]) -> Markup {
     let d = v.d;
     let overall = overall_status(&d.components, &d.incidents);
     let active: Vec<&Incident> = d
@@ -136,7 +143,7 @@ fn live(v: &View, history: &[StatusChange]) -> Markup {
         @if !d.components.is_empty() {
             section aria-labelledby="cmp-h" {
                 h2 #cmp-h { (v.t("section.components")) }
-                (components(v, history))
+                (components(v, history, charts))
             }
         }
     }
@@ -227,7 +234,7 @@ pub(super) fn maintenance_card(v: &View, m: &Maintenance) -> Markup {
 
 /// Components in display order: groups (collapsible, open) by their order,
 /// ungrouped components after them, as the JSON lists them.
-fn components(v: &View, history: &[StatusChange]) -> Markup {
+fn components(v: &View, history: &[StatusChange], charts: &[(Id, Series)]) -> Markup {
     let d = v.d;
     let days = d.page.uptime_days.clamp(1, 365) as u32;
     let uptime = d
@@ -248,6 +255,9 @@ fn components(v: &View, history: &[StatusChange]) -> Markup {
                 @if !c.description.is_empty() { p.cdesc { (c.description) } }
                 @if let Some(s) = series {
                     (bar(v, c, &s.days, s.uptime, &windows))
+                }
+                @if let Some((_, s)) = charts.iter().find(|(id, _)| *id == c.id) {
+                    (chart(v, s))
                 }
             }
         }
@@ -318,6 +328,30 @@ fn bar(
         }
     }
 }
+
+/// A monitored component's response times over the last 24 hours.
+fn chart(v: &View, s: &Series) -> Markup {
+    let text = ChartText {
+        title: v.t("rt.title"),
+        empty: v.t("rt.empty"),
+        avg: v.t("rt.avg"),
+        p95: v.t("rt.p95"),
+        start: v.t("rt.start"),
+        end: v.t("rt.end"),
+    };
+    response_chart(
+        &s.points,
+        HOUR_MS,
+        v.now.plus_millis(-CHART_MS),
+        v.now,
+        &text,
+        &s.summary,
+    )
+}
+
+/// How far back the public chart looks, and how fine it is.
+pub const CHART_MS: i64 = 86_400_000;
+const HOUR_MS: i64 = 3_600_000;
 
 /// The incidents and maintenance that touched a component within a day.
 fn happened(v: &View, component: Id, start: Timestamp, end: Timestamp) -> String {

@@ -29,3 +29,6 @@ CREATE TABLE monitor_stats (
 
 -- When the certificate of an HTTPS monitor's target expires, as last seen.
 ALTER TABLE monitors ADD COLUMN cert_expires_at BIGINT;
+
+-- A page's switch for the response-time charts of its monitored components.
+ALTER TABLE status_pages ADD COLUMN show_response_times BOOLEAN NOT NULL DEFAULT FALSE;

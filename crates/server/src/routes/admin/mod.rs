@@ -738,6 +738,16 @@ async fn monitor_screen(State(state): State<AppState>, s: Screen, PathId(id): Pa
     let checks = upstate_store::monitors::checks(&state.db, id, 50)
         .await
         .map_err(fail)?;
+    let now = Timestamp::now();
+    let day = upstate_store::monitor_stats::series(
+        &state.db,
+        id,
+        upstate_core::measurements::Resolution::Hour,
+        now.plus_millis(-crate::views::CHART_MS),
+        now,
+    )
+    .await
+    .map_err(fail)?;
     Ok(s.show(view::monitor(
         &s.frame("monitors"),
         s.flash(),
@@ -745,6 +755,8 @@ async fn monitor_screen(State(state): State<AppState>, s: Screen, PathId(id): Pa
             monitor: &m,
             component: &component,
             checks: &checks,
+            day: &day,
+            now,
             can_write: s.who.require(Permission::PagesWrite).is_ok(),
         },
     )))

@@ -166,11 +166,23 @@ async fn build(
 ) -> Result<Option<String>, ApiError> {
     let d = &snap.data;
     Ok(match *kind {
-        Kind::Page => Some(views::status_page(
-            v,
-            snap.history(&state.db).await?,
-            state.sender.has_mailer(),
-        )),
+        Kind::Page => {
+            // Measurements move with every check: read with the page's
+            // timed body (rebuilt at most every 30 s), not kept in the
+            // snapshot.
+            let charts = if d.page.show_response_times {
+                let since = v.now.plus_millis(-views::CHART_MS);
+                upstate_store::monitor_stats::page_hours(&state.db, snap.page_id, since).await?
+            } else {
+                Vec::new()
+            };
+            Some(views::status_page(
+                v,
+                snap.history(&state.db).await?,
+                &charts,
+                state.sender.has_mailer(),
+            ))
+        }
         Kind::Incident(id) => {
             let found = match d.incidents.iter().find(|i| i.id == id) {
                 Some(i) => Some(i.clone()),

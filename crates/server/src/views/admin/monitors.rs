@@ -4,9 +4,12 @@
 
 use super::{Frame, Input, bridge, page, when};
 use crate::form_bridge::Flash;
+use crate::views::CHART_MS;
+use crate::views::chart::{ChartText, response_chart};
 use maud::{Markup, html};
 use upstate_core::monitors::{CheckResult, DNS_TYPES, Monitor, MonitorConfig};
-use upstate_core::{Component, MonitorKind, MonitorState, StatusPage};
+use upstate_core::{Component, MonitorKind, MonitorState, StatusPage, Timestamp};
+use upstate_store::monitor_stats::Series;
 
 /// A monitor with the names it is shown by.
 pub struct Row<'a> {
@@ -242,6 +245,9 @@ pub struct MonitorScreen<'a> {
     pub monitor: &'a Monitor,
     pub component: &'a Component,
     pub checks: &'a [CheckResult],
+    /// Its last 24 hours by the hour.
+    pub day: &'a Series,
+    pub now: Timestamp,
     pub can_write: bool,
 }
 
@@ -289,6 +295,14 @@ pub fn monitor(frame: &Frame, flash: Option<&Flash>, s: &MonitorScreen) -> Marku
                         button.secondary type="submit" { "Test now" }
                     }
                     p.hint.muted { "Runs a check now and shows the answer; it is not recorded and moves nothing." }
+                }
+                @if m.config.kind != MonitorKind::Heartbeat {
+                    (response_chart(&s.day.points, 3_600_000, s.now.plus_millis(-CHART_MS), s.now, &ChartText {
+                        title: "Response time, last 24 hours", empty: "No measurements in the last 24 hours yet.",
+                        avg: "average", p95: "95th percentile", start: "24 h ago", end: "now",
+                    }, &s.day.summary))
+                    p.hint.muted { "By the hour; the band reaches the 95th percentile. "
+                        a href=(format!("/api/components/{}/response-times", m.component_id)) { "As JSON" } " (raw, minute, hour or day)." }
                 }
             }
             @if s.can_write {

@@ -388,6 +388,8 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
                         label { input type="checkbox" name="isPublic:bool" checked[p.is_public]; "Public" }
                         input type="hidden" name="showUptime:bool" value="";
                         label { input type="checkbox" name="showUptime:bool" checked[p.show_uptime]; "Uptime bars" }
+                        input type="hidden" name="showResponseTimes:bool" value="";
+                        label { input type="checkbox" name="showResponseTimes:bool" checked[p.show_response_times]; "Response-time charts (monitored components)" }
                         input type="hidden" name="showSubscribe:bool" value="";
                         label { input type="checkbox" name="showSubscribe:bool" checked[p.show_subscribe]; "Subscribe button" }
                     }
