@@ -130,6 +130,20 @@ async fn response_times_come_in_every_resolution(b: Backend) {
         "3.5 minutes of checks: {minutes}"
     );
 
+    // The API-key world's figures carry the same checks.
+    let v2 = app
+        .data(Method::GET, "/api/v2/metrics?days=1", None, 200)
+        .await;
+    let mine = v2
+        .as_array()
+        .and_then(|all| all.iter().find(|c| c["componentId"] == api))
+        .cloned()
+        .expect("the component in /api/v2/metrics");
+    assert_eq!(mine["responseTime"]["checks"], 8, "{mine}");
+    assert_eq!(mine["responseTime"]["maxMs"].as_i64(), Some(max));
+    assert!(mine["latencyMs"].as_f64().unwrap_or(0.0) > 0.0, "{mine}");
+    assert_eq!(mine["monitorState"], "down", "the last check failed");
+
     // Defaults: the hour resolution, a window ending now.
     let d = app
         .data(

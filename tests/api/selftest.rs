@@ -161,10 +161,28 @@ async fn metrics_parse_with_the_prometheus_client(b: Backend) {
     ) {
         return;
     }
-    let s = Server::start_with(b, &[("UPSTATE_METRICS_TOKEN", "scrape-secret")]).await;
+    let s = Server::start_with(
+        b,
+        &[
+            ("UPSTATE_METRICS_TOKEN", "scrape-secret"),
+            ("UPSTATE_MONITOR_ALLOW", "127.0.0.1"),
+        ],
+    )
+    .await;
     let page = s.page("acme").await;
     let api = s.component(page, "API").await;
-    s.component(page, "Website").await;
+    let website = s.component(page, "Website").await;
+    // A monitor the server's own loop runs, so its checks are counted.
+    let rx = crate::receiver::Receiver::start().await;
+    s.post(
+        "/api/monitors",
+        serde_json::json!({"componentId": website, "target": format!("{}/", rx.base)}),
+    )
+    .await
+    .data(201);
+    rx.wait_for(1, std::time::Duration::from_secs(10)).await;
+    let public = reqwest::get(format!("{}/s/acme", s.base)).await.unwrap();
+    assert_eq!(public.status(), 200);
     let hidden = s.page("internal").await;
     s.patch(
         &format!("/api/v1/statuspages/{hidden}"),
@@ -242,4 +260,55 @@ async fn metrics_parse_with_the_prometheus_client(b: Backend) {
     assert!((0.0..=1.0).contains(&uptime), "{uptime}");
     assert_eq!(find("upstate_deliveries", &[("status", "given_up")]), 0.0);
     assert_eq!(find("upstate_info", &[]), 1.0);
+
+    // What the process counted: requests by family and status class, their
+    // durations, the monitor's checks, snapshot builds, the database pool.
+    assert!(
+        find(
+            "upstate_http_requests_total",
+            &[("family", "api_v1"), ("status", "2xx")]
+        ) >= 4.0
+    );
+    assert!(
+        find(
+            "upstate_http_requests_total",
+            &[("family", "operations"), ("status", "4xx")]
+        ) >= 2.0,
+        "the refused scrapes"
+    );
+    assert!(find("upstate_http_requests_total", &[("family", "public_page")]) >= 1.0);
+    assert!(
+        find(
+            "upstate_http_request_duration_seconds_count",
+            &[("family", "api_v1")]
+        ) >= 4.0
+    );
+    assert!(
+        find(
+            "upstate_http_request_duration_seconds_bucket",
+            &[("family", "api_v1"), ("le", "+Inf")]
+        ) >= 4.0
+    );
+    let website = website.to_string();
+    assert!(
+        find(
+            "upstate_monitor_checks_total",
+            &[("component_id", website.as_str()), ("result", "up")]
+        ) >= 1.0
+    );
+    assert!(
+        find(
+            "upstate_monitor_check_duration_seconds_count",
+            &[("component_id", website.as_str()), ("kind", "http")]
+        ) >= 1.0
+    );
+    assert!(find("upstate_snapshot_builds_total", &[]) >= 1.0);
+    assert!(find("upstate_snapshot_pages", &[]) >= 1.0);
+    let pool = if b == Backend::Sqlite { "read" } else { "main" };
+    assert!(
+        find(
+            "upstate_db_connections",
+            &[("pool", pool), ("state", "idle")]
+        ) >= 0.0
+    );
 }

@@ -47,9 +47,17 @@ impl Default for MonitorSettings {
     }
 }
 
+/// Told of every check the runner makes (the server counts them for
+/// `/api/metrics`).
+pub trait Observe: Send + Sync {
+    fn check(&self, component: upstate_core::Id, kind: MonitorKind, r: &CheckResult);
+}
+
 /// Makes checks. Cheap to clone.
 #[derive(Clone)]
 pub struct Checker {
+    /// Set once by whoever counts checks; every clone sees it.
+    pub observer: Arc<std::sync::OnceLock<Arc<dyn Observe>>>,
     /// Indexed by (follow redirects, verify TLS): see `client`.
     clients: [Outgoing; 4],
     guard: Arc<Guard>,
@@ -97,6 +105,7 @@ impl Checker {
                 client(true, false)?,
                 client(true, true)?,
             ],
+            observer: Arc::new(std::sync::OnceLock::new()),
             guard: Arc::new(guard),
             slots: Arc::new(Semaphore::new(settings.concurrency.max(1))),
             wake: Arc::new(Notify::new()),
@@ -343,6 +352,9 @@ pub async fn run_due(db: &Db, checker: &Checker, now: Timestamp) -> StoreResult<
             // `now` moved on by the time this check waited for its slot.
             let at = Timestamp::from_millis(now.millis() + round.elapsed().as_millis() as i64);
             let r = checker.check(&m.monitor.config, at).await;
+            if let Some(o) = checker.observer.get() {
+                o.check(m.monitor.component_id, m.monitor.config.kind, &r);
+            }
             let next = next_run(&m.monitor.config, m.monitor.next_check_at, at);
             monitors::record(&db, id, Some(lease), &r, next).await
         });

@@ -23,6 +23,7 @@ mod session;
 mod snapshot;
 pub mod state;
 mod statuspage_body;
+pub mod telemetry;
 mod totp;
 mod views;
 
@@ -109,7 +110,12 @@ pub fn app(
         std::sync::Arc::downgrade(&subscribe_limits),
         std::sync::Arc::downgrade(&comment_limits),
     ];
+    let telemetry = telemetry::Telemetry::new();
+    let observer: std::sync::Arc<dyn upstate_jobs::monitors::Observe> = telemetry.clone();
+    // A second app in one process (tests) keeps the first one's observer.
+    let _ = checker.observer.set(observer);
     let state = AppState::new(state::Shared {
+        telemetry: telemetry.clone(),
         sender,
         checker,
         limits: rate_limit::Limits::new(settings.api_rate_per_minute, settings.api_rate_per_hour)
@@ -150,6 +156,10 @@ pub fn app(
         .merge(openapi::routes(openapi::finish(doc)))
         .merge(managed)
         .fallback(routes::not_found)
+        .layer(axum::middleware::from_fn_with_state(
+            telemetry,
+            telemetry::count,
+        ))
 }
 
 /// Serves until `shutdown` resolves, then stops accepting and lets requests

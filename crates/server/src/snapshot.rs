@@ -215,6 +215,8 @@ pub struct Snapshots {
     /// The install's settings, at the global version they were read.
     settings: std::sync::RwLock<Option<(u64, Arc<Settings>)>>,
     builders: Vec<Mutex<()>>,
+    /// Snapshots built from the database since start (`/api/metrics`).
+    pub builds: std::sync::atomic::AtomicU64,
 }
 
 /// What the snapshot cache holds right now.
@@ -270,6 +272,7 @@ impl Snapshots {
             by_host: DashMap::new(),
             settings: std::sync::RwLock::new(None),
             builders: (0..BUILD_LOCKS).map(|_| Mutex::new(())).collect(),
+            builds: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -343,6 +346,8 @@ impl Snapshots {
                 return Ok(None);
             }
         };
+        self.builds
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let snap = Arc::new(Snapshot {
             page_id,
             version,

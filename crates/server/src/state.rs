@@ -25,6 +25,8 @@ pub struct Shared {
     /// Visitors' comments per client address (`POST /api/comments`).
     pub comment_limits: Arc<Limits>,
     pub snapshots: Snapshots,
+    /// What this process counts for `/api/metrics`.
+    pub telemetry: Arc<crate::telemetry::Telemetry>,
     pub settings: ServerSettings,
     /// When this process started serving (for `/api/admin/system`).
     pub started: std::time::Instant,

@@ -245,6 +245,18 @@ impl Db {
         })
     }
 
+    /// Each connection pool's (name, open connections, idle ones): SQLite
+    /// has a pool of readers and one writer, PostgreSQL one pool.
+    pub fn pool_figures(&self) -> Vec<(&'static str, u32, usize)> {
+        match &self.pools {
+            Pools::Sqlite { read, write } => vec![
+                ("read", read.size(), read.num_idle()),
+                ("write", write.size(), write.num_idle()),
+            ],
+            Pools::Postgres(pool) => vec![("main", pool.size(), pool.num_idle())],
+        }
+    }
+
     /// Waits for in-flight queries and closes every connection.
     pub async fn close(&self) {
         match &self.pools {

@@ -94,8 +94,14 @@ struct ComponentMetrics {
     days: u32,
     /// Minutes in partial or major outage over the period.
     outage_minutes: i64,
-    /// Response times come with monitoring; until then there are none.
+    /// The average response time of its monitor's checks over the period
+    /// (null without a monitor or checks).
     latency_ms: Option<f64>,
+    /// Its monitor's figures over the period: checks, failures, average,
+    /// least, most and percentiles (null without a monitor).
+    response_time: Option<upstate_core::measurements::Figures>,
+    /// Its monitor's verdict now (null without a monitor).
+    monitor_state: Option<MonitorState>,
 }
 
 /// Uptime per component over the last `days` days (default 30, 1 to 365).
@@ -124,11 +130,27 @@ async fn metrics(State(state): State<AppState>, q: QueryParams) -> ApiResult<Res
     let now = Timestamp::now();
     let since = now.plus_millis(-(i64::from(days) + 1) * 86_400_000);
     let mut out = vec![];
+    let monitors = upstate_store::monitors::list(&state.db).await?;
     for page in selected_pages(&state, &q).await? {
         let comps = store_components::list(&state.db, Some(page.id), None).await?;
         let history = public::status_history(&state.db, page.id, since).await?;
         let report = uptime::report(&page.time_zone, &comps, &history, days, now);
         for (c, u) in comps.iter().zip(report.components) {
+            let monitor = monitors.iter().find(|m| m.component_id == c.id);
+            let response_time = match monitor {
+                Some(m) => Some(
+                    upstate_store::monitor_stats::series(
+                        &state.db,
+                        m.id,
+                        upstate_core::measurements::Resolution::Day,
+                        since,
+                        now,
+                    )
+                    .await?
+                    .summary,
+                ),
+                None => None,
+            };
             out.push(ComponentMetrics {
                 component_id: c.id,
                 status_page_id: page.id,
@@ -137,7 +159,12 @@ async fn metrics(State(state): State<AppState>, q: QueryParams) -> ApiResult<Res
                 uptime: u.uptime,
                 days,
                 outage_minutes: u.days.iter().map(|d| d.outage_minutes).sum(),
-                latency_ms: None,
+                latency_ms: response_time
+                    .as_ref()
+                    .and_then(|f| f.avg_ms)
+                    .map(|ms| ms as f64),
+                response_time,
+                monitor_state: monitor.map(|m| m.state),
             });
         }
     }

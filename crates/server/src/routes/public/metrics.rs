@@ -9,7 +9,7 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use metrics::{gauge, with_local_recorder};
+use metrics::{counter, gauge, with_local_recorder};
 use metrics_exporter_prometheus::PrometheusBuilder;
 use upstate_core::{ComponentStatus, IncidentStatus, MonitorState, Timestamp};
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -31,6 +31,10 @@ struct Figures {
     deliveries: Vec<(String, i64)>,
     backend: &'static str,
     uptime_seconds: f64,
+    /// (pool, open connections, idle ones)
+    pools: Vec<(&'static str, u32, usize)>,
+    snapshot_builds: u64,
+    cache: crate::snapshot::CacheFigures,
 }
 
 async fn figures(state: &AppState) -> Result<Figures, ApiError> {
@@ -52,6 +56,12 @@ async fn figures(state: &AppState) -> Result<Figures, ApiError> {
             upstate_store::Backend::Postgres => "postgres",
         },
         uptime_seconds: state.started.elapsed().as_secs_f64(),
+        pools: db.pool_figures(),
+        snapshot_builds: state
+            .snapshots
+            .builds
+            .load(std::sync::atomic::Ordering::Relaxed),
+        cache: state.snapshots.figures(),
     };
     for p in &pages {
         let history =
@@ -136,12 +146,20 @@ fn render(f: &Figures) -> String {
                 .map_or(0, |(_, n)| *n);
             gauge!("upstate_deliveries", "status" => state).set(n as f64);
         }
+        for (pool, open, idle) in &f.pools {
+            gauge!("upstate_db_connections", "pool" => *pool, "state" => "idle").set(*idle as f64);
+            gauge!("upstate_db_connections", "pool" => *pool, "state" => "busy")
+                .set(f64::from(*open) - *idle as f64);
+        }
+        counter!("upstate_snapshot_builds_total").absolute(f.snapshot_builds);
+        gauge!("upstate_snapshot_pages").set(f.cache.pages as f64);
+        gauge!("upstate_snapshot_bytes").set(f.cache.bytes as f64);
     });
     handle.render()
 }
 
 #[utoipa::path(get, path = "/api/metrics", tag = "operations", operation_id = "metrics",
-    summary = "Prometheus metrics: component status and uptime, open incidents, monitors, the delivery queue",
+    summary = "Prometheus metrics: component status and uptime, open incidents, monitors and their check times, requests by route family, the delivery queue, snapshots, the database pool",
     description = "Text exposition format 0.0.4. Public pages only. With `metrics_token` configured, send it as a bearer token.",
     responses((status = 200, description = "The exposition", content_type = "text/plain", body = String),
         (status = 401, description = "A token is configured and was not sent", body = crate::openapi::Problem)),
@@ -171,7 +189,7 @@ async fn metrics_text(State(state): State<AppState>, headers: HeaderMap) -> Resp
                 ),
                 (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
             ],
-            render(&f),
+            render(&f) + &state.telemetry.render(),
         )
             .into_response(),
         Err(e) => e.into_response(),
