@@ -3,6 +3,8 @@
 # same summary bytes as a static file, on this machine, with the same load.
 #
 #   bash bench/public.sh            # needs wrk and nginx (apt-get install wrk nginx)
+#   UPSTATE_BIN=/tmp/upstate-before bash bench/public.sh   # a binary built elsewhere
+#                                   # (to compare two commits back to back)
 #
 # Targets: summary at 0.9x nginx's requests/s or better, p99 under 5 ms, and
 # under 30 MB resident memory. Prints figures and ratios; writes nothing into
@@ -18,8 +20,12 @@ for tool in wrk nginx curl python3; do
   command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install wrk nginx curl python3)" >&2; exit 1; }
 done
 
-cargo build --release --quiet
-BIN="$PWD/target/release/upstate"
+if [ -n "${UPSTATE_BIN:-}" ]; then
+  BIN="$UPSTATE_BIN"
+else
+  cargo build --release --quiet
+  BIN="$PWD/target/release/upstate"
+fi
 WORK=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null; rm -rf "$WORK"' EXIT
 export UPSTATE_DATABASE_URL="sqlite://$WORK/upstate.db" RUST_LOG=warn

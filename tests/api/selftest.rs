@@ -302,6 +302,13 @@ async fn metrics_parse_with_the_prometheus_client(b: Backend) {
             &[("component_id", website.as_str()), ("kind", "http")]
         ) >= 1.0
     );
+    assert!(find("upstate_monitor_check_lateness_seconds_count", &[]) >= 1.0);
+    assert!(
+        find(
+            "upstate_monitor_check_lateness_seconds_bucket",
+            &[("le", "+Inf")]
+        ) >= 1.0
+    );
     assert!(find("upstate_snapshot_builds_total", &[]) >= 1.0);
     assert!(find("upstate_snapshot_pages", &[]) >= 1.0);
     let pool = if b == Backend::Sqlite { "read" } else { "main" };

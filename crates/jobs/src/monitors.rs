@@ -23,10 +23,15 @@ use upstate_store::{Db, StoreResult};
 
 /// How long a leased check is ours before another instance may take it.
 const LEASE_MS: i64 = 90_000;
-/// Monitors leased at once.
-const BATCH: i64 = 200;
+/// Checks leased and not yet recorded, at most (the pool runs fewer at
+/// once; the rest wait for a slot under their lease).
+const IN_FLIGHT: i64 = 200;
 /// The longest the loop sleeps without looking for due checks.
 const POLL: Duration = Duration::from_secs(1);
+/// The shortest: checks due within it start together, in one lease query
+/// (so a thousand monitors spread over their interval cost a few rounds a
+/// second, not one per check).
+const GATHER: Duration = Duration::from_millis(100);
 
 /// What the runner may reach, and how many checks run at once.
 #[derive(Debug, Clone)]
@@ -50,7 +55,8 @@ impl Default for MonitorSettings {
 /// Told of every check the runner makes (the server counts them for
 /// `/api/metrics`).
 pub trait Observe: Send + Sync {
-    fn check(&self, component: upstate_core::Id, kind: MonitorKind, r: &CheckResult);
+    /// `late_ms`: how long after it was due the check started.
+    fn check(&self, component: upstate_core::Id, kind: MonitorKind, r: &CheckResult, late_ms: i64);
 }
 
 /// Makes checks. Cheap to clone.
@@ -320,69 +326,111 @@ fn dns_matches(answer: &str, expected: &str) -> bool {
     a == e || a.split_once(' ').is_some_and(|(_, rest)| norm(rest) == e)
 }
 
-/// When a check that was due at `due` and ran at `now` should run next:
-/// one interval after it was due, so checks keep their rhythm, but never in
-/// the past (a runner that was down does not catch up in a burst).
-fn next_run(c: &MonitorConfig, due: Timestamp, now: Timestamp) -> Timestamp {
-    let every = c.interval_seconds * 1_000;
-    let next = due.millis() + every;
-    Timestamp::from_millis(if next > now.millis() {
-        next
-    } else {
-        now.millis() + every
-    })
+/// When a check that ran at `now` should run next. Each monitor has its own
+/// fixed offset inside its interval (spread from its id), and the next check
+/// is its next slot after `now`: checks keep their rhythm, a runner that was
+/// down does not catch up in a burst, and a thousand monitors created or
+/// restarted at once spread over the interval instead of all running in the
+/// same second forever after. A heartbeat's deadline follows the silence
+/// it just reported instead: one interval from now.
+fn next_run(c: &MonitorConfig, id: upstate_core::Id, now: Timestamp) -> Timestamp {
+    let every = (c.interval_seconds * 1_000).max(1);
+    if c.kind == MonitorKind::Heartbeat {
+        return Timestamp::from_millis(now.millis() + every);
+    }
+    let offset = ((id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as i64 % every;
+    let slots_passed = (now.millis() - offset).div_euclid(every) + 1;
+    Timestamp::from_millis(offset + slots_passed * every)
 }
 
-/// Checks every monitor due at `now` and records the results; returns how
-/// many it recorded.
-pub async fn run_due(db: &Db, checker: &Checker, now: Timestamp) -> StoreResult<usize> {
+type Work = JoinSet<StoreResult<Option<monitors::Recorded>>>;
+
+/// Leases at most `room` monitors due at `now` and starts their checks in
+/// `work`; each waits for a slot of the pool, checks, and records.
+async fn start_due(
+    db: &Db,
+    checker: &Checker,
+    now: Timestamp,
+    room: i64,
+    work: &mut Work,
+) -> StoreResult<()> {
     let round = Instant::now();
-    let leased = monitors::lease_due(db, now, LEASE_MS, BATCH).await?;
-    let mut work = JoinSet::new();
-    for (id, lease) in leased {
-        let m: Stored = match monitors::stored(db, id).await {
-            Ok(m) => m,
-            Err(upstate_store::StoreError::NotFound(_)) => continue,
-            Err(e) => return Err(e),
-        };
+    for (id, lease) in monitors::lease_due(db, now, LEASE_MS, room).await? {
         let checker = checker.clone();
         let db = db.clone();
         work.spawn(async move {
+            let m: Stored = match monitors::stored(&db, id).await {
+                Ok(m) => m,
+                Err(upstate_store::StoreError::NotFound(_)) => return Ok(None),
+                Err(e) => return Err(e),
+            };
             let _slot = checker.slots.clone().acquire_owned().await;
-            // `now` moved on by the time this check waited for its slot.
+            // `now` moved on by the time this check got its slot.
             let at = Timestamp::from_millis(now.millis() + round.elapsed().as_millis() as i64);
+            let late_ms = (at.millis() - m.monitor.next_check_at.millis()).max(0);
             let r = checker.check(&m.monitor.config, at).await;
+            tracing::debug!(monitor = %id, late_ms, latency_ms = r.latency_ms, ok = r.ok, "checked");
             if let Some(o) = checker.observer.get() {
-                o.check(m.monitor.component_id, m.monitor.config.kind, &r);
+                o.check(m.monitor.component_id, m.monitor.config.kind, &r, late_ms);
             }
-            let next = next_run(&m.monitor.config, m.monitor.next_check_at, at);
+            let next = next_run(&m.monitor.config, id, at);
             monitors::record(&db, id, Some(lease), &r, next).await
         });
     }
+    Ok(())
+}
+
+/// Logs checks that finished; returns how many it recorded.
+fn finished(
+    done: Result<StoreResult<Option<monitors::Recorded>>, tokio::task::JoinError>,
+) -> usize {
+    match done {
+        Ok(Ok(Some(_))) => 1,
+        Ok(Ok(None)) => 0,
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "recording a check failed");
+            0
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "a check panicked");
+            0
+        }
+    }
+}
+
+/// Checks every monitor due at `now`, waits for them and records the
+/// results; returns how many it recorded.
+pub async fn run_due(db: &Db, checker: &Checker, now: Timestamp) -> StoreResult<usize> {
+    let mut work = Work::new();
+    start_due(db, checker, now, IN_FLIGHT, &mut work).await?;
     let mut recorded = 0;
     while let Some(done) = work.join_next().await {
-        match done {
-            Ok(Ok(Some(_))) => recorded += 1,
-            Ok(Ok(None)) => {}
-            Ok(Err(e)) => tracing::warn!(error = %e, "recording a check failed"),
-            Err(e) => tracing::warn!(error = %e, "a check panicked"),
-        }
+        recorded += finished(done);
     }
     Ok(recorded)
 }
 
-/// Runs until cancelled: checks what is due, then sleeps until the next
-/// check is due (at most a second), or until a monitor changes.
+/// Runs until cancelled: starts what is due, then sleeps until the next
+/// check is due (at most a second), or until a monitor changes. Checks in
+/// flight carry on across rounds, so a slow target holds only its own
+/// slot, never the next round.
 pub async fn run_monitors(db: Db, checker: Checker, cancel: CancellationToken) {
+    let mut work = Work::new();
     loop {
-        if let Err(e) = run_due(&db, &checker, Timestamp::now()).await {
+        while let Some(done) = work.try_join_next() {
+            finished(done);
+        }
+        let room = IN_FLIGHT - work.len() as i64;
+        if room > 0
+            && let Err(e) = start_due(&db, &checker, Timestamp::now(), room, &mut work).await
+        {
             tracing::warn!(error = %e, "monitor round failed");
         }
         crate::beats::beat(crate::beats::Loop::Monitors);
         let wait = match monitors::next_due(&db).await {
             Ok(Some(at)) => {
                 let ms = (at.millis() - Timestamp::now().millis()).max(0) as u64;
-                Duration::from_millis(ms).min(POLL)
+                Duration::from_millis(ms).clamp(GATHER, POLL)
             }
             _ => POLL,
         };
@@ -405,8 +453,51 @@ mod tests {
             ..MonitorConfig::default()
         };
         let t = Timestamp::from_millis;
-        assert_eq!(next_run(&c, t(0), t(400)), t(30_000));
-        assert_eq!(next_run(&c, t(0), t(95_000)), t(125_000));
+        let id = 7;
+        let first = next_run(&c, id, t(1_000_000));
+        assert!(first > t(1_000_000) && first <= t(1_030_000), "{first:?}");
+        // On time, a little late, or very late: the next slot of the same rhythm.
+        assert_eq!(next_run(&c, id, first), t(first.millis() + 30_000));
+        assert_eq!(
+            next_run(&c, id, t(first.millis() + 400)),
+            t(first.millis() + 30_000)
+        );
+        assert_eq!(
+            next_run(&c, id, t(first.millis() + 95_000)),
+            t(first.millis() + 120_000)
+        );
+    }
+
+    #[test]
+    fn monitors_spread_over_their_interval() {
+        let c = MonitorConfig {
+            interval_seconds: 30,
+            ..MonitorConfig::default()
+        };
+        let now = Timestamp::from_millis(1_700_000_000_000);
+        // A thousand monitors started in the same millisecond: no second of
+        // the interval gets more than a few times its share.
+        let mut per_second = [0u32; 30];
+        for id in 1..=1_000 {
+            let next = next_run(&c, id, now).millis() - now.millis();
+            assert!((1..=30_000).contains(&next));
+            per_second[((next - 1) / 1_000) as usize] += 1;
+        }
+        assert!(
+            per_second.iter().all(|&n| n > 10 && n < 70),
+            "{per_second:?}"
+        );
+    }
+
+    #[test]
+    fn heartbeats_wait_one_interval_from_the_silence() {
+        let c = MonitorConfig {
+            kind: MonitorKind::Heartbeat,
+            interval_seconds: 60,
+            ..MonitorConfig::default()
+        };
+        let t = Timestamp::from_millis;
+        assert_eq!(next_run(&c, 3, t(5_000)), t(65_000));
     }
 
     #[test]

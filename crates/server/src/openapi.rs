@@ -317,15 +317,33 @@ fn operations_mut(
     .flatten()
 }
 
-/// `/api/openapi.json` and the reference page at `/api/docs`.
+/// `/api/openapi.json` and the reference page at `/api/docs`. The document
+/// is serialized once and only its bytes are kept: the built structure is
+/// several megabytes of maps, most of an idle server's heap.
 pub fn routes(doc: OpenApi) -> Router {
+    let json = match serde_json::to_vec(&doc) {
+        Ok(v) => axum::body::Bytes::from(v),
+        Err(e) => {
+            tracing::error!(error = %e, "the OpenAPI document does not serialize");
+            axum::body::Bytes::new()
+        }
+    };
+    drop(doc);
     let config = utoipa_swagger_ui::Config::from("/api/openapi.json").validator_url("none");
-    Router::from(
-        SwaggerUi::new("/api/docs")
-            .url("/api/openapi.json", doc)
-            .config(config),
-    )
-    .layer(axum::middleware::map_response(
-        crate::security_headers::docs,
-    ))
+    Router::from(SwaggerUi::new("/api/docs").config(config))
+        .route(
+            "/api/openapi.json",
+            axum::routing::get(move || {
+                let json = json.clone();
+                async move {
+                    (
+                        [(axum::http::header::CONTENT_TYPE, "application/json")],
+                        json,
+                    )
+                }
+            }),
+        )
+        .layer(axum::middleware::map_response(
+            crate::security_headers::docs,
+        ))
 }

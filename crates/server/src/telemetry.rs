@@ -58,8 +58,9 @@ impl Telemetry {
 }
 
 impl upstate_jobs::monitors::Observe for Telemetry {
-    fn check(&self, component: Id, kind: MonitorKind, r: &CheckResult) {
+    fn check(&self, component: Id, kind: MonitorKind, r: &CheckResult, late_ms: i64) {
         with_local_recorder(&self.recorder, || {
+            histogram!("upstate_monitor_check_lateness_seconds").record(late_ms as f64 / 1_000.0);
             let id = component.to_string();
             let result = if r.ok { "up" } else { "down" };
             counter!("upstate_monitor_checks_total", "component_id" => id.clone(), "result" => result)

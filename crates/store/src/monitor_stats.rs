@@ -23,20 +23,33 @@ fn h_cols() -> String {
         .join(", ")
 }
 
-/// One check into its minute, hour and day: the row is made or its counts
-/// grow (min and max kept by hand: SQLite's `min()` of a NULL is NULL).
+/// One check into its minute, hour and day in one statement: each row is
+/// made or its counts grow (min and max kept by hand: SQLite's `min()` of
+/// a NULL is NULL). Binds: $1 monitor, $2 checks, $3 failures, $4 timed,
+/// $5 latency sum, $6 latency (min and max), then the buckets, then a span
+/// and its bucket start per row.
 static UPSERT: LazyLock<String> = LazyLock::new(|| {
     let sums = (0..BUCKETS)
         .map(|i| format!("h{i} = monitor_stats.h{i} + excluded.h{i}"))
         .collect::<Vec<_>>()
         .join(", ");
-    let binds = (9..9 + BUCKETS)
+    let binds = (7..7 + BUCKETS)
         .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let rows = (0..Resolution::SUMMED.len())
+        .map(|k| {
+            let span = 7 + BUCKETS + 2 * k;
+            format!(
+                "($1, ${span}, ${}, $2, $3, $4, $5, $6, $6, {binds})",
+                span + 1
+            )
+        })
         .collect::<Vec<_>>()
         .join(", ");
     format!(
         "INSERT INTO monitor_stats (monitor_id, span_ms, bucket, checks, failures, timed, latency_sum, \
-         latency_min, latency_max, {cols}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, {binds}) \
+         latency_min, latency_max, {cols}) VALUES {rows} \
          ON CONFLICT (monitor_id, span_ms, bucket) DO UPDATE SET \
          checks = monitor_stats.checks + excluded.checks, \
          failures = monitor_stats.failures + excluded.failures, \
@@ -86,25 +99,23 @@ static SELECT: LazyLock<String> = LazyLock::new(|| {
 /// Adds check `r` of monitor `id` to its minute, hour and day.
 pub(crate) async fn add(tx: &mut Tx, id: Id, r: &CheckResult) -> StoreResult<()> {
     let slot = r.latency_ms.map(bucket_of);
-    for (_, span) in Resolution::SUMMED {
-        let bucket = r.at.millis().div_euclid(span) * span;
-        let sql = UPSERT.as_str();
-        on_tx!(tx, |c| {
-            let mut q = sqlx::query(sql)
-                .bind(id)
-                .bind(span)
-                .bind(bucket)
-                .bind(1_i64)
-                .bind(i64::from(!r.ok))
-                .bind(i64::from(r.latency_ms.is_some()))
-                .bind(r.latency_ms.unwrap_or(0))
-                .bind(r.latency_ms);
-            for i in 0..BUCKETS {
-                q = q.bind(i64::from(slot == Some(i)));
-            }
-            q.execute(c).await?.rows_affected()
-        });
-    }
+    let sql = UPSERT.as_str();
+    on_tx!(tx, |c| {
+        let mut q = sqlx::query(sql)
+            .bind(id)
+            .bind(1_i64)
+            .bind(i64::from(!r.ok))
+            .bind(i64::from(r.latency_ms.is_some()))
+            .bind(r.latency_ms.unwrap_or(0))
+            .bind(r.latency_ms);
+        for i in 0..BUCKETS {
+            q = q.bind(i64::from(slot == Some(i)));
+        }
+        for (_, span) in Resolution::SUMMED {
+            q = q.bind(span).bind(r.at.millis().div_euclid(span) * span);
+        }
+        q.execute(c).await?.rows_affected()
+    });
     Ok(())
 }
 
