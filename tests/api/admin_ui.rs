@@ -935,7 +935,7 @@ async fn operator_screens_in_chromium(b: Backend) {
     );
     let m = s.get("/api/v1/maintenance").await.data(200);
     assert_eq!(
-        m[0]["scheduledStartTime"], "2030-01-02T02:04:00Z",
+        m[0]["scheduledStartTime"], "2030-01-02T02:04:00.000Z",
         "entered in the page's time zone (Berlin, UTC+1 in winter)"
     );
     assert!(
@@ -959,7 +959,7 @@ async fn operator_screens_in_chromium(b: Backend) {
     press(&d, "Save changes to Database upgrade").await;
     assert!(text(&d, ".alert.notice").await.contains("changed"));
     let m = s.get("/api/v1/maintenance").await.data(200);
-    assert_eq!(m[0]["scheduledEndTime"], "2030-01-02T05:30:00Z");
+    assert_eq!(m[0]["scheduledEndTime"], "2030-01-02T05:30:00.000Z");
     no_axe_violations(&d, "maintenance").await;
     d.screenshot(&shot("maintenance")).await;
     press(&d, "Start").await;

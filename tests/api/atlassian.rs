@@ -54,8 +54,8 @@ async fn statuspage_v2_shapes_and_vocabulary(b: Backend) {
         .data(201)["id"]
         .as_i64()
         .unwrap();
-    let later = s.post("/api/v1/maintenance", json!({"title": "DB", "statusPageId": p, "scheduledStartTime": "2099-01-01T00:00:00Z", "scheduledEndTime": "2099-01-01T02:00:00Z", "componentIds": [web]})).await.data(201)["id"].as_i64().unwrap();
-    let now = s.post("/api/v1/maintenance", json!({"title": "Cache", "statusPageId": p, "scheduledStartTime": "2020-01-01T00:00:00Z", "scheduledEndTime": "2099-01-01T00:00:00Z", "componentIds": [web]})).await.data(201)["id"].as_i64().unwrap();
+    let later = s.post("/api/v1/maintenance", json!({"title": "DB", "statusPageId": p, "scheduledStartTime": "2099-01-01T00:00:00.000Z", "scheduledEndTime": "2099-01-01T02:00:00.000Z", "componentIds": [web]})).await.data(201)["id"].as_i64().unwrap();
+    let now = s.post("/api/v1/maintenance", json!({"title": "Cache", "statusPageId": p, "scheduledStartTime": "2020-01-01T00:00:00.000Z", "scheduledEndTime": "2099-01-01T00:00:00.000Z", "componentIds": [web]})).await.data(201)["id"].as_i64().unwrap();
     s.post_empty(&format!("/api/v1/maintenance/{now}/start"))
         .await
         .data(200);
@@ -165,8 +165,8 @@ async fn statuspage_v2_shapes_and_vocabulary(b: Backend) {
         .unwrap();
     assert_eq!(active["status"], "in_progress");
     assert_eq!(active["impact"], "maintenance");
-    assert_eq!(active["scheduled_for"], "2020-01-01T00:00:00Z");
-    assert_eq!(active["scheduled_until"], "2099-01-01T00:00:00Z");
+    assert_eq!(active["scheduled_for"], "2020-01-01T00:00:00.000Z");
+    assert_eq!(active["scheduled_until"], "2099-01-01T00:00:00.000Z");
 
     assert_eq!(
         get(&s, "status.json").await,

@@ -70,7 +70,7 @@ async fn every_change_is_audited_and_the_chain_holds(b: Backend) {
     .await
     .data(200);
     let m = s
-        .post("/api/v1/maintenance", json!({"title": "Auto", "statusPageId": p, "scheduledStartTime": "2020-01-01T00:00:00Z", "scheduledEndTime": "2099-01-01T00:00:00Z", "autoStart": true}))
+        .post("/api/v1/maintenance", json!({"title": "Auto", "statusPageId": p, "scheduledStartTime": "2020-01-01T00:00:00.000Z", "scheduledEndTime": "2099-01-01T00:00:00.000Z", "autoStart": true}))
         .await
         .data(201)["id"]
         .as_i64()
@@ -228,11 +228,11 @@ async fn audit_queries_pages_and_exports(b: Backend) {
         7
     );
     assert_eq!(
-        events(&s, "since=2099-01-01T00:00:00Z").await["data"],
+        events(&s, "since=2099-01-01T00:00:00.000Z").await["data"],
         json!([])
     );
     assert_eq!(
-        events(&s, "until=2000-01-01T00:00:00Z").await["data"],
+        events(&s, "until=2000-01-01T00:00:00.000Z").await["data"],
         json!([])
     );
     let agg = events(&s, "").await["aggregations"].clone();

@@ -234,7 +234,7 @@ async fn other_site(html: String) -> String {
     format!("http://localhost:{port}/")
 }
 
-fn report(violations: &[Value]) -> String {
+pub(crate) fn report(violations: &[Value]) -> String {
     serde_json::to_string_pretty(violations).unwrap_or_default()
 }
 
@@ -602,7 +602,7 @@ async fn password_gate_in_chromium(b: Backend) {
     let shown = d
         .until(
             "return document.body.innerText.includes('Public API')",
-            Duration::from_secs(5),
+            Duration::from_secs(10),
         )
         .await;
     assert!(shown.is_some(), "the page opens with its components");

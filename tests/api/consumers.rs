@@ -59,7 +59,7 @@ async fn statuspage_prometheus_exporter_reads_upstate(b: Backend) {
         .post(
             "/api/v1/maintenance",
             json!({"title": "DB upgrade", "statusPageId": p, "componentIds": [api],
-            "scheduledStartTime": "2099-03-01T02:00:00Z", "scheduledEndTime": "2099-03-01T04:00:00Z"}),
+            "scheduledStartTime": "2099-03-01T02:00:00.000Z", "scheduledEndTime": "2099-03-01T04:00:00.000Z"}),
         )
         .await
         .data(201)["id"]
@@ -104,7 +104,7 @@ async fn statuspage_prometheus_exporter_reads_upstate(b: Backend) {
     let window = &r["maintenance_metadata"][0];
     assert_eq!(window["id"], m.to_string());
     assert_eq!(window["status"], "scheduled");
-    assert_eq!(window["scheduled_start"], "2099-03-01T02:00:00Z");
+    assert_eq!(window["scheduled_start"], "2099-03-01T02:00:00.000Z");
     assert_eq!(window["affected_components"], json!(["API"]));
 
     // All clear: the exporter sees a healthy page.

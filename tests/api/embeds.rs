@@ -33,7 +33,7 @@ async fn calendar_holds_every_window_with_stable_uids(b: Backend) {
         .post(
             "/api/v1/maintenance",
             json!({"title": "Network work", "statusPageId": p, "componentIds": [api],
-            "scheduledStartTime": "2099-04-01T00:00:00Z", "scheduledEndTime": "2099-04-01T01:30:00Z"}),
+            "scheduledStartTime": "2099-04-01T00:00:00.000Z", "scheduledEndTime": "2099-04-01T01:30:00.000Z"}),
         )
         .await
         .data(201)["id"]

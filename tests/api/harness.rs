@@ -99,6 +99,17 @@ impl TestApp {
         self.offset_ms += by.as_millis() as i64;
     }
 
+    /// Moves the clock by `at_least`, or on to the next monitor check if
+    /// that is later (each monitor keeps its own slot in its interval).
+    pub async fn advance_to_next_check(&mut self, at_least: Duration) {
+        let next = self
+            .test_db
+            .integers("SELECT COALESCE(MIN(next_run_at), 0) FROM monitors WHERE enabled")
+            .await[0];
+        let now = self.now().millis();
+        self.offset_ms += (next - now).max(at_least.as_millis() as i64);
+    }
+
     /// Runs every job due at the harness's now; returns how many finished.
     pub async fn run_jobs(&self) -> usize {
         upstate_jobs::run_due(&self.db, &self.sender.settings, self.now())

@@ -40,6 +40,7 @@ mod pages;
 mod postmortems;
 mod private_pages;
 mod public;
+mod public_layout;
 mod push;
 mod rate_limits;
 mod receiver;

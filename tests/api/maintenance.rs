@@ -39,7 +39,7 @@ async fn maintenance_lifecycle(b: Backend) {
     let c = s.component(p, "DB").await;
     let r = s
         .post("/api/v1/maintenance", json!({"title": "DB upgrade", "description": "Postgres 17", "statusPageId": p,
-               "scheduledStartTime": "2030-05-01T02:00:00+02:00", "scheduledEndTime": "2030-05-01T04:00:00Z", "componentIds": [c]}))
+               "scheduledStartTime": "2030-05-01T02:00:00+02:00", "scheduledEndTime": "2030-05-01T04:00:00.000Z", "componentIds": [c]}))
         .await;
     let m = r.data(201);
     let id = m["id"].as_i64().unwrap();
@@ -52,10 +52,10 @@ async fn maintenance_lifecycle(b: Backend) {
     assert_eq!(m["status"], "scheduled");
     assert_eq!(m["statusPageId"], p);
     assert_eq!(
-        m["scheduledStartTime"], "2030-05-01T00:00:00Z",
+        m["scheduledStartTime"], "2030-05-01T00:00:00.000Z",
         "stored in UTC"
     );
-    assert_eq!(m["scheduledEndTime"], "2030-05-01T04:00:00Z");
+    assert_eq!(m["scheduledEndTime"], "2030-05-01T04:00:00.000Z");
     assert_eq!(m["autoStart"], false, "default");
     assert_eq!(m["affectedComponents"], json!([c]));
     assert_eq!(
@@ -393,8 +393,8 @@ async fn maintenance_validation(b: Backend) {
         .as_i64()
         .unwrap();
     let before = s.snapshot().await;
-    let ok_start = "2030-01-01T00:00:00Z";
-    let ok_end = "2030-01-01T01:00:00Z";
+    let ok_start = "2030-01-01T00:00:00.000Z";
+    let ok_end = "2030-01-01T01:00:00.000Z";
     let cases = [
         (
             json!({"statusPageId": p1, "scheduledStartTime": ok_start, "scheduledEndTime": ok_end}),
@@ -441,9 +441,12 @@ async fn maintenance_validation(b: Backend) {
     s.patch(&path, json!({"statusPageId": p2}))
         .await
         .invalid_fields(&["statusPageId"]);
-    s.patch(&path, json!({"scheduledEndTime": "2000-01-01T00:00:00Z"}))
-        .await
-        .invalid_fields(&["scheduledEndTime"]);
+    s.patch(
+        &path,
+        json!({"scheduledEndTime": "2000-01-01T00:00:00.000Z"}),
+    )
+    .await
+    .invalid_fields(&["scheduledEndTime"]);
     s.patch(&path, json!({"scheduledStartTime": "garbage"}))
         .await
         .invalid_fields(&["scheduledStartTime"]);
@@ -470,11 +473,11 @@ async fn maintenance_patch_and_delete(b: Backend) {
         .unwrap();
     let path = format!("/api/v1/maintenance/{id}");
     let m = s
-        .patch(&path, json!({"title": "Renamed", "scheduledEndTime": "2099-01-01T00:00:00Z", "autoStart": true}))
+        .patch(&path, json!({"title": "Renamed", "scheduledEndTime": "2099-01-01T00:00:00.000Z", "autoStart": true}))
         .await
         .data(200);
     assert_eq!(m["title"], "Renamed");
-    assert_eq!(m["scheduledEndTime"], "2099-01-01T00:00:00Z");
+    assert_eq!(m["scheduledEndTime"], "2099-01-01T00:00:00.000Z");
     assert_eq!(m["autoStart"], true);
     assert_eq!(m["description"], "Postgres 17", "unnamed fields stay");
 

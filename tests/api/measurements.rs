@@ -45,7 +45,7 @@ async fn watched(b: Backend) -> (TestApp, Receiver, Value) {
 async fn checks(app: &mut TestApp, n: usize) {
     for i in 0..n {
         if i > 0 {
-            app.advance(STEP);
+            app.advance_to_next_check(STEP).await;
         }
         assert_eq!(app.run_monitors().await, 1, "check {i} was due");
     }
@@ -184,8 +184,11 @@ async fn bad_queries_are_refused(b: Backend) {
     for (query, field) in [
         ("resolution=week", "resolution"),
         ("from=yesterday", "from"),
-        ("to=2026-13-01T00:00:00Z", "to"),
-        ("from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z", "from"),
+        ("to=2026-13-01T00:00:00.000Z", "to"),
+        (
+            "from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00.000Z",
+            "from",
+        ),
     ] {
         let (status, body) = app
             .send(
@@ -276,7 +279,7 @@ async fn a_reset_starts_the_figures_over(b: Backend) {
 
     // The monitor goes on, and its figures grow again.
     let from = app.now();
-    app.advance(STEP);
+    app.advance_to_next_check(STEP).await;
     assert_eq!(app.run_monitors().await, 1);
     let r = app
         .data(

@@ -46,7 +46,7 @@ async fn monitor(app: &TestApp, body: Value) -> Value {
 
 /// One round of due checks after `advance`; the monitor's state after it.
 async fn tick(app: &mut TestApp, advance: Duration, id: &Value) -> Value {
-    app.advance(advance);
+    app.advance_to_next_check(advance).await;
     assert!(app.run_monitors().await >= 1, "a check was due");
     app.data(Method::GET, &format!("/api/monitors/{id}"), None, 200)
         .await["state"]

@@ -333,7 +333,7 @@ async fn openapi_documents_every_route(b: Backend) {
     let c = s.component(p, "A").await;
     let g = s.group(p, "G").await;
     let i = s.incident(p, "I").await["id"].as_i64().unwrap();
-    let m = s.post("/api/v1/maintenance", json!({"title": "M", "statusPageId": p, "scheduledStartTime": "2030-01-01T00:00:00Z", "scheduledEndTime": "2030-01-01T01:00:00Z"})).await.data(201)["id"].as_i64().unwrap();
+    let m = s.post("/api/v1/maintenance", json!({"title": "M", "statusPageId": p, "scheduledStartTime": "2030-01-01T00:00:00.000Z", "scheduledEndTime": "2030-01-01T01:00:00.000Z"})).await.data(201)["id"].as_i64().unwrap();
     for (method, path) in &documented {
         let id = if path.contains("component-groups") {
             g

@@ -139,6 +139,7 @@ async fn page_list_and_detail_views(b: Backend) {
             "logoUrl",
             "name",
             "passwordProtected",
+            "pastIncidentDays",
             "showResponseTimes",
             "showSubscribe",
             "showUptime",
@@ -265,8 +266,8 @@ async fn page_delete_cascades(b: Backend) {
     let m = s
         .post(
             "/api/v1/maintenance",
-            json!({"title": "M", "statusPageId": gone, "scheduledStartTime": "2030-01-01T00:00:00Z",
-              "scheduledEndTime": "2030-01-01T01:00:00Z", "componentIds": [c]}),
+            json!({"title": "M", "statusPageId": gone, "scheduledStartTime": "2030-01-01T00:00:00.000Z",
+              "scheduledEndTime": "2030-01-01T01:00:00.000Z", "componentIds": [c]}),
         )
         .await
         .data(201)["id"]

@@ -68,8 +68,8 @@ async fn public_shapes_use_string_ids(b: Backend) {
         .data(201)["id"]
         .as_i64()
         .unwrap();
-    let m = s.post("/api/v1/maintenance", json!({"title": "DB", "statusPageId": p, "scheduledStartTime": "2099-01-01T00:00:00Z", "scheduledEndTime": "2099-01-01T02:00:00Z", "componentIds": [web]})).await.data(201)["id"].as_i64().unwrap();
-    let done = s.post("/api/v1/maintenance", json!({"title": "Done", "statusPageId": p, "scheduledStartTime": "2000-01-01T00:00:00Z", "scheduledEndTime": "2000-01-01T02:00:00Z"})).await.data(201)["id"].as_i64().unwrap();
+    let m = s.post("/api/v1/maintenance", json!({"title": "DB", "statusPageId": p, "scheduledStartTime": "2099-01-01T00:00:00.000Z", "scheduledEndTime": "2099-01-01T02:00:00.000Z", "componentIds": [web]})).await.data(201)["id"].as_i64().unwrap();
+    let done = s.post("/api/v1/maintenance", json!({"title": "Done", "statusPageId": p, "scheduledStartTime": "2000-01-01T00:00:00.000Z", "scheduledEndTime": "2000-01-01T02:00:00.000Z"})).await.data(201)["id"].as_i64().unwrap();
     s.post_empty(&format!("/api/v1/maintenance/{done}/cancel"))
         .await
         .data(200);
@@ -141,7 +141,7 @@ async fn public_shapes_use_string_ids(b: Backend) {
     let mt = public(&s, "/api/public/status/acme/maintenance").await.body;
     assert_eq!(
         mt["maintenance"],
-        json!([{"id": m.to_string(), "title": "DB", "status": "scheduled", "scheduledStart": "2099-01-01T00:00:00Z", "scheduledEnd": "2099-01-01T02:00:00Z", "affectedComponents": [web.to_string()]}]),
+        json!([{"id": m.to_string(), "title": "DB", "status": "scheduled", "scheduledStart": "2099-01-01T00:00:00.000Z", "scheduledEnd": "2099-01-01T02:00:00.000Z", "affectedComponents": [web.to_string()]}]),
         "cancelled windows are not listed"
     );
 

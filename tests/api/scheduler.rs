@@ -240,7 +240,7 @@ async fn recurring_maintenance_makes_each_occurrence_once(b: Backend) {
     starts.sort_unstable();
     assert_eq!(starts[0], upcoming[0].as_str().unwrap());
     assert!(
-        starts[0].ends_with("T23:30:00.000Z") || starts[0].ends_with("T23:30:00Z"),
+        starts[0].ends_with("T23:30:00.000Z") || starts[0].ends_with("T23:30:00.000Z"),
         "{starts:?}"
     );
     assert_eq!(made[0]["affectedComponents"], json!([comp]));

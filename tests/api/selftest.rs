@@ -153,11 +153,9 @@ async fn faults_show_as_failing_checks(b: Backend) {
 /// component's status and uptime, open incidents, monitors and the delivery
 /// queue; private pages left out; behind a bearer token when configured.
 async fn metrics_parse_with_the_prometheus_client(b: Backend) {
-    use crate::support::{peers_available, root};
-    let python = root().join("target/consumers/venv/bin/python");
-    if !peers_available(
+    if !crate::support::peers_available(
         "metrics_parse_with_the_prometheus_client",
-        std::slice::from_ref(&python),
+        &[crate::support::root().join("target/consumers/venv/bin/python")],
     ) {
         return;
     }
@@ -220,22 +218,13 @@ async fn metrics_parse_with_the_prometheus_client(b: Backend) {
     let text = r.text().await.unwrap();
     assert!(!text.contains("Secret thing"), "private pages stay out");
 
-    let mut child = std::process::Command::new(python)
-        .arg(root().join("tests/consumers/parse_prometheus.py"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "the parser refused:\n{text}");
-    let samples: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let parsed = crate::support::consumer(
+        "metrics_parse_with_the_prometheus_client",
+        "parse_prometheus.py",
+        text.as_bytes(),
+    )
+    .expect("peers checked above");
+    let samples: Vec<Value> = serde_json::from_value(parsed).unwrap();
     let find = |name: &str, labels: &[(&str, &str)]| -> f64 {
         samples
             .iter()

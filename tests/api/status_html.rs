@@ -94,7 +94,7 @@ pub async fn seeded(s: &Server) -> (i64, Value) {
         .post(
             "/api/v1/maintenance",
             json!({"title": "Database upgrade", "description": "Postgres 17", "statusPageId": p,
-                   "scheduledStartTime": "2099-03-01T02:00:00Z", "scheduledEndTime": "2099-03-01T04:00:00Z", "componentIds": [web]}),
+                   "scheduledStartTime": "2099-03-01T02:00:00.000Z", "scheduledEndTime": "2099-03-01T04:00:00.000Z", "componentIds": [web]}),
         )
         .await
         .data(201)["id"]

@@ -794,3 +794,33 @@ pub fn peers_available(test: &str, paths: &[std::path::PathBuf]) -> bool {
     eprintln!("skipping {msg}");
     false
 }
+
+/// Runs a consumer script of `tests/consumers` with the test peers' Python,
+/// `input` on its stdin, and reads the JSON it prints. None when the peers
+/// are not installed (and not required).
+pub fn consumer(test: &str, script: &str, input: &[u8]) -> Option<serde_json::Value> {
+    use std::io::Write;
+    let python = root().join("target/consumers/venv/bin/python");
+    if !peers_available(test, std::slice::from_ref(&python)) {
+        return None;
+    }
+    let mut child = std::process::Command::new(python)
+        .arg(root().join("tests/consumers").join(script))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("input written");
+    let out = child.wait_with_output().expect("the consumer ends");
+    assert!(
+        out.status.success(),
+        "{script} refused:\n{}",
+        String::from_utf8_lossy(input)
+    );
+    Some(serde_json::from_slice(&out.stdout).expect("the consumer prints JSON"))
+}

@@ -32,7 +32,7 @@ async fn v2_routes_mirror_v1(b: Backend) {
     assert_eq!(patched["status"], "resolved");
     assert!(patched["resolvedAt"].is_string());
     let m = s
-        .post("/api/v2/maintenance", json!({"title": "DB", "statusPageId": p, "scheduledStartTime": "2030-01-01T00:00:00Z", "scheduledEndTime": "2030-01-01T01:00:00Z"}))
+        .post("/api/v2/maintenance", json!({"title": "DB", "statusPageId": p, "scheduledStartTime": "2030-01-01T00:00:00.000Z", "scheduledEndTime": "2030-01-01T01:00:00.000Z"}))
         .await
         .data(201);
     assert_eq!(
@@ -71,7 +71,7 @@ async fn v2_routes_mirror_v1(b: Backend) {
     s.post("/api/v2/incidents", json!({"statusPageId": p}))
         .await
         .invalid_fields(&["title"]);
-    s.post("/api/v2/maintenance", json!({"title": "x", "statusPageId": p, "scheduledStartTime": "2030-01-01T01:00:00Z", "scheduledEndTime": "2030-01-01T00:00:00Z"})).await.invalid_fields(&["scheduledEndTime"]);
+    s.post("/api/v2/maintenance", json!({"title": "x", "statusPageId": p, "scheduledStartTime": "2030-01-01T01:00:00.000Z", "scheduledEndTime": "2030-01-01T00:00:00.000Z"})).await.invalid_fields(&["scheduledEndTime"]);
     s.patch("/api/v2/incidents/9999", json!({"status": "resolved"}))
         .await
         .problem(404);

@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_ACCENT_COLOR: &str = "#2563eb";
 pub const DEFAULT_TIME_ZONE: &str = "UTC";
 pub const DEFAULT_UPTIME_DAYS: i32 = 90;
+/// Statuspage shows the last two weeks of incidents day by day.
+pub const DEFAULT_PAST_INCIDENT_DAYS: i32 = 14;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -33,6 +35,8 @@ pub struct StatusPage {
     pub show_response_times: bool,
     pub uptime_days: i32,
     pub time_zone: String,
+    /// Days of the "Past incidents" section on the public page (0: none).
+    pub past_incident_days: i32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -148,6 +152,7 @@ pub struct PageSettings {
     pub show_response_times: Option<bool>,
     pub uptime_days: Option<i64>,
     pub time_zone: Option<String>,
+    pub past_incident_days: Option<i64>,
 }
 
 impl PageSettings {
@@ -178,6 +183,9 @@ impl PageSettings {
             time_zone: self
                 .time_zone
                 .and_then(|z| errors.check("timeZone", validate::time_zone(&z))),
+            past_incident_days: self
+                .past_incident_days
+                .and_then(|d| errors.check("pastIncidentDays", validate::past_incident_days(d))),
         }
     }
 }
@@ -193,6 +201,7 @@ pub struct ValidPageSettings {
     pub show_response_times: Option<bool>,
     pub uptime_days: Option<i32>,
     pub time_zone: Option<String>,
+    pub past_incident_days: Option<i32>,
 }
 
 /// Records "required" for a missing field and runs the rule on a present one.

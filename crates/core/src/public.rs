@@ -191,6 +191,7 @@ pub struct PublicPageInfo {
     pub show_response_times: bool,
     pub show_subscribe: bool,
     pub uptime_days: i32,
+    pub past_incident_days: i32,
 }
 
 impl From<&StatusPage> for PublicPageInfo {
@@ -208,6 +209,7 @@ impl From<&StatusPage> for PublicPageInfo {
             show_response_times: p.show_response_times,
             show_subscribe: p.show_subscribe,
             uptime_days: p.uptime_days,
+            past_incident_days: p.past_incident_days,
         }
     }
 }

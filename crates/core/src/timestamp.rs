@@ -6,6 +6,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use time::format_description::well_known::Rfc3339;
 use time::{OffsetDateTime, UtcOffset};
 
+const FIXED: &[time::format_description::BorrowedFormatItem<'static>] = time::macros::format_description!(
+    "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
+);
+
 /// A UTC instant with millisecond precision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Timestamp(i64);
@@ -39,10 +43,13 @@ impl Timestamp {
             .map_err(|_| "must be an RFC 3339 timestamp such as 2026-01-31T14:00:00Z".to_string())
     }
 
+    /// RFC 3339 in UTC, always with three fractional digits
+    /// (`2026-01-31T14:00:00.000Z`): fixed-format parsers break when the
+    /// width depends on the instant.
     pub fn to_rfc3339(self) -> String {
         self.to_datetime()
             .to_offset(UtcOffset::UTC)
-            .format(&Rfc3339)
+            .format(FIXED)
             .unwrap_or_default()
     }
 
@@ -90,7 +97,7 @@ mod tests {
         let t = Timestamp::parse("2026-03-01T10:00:00+02:00").ok();
         assert_eq!(
             t.map(|t| t.to_rfc3339()).as_deref(),
-            Some("2026-03-01T08:00:00Z")
+            Some("2026-03-01T08:00:00.000Z")
         );
         assert!(Timestamp::parse("tomorrow").is_err());
         assert!(Timestamp::parse("2026-13-01T00:00:00Z").is_err());
@@ -100,5 +107,17 @@ mod tests {
     fn millis_survive_a_round_trip() {
         let t = Timestamp::from_millis(1_780_000_000_123);
         assert_eq!(Timestamp::parse(&t.to_rfc3339()).ok(), Some(t));
+    }
+
+    #[test]
+    fn always_three_fractional_digits() {
+        for (ms, text) in [
+            (1_780_000_000_000, "2026-05-28T20:26:40.000Z"),
+            (1_780_000_000_970, "2026-05-28T20:26:40.970Z"),
+            (1_780_000_000_841, "2026-05-28T20:26:40.841Z"),
+            (1_780_000_000_007, "2026-05-28T20:26:40.007Z"),
+        ] {
+            assert_eq!(Timestamp::from_millis(ms).to_rfc3339(), text);
+        }
     }
 }

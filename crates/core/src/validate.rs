@@ -190,6 +190,19 @@ pub fn time_zone(raw: &str) -> Result<String, String> {
 }
 
 /// How many days of uptime history a page shows.
+/// The most days the "Past incidents" section lists.
+pub const PAST_INCIDENT_DAYS_MAX: i64 = 90;
+
+pub fn past_incident_days(raw: i64) -> Result<i32, String> {
+    if (0..=PAST_INCIDENT_DAYS_MAX).contains(&raw) {
+        Ok(raw as i32)
+    } else {
+        Err(format!(
+            "must be between 0 (no section) and {PAST_INCIDENT_DAYS_MAX}"
+        ))
+    }
+}
+
 pub fn uptime_days(raw: i64) -> Result<i32, String> {
     if (1..=UPTIME_DAYS_MAX).contains(&raw) {
         Ok(raw as i32)

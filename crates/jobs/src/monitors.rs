@@ -328,19 +328,22 @@ fn dns_matches(answer: &str, expected: &str) -> bool {
 
 /// When a check that ran at `now` should run next. Each monitor has its own
 /// fixed offset inside its interval (spread from its id), and the next check
-/// is its next slot after `now`: checks keep their rhythm, a runner that was
-/// down does not catch up in a burst, and a thousand monitors created or
-/// restarted at once spread over the interval instead of all running in the
-/// same second forever after. A heartbeat's deadline follows the silence
-/// it just reported instead: one interval from now.
+/// is its first slot at least half an interval after `now`: checks keep
+/// their rhythm (an on-time check schedules exactly one interval on), a
+/// runner that was down does not catch up in a burst, a new monitor's first
+/// check (at once) is not followed by a second seconds later, and a thousand
+/// monitors created or restarted at once spread over the interval instead
+/// of all running in the same second forever after. A heartbeat's deadline
+/// follows the silence it just reported instead: one interval from now.
 fn next_run(c: &MonitorConfig, id: upstate_core::Id, now: Timestamp) -> Timestamp {
     let every = (c.interval_seconds * 1_000).max(1);
     if c.kind == MonitorKind::Heartbeat {
         return Timestamp::from_millis(now.millis() + every);
     }
     let offset = ((id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as i64 % every;
-    let slots_passed = (now.millis() - offset).div_euclid(every) + 1;
-    Timestamp::from_millis(offset + slots_passed * every)
+    let earliest = now.millis() + every / 2;
+    let slots = (earliest - offset + every - 1).div_euclid(every);
+    Timestamp::from_millis(offset + slots * every)
 }
 
 type Work = JoinSet<StoreResult<Option<monitors::Recorded>>>;
@@ -455,7 +458,7 @@ mod tests {
         let t = Timestamp::from_millis;
         let id = 7;
         let first = next_run(&c, id, t(1_000_000));
-        assert!(first > t(1_000_000) && first <= t(1_030_000), "{first:?}");
+        assert!(first >= t(1_015_000) && first < t(1_045_000), "{first:?}");
         // On time, a little late, or very late: the next slot of the same rhythm.
         assert_eq!(next_run(&c, id, first), t(first.millis() + 30_000));
         assert_eq!(
@@ -476,12 +479,13 @@ mod tests {
         };
         let now = Timestamp::from_millis(1_700_000_000_000);
         // A thousand monitors started in the same millisecond: no second of
-        // the interval gets more than a few times its share.
+        // the interval gets more than a few times its share, and none runs
+        // again sooner than half an interval.
         let mut per_second = [0u32; 30];
         for id in 1..=1_000 {
             let next = next_run(&c, id, now).millis() - now.millis();
-            assert!((1..=30_000).contains(&next));
-            per_second[((next - 1) / 1_000) as usize] += 1;
+            assert!((15_000..45_000).contains(&next), "{next}");
+            per_second[((next - 15_000) / 1_000) as usize] += 1;
         }
         assert!(
             per_second.iter().all(|&n| n > 10 && n < 70),

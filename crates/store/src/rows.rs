@@ -8,7 +8,7 @@ use upstate_core::*;
 macro_rules! page_cols {
     () => {
         "id, name, slug, description, logo_url, favicon_url, custom_domain, accent_color, is_public, \
-         show_subscribe, show_uptime, show_response_times, uptime_days, time_zone, created_at"
+         show_subscribe, show_uptime, show_response_times, uptime_days, time_zone, created_at, past_incident_days"
     };
 }
 macro_rules! component_cols {
@@ -57,6 +57,7 @@ pub(crate) struct PageRow {
     show_response_times: bool,
     uptime_days: i32,
     time_zone: String,
+    past_incident_days: i32,
     created_at: i64,
 }
 
@@ -78,6 +79,7 @@ impl From<PageRow> for StatusPage {
             show_response_times: r.show_response_times,
             uptime_days: r.uptime_days,
             time_zone: r.time_zone,
+            past_incident_days: r.past_incident_days,
         }
     }
 }

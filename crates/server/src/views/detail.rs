@@ -1,8 +1,6 @@
 //! One incident, one maintenance window, and the monthly history.
 
-use super::page::{
-    impact_key, incident_card, incident_status_key, maintenance_card, maintenance_status_key,
-};
+use super::page::{incident_card, maintenance_card, past_incident, past_maintenance};
 use super::{View, layout};
 use maud::{Markup, html};
 use upstate_core::comments::{AUTHOR_MAX, BODY_MAX, PublicComment};
@@ -76,7 +74,7 @@ fn detail(v: &View, name: &str, card: Markup) -> String {
         v,
         &title,
         html! {
-            p { a href=(v.base()) { "← " (v.t("nav.back")) } }
+            p { a href=(v.href("")) { "← " (v.t("nav.back")) } }
             (card)
         },
     )
@@ -100,37 +98,21 @@ pub fn history(
         v,
         &title,
         html! {
-            p { a href=(v.base()) { "← " (v.t("nav.back")) } }
+            p { a href=(v.href("")) { "← " (v.t("nav.back")) } }
             h2 { (heading) }
             @if h.incidents.is_empty() && h.maintenance.is_empty() {
                 p.empty { (v.t("history.none")) }
             }
             @if !h.incidents.is_empty() {
-                section aria-labelledby="hi-h" {
+                section.past.history aria-labelledby="hi-h" {
                     h3 #hi-h { (v.t("section.past_incidents")) }
-                    ul.history {
-                        @for i in &h.incidents {
-                            li data-incident=(i.id) {
-                                a href=(v.href(&format!("/incidents/{}", i.id))) { (i.title) }
-                                " — " (v.t(incident_status_key(i.status))) ", " (v.t(impact_key(i.impact))) " · "
-                                time datetime=(i.created_at.to_rfc3339()) { (v.absolute(i.created_at)) }
-                            }
-                        }
-                    }
+                    @for i in &h.incidents { (past_incident(v, i)) }
                 }
             }
             @if !h.maintenance.is_empty() {
-                section aria-labelledby="hm-h" {
+                section.past.history aria-labelledby="hm-h" {
                     h3 #hm-h { (v.t("section.past_maintenance")) }
-                    ul.history {
-                        @for m in &h.maintenance {
-                            li data-maintenance=(m.id) {
-                                a href=(v.href(&format!("/maintenance/{}", m.id))) { (m.title) }
-                                " — " (v.t(maintenance_status_key(m.status))) " · "
-                                time datetime=(m.scheduled_start_time.to_rfc3339()) { (v.absolute(m.scheduled_start_time)) }
-                            }
-                        }
-                    }
+                    @for m in &h.maintenance { (past_maintenance(v, m)) }
                 }
             }
             nav.pager aria-label=(v.t("section.history")) {

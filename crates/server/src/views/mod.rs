@@ -33,6 +33,9 @@ pub struct View<'a> {
     pub version: u64,
     /// This page's own URL (without `lang`), for the language links.
     pub here: String,
+    /// The visitor chose the language with `?lang=`: links to the page's
+    /// other pages keep it (their browser may prefer another).
+    pub explicit_lang: bool,
 }
 
 impl<'a> View<'a> {
@@ -45,7 +48,14 @@ impl<'a> View<'a> {
             tz,
             version,
             here,
+            explicit_lang: false,
         }
+    }
+
+    /// The same view, its links keeping `?lang=` when `explicit`.
+    pub fn keeping_lang(mut self, explicit: bool) -> View<'a> {
+        self.explicit_lang = explicit;
+        self
     }
 
     /// This page in another language.
@@ -65,7 +75,12 @@ impl<'a> View<'a> {
 
     /// A link to `path` under the page that keeps an explicit `?lang=`.
     pub fn href(&self, path: &str) -> String {
-        format!("{}{path}", self.base())
+        if self.explicit_lang {
+            let sep = if path.contains('?') { '&' } else { '?' };
+            format!("{}{path}{sep}lang={}", self.base(), self.lang.code())
+        } else {
+            format!("{}{path}", self.base())
+        }
     }
 
     pub fn zoned(&self, at: Timestamp) -> Option<jiff::Zoned> {
@@ -93,6 +108,33 @@ impl<'a> View<'a> {
         } else {
             format!("{name} {year}")
         }
+    }
+
+    /// A day as people write it in this language ("November 24, 2026",
+    /// "24. November 2026", "2026年11月24日").
+    pub fn day_title(&self, date: jiff::civil::Date) -> String {
+        let month = self
+            .lang
+            .t(MONTH_KEYS[(date.month().clamp(1, 12) - 1) as usize]);
+        self.t("date.day")
+            .replace("{month}", month)
+            .replace("{day}", &date.day().to_string())
+            .replace("{year}", &date.year().to_string())
+    }
+
+    /// A span of time in its two largest units ("2 h 5 min", "3 d 4 h");
+    /// under a minute counts as one.
+    pub fn duration(&self, ms: i64) -> String {
+        let minutes = (ms / 60_000).max(1);
+        let (d, h, m) = (minutes / 1_440, minutes / 60 % 24, minutes % 60);
+        let parts: Vec<String> = [("dur.days", d), ("dur.hours", h), ("dur.minutes", m)]
+            .into_iter()
+            .skip_while(|(_, n)| *n == 0)
+            .take(2)
+            .filter(|(_, n)| *n > 0)
+            .map(|(key, n)| self.lang.tn(key, n))
+            .collect();
+        parts.join(" ")
     }
 
     /// "5 min ago", "in 2 h", from the dictionaries.
@@ -249,7 +291,7 @@ fn document(v: &View, title: &str, main: Markup, content: bool) -> String {
                 a.skip href="#main" { (v.t("nav.skip")) }
                 header.top {
                     div.wrap {
-                        a.brand href=(v.base()) {
+                        a.brand href=(v.href("")) {
                             @if let Some(logo) = p.logo_url.as_ref().filter(|_| content) {
                                 img src=(logo) alt=(p.name) height="40";
                             } @else {
@@ -318,23 +360,58 @@ pub fn error_page(lang: Lang, status: u16, detail: &str) -> String {
 
 /// Markdown written by operators, as HTML safe to put in a page: rendered
 /// by pulldown-cmark, then cleaned by ammonia (no scripts, no event
-/// handlers, no styles; links get `rel="noopener noreferrer"`).
+/// handlers, no styles; links get `rel="noopener noreferrer"`). HTML typed
+/// into the text is shown as the text it is: `point DNS to <your-lb-host>`
+/// keeps its words, and `<script>` is visible, never run.
 pub fn markdown(text: &str) -> maud::PreEscaped<String> {
-    let mut html = String::new();
-    pulldown_cmark::html::push_html(&mut html, pulldown_cmark::Parser::new(text));
-    maud::PreEscaped(ammonia::clean(&html))
+    render_markdown(text, false)
 }
 
 /// A timeline message's Markdown: as `markdown`, but a line break the
 /// operator typed stays a line break (status updates are written as lines,
 /// not as paragraphs).
 pub fn message_markdown(text: &str) -> maud::PreEscaped<String> {
-    use pulldown_cmark::Event;
+    render_markdown(text, true)
+}
+
+fn render_markdown(text: &str, keep_lines: bool) -> maud::PreEscaped<String> {
+    use pulldown_cmark::{Event, Tag, TagEnd};
     let events = pulldown_cmark::Parser::new(text).map(|e| match e {
-        Event::SoftBreak => Event::HardBreak,
+        Event::SoftBreak if keep_lines => Event::HardBreak,
+        Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
+        Event::Start(Tag::HtmlBlock) => Event::Start(Tag::Paragraph),
+        Event::End(TagEnd::HtmlBlock) => Event::End(TagEnd::Paragraph),
         other => other,
     });
     let mut html = String::new();
     pulldown_cmark::html::push_html(&mut html, events);
     maud::PreEscaped(ammonia::clean(&html))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_html_is_text() {
+        let html =
+            message_markdown("point DNS to <your-lb-host> **now**\n<script>alert(1)</script>").0;
+        assert!(html.contains("point DNS to &lt;your-lb-host&gt;"), "{html}");
+        assert!(
+            html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{html}"
+        );
+        assert!(html.contains("<strong>now</strong>"), "{html}");
+        let block = markdown("<div onclick=\"x()\">hi</div>\n\nafter").0;
+        assert!(
+            block.contains("&lt;div onclick=") && !block.contains("<div"),
+            "{block}"
+        );
+        assert!(
+            markdown("[x](javascript:alert(1))")
+                .0
+                .find("javascript")
+                .is_none()
+        );
+    }
 }

@@ -112,7 +112,9 @@ fn subscribe_form(v: &View, mail: bool) -> Markup {
     }
 }
 
-/// The part of the page live updates replace: everything that moves.
+/// The part of the page live updates replace: everything that moves. In
+/// the order a visitor's questions come: is anything wrong, is my thing
+/// working, is work planned, what happened lately.
 fn live(v: &View, history: &[StatusChange], charts: &[(Id, Series)]) -> Markup {
     let d = v.d;
     let overall = overall_status(&d.components, &d.incidents);
@@ -131,7 +133,13 @@ fn live(v: &View, history: &[StatusChange], charts: &[(Id, Series)]) -> Markup {
         @if !active.is_empty() {
             section aria-labelledby="inc-h" {
                 h2 #inc-h { (v.t("section.incidents")) }
-                @for i in active { (incident_card(v, i)) }
+                @for i in active { (incident_summary(v, i)) }
+            }
+        }
+        @if !d.components.is_empty() {
+            section aria-labelledby="cmp-h" {
+                h2 #cmp-h { (v.t("section.components")) }
+                (components(v, history, charts))
             }
         }
         @if !d.maintenance.is_empty() {
@@ -140,10 +148,123 @@ fn live(v: &View, history: &[StatusChange], charts: &[(Id, Series)]) -> Markup {
                 @for m in &d.maintenance { (maintenance_card(v, m)) }
             }
         }
-        @if !d.components.is_empty() {
-            section aria-labelledby="cmp-h" {
-                h2 #cmp-h { (v.t("section.components")) }
-                (components(v, history, charts))
+        @if d.page.past_incident_days > 0 { (past_incidents(v)) }
+    }
+}
+
+/// The last days, newest first, each with the incidents that began on it
+/// and the maintenance that ended on it (or "No incidents reported."), as
+/// Statuspage shows them; a link to the whole history below.
+fn past_incidents(v: &View) -> Markup {
+    let d = v.d;
+    let days = day_windows(&v.tz, d.page.past_incident_days.clamp(1, 90) as u32, v.now);
+    html! {
+        section.past aria-labelledby="past-h" {
+            h2 #past-h { (v.t("section.recent_incidents")) }
+            @for (date, start, end) in days.iter().rev() {
+                @let incidents: Vec<&Incident> = d.incidents.iter()
+                    .filter(|i| i.created_at >= *start && i.created_at < *end).collect();
+                @let windows: Vec<&Maintenance> = d.past_maintenance.iter()
+                    .filter(|m| m.status == MaintenanceStatus::Completed
+                        && m.scheduled_end_time >= *start && m.scheduled_end_time < *end).collect();
+                div.day {
+                    h3 { time datetime=(date.to_string()) { (v.day_title(*date)) } }
+                    @if incidents.is_empty() && windows.is_empty() {
+                        p.meta { (v.t("label.no_incidents_reported")) }
+                    }
+                    @for i in incidents { (past_incident(v, i)) }
+                    @for m in windows { (past_maintenance(v, m)) }
+                }
+            }
+            @if d.features.history {
+                p.more { a href=(v.href("/history")) { (v.t("nav.incident_history")) " →" } }
+            }
+        }
+    }
+}
+
+/// An incident in a list of what happened: title in its impact's colour,
+/// the latest update, when it began, how long it lasted, what it touched.
+pub(super) fn past_incident(v: &View, i: &Incident) -> Markup {
+    let affected = component_names(v, &i.affected_components);
+    html! {
+        article class={ "past-item impact-" (i.impact.as_str()) } data-incident=(i.id) {
+            h4 { a href=(v.href(&format!("/incidents/{}", i.id))) { (i.title) } }
+            @if let Some(u) = i.updates.first() {
+                div.msg.md { strong { (v.t(incident_status_key(u.status))) } " – " (super::message_markdown(&u.message)) }
+            }
+            p.meta {
+                time datetime=(i.created_at.to_rfc3339()) { (v.absolute(i.created_at)) }
+                @if let Some(d) = lasted(v, i) { " · " (d) }
+                " · " (v.t(impact_key(i.impact)))
+                @if !affected.is_empty() { " · " (v.t("label.affected")) ": " (affected) }
+            }
+        }
+    }
+}
+
+/// A maintenance window in a list of what happened.
+pub(super) fn past_maintenance(v: &View, m: &Maintenance) -> Markup {
+    let affected = component_names(v, &m.affected_components);
+    html! {
+        article.past-item.maint data-maintenance=(m.id) {
+            h4 { a href=(v.href(&format!("/maintenance/{}", m.id))) { (m.title) } }
+            p.meta {
+                strong { (v.t(maintenance_status_key(m.status))) } " · "
+                time datetime=(m.scheduled_start_time.to_rfc3339()) { (v.absolute(m.scheduled_start_time)) }
+                " – " (v.absolute(m.scheduled_end_time))
+                " · " (v.duration(m.scheduled_end_time.millis() - m.scheduled_start_time.millis()))
+                @if !affected.is_empty() { " · " (v.t("label.affected")) ": " (affected) }
+            }
+        }
+    }
+}
+
+/// How long an incident lasted ("Lasted 2 h 5 min"), or has lasted so far.
+pub(super) fn lasted(v: &View, i: &Incident) -> Option<String> {
+    match i.resolved_at {
+        Some(end) => Some(
+            v.t("incident.lasted")
+                .replace("{d}", &v.duration(end.millis() - i.created_at.millis())),
+        ),
+        None if i.status != IncidentStatus::Resolved => Some(
+            v.t("incident.ongoing_for")
+                .replace("{d}", &v.duration(v.now.millis() - i.created_at.millis())),
+        ),
+        None => None,
+    }
+}
+
+/// An open incident on the main page: what it is, the latest update, and
+/// the earlier ones behind "All updates" (a `details`, no script needed).
+fn incident_summary(v: &View, i: &Incident) -> Markup {
+    let affected = component_names(v, &i.affected_components);
+    html! {
+        article class={ "card impact-" (i.impact.as_str()) } data-incident=(i.id) {
+            h3 { a href=(v.href(&format!("/incidents/{}", i.id))) { (i.title) } }
+            p.meta {
+                strong { (v.t(incident_status_key(i.status))) } " · " (v.t(impact_key(i.impact)))
+                @if let Some(d) = lasted(v, i) { " · " (d) }
+                @if !affected.is_empty() { " · " (v.t("label.affected")) ": " (affected) }
+            }
+            @if let Some((latest, earlier)) = i.updates.split_first() {
+                div.latest {
+                    p.when { strong { (v.t(incident_status_key(latest.status))) } " — " (v.when(latest.created_at)) }
+                    div.msg.md { (super::message_markdown(&latest.message)) }
+                }
+                @if !earlier.is_empty() {
+                    details.more-updates {
+                        summary { (v.lang.tn("incident.all_updates", i.updates.len() as i64)) }
+                        ol.timeline {
+                            @for u in earlier {
+                                li {
+                                    p.when { strong { (v.t(incident_status_key(u.status))) } " — " (v.when(u.created_at)) }
+                                    div.msg.md { (super::message_markdown(&u.message)) }
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
     }
@@ -188,10 +309,11 @@ pub(super) fn maintenance_status_key(s: MaintenanceStatus) -> &'static str {
 pub(super) fn incident_card(v: &View, i: &Incident) -> Markup {
     let affected = component_names(v, &i.affected_components);
     html! {
-        article class={ "card impact-" (i.impact.as_str()) } data-incident=(i.id) {
+        article class={ "card impact-" (i.impact.as_str()) @if i.status == IncidentStatus::Resolved { " resolved" } } data-incident=(i.id) {
             h3 { a href=(v.href(&format!("/incidents/{}", i.id))) { (i.title) } }
             p.meta {
                 strong { (v.t(incident_status_key(i.status))) } " · " (v.t(impact_key(i.impact)))
+                @if let Some(d) = lasted(v, i) { " · " (d) }
                 @if !affected.is_empty() { " · " (v.t("label.affected")) ": " (affected) }
             }
             ol.timeline {
@@ -233,7 +355,9 @@ pub(super) fn maintenance_card(v: &View, m: &Maintenance) -> Markup {
 }
 
 /// Components in display order: groups (collapsible, open) by their order,
-/// ungrouped components after them, as the JSON lists them.
+/// ungrouped components after them, as the JSON lists them. One compact
+/// row each (name, uptime bar, percentage, status on one line on a wide
+/// screen), in one panel, with the bar's scale said once at its top.
 fn components(v: &View, history: &[StatusChange], charts: &[(Id, Series)]) -> Markup {
     let d = v.d;
     let days = d.page.uptime_days.clamp(1, 365) as u32;
@@ -248,16 +372,19 @@ fn components(v: &View, history: &[StatusChange], charts: &[(Id, Series)]) -> Ma
             .and_then(|r| r.components.iter().find(|x| x.id == c.id.to_string()));
         html! {
             li.comp data-component=(c.id) {
-                div.row {
+                div.cname {
                     span.name { (c.name) }
-                    (status_badge(v, c.status))
+                    @if !c.description.is_empty() { p.cdesc { (c.description) } }
                 }
-                @if !c.description.is_empty() { p.cdesc { (c.description) } }
                 @if let Some(s) = series {
-                    (bar(v, c, &s.days, s.uptime, &windows))
+                    (bar(v, c, &s.days, &windows))
+                    span.pct {
+                        @if let Some(t) = s.uptime { (format!("{t:.2}")) "%" span.vh { " " (v.t("label.uptime")) } }
+                    }
                 }
+                (status_badge(v, c.status))
                 @if let Some((_, s)) = charts.iter().find(|(id, _)| *id == c.id) {
-                    (chart(v, s))
+                    div.chart { (chart(v, s)) }
                 }
             }
         }
@@ -269,23 +396,36 @@ fn components(v: &View, history: &[StatusChange], charts: &[(Id, Series)]) -> Ma
         .iter()
         .filter(|c| c.group_id.is_none())
         .collect();
+    let class = if uptime.is_some() {
+        "panel with-uptime"
+    } else {
+        "panel"
+    };
     html! {
-        @for g in groups {
-            @let members: Vec<&Component> = d.components.iter().filter(|c| c.group_id == Some(g.id)).collect();
-            @if !members.is_empty() {
-                @let worst = members.iter().map(|c| c.status).max_by_key(|s| s.severity()).unwrap_or(ComponentStatus::Operational);
-                details.group open data-group=(g.id) {
-                    summary {
-                        span.name { (g.name) }
-                        " "
-                        (status_badge(v, worst))
-                    }
-                    ul.comps { @for c in members { (row(c)) } }
+        div class=(class) {
+            @if uptime.is_some() {
+                div.scale aria-hidden="true" {
+                    span { (v.lang.tn("label.days_ago", i64::from(days))) }
+                    span { (v.t("label.today")) }
                 }
             }
-        }
-        @if !ungrouped.is_empty() {
-            ul.comps { @for c in ungrouped { (row(c)) } }
+            @for g in groups {
+                @let members: Vec<&Component> = d.components.iter().filter(|c| c.group_id == Some(g.id)).collect();
+                @if !members.is_empty() {
+                    @let worst = members.iter().map(|c| c.status).max_by_key(|s| s.severity()).unwrap_or(ComponentStatus::Operational);
+                    details.group open data-group=(g.id) {
+                        summary {
+                            span.name { (g.name) }
+                            span.count { (v.lang.tn("label.components_in_group", members.len() as i64)) }
+                            (status_badge(v, worst))
+                        }
+                        ul.comps { @for c in members { (row(c)) } }
+                    }
+                }
+            }
+            @if !ungrouped.is_empty() {
+                ul.comps { @for c in ungrouped { (row(c)) } }
+            }
         }
     }
 }
@@ -297,7 +437,6 @@ fn bar(
     v: &View,
     c: &Component,
     days: &[DayUptime],
-    total: Option<f64>,
     windows: &[(jiff::civil::Date, Timestamp, Timestamp)],
 ) -> Markup {
     let caption = v.lang.tn("uptime.caption", days.len() as i64);
@@ -319,11 +458,6 @@ fn bar(
                         }
                     }
                 }
-            }
-            p.legend {
-                span { (v.lang.tn("label.days_ago", days.len() as i64)) }
-                @if let Some(t) = total { span.total { (format!("{t:.2}")) "% " (v.t("label.uptime")) } }
-                span { (v.t("label.today")) }
             }
         }
     }

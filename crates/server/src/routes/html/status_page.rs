@@ -314,11 +314,14 @@ async fn render(
             .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
         return res;
     }
-    let key = format!("html:{}:{}", kind.key(), lang.code());
+    // Links keep an explicit `?lang=`, so such a body is cached apart.
+    let explicit = q.lang.as_deref().and_then(Lang::parse) == Some(lang);
+    let key = format!("html:{}:{}:{}", kind.key(), lang.code(), u8::from(explicit));
     let body = match snap.timed(&key) {
         Some(b) => b,
         None => {
-            let view = View::new(&snap.data, lang, snap.version, kind.path(slug));
+            let view =
+                View::new(&snap.data, lang, snap.version, kind.path(slug)).keeping_lang(explicit);
             match build(state, &view, &snap, &kind).await {
                 Ok(Some(html)) => snap.keep_timed(
                     key,

@@ -74,7 +74,10 @@ fn ics(d: &PageData, component: Option<Id>, base: &str) -> Body {
         .split(['/', ':'])
         .next()
         .unwrap_or("upstate");
-    let mut cal = Calendar::new();
+    let mut cal = Calendar::empty();
+    cal.append_property(icalendar::Property::new("VERSION", "2.0"));
+    cal.append_property(icalendar::Property::new("PRODID", PRODID));
+    cal.append_property(icalendar::Property::new("CALSCALE", "GREGORIAN"));
     cal.name(&format!("{} maintenance", d.page.name));
     cal.description(&format!("Scheduled maintenance of {}", d.page.name));
     cal.timezone(d.page.time_zone.as_str());
@@ -87,6 +90,9 @@ fn ics(d: &PageData, component: Option<Id>, base: &str) -> Body {
         "text/calendar; charset=utf-8",
     )
 }
+
+/// Who wrote the calendar (RFC 5545 3.7.3), in the usual FPI form.
+const PRODID: &str = concat!("-//Upstate//Upstate ", env!("CARGO_PKG_VERSION"), "//EN");
 
 fn event(d: &PageData, m: &Maintenance, base: &str, host: &str) -> Event {
     let changed = m

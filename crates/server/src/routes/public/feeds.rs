@@ -34,18 +34,28 @@ struct Entry {
     title: String,
     link: String,
     updated: Timestamp,
-    text: String,
+    /// HTML (readers render an RSS description and an Atom `html` summary
+    /// as HTML): every message is rendered and cleaned as on the page, so
+    /// typed markup arrives as text.
+    html: String,
+}
+
+/// A timeline as HTML: one paragraph per update, newest first.
+fn timeline(lines: Vec<(Timestamp, String, &str)>) -> String {
+    lines
+        .into_iter()
+        .map(|(at, status, msg)| {
+            maud::html! {
+                p { small { (at.to_rfc3339()) " · " strong { (status) } } }
+                (crate::views::message_markdown(msg))
+            }
+            .into_string()
+        })
+        .collect()
 }
 
 fn entries(d: &PageData, base: &str) -> Vec<Entry> {
     let page = format!("{base}/s/{}", d.page.slug);
-    let timeline = |lines: Vec<(Timestamp, String, String)>| {
-        lines
-            .into_iter()
-            .map(|(at, status, msg)| format!("{} [{status}] {msg}", at.to_rfc3339()))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
     let mut out: Vec<Entry> = d
         .incidents
         .iter()
@@ -58,10 +68,10 @@ fn entries(d: &PageData, base: &str) -> Vec<Entry> {
                 .first()
                 .map(|u| u.created_at)
                 .unwrap_or(i.created_at),
-            text: timeline(
+            html: timeline(
                 i.updates
                     .iter()
-                    .map(|u| (u.created_at, u.status.to_string(), u.message.clone()))
+                    .map(|u| (u.created_at, u.status.to_string(), u.message.as_str()))
                     .collect(),
             ),
         })
@@ -85,10 +95,10 @@ fn entries(d: &PageData, base: &str) -> Vec<Entry> {
                 .first()
                 .map(|u| u.created_at)
                 .unwrap_or(m.created_at),
-            text: timeline(
+            html: timeline(
                 m.updates
                     .iter()
-                    .map(|u| (u.created_at, u.status.to_string(), u.message.clone()))
+                    .map(|u| (u.created_at, u.status.to_string(), u.message.as_str()))
                     .collect(),
             ),
         }
@@ -99,7 +109,7 @@ fn entries(d: &PageData, base: &str) -> Vec<Entry> {
         title: format!("Postmortem: {}", p.title),
         link: format!("{page}/incidents/{}", p.incident),
         updated: p.published_at,
-        text: p.body.clone(),
+        html: crate::views::markdown(&p.body).into_string(),
     }));
     out.sort_by_key(|e| std::cmp::Reverse(e.updated));
     out
@@ -119,7 +129,7 @@ fn rss(d: &PageData, base: &str) -> Body {
                         .build(),
                 ))
                 .pub_date(e.updated.to_datetime().format(&Rfc2822).ok())
-                .description(Some(e.text))
+                .description(Some(e.html))
                 .build()
         })
         .collect();
@@ -151,13 +161,19 @@ fn atom(d: &PageData, base: &str) -> Body {
                 .title(e.title)
                 .updated(atom_time(e.updated))
                 .links(vec![link(e.link)])
-                .summary(Some(atom_syndication::Text::plain(e.text)))
+                .summary(Some(atom_syndication::Text::html(e.html)))
                 .build()
         })
         .collect();
+    // RFC 4287 wants an author on every entry, or one on the feed: the page.
+    let author = atom_syndication::PersonBuilder::default()
+        .name(d.page.name.clone())
+        .uri(Some(page.clone()))
+        .build();
     let feed = atom_syndication::FeedBuilder::default()
         .id(page.clone())
         .title(format!("{} status", d.page.name))
+        .authors(vec![author])
         .updated(atom_time(d.updated_at))
         .links(vec![link(page)])
         .entries(entries)

@@ -378,6 +378,7 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
                 (Input { value: Some(p.accent_color.clone()), hint: Some(&contrast_hint(&p.accent_color)), ..Input::new("accentColor", "Accent colour", "text") }.render(flash))
                 (Input { value: Some(p.time_zone.clone()), hint: Some("Times on the public page, such as Europe/Berlin."), ..Input::new("timeZone", "Time zone", "text") }.render(flash))
                 (Input { value: Some(p.uptime_days.to_string()), form_name: Some("uptimeDays:int"), ..Input::new("uptimeDays", "Days of uptime shown", "number") }.render(flash))
+                (Input { value: Some(p.past_incident_days.to_string()), form_name: Some("pastIncidentDays:int"), hint: Some("Days listed one by one under \"Past incidents\"; 0 hides the section."), ..Input::new("pastIncidentDays", "Days of past incidents", "number") }.render(flash))
                 (Input { value: p.logo_url.clone(), form_name: Some("logoUrl:null"), required: false, ..Input::new("logoUrl", "Logo URL", "url") }.render(flash))
                 (Input { value: p.favicon_url.clone(), form_name: Some("faviconUrl:null"), required: false, hint: Some("The icon browsers show in the tab; ours when empty."), ..Input::new("faviconUrl", "Favicon URL", "url") }.render(flash))
                 (Input { value: p.custom_domain.clone(), form_name: Some("customDomain:null"), required: false, hint: Some("Serve this page at / of this host, such as status.example.com."), ..Input::new("customDomain", "Custom domain", "text") }.render(flash))
