@@ -783,6 +783,44 @@ async fn operator_screens_in_chromium(b: Backend) {
         [1]
     );
 
+    // Days of past incidents: out of range refused beside the field and
+    // nothing saved, then set.
+    fill(&d, "Days of past incidents", "91").await;
+    press(&d, "Save settings").await;
+    assert!(
+        text(&d, "#f-pastIncidentDays-error")
+            .await
+            .contains("between 0"),
+        "{}",
+        text(&d, "main").await
+    );
+    assert_eq!(
+        s.db.integers("SELECT CAST(past_incident_days AS BIGINT) FROM status_pages")
+            .await,
+        [14]
+    );
+    fill(&d, "Days of past incidents", "7").await;
+    press(&d, "Save settings").await;
+    assert!(text(&d, ".alert.notice").await.contains("Settings saved"));
+    assert_eq!(
+        s.db.integers("SELECT CAST(past_incident_days AS BIGINT) FROM status_pages")
+            .await,
+        [7]
+    );
+    // Where the page is read and how to embed it, ready to copy.
+    let share = text(&d, "dl.share").await;
+    for wanted in [
+        format!("{}/s/acme", s.base),
+        format!("{}/api/feed/rss?page=acme", s.base),
+        format!("{}/api/widget?page=acme&format=js", s.base),
+        format!("<statuspage-widget src=\"{}/s/acme?page=acme\">", s.base),
+    ] {
+        assert!(share.contains(&wanted), "{wanted} in {share}");
+    }
+    d.js("document.getElementById('h-share').scrollIntoView()")
+        .await;
+    d.screenshot(&shot("page-share")).await;
+
     // An incident: reported, updated, resolved, from its own screen.
     press(&d, "Incidents").await;
     press(&d, "Report an incident").await;

@@ -4,6 +4,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 on_both_backends!(statuspage_v2_shapes_and_vocabulary);
+on_both_backends!(atlassians_clients_read_a_page_by_its_path);
 
 async fn get(s: &Server, path: &str) -> Value {
     let r = s
@@ -90,7 +91,8 @@ async fn statuspage_v2_shapes_and_vocabulary(b: Backend) {
     assert!(page["updated_at"].is_string());
     assert_eq!(
         summary["status"],
-        json!({"indicator": "minor", "description": "Degraded Performance"})
+        json!({"indicator": "minor", "description": "Partially Degraded Service"}),
+        "Statuspage's words"
     );
 
     let comps = summary["components"].as_array().unwrap();
@@ -121,6 +123,13 @@ async fn statuspage_v2_shapes_and_vocabulary(b: Backend) {
         group["status"], "degraded_performance",
         "a group shows its worst member"
     );
+    // As Statuspage lists them: the group's row, its members, then the rest,
+    // counted through from 1.
+    let order: Vec<(&str, i64)> = comps
+        .iter()
+        .map(|c| (c["name"].as_str().unwrap(), c["position"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(order, [("Core", 1), ("API", 2), ("Web", 3)]);
 
     let open = summary["incidents"].as_array().unwrap();
     assert_eq!(open.len(), 1, "summary lists unresolved incidents");
@@ -262,4 +271,111 @@ async fn statuspage_v2_shapes_and_vocabulary(b: Backend) {
     s.send(Method::GET, "/s/acme/api/v2/summary.json", None, None)
         .await
         .problem(404);
+}
+
+/// The clients people already use with Statuspage, pointed at an Upstate
+/// page's URL: the `statuspage.io` npm client (which reads below the URL it
+/// is given) and Atlassian's own embeddable `<statuspage-widget>` in
+/// Chromium on another site (which replaces the URL's path with
+/// `/api/v2/summary.json` and keeps its query: `?page=` names the page).
+async fn atlassians_clients_read_a_page_by_its_path(b: Backend) {
+    use crate::browser::{Driver, browser_available, other_site};
+    use crate::support::root;
+    let modules = root().join("target/browser-test/node_modules");
+    if !browser_available("atlassians_clients_read_a_page_by_its_path")
+        || !crate::support::peers_available(
+            "atlassians_clients_read_a_page_by_its_path",
+            &[
+                modules.join("statuspage.io/package.json"),
+                modules.join("@statuspage/status-widget/dist/index.js"),
+            ],
+        )
+    {
+        return;
+    }
+    let s = Server::start(b).await;
+    // Another page first, so the page asked for is not the default one.
+    s.page("other").await;
+    let p = s.page("acme").await;
+    let g = s.group(p, "Core").await;
+    let api = s
+        .post(
+            "/api/v1/components",
+            json!({"name": "API", "statusPageId": p, "groupId": g}),
+        )
+        .await
+        .data(201)["id"]
+        .as_i64()
+        .unwrap();
+    s.component(p, "Web").await;
+    s.post(
+        "/api/v1/incidents",
+        json!({"title": "API errors", "statusPageId": p, "impact": "major", "message": "Looking",
+               "componentIds": [api],
+               "componentStatuses": [{"componentId": api, "status": "partial_outage"}]}),
+    )
+    .await
+    .data(201);
+
+    let out = std::process::Command::new("node")
+        .arg(root().join("tests/consumers/statuspage_client.js"))
+        .arg(&modules)
+        .arg(format!("{}/s/acme", s.base))
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let read: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(read["summary"]["page"]["name"], "Page acme");
+    assert_eq!(
+        read["status"]["status"],
+        json!({"indicator": "major", "description": "Partial System Outage"})
+    );
+    let names: Vec<&str> = read["components"]["components"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Core", "API", "Web"]);
+    assert_eq!(read["unresolved"]["incidents"][0]["name"], "API errors");
+    assert_eq!(read["incidents"]["incidents"][0]["name"], "API errors");
+    assert!(read["maintenances"]["scheduled_maintenances"].is_array());
+    assert!(read["upcoming"]["scheduled_maintenances"].is_array());
+
+    // The widget on someone else's site.
+    let widget = std::fs::read_to_string(modules.join("@statuspage/status-widget/dist/index.js"))
+        .unwrap()
+        .replace("</script", "<\\/script");
+    let host = other_site(format!(
+        "<!doctype html><html lang=en><head><title>Our app</title><script>{widget}</script></head>\
+         <body><statuspage-widget src=\"{}/s/acme?page=acme\" appearance=\"badge\"></statuspage-widget></body></html>",
+        s.base
+    ))
+    .await;
+    let d = Driver::start(&[]).await;
+    d.c().goto(&host).await.unwrap();
+    let shown = d
+        .until(
+            "const w = document.querySelector('statuspage-widget'); \
+             return !!w && !!w.shadowRoot && w.shadowRoot.textContent.includes('Partial System Outage')",
+            std::time::Duration::from_secs(10),
+        )
+        .await;
+    let text = d
+        .js("const w = document.querySelector('statuspage-widget'); return w && w.shadowRoot ? w.shadowRoot.innerHTML : 'no shadow root'")
+        .await;
+    assert!(
+        shown.is_some(),
+        "the widget shows the page's status: {text}"
+    );
+    assert!(
+        text.as_str().unwrap().contains("major"),
+        "the indicator is its class: {text}"
+    );
+    d.screenshot("public/atlassian-widget").await;
+    d.quit().await;
 }

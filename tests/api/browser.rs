@@ -223,7 +223,7 @@ async fn seed(s: &Server) -> (i64, i64) {
 
 /// Another site (its own origin, `localhost` rather than `127.0.0.1`)
 /// serving one HTML page; returns its URL.
-async fn other_site(html: String) -> String {
+pub(crate) async fn other_site(html: String) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let app = axum::Router::new().route(
@@ -470,6 +470,52 @@ async fn page_works_in_chromium_and_passes_axe(b: Backend) {
         "Partial System Outage"
     );
     d.c().enter_parent_frame().await.unwrap();
+
+    // On a dark site, in a narrow column: the widget takes the site's dark
+    // colours and its iframe grows to the lines the wrapped name needs.
+    let dark_site = other_site(format!(
+        "<!doctype html><html lang=en><title>Dark shop</title><link rel=icon href=\"data:,\">\
+         <body style=\"background:#111;color:#eee\"><div style=\"width:170px\">\
+         <script src=\"{}/api/widget?page=acme&format=js\" async></script></div></body></html>",
+        s.base
+    ))
+    .await;
+    d.c().goto(&dark_site).await.unwrap();
+    let grown = d
+        .until(
+            "const f = document.querySelector('iframe'); return !!f && parseInt(f.style.height) > 48",
+            Duration::from_secs(5),
+        )
+        .await;
+    assert!(
+        grown.is_some(),
+        "the iframe fits its content: {}",
+        d.js("const f = document.querySelector('iframe'); return f ? f.style.height + ' ' + f.src : 'none'").await
+    );
+    assert!(
+        d.js("return document.querySelector('iframe').src")
+            .await
+            .as_str()
+            .unwrap()
+            .ends_with("&theme=dark")
+    );
+    d.c().enter_frame(0).await.unwrap();
+    assert_eq!(
+        d.js("return getComputedStyle(document.querySelector('.w')).backgroundColor")
+            .await,
+        "rgb(13, 17, 23)"
+    );
+    let inner = d
+        .js("return Math.ceil(document.body.getBoundingClientRect().height)")
+        .await;
+    d.c().enter_parent_frame().await.unwrap();
+    assert_eq!(
+        d.js("return parseInt(document.querySelector('iframe').style.height)")
+            .await,
+        inner,
+        "no clipping, no empty space"
+    );
+    d.screenshot(&format!("{name}-widget-dark")).await;
 
     let errors = d.console_errors().await;
     assert!(errors.is_empty(), "console errors: {errors:#?}");

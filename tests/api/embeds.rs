@@ -122,6 +122,23 @@ async fn calendar_holds_every_window_with_stable_uids(b: Backend) {
     s.send(Method::GET, "/api/calendar?page=nope", None, None)
         .await
         .problem(404);
+
+    // A page without maintenance: an empty calendar that still says whose
+    // it is and who wrote it.
+    let text = reqwest::get(format!("{}/api/calendar?page=other", s.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let cal: Calendar = text.parse().expect("valid iCalendar");
+    assert!(events(&text).is_empty());
+    assert_eq!(
+        cal.property_value("X-WR-CALNAME"),
+        Some("Page other maintenance")
+    );
+    let prodid = cal.property_value("PRODID").unwrap_or_default();
+    assert!(prodid.starts_with("-//Upstate//Upstate "), "{prodid}");
 }
 
 async fn badges_in_every_style_and_as_shields_json(b: Backend) {

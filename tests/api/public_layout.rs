@@ -298,6 +298,30 @@ async fn the_page_answers_first_questions_first(b: Backend) {
         "the chosen language goes along"
     );
     shoot(&s, &d, "busy", 1280, b).await;
+    // Everything on, the page with its stylesheet and script as a browser
+    // receives them (brotli) stays under 100 KB.
+    let client = reqwest::Client::new();
+    let html = client
+        .get(&page)
+        .header("accept-encoding", "br")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(html.headers()["content-encoding"], "br");
+    let mut weight = html.bytes().await.unwrap().len();
+    let plain = reqwest::get(&page).await.unwrap().text().await.unwrap();
+    for asset in ["/assets/status.css?v=", "/assets/status.js?v="] {
+        let at = plain.find(asset).expect("the page links its assets");
+        let url: String = plain[at..].chars().take_while(|c| *c != '"').collect();
+        let r = client
+            .get(format!("{}{url}", s.base))
+            .header("accept-encoding", "br")
+            .send()
+            .await
+            .unwrap();
+        weight += r.bytes().await.unwrap().len();
+    }
+    assert!(weight < 100 * 1024, "{weight} bytes over the wire");
     d.c().set_window_size(390, 900).await.unwrap();
     assert_eq!(
         d.js("return document.documentElement.scrollWidth > window.innerWidth")

@@ -4,7 +4,7 @@
 //! because groups and components are numbered separately here.
 
 use crate::model::{Component, ComponentGroup, Incident, Maintenance, StatusPage};
-use crate::public::{overall_status, status_label};
+use crate::public::overall_status;
 use crate::status::{ComponentStatus, Impact, IncidentStatus, MaintenanceStatus};
 use crate::timestamp::Timestamp;
 use serde::Serialize;
@@ -91,19 +91,21 @@ pub fn component_status(s: ComponentStatus) -> &'static str {
     }
 }
 
-/// The page indicator: degraded → minor, partial outage → major, major
-/// outage → critical; operational and maintenance → none.
+/// The page indicator and its words, as Statuspage says them: degraded →
+/// minor ("Partially Degraded Service"), partial outage → major ("Partial
+/// System Outage"), major outage → critical ("Major Service Outage"),
+/// maintenance → maintenance ("Service Under Maintenance").
 pub fn status(components: &[Component], incidents: &[Incident]) -> Status {
-    let s = overall_status(components, incidents);
-    let indicator = match s {
-        ComponentStatus::Operational | ComponentStatus::Maintenance => "none",
-        ComponentStatus::Degraded => "minor",
-        ComponentStatus::PartialOutage => "major",
-        ComponentStatus::MajorOutage => "critical",
+    let (indicator, description) = match overall_status(components, incidents) {
+        ComponentStatus::Operational => ("none", "All Systems Operational"),
+        ComponentStatus::Degraded => ("minor", "Partially Degraded Service"),
+        ComponentStatus::PartialOutage => ("major", "Partial System Outage"),
+        ComponentStatus::MajorOutage => ("critical", "Major Service Outage"),
+        ComponentStatus::Maintenance => ("maintenance", "Service Under Maintenance"),
     };
     Status {
         indicator,
-        description: status_label(s),
+        description,
     }
 }
 
@@ -150,16 +152,25 @@ fn one(c: &Component) -> AComponent {
     }
 }
 
-/// Components, then a row per group listing its members (status: the worst
-/// of them).
+fn by_order(mut v: Vec<&Component>) -> Vec<&Component> {
+    v.sort_by_key(|c| (c.order, c.id));
+    v
+}
+
+/// Rows in the order the page shows them, as Statuspage lists them: each
+/// group's row (status: the worst of its members) followed by its members,
+/// then the components without a group; `position` counts through the
+/// whole list from 1.
 pub fn components(
     cs: &[Component],
     groups: &[ComponentGroup],
     page_updated: Timestamp,
 ) -> Vec<AComponent> {
-    let mut out: Vec<AComponent> = cs.iter().map(one).collect();
-    for g in groups {
-        let members: Vec<&Component> = cs.iter().filter(|c| c.group_id == Some(g.id)).collect();
+    let mut ordered: Vec<&ComponentGroup> = groups.iter().collect();
+    ordered.sort_by_key(|g| (g.order, g.id));
+    let mut out: Vec<AComponent> = Vec::with_capacity(cs.len() + groups.len());
+    for g in ordered {
+        let members = by_order(cs.iter().filter(|c| c.group_id == Some(g.id)).collect());
         let worst = members
             .iter()
             .map(|c| c.status)
@@ -171,7 +182,7 @@ pub fn components(
             status: component_status(worst),
             created_at: page_updated,
             updated_at: page_updated,
-            position: g.order,
+            position: 0,
             description: None,
             showcase: false,
             start_date: None,
@@ -181,6 +192,15 @@ pub fn components(
             only_show_if_degraded: false,
             components: Some(members.iter().map(|c| c.id.to_string()).collect()),
         });
+        out.extend(members.into_iter().map(one));
+    }
+    out.extend(
+        by_order(cs.iter().filter(|c| c.group_id.is_none()).collect())
+            .into_iter()
+            .map(one),
+    );
+    for (i, row) in out.iter_mut().enumerate() {
+        row.position = i as i32 + 1;
     }
     out
 }

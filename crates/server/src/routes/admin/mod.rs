@@ -305,6 +305,7 @@ async fn page_screen(State(state): State<AppState>, s: Screen, PathId(id): PathI
             .await
             .map_err(fail)?
             .is_some(),
+        public_url: state.settings.public_url.trim_end_matches('/').to_string(),
     };
     Ok(s.show(view::page_screen(&s.frame("pages"), s.flash(), &screen)))
 }

@@ -4,6 +4,7 @@
 //! caching, ETags, compression and CORS); mapping in docs/atlassian.md.
 
 use crate::error::ApiError;
+use crate::extract::QueryParams;
 use crate::openapi::PublicErrors;
 use crate::public_reads::host_slug;
 use crate::public_reads::{fixed, public};
@@ -41,8 +42,19 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(domain_active))
 }
 
-/// The slug of the page this host serves (custom domain, else default page).
-async fn host_page(state: &AppState, headers: &HeaderMap) -> Result<String, Response> {
+/// The slug of the page asked for: `?page={slug}`, else the page this host
+/// serves (custom domain, else default page). Atlassian's embeddable widget
+/// replaces the path of the URL it is given with `/api/v2/summary.json` but
+/// keeps its query, so `src="https://host/s/acme?page=acme"` reaches the
+/// right page.
+async fn host_page(
+    state: &AppState,
+    headers: &HeaderMap,
+    q: &QueryParams,
+) -> Result<String, Response> {
+    if let Some(slug) = q.get("page") {
+        return Ok(slug.to_string());
+    }
     match host_slug(state, headers).await {
         Ok(Some(slug)) => Ok(slug),
         Ok(None) => Err(public(Err(ApiError::NotFound(
@@ -131,11 +143,12 @@ macro_rules! compat_route {
             path = $domain_path,
             tag = "atlassian compatibility",
             operation_id = concat!($op, "OnDomain"),
-            summary = concat!($summary, " (the page of this host: custom domain or default page)"),
+            summary = concat!($summary, " (the page named by ?page=, else this host's: custom domain or default page)"),
+            params(("page" = Option<String>, Query, description = "A page's slug (default: the page this host serves)")),
             responses((status = 200, description = "Statuspage v2 JSON", content_type = "application/json"), PublicErrors)
         )]
-        async fn $domain_name(State(state): State<AppState>, headers: HeaderMap) -> Response {
-            match host_page(&state, &headers).await {
+        async fn $domain_name(State(state): State<AppState>, q: QueryParams, headers: HeaderMap) -> Response {
+            match host_page(&state, &headers, &q).await {
                 Ok(slug) => {
                     let $s = state.settings.public_url.as_str();
                     fixed(&state, &slug, &headers, $key, |$d| Body::from_value(&$make)).await

@@ -249,7 +249,7 @@ async fn badge(State(state): State<AppState>, q: QueryParams, headers: HeaderMap
 
 /// The widget: a one-line status for an iframe (no script inside), or with
 /// `format=js` the script that puts that iframe where it is included.
-fn widget_html(d: &PageData, lang: Lang, base: &str) -> String {
+fn widget_html(d: &PageData, lang: Lang, base: &str, theme: &str) -> String {
     let s = overall_status(&d.components, &d.incidents);
     let page_url = format!("{base}/s/{}", d.page.slug);
     // What the script needs to show any status in this language.
@@ -262,10 +262,10 @@ fn widget_html(d: &PageData, lang: Lang, base: &str) -> String {
     };
     maud::html! {
         (maud::DOCTYPE)
-        html lang=(lang.code()) {
+        html lang=(lang.code()) class=(theme) {
             head {
                 meta charset="utf-8";
-                meta name="color-scheme" content="light dark";
+                meta name="color-scheme" content=(match theme { "light" => "light", "dark" => "dark", _ => "light dark" });
                 title { (d.page.name) " " (lang.t("page.status")) }
                 style { (WIDGET_CSS) }
                 script src=(assets::WIDGET_JS.url) defer {}
@@ -287,11 +287,17 @@ fn widget_html(d: &PageData, lang: Lang, base: &str) -> String {
 const WIDGET_CSS: &str = "body{margin:0;font:14px/1.4 system-ui,sans-serif}\
 .w{display:flex;gap:.5em;align-items:center;padding:.5em .75em;border:1px solid #d0d7de;border-radius:8px;\
 color:#1f2328;background:#fff;text-decoration:none}.w:focus-visible{outline:3px solid #0550ae}\
-.dot{display:inline-flex;width:1.4em;height:1.4em;border-radius:50%;color:#fff;justify-content:center;align-items:center;font-weight:700}\
+.dot{display:inline-flex;flex:none;width:1.4em;height:1.4em;border-radius:50%;color:#fff;justify-content:center;align-items:center;font-weight:700}\
 .s-ok .dot{background:#1a7f37}.s-degraded .dot{background:#9a6700}.s-partial .dot{background:#bc4c00}\
 .s-major .dot{background:#cf222e}.s-maint .dot{background:#0969da}\
-@media (prefers-color-scheme:dark){.w{background:#0d1117;color:#e6edf3;border-color:#30363d}}";
+.dark .w{background:#0d1117;color:#e6edf3;border-color:#30363d}\
+@media (prefers-color-scheme:dark){.auto .w{background:#0d1117;color:#e6edf3;border-color:#30363d}}";
 
+/// The embedding script: puts the widget's iframe after itself, in the
+/// host page's colours (`data-theme` on the script tag, else what the host
+/// page declares or paints: its `color-scheme`, then its background), and
+/// sizes the iframe to what the widget reports (a page name that wraps
+/// makes it taller).
 fn widget_js(d: &PageData, lang: Lang, base: &str) -> String {
     let src = format!(
         "{base}/api/widget?page={}&lang={}",
@@ -302,7 +308,15 @@ fn widget_js(d: &PageData, lang: Lang, base: &str) -> String {
     let js_string = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
     format!(
         "(function(){{var s=document.currentScript,f=document.createElement(\"iframe\");\
-f.src={};f.title={};f.loading=\"lazy\";f.style.cssText=\"border:0;width:100%;max-width:360px;height:48px\";\
+function theme(){{var t=s.getAttribute(\"data-theme\");if(t)return t;\
+var c=getComputedStyle(document.documentElement).colorScheme||\"\";\
+if(/dark/.test(c)&&!/light/.test(c))return\"dark\";if(/light/.test(c)&&!/dark/.test(c))return\"light\";\
+var b=getComputedStyle(document.body||document.documentElement).backgroundColor.match(/\\d+(\\.\\d+)?/g);\
+if(b&&(b.length<4||+b[3]>0)){{var l=(.2126*b[0]+.7152*b[1]+.0722*b[2])/255;return l<.4?\"dark\":\"light\";}}return\"auto\";}}\
+f.src={}+\"&theme=\"+theme();f.title={};f.loading=\"lazy\";\
+f.style.cssText=\"border:0;width:100%;max-width:360px;height:48px;color-scheme:normal\";\
+addEventListener(\"message\",function(e){{if(e.source===f.contentWindow&&e.data&&e.data.upstateWidget&&e.data.height>0)\
+f.style.height=Math.ceil(e.data.height)+\"px\";}});\
 s.parentNode.insertBefore(f,s.nextSibling);}})();\n",
         js_string(&src),
         js_string(&title)
@@ -312,13 +326,15 @@ s.parentNode.insertBefore(f,s.nextSibling);}})();\n",
 #[utoipa::path(get, path = "/api/widget", tag = "feeds", operation_id = "widget",
     summary = "An embeddable status widget: an iframe-able HTML fragment, or with format=js the script that embeds it",
     params(("page" = String, Query, description = "The page's slug"), ("format" = Option<String>, Query, description = "html (default) or js"),
-        ("lang" = Option<String>, Query, description = "en, de, fr, es or ja (default: Accept-Language)")),
+        ("lang" = Option<String>, Query, description = "en, de, fr, es or ja (default: Accept-Language)"),
+        ("theme" = Option<String>, Query, description = "auto (default: the visitor's preference), light or dark (the embedding script passes the host page's)")),
     responses((status = 200, description = "text/html or text/javascript", content_type = "text/html"), PublicErrors, BadQuery))]
 async fn widget(State(state): State<AppState>, q: QueryParams, headers: HeaderMap) -> Response {
     public(
         async {
             let mut e = FieldErrors::new();
             let format = q.one_of("format", &["html", "js"], &mut e);
+            let theme = q.one_of("theme", &["auto", "light", "dark"], &mut e);
             let snap = queried_page(&state, &q, &headers, e).await?;
             offered(snap.data.features.widget, "widgets")?;
             let lang = Lang::negotiate_or(
@@ -327,7 +343,7 @@ async fn widget(State(state): State<AppState>, q: QueryParams, headers: HeaderMa
                 snap.data.settings.default_language.as_deref(),
             );
             let base = &state.settings.public_url;
-            let key = format!("widget:{format}:{}", lang.code());
+            let key = format!("widget:{format}:{}:{theme}", lang.code());
             let body = snap.body(&key, |d| {
                 Ok(if format == "js" {
                     Body::typed(
@@ -336,7 +352,7 @@ async fn widget(State(state): State<AppState>, q: QueryParams, headers: HeaderMa
                     )
                 } else {
                     Body::typed(
-                        widget_html(d, lang, base).into_bytes(),
+                        widget_html(d, lang, base, theme).into_bytes(),
                         "text/html; charset=utf-8",
                     )
                 })

@@ -73,6 +73,73 @@ pub struct PageScreen {
     pub links: Vec<QuickLink>,
     /// Whether visitors can open the (private) page with a password.
     pub password_set: bool,
+    /// Where visitors reach this install (absolute links in the snippets).
+    pub public_url: String,
+}
+
+/// Where the page is read and how other sites embed it, ready to copy:
+/// what operators otherwise dig out of the documentation.
+fn share(s: &PageScreen) -> Markup {
+    let p = &s.page;
+    let base = &s.public_url;
+    let slug = &p.slug;
+    let rows: [(&str, String, &str); 8] = [
+        (
+            "Status page",
+            format!("{base}/s/{slug}"),
+            "The page itself.",
+        ),
+        (
+            "RSS feed",
+            format!("{base}/api/feed/rss?page={slug}"),
+            "Incidents and maintenance for feed readers (format=atom for Atom).",
+        ),
+        (
+            "Calendar",
+            format!("{base}/api/calendar?page={slug}"),
+            "Maintenance windows for calendar apps (iCalendar).",
+        ),
+        (
+            "Badge",
+            format!("{base}/api/badge?page={slug}"),
+            "An SVG status badge for READMEs and dashboards.",
+        ),
+        (
+            "Widget",
+            format!("<script src=\"{base}/api/widget?page={slug}&format=js\" async></script>"),
+            "Paste where the status should show on your site.",
+        ),
+        (
+            "Status JSON",
+            format!("{base}/api/public/status/{slug}"),
+            "The public read API (docs/api.md).",
+        ),
+        (
+            "Statuspage v2 JSON",
+            format!("{base}/s/{slug}/api/v2/summary.json"),
+            "For tools built for Atlassian Statuspage.",
+        ),
+        (
+            "Atlassian's widget",
+            format!("<statuspage-widget src=\"{base}/s/{slug}?page={slug}\"></statuspage-widget>"),
+            "Atlassian's <statuspage-widget> reads this page too.",
+        ),
+    ];
+    html! {
+        section.card aria-labelledby="h-share" {
+            h2 #h-share { "Share and embed" }
+            @if !p.is_public { p.muted { "The page is private: these work for visitors with the page's password in a browser; feeds and badges answer 404." } }
+            dl.share {
+                @for (label, value, hint) in rows {
+                    dt { (label) }
+                    dd {
+                        code { (value) }
+                        span.muted { (hint) }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The accent colour's contrast with white (WCAG), as a hint beside it:
@@ -399,6 +466,7 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
             }
             p.muted { "Created " (when(p.created_at)) "." }
         }
+        (share(s))
         section.card aria-labelledby="h-visitors" {
             h2 #h-visitors { "Visitor password" }
             p.muted {
