@@ -25,12 +25,8 @@ TARGET_PORT=18911
 for tool in nginx curl python3; do
   command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install nginx curl python3)" >&2; exit 1; }
 done
-if [ -n "${UPSTATE_BIN:-}" ]; then
-  BIN="$UPSTATE_BIN"
-else
-  cargo build --release --quiet
-  BIN="$PWD/target/release/upstate"
-fi
+. bench/lib.sh
+bench_binary
 WORK=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null; rm -rf "$WORK"' EXIT
 

@@ -20,12 +20,8 @@ for tool in wrk nginx curl python3; do
   command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install wrk nginx curl python3)" >&2; exit 1; }
 done
 
-if [ -n "${UPSTATE_BIN:-}" ]; then
-  BIN="$UPSTATE_BIN"
-else
-  cargo build --release --quiet
-  BIN="$PWD/target/release/upstate"
-fi
+. bench/lib.sh
+bench_binary
 WORK=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null; rm -rf "$WORK"' EXIT
 export UPSTATE_DATABASE_URL="sqlite://$WORK/upstate.db" RUST_LOG=warn

@@ -800,7 +800,12 @@ async fn operator_screens_in_chromium(b: Backend) {
         [14]
     );
     fill(&d, "Days of past incidents", "7").await;
+    fill(&d, "Custom CSS", ".banner { border-radius: 0 }").await;
     press(&d, "Save settings").await;
+    assert_eq!(
+        s.db.texts("SELECT custom_css FROM status_pages").await,
+        [".banner { border-radius: 0 }"]
+    );
     assert!(text(&d, ".alert.notice").await.contains("Settings saved"));
     assert_eq!(
         s.db.integers("SELECT CAST(past_incident_days AS BIGINT) FROM status_pages")

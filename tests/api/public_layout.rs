@@ -331,6 +331,25 @@ async fn the_page_answers_first_questions_first(b: Backend) {
     );
     shoot(&s, &d, "busy-phone", 390, b).await;
 
+    // Right to left (Arabic): the page mirrors, its edges follow.
+    d.c().set_window_size(1280, 900).await.unwrap();
+    d.c().goto(&format!("{page}?lang=ar")).await.unwrap();
+    assert_eq!(d.js("return document.documentElement.dir").await, "rtl");
+    assert_eq!(
+        d.js("return document.querySelector('.banner .label').textContent")
+            .await,
+        "انقطاع كبير في النظام"
+    );
+    assert_eq!(
+        d.js(&format!(
+            "return getComputedStyle(document.querySelector(\"{card}\")).borderRightWidth"
+        ))
+        .await,
+        "6px",
+        "the impact edge is at the start of the line: the right"
+    );
+    shoot(&s, &d, "busy-rtl", 1280, b).await;
+
     // The month's history: each incident in its impact's colour, with its
     // duration and what it touched; paging keeps a chosen language.
     d.c().set_window_size(1280, 900).await.unwrap();
@@ -395,4 +414,109 @@ async fn the_page_answers_first_questions_first(b: Backend) {
     dark.c().goto(&page).await.unwrap();
     shoot(&s, &dark, "busy-dark", 1280, b).await;
     dark.quit().await;
+}
+
+on_both_backends!(operators_theme_the_page_without_code);
+
+/// A header image and the operator's own CSS: the stylesheet is a file of
+/// its own (typed markup in it never reaches the page, the page's headers
+/// stay as they are), it restyles the page in a real browser, and bad
+/// values are refused with nothing changed.
+async fn operators_theme_the_page_without_code(b: Backend) {
+    let s = Server::start(b).await;
+    let p = s.page("acme").await;
+    s.component(p, "API").await;
+    let css = ".banner { border-radius: 0 } :root { --accent: #7c3aed } </style><script>alert(1)</script>";
+    // An image the test can reach: Upstate's own icon.
+    let image = format!("{}/assets/favicon.svg", s.base);
+    s.patch(
+        &format!("/api/v1/statuspages/{p}"),
+        json!({"headerImageUrl": image, "customCss": css}),
+    )
+    .await
+    .data(200);
+    let page = reqwest::get(format!("{}/s/acme", s.base)).await.unwrap();
+    let csp = page.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        csp.starts_with("default-src 'none'; script-src 'self'"),
+        "{csp}"
+    );
+    let html = page.text().await.unwrap();
+    assert!(
+        html.contains(&format!(r#"<img class="hero" src="{image}" alt="">"#)),
+        "{html}"
+    );
+    assert!(
+        !html.contains("alert(1)"),
+        "the stylesheet stays out of the page"
+    );
+    let at = html
+        .find("/s/acme/custom.css?v=")
+        .expect("the page links its stylesheet");
+    let href: String = html[at..].chars().take_while(|c| *c != '"').collect();
+    let sheet = reqwest::get(format!("{}{href}", s.base)).await.unwrap();
+    assert_eq!(sheet.status(), 200);
+    assert_eq!(sheet.headers()["content-type"], "text/css; charset=utf-8");
+    assert_eq!(sheet.text().await.unwrap(), css);
+
+    // Refusals name the field; nothing changes.
+    for (body, field) in [
+        (json!({"customCss": "a{}".repeat(7_000)}), "customCss"),
+        (json!({"customCss": "a{}\u{0}"}), "customCss"),
+        (
+            json!({"headerImageUrl": "javascript:alert(1)"}),
+            "headerImageUrl",
+        ),
+    ] {
+        s.send(
+            reqwest::Method::PATCH,
+            &format!("/api/v1/statuspages/{p}"),
+            Some(&s.key),
+            Some(body),
+        )
+        .await
+        .invalid_fields(&[field]);
+    }
+    let kept = s.get(&format!("/api/v1/statuspages/{p}")).await.data(200);
+    assert_eq!(kept["customCss"], css);
+    assert_eq!(kept["headerImageUrl"], image);
+
+    // In a browser the page wears it.
+    if browser_available("operators_theme_the_page_without_code") {
+        let d = Driver::start(&[]).await;
+        d.c().set_window_size(1280, 900).await.unwrap();
+        d.c().goto(&format!("{}/s/acme", s.base)).await.unwrap();
+        let radius = d
+            .until(
+                "return getComputedStyle(document.querySelector('.banner')).borderTopLeftRadius === '0px'",
+                std::time::Duration::from_secs(5),
+            )
+            .await;
+        assert!(radius.is_some(), "the operator's CSS applies");
+        assert_eq!(
+            d.js("return getComputedStyle(document.querySelector('header.top')).borderTopColor")
+                .await,
+            "rgb(124, 58, 237)"
+        );
+        shoot(&s, &d, "themed", 1280, b).await;
+        d.quit().await;
+    }
+
+    // Emptied: no stylesheet link, no image.
+    s.patch(
+        &format!("/api/v1/statuspages/{p}"),
+        json!({"headerImageUrl": null, "customCss": ""}),
+    )
+    .await
+    .data(200);
+    let html = reqwest::get(format!("{}/s/acme?lang=en", s.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(!html.contains("custom.css") && !html.contains("class=\"hero\""));
 }

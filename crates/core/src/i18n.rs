@@ -15,9 +15,10 @@ pub enum Lang {
     Fr,
     Es,
     Ja,
+    Ar,
 }
 
-pub const LANGS: [Lang; 5] = [Lang::En, Lang::De, Lang::Fr, Lang::Es, Lang::Ja];
+pub const LANGS: [Lang; 6] = [Lang::En, Lang::De, Lang::Fr, Lang::Es, Lang::Ja, Lang::Ar];
 
 type Dictionary = HashMap<String, String>;
 
@@ -29,6 +30,7 @@ static DICTIONARIES: LazyLock<HashMap<Lang, Dictionary>> = LazyLock::new(|| {
         (Lang::Fr, parse(include_str!("../i18n/fr.json"))),
         (Lang::Es, parse(include_str!("../i18n/es.json"))),
         (Lang::Ja, parse(include_str!("../i18n/ja.json"))),
+        (Lang::Ar, parse(include_str!("../i18n/ar.json"))),
     ])
 });
 
@@ -52,7 +54,14 @@ impl Lang {
             Lang::Fr => "fr",
             Lang::Es => "es",
             Lang::Ja => "ja",
+            Lang::Ar => "ar",
         }
+    }
+
+    /// `dir="rtl"` for a language written right to left (left to right is
+    /// what HTML assumes, so it needs no attribute).
+    pub fn rtl_dir(self) -> Option<&'static str> {
+        matches!(self, Lang::Ar).then_some("rtl")
     }
 
     /// The language's own name, for the language menu.
@@ -63,6 +72,7 @@ impl Lang {
             Lang::Fr => "Français",
             Lang::Es => "Español",
             Lang::Ja => "日本語",
+            Lang::Ar => "العربية",
         }
     }
 

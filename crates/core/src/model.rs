@@ -37,6 +37,12 @@ pub struct StatusPage {
     pub time_zone: String,
     /// Days of the "Past incidents" section on the public page (0: none).
     pub past_incident_days: i32,
+    /// An image across the top of the public page's header.
+    pub header_image_url: Option<String>,
+    /// The operator's own stylesheet, served at `/s/{slug}/custom.css`
+    /// after ours (a file of its own: it cannot reach the page's HTML or
+    /// its security headers).
+    pub custom_css: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -153,6 +159,10 @@ pub struct PageSettings {
     pub uptime_days: Option<i64>,
     pub time_zone: Option<String>,
     pub past_incident_days: Option<i64>,
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub header_image_url: Patch<String>,
+    pub custom_css: Option<String>,
 }
 
 impl PageSettings {
@@ -186,6 +196,15 @@ impl PageSettings {
             past_incident_days: self
                 .past_incident_days
                 .and_then(|d| errors.check("pastIncidentDays", validate::past_incident_days(d))),
+            header_image_url: nullable(
+                errors,
+                "headerImageUrl",
+                self.header_image_url,
+                HttpUrl::parse,
+            ),
+            custom_css: self
+                .custom_css
+                .and_then(|c| errors.check("customCss", validate::custom_css(&c))),
         }
     }
 }
@@ -202,6 +221,8 @@ pub struct ValidPageSettings {
     pub uptime_days: Option<i32>,
     pub time_zone: Option<String>,
     pub past_incident_days: Option<i32>,
+    pub header_image_url: Patch<HttpUrl>,
+    pub custom_css: Option<String>,
 }
 
 /// Records "required" for a missing field and runs the rule on a present one.

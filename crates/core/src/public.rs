@@ -192,6 +192,7 @@ pub struct PublicPageInfo {
     pub show_subscribe: bool,
     pub uptime_days: i32,
     pub past_incident_days: i32,
+    pub header_image_url: Option<String>,
 }
 
 impl From<&StatusPage> for PublicPageInfo {
@@ -210,6 +211,7 @@ impl From<&StatusPage> for PublicPageInfo {
             show_subscribe: p.show_subscribe,
             uptime_days: p.uptime_days,
             past_incident_days: p.past_incident_days,
+            header_image_url: p.header_image_url.clone(),
         }
     }
 }

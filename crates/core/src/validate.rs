@@ -190,6 +190,25 @@ pub fn time_zone(raw: &str) -> Result<String, String> {
 }
 
 /// How many days of uptime history a page shows.
+/// The longest stylesheet a page may carry.
+pub const CUSTOM_CSS_MAX: usize = 20_000;
+
+/// An operator's stylesheet: any CSS up to `CUSTOM_CSS_MAX` bytes, without
+/// control characters. It is served as a file of its own, so nothing in it
+/// can end a `<style>` element or touch the page's headers.
+pub fn custom_css(raw: &str) -> Result<String, String> {
+    if raw.len() > CUSTOM_CSS_MAX {
+        return Err(format!("must be at most {CUSTOM_CSS_MAX} bytes"));
+    }
+    if raw
+        .chars()
+        .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+    {
+        return Err("must not contain control characters".into());
+    }
+    Ok(raw.trim().to_string())
+}
+
 /// The most days the "Past incidents" section lists.
 pub const PAST_INCIDENT_DAYS_MAX: i64 = 90;
 

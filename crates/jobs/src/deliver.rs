@@ -324,7 +324,7 @@ impl Sender {
 /// Who a leased delivery goes to (`None`: gone since it was made).
 enum Recipient {
     Channel(Option<Sendable>),
-    Subscriber(Option<(subscribers::Reachable, Option<StatusPage>)>),
+    Subscriber(Option<(subscribers::Reachable, Option<std::sync::Arc<StatusPage>>)>),
 }
 
 /// An attempt that could not be made, and never will be as things stand.
@@ -414,7 +414,8 @@ pub async fn send_due(db: &Db, sender: &Sender, now: Timestamp) -> StoreResult<u
     // A batch mostly tells of one or two changes, to a few channels.
     let mut notices: HashMap<i64, Option<Notice>> = HashMap::new();
     let mut channels: HashMap<i64, Option<Sendable>> = HashMap::new();
-    let mut pages: HashMap<i64, Option<StatusPage>> = HashMap::new();
+    // Shared, not copied per delivery: a page carries its stylesheet too.
+    let mut pages: HashMap<i64, Option<std::sync::Arc<StatusPage>>> = HashMap::new();
     let vapid = if leased.iter().any(|d| d.subscriber_id.is_some()) {
         Some(std::sync::Arc::new(crate::push::vapid_keys(db).await?))
     } else {
@@ -456,7 +457,10 @@ pub async fn send_due(db: &Db, sender: &Sender, now: Timestamp) -> StoreResult<u
                     let page = match pages.get(&r.page_id) {
                         Some(p) => p.clone(),
                         None => {
-                            let p = upstate_store::pages::get(db, r.page_id).await.ok();
+                            let p = upstate_store::pages::get(db, r.page_id)
+                                .await
+                                .ok()
+                                .map(std::sync::Arc::new);
                             pages.insert(r.page_id, p.clone());
                             p
                         }

@@ -27,7 +27,10 @@
       bar.addEventListener("keydown", function (e) {
         var i = cells.indexOf(document.activeElement);
         if (i < 0) return;
-        var j = { ArrowLeft: i - 1, ArrowRight: i + 1, Home: 0, End: cells.length - 1 }[e.key];
+        // Right to left the bar runs the other way: the arrow still moves
+        // the way it points.
+        var back = document.documentElement.dir === "rtl" ? 1 : -1;
+        var j = { ArrowLeft: i + back, ArrowRight: i - back, Home: 0, End: cells.length - 1 }[e.key];
         if (j === undefined || j < 0 || j >= cells.length) return;
         e.preventDefault();
         cells[i].tabIndex = -1;

@@ -58,8 +58,8 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewPage) -> StoreResult<Status
     let row: PageRow = on_tx!(&mut tx, |c| {
         sqlx::query_as(concat!(
             "INSERT INTO status_pages (name, slug, description, logo_url, favicon_url, custom_domain, accent_color, \
-         is_public, show_subscribe, show_uptime, uptime_days, time_zone, created_at, updated_at, show_response_times, past_incident_days) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14, $15) RETURNING ",
+         is_public, show_subscribe, show_uptime, uptime_days, time_zone, created_at, updated_at, show_response_times, past_incident_days, header_image_url, custom_css) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14, $15, $16, $17) RETURNING ",
             page_cols!()
         ))
         .bind(&new.name)
@@ -77,6 +77,8 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewPage) -> StoreResult<Status
         .bind(now)
         .bind(s.show_response_times.unwrap_or(false))
         .bind(s.past_incident_days.unwrap_or(DEFAULT_PAST_INCIDENT_DAYS))
+        .bind(s.header_image_url.map(String::from).apply(None))
+        .bind(s.custom_css.unwrap_or_default())
         .fetch_one(c)
         .await
         .map_err(|e| conflict(e, &new.slug))?
@@ -123,7 +125,7 @@ pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: PagePatch) -> StoreR
             "UPDATE status_pages SET name = $1, slug = $2, description = $3, logo_url = $4, favicon_url = $5, \
          custom_domain = $6, accent_color = $7, is_public = $8, show_subscribe = $9, show_uptime = $10, \
          uptime_days = $11, time_zone = $12, updated_at = $13, show_response_times = $15, \
-         past_incident_days = $16 WHERE id = $14 RETURNING ",
+         past_incident_days = $16, header_image_url = $17, custom_css = $18 WHERE id = $14 RETURNING ",
             page_cols!()
         ))
         .bind(patch.name.unwrap_or(p.name))
@@ -142,6 +144,8 @@ pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: PagePatch) -> StoreR
         .bind(id)
         .bind(s.show_response_times.unwrap_or(p.show_response_times))
         .bind(s.past_incident_days.unwrap_or(p.past_incident_days))
+        .bind(s.header_image_url.map(String::from).apply(p.header_image_url))
+        .bind(s.custom_css.unwrap_or(p.custom_css))
         .fetch_one(c)
         .await
         .map_err(|e| conflict(e, &slug))?

@@ -8,7 +8,8 @@ use upstate_core::*;
 macro_rules! page_cols {
     () => {
         "id, name, slug, description, logo_url, favicon_url, custom_domain, accent_color, is_public, \
-         show_subscribe, show_uptime, show_response_times, uptime_days, time_zone, created_at, past_incident_days"
+         show_subscribe, show_uptime, show_response_times, uptime_days, time_zone, created_at, past_incident_days, \
+         header_image_url, custom_css"
     };
 }
 macro_rules! component_cols {
@@ -58,6 +59,8 @@ pub(crate) struct PageRow {
     uptime_days: i32,
     time_zone: String,
     past_incident_days: i32,
+    header_image_url: Option<String>,
+    custom_css: String,
     created_at: i64,
 }
 
@@ -80,6 +83,8 @@ impl From<PageRow> for StatusPage {
             uptime_days: r.uptime_days,
             time_zone: r.time_zone,
             past_incident_days: r.past_incident_days,
+            header_image_url: r.header_image_url,
+            custom_css: r.custom_css,
         }
     }
 }

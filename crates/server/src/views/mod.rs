@@ -231,6 +231,15 @@ pub fn status_badge(v: &View, s: ComponentStatus) -> Markup {
     }
 }
 
+/// A short fingerprint of `text`, so a changed stylesheet gets a new URL
+/// (and old copies in caches stop mattering).
+fn content_hash(text: &str) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    format!("{:016x}", h.finish())
+}
+
 /// The document around every public page: head, header, footer.
 pub fn layout(v: &View, title: &str, main: Markup) -> String {
     document(v, title, main, true)
@@ -264,7 +273,7 @@ fn document(v: &View, title: &str, main: Markup, content: bool) -> String {
     let slug = &p.slug;
     let doc = html! {
         (DOCTYPE)
-        html lang=(v.lang.code()) {
+        html lang=(v.lang.code()) dir=[v.lang.rtl_dir()] {
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
@@ -285,11 +294,18 @@ fn document(v: &View, title: &str, main: Markup, content: bool) -> String {
                 link rel="stylesheet" href=(assets::css_url());
                 meta name="theme-color" content=(p.accent_color);
                 style { ":root{--accent:" (p.accent_color) "}" }
+                // Last, so the operator's rules win over ours.
+                @if content && !p.custom_css.is_empty() {
+                    link rel="stylesheet" href={ (v.base()) "/custom.css?v=" (content_hash(&p.custom_css)) };
+                }
                 script src=(assets::js_url()) defer {}
             }
             body data-events=[(content && v.d.features.live_updates).then(|| format!("/api/public/status/{slug}/events"))] {
                 a.skip href="#main" { (v.t("nav.skip")) }
                 header.top {
+                    @if let Some(img) = p.header_image_url.as_ref().filter(|_| content) {
+                        img.hero src=(img) alt="";
+                    }
                     div.wrap {
                         a.brand href=(v.href("")) {
                             @if let Some(logo) = p.logo_url.as_ref().filter(|_| content) {
@@ -338,7 +354,7 @@ pub fn error_page(lang: Lang, status: u16, detail: &str) -> String {
     };
     html! {
         (DOCTYPE)
-        html lang=(lang.code()) {
+        html lang=(lang.code()) dir=[lang.rtl_dir()] {
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";

@@ -17,7 +17,7 @@ pub fn notice_page(
 ) -> String {
     html! {
         (DOCTYPE)
-        html lang=(lang.code()) {
+        html lang=(lang.code()) dir=[lang.rtl_dir()] {
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";

@@ -191,7 +191,7 @@ pub(super) fn past_incident(v: &View, i: &Incident) -> Markup {
         article class={ "past-item impact-" (i.impact.as_str()) } data-incident=(i.id) {
             h4 { a href=(v.href(&format!("/incidents/{}", i.id))) { (i.title) } }
             @if let Some(u) = i.updates.first() {
-                div.msg.md { strong { (v.t(incident_status_key(u.status))) } " – " (super::message_markdown(&u.message)) }
+                div.msg.md dir="auto" { strong { (v.t(incident_status_key(u.status))) } " – " (super::message_markdown(&u.message)) }
             }
             p.meta {
                 time datetime=(i.created_at.to_rfc3339()) { (v.absolute(i.created_at)) }
@@ -250,7 +250,7 @@ fn incident_summary(v: &View, i: &Incident) -> Markup {
             @if let Some((latest, earlier)) = i.updates.split_first() {
                 div.latest {
                     p.when { strong { (v.t(incident_status_key(latest.status))) } " — " (v.when(latest.created_at)) }
-                    div.msg.md { (super::message_markdown(&latest.message)) }
+                    div.msg.md dir="auto" { (super::message_markdown(&latest.message)) }
                 }
                 @if !earlier.is_empty() {
                     details.more-updates {
@@ -259,7 +259,7 @@ fn incident_summary(v: &View, i: &Incident) -> Markup {
                             @for u in earlier {
                                 li {
                                     p.when { strong { (v.t(incident_status_key(u.status))) } " — " (v.when(u.created_at)) }
-                                    div.msg.md { (super::message_markdown(&u.message)) }
+                                    div.msg.md dir="auto" { (super::message_markdown(&u.message)) }
                                 }
                             }
                         }
@@ -320,7 +320,7 @@ pub(super) fn incident_card(v: &View, i: &Incident) -> Markup {
                 @for u in &i.updates {
                     li {
                         p.when { strong { (v.t(incident_status_key(u.status))) } " — " (v.when(u.created_at)) }
-                        div.msg.md { (super::message_markdown(&u.message)) }
+                        div.msg.md dir="auto" { (super::message_markdown(&u.message)) }
                     }
                 }
             }
@@ -339,13 +339,13 @@ pub(super) fn maintenance_card(v: &View, m: &Maintenance) -> Markup {
                 time datetime=(m.scheduled_end_time.to_rfc3339()) { (v.absolute(m.scheduled_end_time)) }
                 @if !affected.is_empty() { " · " (v.t("label.affected")) ": " (affected) }
             }
-            @if !m.description.is_empty() { p.msg { (m.description) } }
+            @if !m.description.is_empty() { p.msg dir="auto" { (m.description) } }
             @if !m.updates.is_empty() {
                 ol.timeline {
                     @for u in &m.updates {
                         li {
                             p.when { strong { (v.t(maintenance_status_key(u.status))) } " — " (v.when(u.created_at)) }
-                            p.msg { (u.message) }
+                            p.msg dir="auto" { (u.message) }
                         }
                     }
                 }

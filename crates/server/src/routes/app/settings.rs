@@ -35,7 +35,7 @@ async fn show_settings(State(state): State<AppState>, caller: Caller) -> ApiResu
 
 #[utoipa::path(put, path = "/api/settings", tag = "settings", operation_id = "putSettings",
     summary = "Change any of the settings (needs SETTINGS_WRITE); `null` clears the default page or language",
-    description = "`defaultPage` must be the slug of an existing page; `defaultLanguage` one of en, de, fr, es, ja. Unknown fields are refused.",
+    description = "`defaultPage` must be the slug of an existing page; `defaultLanguage` one of en, de, fr, es, ja, ar. Unknown fields are refused.",
     request_body = SettingsInput,
     responses((status = 200, body = Data<Settings>), SessionErrors, BodyErrors),
     security(("session" = []), ("api_key" = [])))]

@@ -37,6 +37,10 @@ pub fn router(state: &AppState) -> Router<AppState> {
             "/s/{slug}/history",
             limit_route(state, get(history), per_minute),
         )
+        .route(
+            "/s/{slug}/custom.css",
+            limit_route(state, get(custom_css), per_minute),
+        )
         .route("/assets/{name}", get(asset))
         .route("/sw.js", get(service_worker))
 }
@@ -117,6 +121,35 @@ async fn page(
 }
 
 /// `/s/{slug}/incidents/{id}` and `/s/{slug}/maintenance/{id}`.
+/// The page's own stylesheet (`customCss`), a file of its own so nothing in
+/// it can reach the page's HTML or headers; behind the page's password like
+/// the page.
+async fn custom_css(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let snap = match visible_page(&state, &slug).await {
+        Ok(s) => s,
+        Err(e) => return fail(&headers, e),
+    };
+    if !page_gate::opens(&snap.data, &headers) {
+        return fail(
+            &headers,
+            ApiError::NotFound(format!("no public status page {slug:?}")),
+        );
+    }
+    match snap.body("custom.css", |d| {
+        Ok(Body::typed(
+            d.page.custom_css.clone().into_bytes(),
+            "text/css; charset=utf-8",
+        ))
+    }) {
+        Ok(body) => serve_page(&snap, &headers, &body),
+        Err(e) => fail(&headers, e),
+    }
+}
+
 async fn item(
     State(state): State<AppState>,
     Path((slug, kind, id)): Path<(String, String, String)>,

@@ -262,7 +262,7 @@ fn widget_html(d: &PageData, lang: Lang, base: &str, theme: &str) -> String {
     };
     maud::html! {
         (maud::DOCTYPE)
-        html lang=(lang.code()) class=(theme) {
+        html lang=(lang.code()) dir=[lang.rtl_dir()] class=(theme) {
             head {
                 meta charset="utf-8";
                 meta name="color-scheme" content=(match theme { "light" => "light", "dark" => "dark", _ => "light dark" });
@@ -326,7 +326,7 @@ s.parentNode.insertBefore(f,s.nextSibling);}})();\n",
 #[utoipa::path(get, path = "/api/widget", tag = "feeds", operation_id = "widget",
     summary = "An embeddable status widget: an iframe-able HTML fragment, or with format=js the script that embeds it",
     params(("page" = String, Query, description = "The page's slug"), ("format" = Option<String>, Query, description = "html (default) or js"),
-        ("lang" = Option<String>, Query, description = "en, de, fr, es or ja (default: Accept-Language)"),
+        ("lang" = Option<String>, Query, description = "en, de, fr, es, ja or ar (default: Accept-Language)"),
         ("theme" = Option<String>, Query, description = "auto (default: the visitor's preference), light or dark (the embedding script passes the host page's)")),
     responses((status = 200, description = "text/html or text/javascript", content_type = "text/html"), PublicErrors, BadQuery))]
 async fn widget(State(state): State<AppState>, q: QueryParams, headers: HeaderMap) -> Response {

@@ -29,7 +29,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
 
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct TranslateInput {
-    /// The target language: en, de, fr, es or ja.
+    /// The target language: en, de, fr, es, ja or ar.
     to: Option<String>,
     /// UI keys (`status.degraded`) or known phrases in any supported
     /// language (`Degraded Performance`, `Behoben`).

@@ -448,6 +448,8 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
                 (Input { value: Some(p.past_incident_days.to_string()), form_name: Some("pastIncidentDays:int"), hint: Some("Days listed one by one under \"Past incidents\"; 0 hides the section."), ..Input::new("pastIncidentDays", "Days of past incidents", "number") }.render(flash))
                 (Input { value: p.logo_url.clone(), form_name: Some("logoUrl:null"), required: false, ..Input::new("logoUrl", "Logo URL", "url") }.render(flash))
                 (Input { value: p.favicon_url.clone(), form_name: Some("faviconUrl:null"), required: false, hint: Some("The icon browsers show in the tab; ours when empty."), ..Input::new("faviconUrl", "Favicon URL", "url") }.render(flash))
+                (Input { value: p.header_image_url.clone(), form_name: Some("headerImageUrl:null"), required: false, hint: Some("An image across the top of the page, such as a banner in your brand's colours."), ..Input::new("headerImageUrl", "Header image URL", "url") }.render(flash))
+                (Input { value: Some(p.custom_css.clone()), required: false, hint: Some("Your own CSS, loaded after ours from its own file (/s/{slug}/custom.css): it restyles the page but cannot add scripts or change its security headers. Colours are variables such as --accent, --bg, --card."), ..Input::new("customCss", "Custom CSS", "textarea") }.render(flash))
                 (Input { value: p.custom_domain.clone(), form_name: Some("customDomain:null"), required: false, hint: Some("Serve this page at / of this host, such as status.example.com."), ..Input::new("customDomain", "Custom domain", "text") }.render(flash))
                 fieldset {
                     legend { "Show" }

@@ -1,0 +1,12 @@
+# Shared by the bench scripts: source it from the repository root.
+
+# Sets BIN to the binary to measure: $UPSTATE_BIN when given (a build of
+# another commit, to compare two back to back), else a fresh release build.
+bench_binary() {
+  if [ -n "${UPSTATE_BIN:-}" ]; then
+    BIN="$UPSTATE_BIN"
+  else
+    cargo build --release --quiet
+    BIN="$PWD/target/release/upstate"
+  fi
+}
