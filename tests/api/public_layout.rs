@@ -348,6 +348,12 @@ async fn the_page_answers_first_questions_first(b: Backend) {
         "6px",
         "the impact edge is at the start of the line: the right"
     );
+    assert_eq!(
+        d.js("return getComputedStyle(document.querySelector('.past .more .arr')).transform")
+            .await,
+        "matrix(-1, 0, 0, 1, 0, 0)",
+        "arrows point the way the text runs"
+    );
     shoot(&s, &d, "busy-rtl", 1280, b).await;
 
     // The month's history: each incident in its impact's colour, with its

@@ -74,7 +74,7 @@ fn detail(v: &View, name: &str, card: Markup) -> String {
         v,
         &title,
         html! {
-            p { a href=(v.href("")) { "← " (v.t("nav.back")) } }
+            p { a href=(v.href("")) { span.arr aria-hidden="true" { "←" } " " (v.t("nav.back")) } }
             (card)
         },
     )
@@ -98,7 +98,7 @@ pub fn history(
         v,
         &title,
         html! {
-            p { a href=(v.href("")) { "← " (v.t("nav.back")) } }
+            p { a href=(v.href("")) { span.arr aria-hidden="true" { "←" } " " (v.t("nav.back")) } }
             h2 { (heading) }
             @if h.incidents.is_empty() && h.maintenance.is_empty() {
                 p.empty { (v.t("history.none")) }
@@ -116,8 +116,8 @@ pub fn history(
                 }
             }
             nav.pager aria-label=(v.t("section.history")) {
-                @if let Some(p) = prev { a rel="prev" href=(v.href(&format!("/history?month={p}"))) { "← " (v.t("history.previous")) } }
-                @if let Some(n) = next { a rel="next" href=(v.href(&format!("/history?month={n}"))) { (v.t("history.next")) " →" } }
+                @if let Some(p) = prev { a rel="prev" href=(v.href(&format!("/history?month={p}"))) { span.arr aria-hidden="true" { "←" } " " (v.t("history.previous")) } }
+                @if let Some(n) = next { a rel="next" href=(v.href(&format!("/history?month={n}"))) { (v.t("history.next")) " " span.arr aria-hidden="true" { "→" } } }
             }
         },
     )

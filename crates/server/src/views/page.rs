@@ -177,7 +177,7 @@ fn past_incidents(v: &View) -> Markup {
                 }
             }
             @if d.features.history {
-                p.more { a href=(v.href("/history")) { (v.t("nav.incident_history")) " →" } }
+                p.more { a href=(v.href("/history")) { (v.t("nav.incident_history")) " " span.arr aria-hidden="true" { "→" } } }
             }
         }
     }
