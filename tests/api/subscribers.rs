@@ -17,6 +17,8 @@ on_both_backends!(
     visitors_subscribe_from_the_page_in_chromium,
     a_confirmation_link_expires_after_a_day,
     the_opt_in_and_its_pages_speak_the_visitors_language,
+    visitors_follow_one_incident_from_its_page,
+    incident_followers_are_let_go_a_week_after_the_end,
 );
 
 const WAIT: Duration = Duration::from_secs(15);
@@ -887,4 +889,485 @@ async fn the_opt_in_and_its_pages_speak_the_visitors_language(b: Backend) {
     assert_eq!(left.status(), 200);
     assert!(left.text().await.unwrap().contains("購読を解除しました"));
     assert_eq!(s.db.integers("SELECT COUNT(*) FROM subscribers").await, [0]);
+}
+
+/// Webhook subscriptions' received types, by path.
+fn types_at(rx: &Receiver, path: &str) -> Vec<String> {
+    rx.got()
+        .iter()
+        .filter(|g| g.path == path)
+        .map(|g| g.json()["type"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+/// A visitor follows one open incident from its page: they hear of its
+/// updates and resolution and of nothing else on the page; the page shows
+/// each affected component with the worst status it had; the form goes
+/// once the incident is resolved; bad requests store nothing.
+async fn visitors_follow_one_incident_from_its_page(b: Backend) {
+    use crate::browser::{Driver, browser_available};
+    use fantoccini::Locator;
+    let Some(sink) = SmtpSink::start("visitors_follow_one_incident_from_its_page") else {
+        return;
+    };
+    let rx = Receiver::start().await;
+    let smtp = sink.url();
+    let s = Server::start_with(
+        b,
+        &[
+            ("UPSTATE_OUTGOING_ALLOW", "127.0.0.1"),
+            ("UPSTATE_SMTP_URL", smtp.as_str()),
+            ("UPSTATE_SMTP_FROM", "Status <status@example.com>"),
+        ],
+    )
+    .await;
+    let page = s.page("acme").await;
+    let other = s.page("other").await;
+    let api = s.component(page, "API").await;
+    let db = s.component(page, "Database").await;
+    let web = s.component(page, "Website").await;
+    let id_of = |v: Value| v["id"].as_i64().unwrap();
+    let outage = id_of(s.post("/api/v1/incidents", json!({"title": "API down", "statusPageId": page, "impact": "major",
+        "message": "Looking", "componentStatuses": [{"componentId": api, "status": "major_outage"}]})).await.data(201));
+    s.post(
+        &format!("/api/v1/incidents/{outage}/updates"),
+        json!({"message": "The database is slow too", "status": "identified",
+               "componentStatuses": [{"componentId": db, "status": "degraded"}]}),
+    )
+    .await
+    .data(201);
+    let slow = id_of(
+        s.post(
+            "/api/v1/incidents",
+            json!({"title": "Website slow", "statusPageId": page, "impact": "minor",
+        "message": "Looking", "componentIds": [web]}),
+        )
+        .await
+        .data(201),
+    );
+    let old = id_of(
+        s.post(
+            "/api/v1/incidents",
+            json!({"title": "Old", "statusPageId": page, "status": "resolved"}),
+        )
+        .await
+        .data(201),
+    );
+    let elsewhere = id_of(s.incident(other, "Elsewhere").await);
+
+    let hook = |p: &str| format!("{}/{p}", rx.base);
+    let bad: Vec<(Value, Vec<&str>)> = vec![
+        (
+            json!({"slug": "acme", "kind": "webhook", "target": hook("f"), "incidentId": elsewhere}),
+            vec!["incidentId"],
+        ),
+        (
+            json!({"slug": "acme", "kind": "webhook", "target": hook("f"), "incidentId": old}),
+            vec!["incidentId"],
+        ),
+        (
+            json!({"slug": "acme", "kind": "webhook", "target": hook("f"), "incidentId": 0}),
+            vec!["incidentId"],
+        ),
+        (
+            json!({"slug": "acme", "kind": "webhook", "target": hook("f"), "incidentId": 99999}),
+            vec!["incidentId"],
+        ),
+        (
+            json!({"slug": "acme", "kind": "webhook", "target": hook("f"), "incidentId": outage, "componentIds": [api]}),
+            vec!["componentIds"],
+        ),
+        (
+            json!({"slug": "acme", "kind": "webhook", "target": hook("f"), "incidentId": "one"}),
+            vec!["incidentId"],
+        ),
+    ];
+    for (body, fields) in bad {
+        visitor(&s, body).await.invalid_fields(&fields);
+    }
+    assert_eq!(s.db.integers("SELECT COUNT(*) FROM subscribers").await, [0]);
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM subscriber_incidents")
+            .await,
+        [0],
+        "nothing was stored"
+    );
+
+    // A follower of the outage and a subscriber of the whole page.
+    let r = visitor(
+        &s,
+        json!({"slug": "acme", "kind": "webhook", "target": hook("follower"), "incidentId": outage}),
+    )
+    .await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    let r = visitor(
+        &s,
+        json!({"slug": "acme", "kind": "webhook", "target": hook("everything")}),
+    )
+    .await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    s.post(
+        &format!("/api/v1/incidents/{slow}/updates"),
+        json!({"message": "Still slow", "status": "monitoring"}),
+    )
+    .await
+    .data(201);
+    s.post(
+        &format!("/api/v1/incidents/{outage}/updates"),
+        json!({"message": "Fix on its way", "status": "monitoring"}),
+    )
+    .await
+    .data(201);
+    s.post(
+        &format!("/api/v1/incidents/{outage}/resolve"),
+        json!({"message": "Fixed", "componentStatuses": [
+            {"componentId": api, "status": "operational"},
+            {"componentId": db, "status": "operational"}]}),
+    )
+    .await
+    .data(200);
+    // The page subscriber hears of all three (the components' return is
+    // told within the resolution); the follower of the outage's two.
+    rx.wait_for(5, WAIT).await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert_eq!(
+        types_at(&rx, "/follower"),
+        ["incident.updated", "incident.resolved"]
+    );
+    for g in rx.got().iter().filter(|g| g.path == "/follower") {
+        assert_eq!(
+            g.json()["data"]["subject"]["id"],
+            json!(outage),
+            "only the outage"
+        );
+    }
+    let mut everything = types_at(&rx, "/everything");
+    everything.sort();
+    assert_eq!(
+        everything,
+        ["incident.resolved", "incident.updated", "incident.updated"]
+    );
+    let subs = s.get("/api/subscribers").await.data(200);
+    let follower = subs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["target"] == hook("follower"))
+        .expect("the follower");
+    assert_eq!(follower["scope"], "incidents");
+    assert_eq!(follower["incidentIds"], json!([outage]));
+    assert_eq!(follower["componentIds"], json!([]));
+
+    // Resolved: the page shows what each component went through, and no
+    // form (a follower of a resolved incident would hear nothing).
+    let name = if b == Backend::Sqlite {
+        "sqlite"
+    } else {
+        "postgres"
+    };
+    let html = reqwest::get(format!("{}/s/acme/incidents/{outage}", s.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(!html.contains(r#"id="subscribe""#), "no form once resolved");
+    let row = |c: i64| {
+        let at = html
+            .find(&format!(r#"<li data-component="{c}">"#))
+            .unwrap_or_else(|| panic!("component {c} is listed: {html}"));
+        html[at..at + html[at..].find("</li>").unwrap()].to_string()
+    };
+    assert!(
+        row(api).contains(r#"data-status="major_outage""#),
+        "{}",
+        row(api)
+    );
+    assert!(row(db).contains(r#"data-status="degraded""#), "{}", row(db));
+    assert!(!html.contains(&format!(r#"<li data-component="{web}">"#)));
+
+    if !browser_available("visitors_follow_one_incident_from_its_page") {
+        return;
+    }
+    let d = Driver::start(&[]).await;
+    d.c().set_window_size(1280, 1000).await.unwrap();
+    d.c()
+        .goto(&format!("{}/s/acme/incidents/{outage}", s.base))
+        .await
+        .unwrap();
+    d.screenshot(&format!("public/incident-affected-{name}"))
+        .await;
+    assert!(d.axe().await.is_empty(), "the resolved incident passes axe");
+
+    // The open incident offers the form, without a component choice.
+    d.c()
+        .goto(&format!("{}/s/acme/incidents/{slow}", s.base))
+        .await
+        .unwrap();
+    let form = d
+        .c()
+        .find(Locator::Css("#subscribe"))
+        .await
+        .expect("the follow form");
+    assert_eq!(
+        form.find(Locator::Css("h2"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap(),
+        "Get updates on this incident"
+    );
+    assert!(
+        form.find(Locator::Css("details")).await.is_err(),
+        "no component choice"
+    );
+    d.c()
+        .find(Locator::Id("sub-email"))
+        .await
+        .unwrap()
+        .send_keys("reader@example.com")
+        .await
+        .unwrap();
+    d.screenshot(&format!("public/incident-follow-{name}"))
+        .await;
+    assert!(d.axe().await.is_empty(), "the follow form passes axe");
+    assert!(submit_and_see(&d, "Check your inbox").await.is_some());
+    let back = d
+        .js("return document.querySelector('main a').getAttribute('href')")
+        .await;
+    assert_eq!(
+        back,
+        json!(format!("/s/acme/incidents/{slow}?lang=en")),
+        "the way back is to the incident"
+    );
+    let mail = &sink.wait_for(1, WAIT).await[0];
+    let text = mail["parts"]["text/plain"]
+        .as_str()
+        .unwrap()
+        .replace("\r\n", "\n");
+    assert!(
+        text.contains("the incident “Website slow” on Page acme"),
+        "the confirmation says what it is for: {text}"
+    );
+    let verify = link(
+        &text[text.find("Confirm:").unwrap()..],
+        "/api/subscribers/verify?token=",
+    );
+    d.c().goto(&verify).await.unwrap();
+    d.quit().await;
+    // Confirmed: the next update of that incident reaches the reader by
+    // mail, and a change of another component does not.
+    s.patch(
+        &format!("/api/v1/components/{api}/status"),
+        json!({"status": "degraded"}),
+    )
+    .await
+    .data(200);
+    s.post(
+        &format!("/api/v1/incidents/{slow}/updates"),
+        json!({"message": "Caches warmed", "status": "monitoring"}),
+    )
+    .await
+    .data(201);
+    let got = sink.wait_for(2, WAIT).await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let to_reader: Vec<String> = sink
+        .got()
+        .iter()
+        .skip(1)
+        .filter(|m| m["rcpt_tos"] == json!(["reader@example.com"]))
+        .map(|m| m["headers"]["subject"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(to_reader.len(), 1, "{got:?}");
+    assert!(to_reader[0].contains("Website slow"), "{to_reader:?}");
+
+    // Its "choose what you hear of" link says what is followed; choosing
+    // there makes the reader a page subscriber.
+    let update = sink
+        .got()
+        .into_iter()
+        .rfind(|m| m["rcpt_tos"] == json!(["reader@example.com"]))
+        .unwrap();
+    let text = update["parts"]["text/plain"]
+        .as_str()
+        .unwrap()
+        .replace("\r\n", "\n");
+    let manage = link(
+        text.lines()
+            .find(|l| l.contains("/api/subscribers/manage"))
+            .expect("the manage link"),
+        "/api/subscribers/manage?token=",
+    );
+    let own: Value = reqwest::get(&manage).await.unwrap().json().await.unwrap();
+    assert_eq!(own["data"]["following"], json!(["Website slow"]));
+    let page_html = reqwest::Client::new()
+        .get(&manage)
+        .header("accept", "text/html")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page_html.contains("You hear only of Website slow."),
+        "{page_html}"
+    );
+    let chose = reqwest::Client::new()
+        .post(&manage)
+        .json(&json!({"componentIds": [web]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(chose.status(), 200);
+    let reader = s.get("/api/subscribers?q=reader").await.data(200);
+    assert_eq!(reader[0]["scope"], "page");
+    assert_eq!(reader[0]["componentIds"], json!([web]));
+
+    // Operators see what the webhook follower follows.
+    s.db.user("ops@example.com", "admin");
+    let ops = crate::support::Browser::signed_in(&s, "ops@example.com").await;
+    let admin = reqwest::Client::new()
+        .get(format!("{}/admin/subscribers", s.base))
+        .header("cookie", &ops.cookie)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        admin.contains(&format!(
+            r#"follows <a href="/admin/incidents/{outage}">incident #{outage}</a>"#
+        )),
+        "{admin}"
+    );
+}
+
+/// In-process, with the test's clock: a week after the last incident it
+/// follows is resolved, an incident follower is let go by the hourly
+/// prune; one still following an open incident stays, and so does every
+/// page subscriber. Deleting an incident never makes its followers hear
+/// of the whole page.
+async fn incident_followers_are_let_go_a_week_after_the_end(b: Backend) {
+    use crate::harness::TestApp;
+    const DAY: Duration = Duration::from_secs(86_400);
+    let mut app = TestApp::spawn(b).await;
+    let page = app.page("acme").await;
+    let open = |title: &str| json!({"title": title, "statusPageId": page, "impact": "minor", "message": "Looking"});
+    let a = app
+        .data(Method::POST, "/api/v1/incidents", Some(open("A")), 201)
+        .await["id"]
+        .clone();
+    let b_ = app
+        .data(Method::POST, "/api/v1/incidents", Some(open("B")), 201)
+        .await["id"]
+        .clone();
+    // Their openings are told before anyone subscribes.
+    app.run_jobs().await;
+    let subscribe = |target: &str, incident: Option<&Value>| {
+        let mut body = json!({"statusPageId": page, "kind": "webhook", "target": format!("https://{target}.example/hook")});
+        if let Some(i) = incident {
+            body["incidentId"] = i.clone();
+        }
+        body
+    };
+    for (target, incident) in [
+        ("only-a", Some(&a)),
+        ("a-and-b", Some(&a)),
+        ("a-and-b", Some(&b_)),
+        ("page", None),
+    ] {
+        app.data(
+            Method::POST,
+            "/api/subscribers",
+            Some(subscribe(target, incident)),
+            201,
+        )
+        .await;
+    }
+    let remaining = |app: &TestApp| {
+        let db = app.db.clone();
+        async move {
+            let list = upstate_store::subscribers::list(&db, None, None, 100)
+                .await
+                .unwrap();
+            let mut t: Vec<String> = list.into_iter().map(|s| s.target).collect();
+            t.sort();
+            t
+        }
+    };
+    let all = remaining(&app).await;
+    assert_eq!(all.len(), 3, "{all:?}");
+    app.data(
+        Method::POST,
+        &format!("/api/v1/incidents/{a}/resolve"),
+        Some(json!({"message": "Fixed"})),
+        200,
+    )
+    .await;
+    app.advance(6 * DAY);
+    app.run_jobs().await;
+    assert_eq!(remaining(&app).await, all, "kept within the week");
+    app.advance(2 * DAY);
+    app.run_jobs().await;
+    assert_eq!(
+        remaining(&app).await,
+        ["https://a-and-b.example/hook", "https://page.example/hook"],
+        "the follower of A alone is let go"
+    );
+
+    // B deleted: its follower hears of nothing, not of the whole page.
+    app.data(
+        Method::DELETE,
+        &format!("/api/v1/incidents/{b_}"),
+        None,
+        200,
+    )
+    .await;
+    let list = app
+        .data(Method::GET, "/api/subscribers?q=a-and-b", None, 200)
+        .await;
+    assert_eq!(list[0]["scope"], "incidents");
+    assert_eq!(list[0]["incidentIds"], json!([a]), "B's row went with it");
+    app.data(Method::POST, "/api/v1/incidents", Some(open("C")), 201)
+        .await;
+    app.run_jobs().await;
+    let deliveries = |q: &'static str| {
+        let app = &app;
+        async move {
+            let id = app
+                .data(Method::GET, &format!("/api/subscribers?q={q}"), None, 200)
+                .await[0]["id"]
+                .clone();
+            app.data(
+                Method::GET,
+                &format!("/api/subscribers/{id}/deliveries"),
+                None,
+                200,
+            )
+            .await
+        }
+    };
+    let titles = |v: Value| {
+        let mut t: Vec<String> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["title"].as_str().unwrap_or("").to_string())
+            .collect();
+        t.sort();
+        t
+    };
+    assert_eq!(
+        titles(deliveries("page").await),
+        ["New incident: C", "Resolved: A"],
+        "the page subscriber hears of everything since it subscribed"
+    );
+    assert_eq!(
+        titles(deliveries("a-and-b").await),
+        ["Resolved: A"],
+        "C is not told to B's follower"
+    );
 }

@@ -323,11 +323,45 @@ pub struct Subscriber {
     pub target: String,
     /// The components chosen (empty: the whole page).
     pub component_ids: Vec<Id>,
+    /// `page`: hears of the page (or of `componentIds`); `incidents`: came
+    /// from an incident's page and hears only of `incidentIds`.
+    pub scope: SubscriberScope,
+    /// The incidents followed from their pages.
+    pub incident_ids: Vec<Id>,
     /// Email subscribers are told of changes only once they opened the
     /// link of their confirmation.
     pub verified: bool,
     pub verified_at: Option<crate::Timestamp>,
     pub created_at: crate::Timestamp,
+}
+
+/// What a subscriber hears of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum SubscriberScope {
+    Page,
+    Incidents,
+}
+
+impl SubscriberScope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SubscriberScope::Page => "page",
+            SubscriberScope::Incidents => "incidents",
+        }
+    }
+}
+
+impl std::str::FromStr for SubscriberScope {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        match s {
+            "page" => Ok(SubscriberScope::Page),
+            "incidents" => Ok(SubscriberScope::Incidents),
+            _ => Err(()),
+        }
+    }
 }
 
 /// Subscribe to a page: a visitor (no sign-in) or an operator.
@@ -344,6 +378,9 @@ pub struct SubscribeInput {
     pub target: Option<String>,
     /// Only changes of these components (empty or absent: all).
     pub component_ids: Option<Vec<Id>>,
+    /// Follow only this open incident of the page (its updates and its
+    /// resolution), as its page offers; not with `componentIds`.
+    pub incident_id: Option<Id>,
     /// Operators only: add an email subscriber without the confirmation
     /// (for lists that opted in elsewhere).
     #[serde(default)]
@@ -357,6 +394,8 @@ pub struct Subscription {
     pub kind: ChannelKind,
     pub target: String,
     pub component_ids: Vec<Id>,
+    /// The one incident followed (None: the page).
+    pub incident_id: Option<Id>,
     pub skip_confirmation: bool,
 }
 
@@ -413,6 +452,17 @@ impl SubscribeInput {
             .component_ids
             .map(|v| ids("componentIds", v, &mut e))
             .unwrap_or(Some(Vec::new()));
+        if let Some(id) = self.incident_id {
+            if id < 1 {
+                e.push("incidentId", "must be an incident's id");
+            }
+            if component_ids.as_ref().is_some_and(|c| !c.is_empty()) {
+                e.push(
+                    "componentIds",
+                    "cannot be chosen with incidentId: an incident's followers hear of that incident",
+                );
+            }
+        }
         e.into_result()?;
         match (page, kind, target, component_ids) {
             (Some(page), Some(kind), Some(target), Some(component_ids)) => Ok(Subscription {
@@ -420,6 +470,7 @@ impl SubscribeInput {
                 kind,
                 target,
                 component_ids,
+                incident_id: self.incident_id,
                 skip_confirmation: self.skip_confirmation,
             }),
             _ => Err(FieldErrors::single("body", "is incomplete")),

@@ -243,6 +243,29 @@ pub fn report(
     }
 }
 
+/// The worst status `component` had from `from` to `to` (an incident's
+/// span), by the same history as uptime; None when the history does not
+/// reach that far back (older than a year) or the component is gone.
+pub fn worst_during(
+    history: &[StatusChange],
+    component: Id,
+    from: Timestamp,
+    to: Timestamp,
+) -> Option<ComponentStatus> {
+    let own: Vec<StatusChange> = history
+        .iter()
+        .filter(|h| h.component_id == component)
+        .copied()
+        .collect();
+    // A span of no length (resolved in the same millisecond) still asks
+    // for the status in effect at that instant.
+    let to = to.max(from.plus_millis(1));
+    component_series(&own, &[(Date::MIN, from, to)], to)
+        .days
+        .first()
+        .and_then(|d| d.worst_status)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -352,5 +375,42 @@ mod tests {
         assert_eq!(page.days[0].uptime, Some(50.0));
         assert_eq!(page.days[0].worst_status, Some(MajorOutage));
         assert_eq!(page.uptime, Some(50.0));
+    }
+
+    #[test]
+    fn the_worst_status_during_a_span_counts_the_one_in_effect_at_its_start() {
+        let history = [
+            change(Degraded, "2026-03-01T00:00:00Z"),
+            change(MajorOutage, "2026-03-01T10:00:00Z"),
+            change(Operational, "2026-03-01T11:00:00Z"),
+            StatusChange {
+                component_id: 2,
+                status: PartialOutage,
+                at: at("2026-03-01T00:00:00Z"),
+            },
+        ];
+        let during = |from: &str, to: &str| worst_during(&history, 1, at(from), at(to));
+        assert_eq!(
+            during("2026-03-01T09:00:00Z", "2026-03-01T09:30:00Z"),
+            Some(Degraded)
+        );
+        assert_eq!(
+            during("2026-03-01T09:00:00Z", "2026-03-01T12:00:00Z"),
+            Some(MajorOutage)
+        );
+        assert_eq!(
+            during("2026-03-01T11:30:00Z", "2026-03-01T11:30:00Z"),
+            Some(Operational)
+        );
+        assert_eq!(during("2026-02-01T00:00:00Z", "2026-02-02T00:00:00Z"), None);
+        assert_eq!(
+            worst_during(
+                &history,
+                3,
+                at("2026-03-01T09:00:00Z"),
+                at("2026-03-02T00:00:00Z")
+            ),
+            None
+        );
     }
 }

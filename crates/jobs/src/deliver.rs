@@ -240,7 +240,13 @@ impl Sender {
             page_name: page.name.clone(),
             page_slug: page.slug.clone(),
             title: lang.t("msg.confirm_title").replace("{page}", &page.name),
-            text: lang.t("msg.confirm_text").replace("{page}", &page.name),
+            text: if r.following.is_empty() {
+                lang.t("msg.confirm_text").replace("{page}", &page.name)
+            } else {
+                lang.t("msg.confirm_follow_text")
+                    .replace("{page}", &page.name)
+                    .replace("{incident}", &r.following.join(", "))
+            },
             url: link,
             components: Vec::new(),
             subject: "subscription".into(),

@@ -97,11 +97,12 @@ async fn run(
                 .await?
                 .delivery_log_days;
             let pruned = retention::prune(db, now, days).await?;
-            if pruned.deliveries + pruned.events + pruned.checks > 0 {
+            if pruned.deliveries + pruned.events + pruned.checks + pruned.followers > 0 {
                 tracing::info!(
                     deliveries = pruned.deliveries,
                     events = pruned.events,
                     checks = pruned.checks,
+                    followers = pruned.followers,
                     days,
                     "pruned the delivery log"
                 );

@@ -96,13 +96,20 @@ pub async fn fan_out(
         .rows_affected());
         // Verified subscribers of the page: those who chose none of its
         // components, and those who chose one this notice is about (a
-        // notice about no component reaches them all).
+        // notice about no component reaches them all); and whoever follows
+        // the incident it is about from that incident's page.
         let subscriber_sql = "INSERT INTO deliveries (event_id, subscriber_id, recipient, kind, status, run_at, give_up_at, created_at) \
              SELECT $1, s.id, 'subscriber:' || s.id, $2, 'pending', $3, $4, $3 FROM subscribers s \
-             WHERE s.page_id = $5 AND s.verified_at IS NOT NULL AND ($6 OR NOT EXISTS \
+             WHERE s.page_id = $5 AND s.verified_at IS NOT NULL AND ((s.scope = 'page' AND ($6 OR NOT EXISTS \
                (SELECT 1 FROM subscriber_components sc WHERE sc.subscriber_id = s.id) OR EXISTS \
-               (SELECT 1 FROM subscriber_components sc WHERE sc.subscriber_id = s.id AND sc.component_id = $7)) \
+               (SELECT 1 FROM subscriber_components sc WHERE sc.subscriber_id = s.id AND sc.component_id = $7))) \
+               OR EXISTS (SELECT 1 FROM subscriber_incidents si WHERE si.subscriber_id = s.id AND si.incident_id = $8)) \
              ON CONFLICT (event_id, recipient) DO NOTHING";
+        let incident = if p.notice.subject == "incident" {
+            p.notice.subject_id
+        } else {
+            0
+        };
         let mut components: Vec<Option<Id>> =
             p.notice.components.iter().map(|c| Some(c.id)).collect();
         if components.is_empty() {
@@ -117,6 +124,7 @@ pub async fn fan_out(
                 .bind(p.notice.page_id)
                 .bind(component.is_none())
                 .bind(component.unwrap_or(0))
+                .bind(incident)
                 .execute(c)
                 .await?
                 .rows_affected());

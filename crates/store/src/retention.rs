@@ -5,7 +5,9 @@
 //! refers to any more. Pending deliveries, and the events they are written
 //! from, stay whatever their age: nothing acknowledged is dropped unsent.
 //! A monitor's raw checks and its minute, hour and day sums are kept as
-//! long as `Resolution::kept_ms` says. The audit log is
+//! long as `Resolution::kept_ms` says. Visitors who followed one incident
+//! are let go a week after it (and every other they followed) was resolved.
+//! The audit log is
 //! never pruned (its chain is the point).
 //!
 //! The work is one job row (`prune`, made by migration 0020) that runs
@@ -32,7 +34,13 @@ pub struct Pruned {
     pub checks: u64,
     /// Minute, hour and day sums past their keeping.
     pub stats: u64,
+    /// Incident followers whose incidents all ended a week ago or more.
+    pub followers: u64,
 }
+
+/// How long an incident's followers are kept after it is resolved (a
+/// reopened incident within it still reaches them).
+pub const FOLLOW_AFTER_MS: i64 = 7 * DAY_MS;
 
 /// Deletes what is older than `keep_days` at `now`, and moves the job to
 /// its next hour in the same transaction (its lease cleared, so the
@@ -65,6 +73,17 @@ pub async fn prune(db: &Db, now: Timestamp, keep_days: i64) -> StoreResult<Prune
     .await?
     .rows_affected());
     let stats = crate::monitor_stats::prune(&mut tx, now).await?;
+    let followers = on_tx!(&mut tx, |c| {
+        sqlx::query(
+        "DELETE FROM subscribers WHERE scope = 'incidents' AND created_at < $1 AND NOT EXISTS ( \
+             SELECT 1 FROM subscriber_incidents si JOIN incidents i ON i.id = si.incident_id \
+             WHERE si.subscriber_id = subscribers.id AND (i.resolved_at IS NULL OR i.resolved_at >= $1))"
+    )
+    .bind(now.millis() - FOLLOW_AFTER_MS)
+    .execute(c)
+    .await?
+    .rows_affected()
+    });
     on_tx!(&mut tx, |c| sqlx::query(
         "UPDATE jobs SET run_at = $1, locked_until = NULL, attempts = 0, last_error = NULL \
          WHERE dedupe_key = $2"
@@ -80,5 +99,6 @@ pub async fn prune(db: &Db, now: Timestamp, keep_days: i64) -> StoreResult<Prune
         events,
         checks,
         stats,
+        followers,
     })
 }

@@ -18,7 +18,7 @@ use crate::error::{StoreError, StoreResult};
 use crate::rows::parse_enum;
 use serde_json::json;
 use upstate_core::audit::Action;
-use upstate_core::notify::{ChannelKind, Subscriber};
+use upstate_core::notify::{ChannelKind, Subscriber, SubscriberScope};
 use upstate_core::{Id, Timestamp};
 
 /// How long an opt-in link works.
@@ -39,11 +39,12 @@ struct Row {
     target: String,
     verified_at: Option<i64>,
     created_at: i64,
+    scope: String,
 }
 
 macro_rules! cols {
     () => {
-        "id, page_id, kind, target, verified_at, created_at"
+        "id, page_id, kind, target, verified_at, created_at, scope"
     };
 }
 
@@ -58,6 +59,17 @@ async fn components_of(db: &Db, id: Id) -> StoreResult<Vec<Id>> {
     }))
 }
 
+async fn incidents_of(db: &Db, id: Id) -> StoreResult<Vec<Id>> {
+    Ok(on_db!(db, |c| {
+        sqlx::query_scalar(
+            "SELECT incident_id FROM subscriber_incidents WHERE subscriber_id = $1 ORDER BY incident_id",
+        )
+        .bind(id)
+        .fetch_all(c)
+        .await?
+    }))
+}
+
 impl Row {
     async fn into_subscriber(self, db: &Db) -> StoreResult<Subscriber> {
         Ok(Subscriber {
@@ -65,6 +77,8 @@ impl Row {
             status_page_id: self.page_id,
             kind: parse_enum("kind", &self.kind)?,
             component_ids: components_of(db, self.id).await?,
+            scope: parse_enum("scope", &self.scope)?,
+            incident_ids: incidents_of(db, self.id).await?,
             target: self.target,
             verified: self.verified_at.is_some(),
             verified_at: self.verified_at.map(Timestamp::from_millis),
@@ -113,14 +127,25 @@ pub(crate) async fn set_components(
     Ok(())
 }
 
-/// Subscribes `target` to `page` (components already checked to be the
-/// page's). `verified` skips the opt-in (webhooks, chat, operators).
+/// What a subscription is to: the page (or some of its components), or
+/// one incident followed from its page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Follows<'a> {
+    Page(&'a [Id]),
+    Incident(Id),
+}
+
+/// Subscribes `target` to `page` (components and incident already checked
+/// to be the page's). `verified` skips the opt-in (webhooks, chat,
+/// operators). Following an incident adds it to an existing subscriber's
+/// list and changes nothing else; subscribing to the page makes an
+/// incident follower a page subscriber.
 pub async fn subscribe(
     db: &Db,
     page: Id,
     kind: ChannelKind,
     target: &str,
-    components: &[Id],
+    follows: Follows<'_>,
     verified: bool,
 ) -> StoreResult<(Id, Subscribed)> {
     let now = Timestamp::now().millis();
@@ -135,35 +160,16 @@ pub async fn subscribe(
     .fetch_optional(c)
     .await?
     });
-    let (id, outcome) = match found {
-        Some((id, Some(_), _)) => {
-            set_components(&mut tx, id, components).await?;
-            (id, Subscribed::Unchanged)
-        }
-        Some((id, None, sent)) if !verified && sent.is_some_and(|s| now - s < CONFIRM_EVERY_MS) => {
-            (id, Subscribed::Unchanged)
-        }
-        Some((id, None, _)) => {
-            set_components(&mut tx, id, components).await?;
-            if verified {
-                on_tx!(&mut tx, |c| sqlx::query(
-                    "UPDATE subscribers SET verified_at = $1, confirm_token = NULL WHERE id = $2"
-                )
-                .bind(now)
-                .bind(id)
-                .execute(c)
-                .await?
-                .rows_affected());
-                (id, Subscribed::Active)
-            } else {
-                (id, Subscribed::Confirming)
-            }
-        }
-        None => {
-            let id: i64 = on_tx!(&mut tx, |c| {
-                sqlx::query_scalar(
-                "INSERT INTO subscribers (page_id, kind, target, token, verified_at, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6) RETURNING id"
+    let scope = match follows {
+        Follows::Page(_) => SubscriberScope::Page,
+        Follows::Incident(_) => SubscriberScope::Incidents,
+    };
+    let id = match found {
+        Some((id, ..)) => id,
+        None => on_tx!(&mut tx, |c| {
+            sqlx::query_scalar(
+                "INSERT INTO subscribers (page_id, kind, target, token, verified_at, created_at, scope) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
             )
             .bind(page)
             .bind(kind.as_str())
@@ -171,19 +177,54 @@ pub async fn subscribe(
             .bind(token())
             .bind(verified.then_some(now))
             .bind(now)
+            .bind(scope.as_str())
             .fetch_one(c)
             .await?
-            });
+        }),
+    };
+    match follows {
+        Follows::Page(components) => {
             set_components(&mut tx, id, components).await?;
-            (
-                id,
-                if verified {
-                    Subscribed::Active
-                } else {
-                    Subscribed::Confirming
-                },
+            on_tx!(&mut tx, |c| sqlx::query(
+                "UPDATE subscribers SET scope = 'page' WHERE id = $1"
             )
+            .bind(id)
+            .execute(c)
+            .await?
+            .rows_affected());
         }
+        Follows::Incident(incident) => {
+            on_tx!(&mut tx, |c| {
+                sqlx::query(
+                "INSERT INTO subscriber_incidents (subscriber_id, incident_id) VALUES ($1, $2) ON CONFLICT DO NOTHING"
+            )
+            .bind(id)
+            .bind(incident)
+            .execute(c)
+            .await?
+            .rows_affected()
+            });
+        }
+    }
+    let outcome = match found {
+        Some((_, Some(_), _)) => Subscribed::Unchanged,
+        Some((_, None, sent)) if !verified && sent.is_some_and(|s| now - s < CONFIRM_EVERY_MS) => {
+            Subscribed::Unchanged
+        }
+        Some((_, None, _)) if verified => {
+            on_tx!(&mut tx, |c| sqlx::query(
+                "UPDATE subscribers SET verified_at = $1, confirm_token = NULL WHERE id = $2"
+            )
+            .bind(now)
+            .bind(id)
+            .execute(c)
+            .await?
+            .rows_affected());
+            Subscribed::Active
+        }
+        Some(_) => Subscribed::Confirming,
+        None if verified => Subscribed::Active,
+        None => Subscribed::Confirming,
     };
     if outcome == Subscribed::Confirming {
         on_tx!(&mut tx, |c| {
@@ -295,10 +336,18 @@ pub async fn by_token(db: &Db, token: &str) -> StoreResult<Subscriber> {
         .await
 }
 
-/// A subscriber's own choice of components (none: the whole page).
+/// A subscriber's own choice of components (none: the whole page); an
+/// incident follower who makes one becomes a page subscriber.
 pub async fn choose(db: &Db, id: Id, components: &[Id]) -> StoreResult<()> {
     let mut tx = db.bookkeeping().await?;
     set_components(&mut tx, id, components).await?;
+    on_tx!(&mut tx, |c| sqlx::query(
+        "UPDATE subscribers SET scope = 'page' WHERE id = $1"
+    )
+    .bind(id)
+    .execute(c)
+    .await?
+    .rows_affected());
     tx.commit().await
 }
 
@@ -327,6 +376,9 @@ pub struct Reachable {
     pub verified: bool,
     /// A push subscription's keys (p256dh, auth).
     pub push_keys: Option<(String, String)>,
+    /// The titles of the incidents an incident follower follows (empty for
+    /// a page subscriber), so its confirmation says what it is for.
+    pub following: Vec<String>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -339,19 +391,33 @@ struct ReachableRow {
     verified_at: Option<i64>,
     push_p256dh: Option<String>,
     push_auth: Option<String>,
+    scope: String,
 }
 
 pub async fn reachable(db: &Db, id: Id) -> StoreResult<Option<Reachable>> {
     let row: Option<ReachableRow> = on_db!(db, |c| {
         sqlx::query_as(
-        "SELECT kind, target, token, confirm_token, page_id, verified_at, push_p256dh, push_auth FROM subscribers WHERE id = $1"
+        "SELECT kind, target, token, confirm_token, page_id, verified_at, push_p256dh, push_auth, scope FROM subscribers WHERE id = $1"
     )
     .bind(id)
     .fetch_optional(c)
     .await?
     });
+    let following: Vec<String> = match &row {
+        Some(r) if r.scope == SubscriberScope::Incidents.as_str() => on_db!(db, |c| {
+            sqlx::query_scalar(
+                "SELECT i.title FROM subscriber_incidents si JOIN incidents i ON i.id = si.incident_id \
+                 WHERE si.subscriber_id = $1 ORDER BY i.id",
+            )
+            .bind(id)
+            .fetch_all(c)
+            .await?
+        }),
+        _ => Vec::new(),
+    };
     row.map(|r| {
         Ok(Reachable {
+            following,
             kind: parse_enum("kind", &r.kind)?,
             target: r.target,
             token: r.token,

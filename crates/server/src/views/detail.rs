@@ -1,18 +1,32 @@
 //! One incident, one maintenance window, and the monthly history.
 
-use super::page::{incident_card, maintenance_card, past_incident, past_maintenance};
-use super::{View, layout};
+use super::page::{
+    incident_card, maintenance_card, past_incident, past_maintenance, subscribe_form,
+};
+use super::{View, layout, status_badge};
 use maud::{Markup, html};
 use upstate_core::comments::{AUTHOR_MAX, BODY_MAX, PublicComment};
-use upstate_core::{Incident, Maintenance};
+use upstate_core::uptime::{StatusChange, worst_during};
+use upstate_core::{Incident, IncidentStatus, Maintenance};
 use upstate_store::public::History;
 
 /// An incident's page; `comments` are its approved comments when the
-/// install offers comments (None: no comments section at all).
-pub fn incident(v: &View, i: &Incident, comments: Option<&[PublicComment]>) -> String {
+/// install offers comments (None: no comments section at all). `history`
+/// is the page's component status history; `mail` whether email can be
+/// offered to followers.
+pub fn incident(
+    v: &View,
+    i: &Incident,
+    history: &[StatusChange],
+    comments: Option<&[PublicComment]>,
+    mail: bool,
+) -> String {
     let postmortem = v.d.postmortems.iter().find(|p| p.incident == i.id);
+    let open = i.status != IncidentStatus::Resolved;
     let body = html! {
         (incident_card(v, i))
+        (affected(v, i, history))
+        @if open && v.d.page.show_subscribe { (subscribe_form(v, mail, Some(i.id))) }
         @if let Some(pm) = postmortem {
             section.card.postmortem aria-labelledby="pm-h" {
                 h2 #pm-h { (v.t("label.postmortem")) }
@@ -22,6 +36,38 @@ pub fn incident(v: &View, i: &Incident, comments: Option<&[PublicComment]>) -> S
         @if let Some(list) = comments { (comment_section(v, i, list)) }
     };
     detail(v, &i.title, body)
+}
+
+/// The components the incident touched, each with the most severe status
+/// it had from the incident's start to its end (or now), which is what a
+/// reader asks afterwards ("was it down, or only slow?").
+fn affected(v: &View, i: &Incident, history: &[StatusChange]) -> Markup {
+    let end = i.resolved_at.unwrap_or(v.now);
+    let rows: Vec<_> = i
+        .affected_components
+        .iter()
+        .filter_map(|id| v.d.components.iter().find(|c| c.id == *id))
+        .map(|c| (c, worst_during(history, c.id, i.created_at, end)))
+        .collect();
+    html! {
+        @if !rows.is_empty() {
+            section.card.affected aria-labelledby="af-h" {
+                h2 #af-h { (v.t("label.affected_components")) }
+                p.meta { (v.t("label.affected_note")) }
+                ul.affected-list {
+                    @for (c, worst) in &rows {
+                        li data-component=(c.id) {
+                            span.name { (c.name) }
+                            @match worst {
+                                Some(s) => (status_badge(v, *s)),
+                                None => span.st.s-none { (v.t("label.no_data")) },
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Visitors' comments as plain text (maud escapes them; line breaks kept by

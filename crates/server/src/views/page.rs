@@ -24,7 +24,7 @@ pub fn status_page(
         div #live data-version=(v.version) {
             (live(v, history, charts))
         }
-        @if d.page.show_subscribe { (subscribe_form(v, mail)) }
+        @if d.page.show_subscribe { (subscribe_form(v, mail, None)) }
         @if d.page.show_subscribe { (push_offer(v)) }
         @if !d.quick_links.is_empty() {
             nav.links aria-labelledby="links-h" {
@@ -58,7 +58,9 @@ fn push_offer(v: &View) -> Markup {
     }
 }
 
-fn subscribe_form(v: &View, mail: bool) -> Markup {
+/// The sign-up form of the page, or of one open incident (`following`):
+/// then it names the incident and offers no component choice.
+pub(super) fn subscribe_form(v: &View, mail: bool, following: Option<Id>) -> Markup {
     let d = v.d;
     // (value, label): email only where this install can send mail.
     let mut kinds: Vec<(&str, &str)> = Vec::new();
@@ -78,10 +80,16 @@ fn subscribe_form(v: &View, mail: bool) -> Markup {
     };
     html! {
         section.card.subscribe #subscribe aria-labelledby="sub-h" {
-            h2 #sub-h { (v.t("subscribe.title")) }
-            p { (v.t("subscribe.prompt")) }
+            @if following.is_some() {
+                h2 #sub-h { (v.t("subscribe.follow_title")) }
+                p { (v.t("subscribe.follow_prompt")) }
+            } @else {
+                h2 #sub-h { (v.t("subscribe.title")) }
+                p { (v.t("subscribe.prompt")) }
+            }
             form method="post" action=(format!("/api/subscribers?lang={}", v.lang.code())) {
                 input type="hidden" name="slug" value=(d.page.slug);
+                @if let Some(id) = following { input type="hidden" name="incidentId:int" value=(id); }
                 fieldset.kinds {
                     legend { (v.t("subscribe.by")) }
                     @for (i, (value, name)) in kinds.iter().enumerate() {
@@ -93,7 +101,7 @@ fn subscribe_form(v: &View, mail: bool) -> Markup {
                     input #sub-email type=(kind) name="target" required autocomplete=[mail.then_some("email")] aria-describedby="sub-note";
                     button type="submit" { (v.t("subscribe.submit")) }
                 }
-                @if d.components.len() > 1 {
+                @if d.components.len() > 1 && following.is_none() {
                     details {
                         summary { (v.t("subscribe.components")) }
                         ul.choices {

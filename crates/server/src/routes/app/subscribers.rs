@@ -29,11 +29,13 @@ use axum::response::{Html, IntoResponse, Response};
 use maud::html;
 use serde::Serialize;
 use std::net::SocketAddr;
-use upstate_core::notify::{ChannelKind, Delivery, PageRef, SubscribeInput, Subscriber};
+use upstate_core::notify::{
+    ChannelKind, Delivery, PageRef, SubscribeInput, Subscriber, SubscriberScope,
+};
 use upstate_core::roles::Permission;
-use upstate_core::{FieldErrors, Id};
+use upstate_core::{FieldErrors, Id, IncidentStatus};
 use upstate_store::subscribers;
-use upstate_store::{StoreError, components, deliveries, pages};
+use upstate_store::{StoreError, components, deliveries, incidents, pages};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -208,7 +210,7 @@ async fn import(
             page,
             r.kind,
             &r.target,
-            &r.component_ids,
+            subscribers::Follows::Page(&r.component_ids),
             verified,
         )
         .await?;
@@ -319,6 +321,25 @@ async fn subscribe(
                 }
             }
         }
+        if let Some(id) = sub.incident_id {
+            match incidents::get(&state.db, id).await {
+                Ok(i) if i.status_page_id == page && i.status == IncidentStatus::Resolved => {
+                    return Err(FieldErrors::single(
+                        "incidentId",
+                        "is resolved: no more updates will come (subscribe to the page instead)",
+                    )
+                    .into());
+                }
+                Ok(i) if i.status_page_id == page => {}
+                _ => {
+                    return Err(FieldErrors::single(
+                        "incidentId",
+                        format!("{id} is no incident of this page"),
+                    )
+                    .into());
+                }
+            }
+        }
         if sub.kind == ChannelKind::Email && !state.sender.has_mailer() {
             return Err(FieldErrors::single(
                 "kind",
@@ -338,16 +359,14 @@ async fn subscribe(
         }
         let verified =
             sub.kind != ChannelKind::Email || (caller.is_some() && sub.skip_confirmation);
-        let (id, outcome) = subscribers::subscribe(
-            &state.db,
-            page,
-            sub.kind,
-            &sub.target,
-            &sub.component_ids,
-            verified,
-        )
-        .await?;
-        Ok((caller, page, sub.kind, id, outcome))
+        let follows = match sub.incident_id {
+            Some(i) => subscribers::Follows::Incident(i),
+            None => subscribers::Follows::Page(&sub.component_ids),
+        };
+        let (id, _) =
+            subscribers::subscribe(&state.db, page, sub.kind, &sub.target, follows, verified)
+                .await?;
+        Ok((caller, page, sub.kind, id, sub.incident_id))
     }
     .await;
     match result {
@@ -363,7 +382,7 @@ async fn subscribe(
                 Err(e) => ApiError::from(e).into_response(),
             }
         }
-        Ok((None, page, kind, _, _)) => {
+        Ok((None, page, kind, _, incident)) => {
             let lang = form.unwrap_or(Lang::En);
             let (title, message) = match kind {
                 ChannelKind::Email => ("notice.inbox_title", "notice.inbox"),
@@ -375,7 +394,10 @@ async fn subscribe(
                     .await
                     .map(|p| p.slug)
                     .unwrap_or_default();
-                let back = format!("/s/{slug}?lang={}", lang.code());
+                let back = match incident {
+                    Some(i) => format!("/s/{slug}/incidents/{i}?lang={}", lang.code()),
+                    None => format!("/s/{slug}?lang={}", lang.code()),
+                };
                 return Html(notice_page(
                     lang,
                     lang.t(title),
@@ -521,6 +543,9 @@ struct OwnSubscription {
     component_ids: Vec<Id>,
     /// The page's components to choose from.
     components: Vec<Choice>,
+    /// The titles of the incidents followed, when only those are heard of
+    /// (a choice of components then subscribes to the page instead).
+    following: Vec<String>,
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -539,12 +564,23 @@ async fn own(state: &AppState, token: &str) -> ApiResult<OwnSubscription> {
             name: c.name,
         })
         .collect();
+    let mut following = Vec::new();
+    if s.scope == SubscriberScope::Incidents {
+        for id in &s.incident_ids {
+            match incidents::get(&state.db, *id).await {
+                Ok(i) => following.push(i.title),
+                Err(StoreError::NotFound(_)) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
     Ok(OwnSubscription {
         target: s.target,
         kind: s.kind,
         status_page_id: s.status_page_id,
         component_ids: s.component_ids,
         components,
+        following,
     })
 }
 
@@ -565,6 +601,9 @@ async fn manage_form(
     match found {
         Ok(o) if html.is_some() => {
             let form = html! {
+                @if !o.following.is_empty() {
+                    p { (lang.t("notice.following").replace("{incidents}", &o.following.join(", "))) }
+                }
                 form method="post" action=(own_link("manage", &token, lang)) {
                     fieldset {
                         legend { (lang.t("notice.tell_me")) }

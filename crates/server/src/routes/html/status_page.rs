@@ -228,7 +228,13 @@ async fn build(
                     } else {
                         None
                     };
-                    Some(views::incident(v, &i, comments.as_deref()))
+                    Some(views::incident(
+                        v,
+                        &i,
+                        snap.history(&state.db).await?,
+                        comments.as_deref(),
+                        state.sender.has_mailer(),
+                    ))
                 }
                 None => None,
             }

@@ -5,7 +5,7 @@ use super::{Frame, Input, bridge, page, when};
 use crate::form_bridge::Flash;
 use maud::{Markup, html};
 use upstate_core::StatusPage;
-use upstate_core::notify::{Delivery, DeliveryStatus, Subscriber};
+use upstate_core::notify::{Delivery, DeliveryStatus, Subscriber, SubscriberScope};
 
 fn state(s: &Subscriber) -> Markup {
     html! {
@@ -85,7 +85,16 @@ pub fn subscribers(frame: &Frame, flash: Option<&Flash>, s: &SubscribersScreen) 
                             strong { (sub.target) } " " (state(sub))
                             br; span.muted {
                                 (sub.kind.as_str()) " · " (page_name(sub.status_page_id))
-                                @match sub.component_ids.len() { 0 => { " · whole page" }, 1 => { " · 1 component" }, n => { " · " (n) " components" } }
+                                @if sub.scope == SubscriberScope::Incidents {
+                                    " · follows "
+                                    @if sub.incident_ids.is_empty() { "no incident now" }
+                                    @for (n, i) in sub.incident_ids.iter().enumerate() {
+                                        @if n > 0 { ", " }
+                                        a href=(format!("/admin/incidents/{i}")) { "incident #" (i) }
+                                    }
+                                } @else {
+                                    @match sub.component_ids.len() { 0 => { " · whole page" }, 1 => { " · 1 component" }, n => { " · " (n) " components" } }
+                                }
                                 " · since " (when(sub.created_at))
                             }
                         }
