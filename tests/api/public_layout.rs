@@ -104,8 +104,50 @@ async fn the_page_answers_first_questions_first(b: Backend) {
     assert_eq!(wider, false, "nothing wider than a phone");
     shoot(&s, &d, "operational-phone", 390, b).await;
 
-    // Five resolved incidents over the fortnight, two open, maintenance
-    // running and planned.
+    // Maintenance running and planned, nothing else.
+    let running = s
+        .post(
+            "/api/v1/maintenance",
+            json!({"title": "Backup storage migration", "statusPageId": p,
+                   "componentIds": [id(&all, "Backups")],
+                   "scheduledStartTime": at_offset_ms(-30 * 60_000),
+                   "scheduledEndTime": at_offset_ms(90 * 60_000)}),
+        )
+        .await
+        .data(201)["id"]
+        .as_i64()
+        .unwrap();
+    s.post(
+        &format!("/api/v1/maintenance/{running}/start"),
+        json!({"message": "Migration started."}),
+    )
+    .await
+    .data(200);
+    s.post(
+        "/api/v1/maintenance",
+        json!({"title": "Database upgrade to PostgreSQL 17", "statusPageId": p,
+               "componentIds": [id(&all, "Database")],
+               "scheduledStartTime": at_offset_ms(3 * DAY_MS),
+               "scheduledEndTime": at_offset_ms(3 * DAY_MS + 7_200_000)}),
+    )
+    .await
+    .data(201);
+
+    // Maintenance only: the banner says so in its own colour, the window
+    // shows with its affected component, and no incident section appears.
+    d.c().set_window_size(1280, 900).await.unwrap();
+    d.c().goto(&page).await.unwrap();
+    d.c().refresh().await.unwrap();
+    let seen = d
+        .js("return [document.querySelector('.banner').dataset.status, \
+                    document.querySelectorAll('[data-maintenance]').length, \
+                    document.querySelectorAll('.card[data-incident]').length, \
+                    document.querySelector('[data-component] .st[data-status=maintenance]') !== null]")
+        .await;
+    assert_eq!(seen, json!(["maintenance", 2, 0, true]));
+    shoot(&s, &d, "maintenance", 1280, b).await;
+
+    // Then five resolved incidents over the fortnight and two open.
     let mut resolved = Vec::new();
     for (n, (days_ago, impact, name)) in [
         (1, "minor", "Search"),
@@ -194,34 +236,6 @@ async fn the_page_answers_first_questions_first(b: Backend) {
     )
     .await
     .data(201);
-    let running = s
-        .post(
-            "/api/v1/maintenance",
-            json!({"title": "Backup storage migration", "statusPageId": p,
-                   "componentIds": [id(&all, "Backups")],
-                   "scheduledStartTime": at_offset_ms(-30 * 60_000),
-                   "scheduledEndTime": at_offset_ms(90 * 60_000)}),
-        )
-        .await
-        .data(201)["id"]
-        .as_i64()
-        .unwrap();
-    s.post(
-        &format!("/api/v1/maintenance/{running}/start"),
-        json!({"message": "Migration started."}),
-    )
-    .await
-    .data(200);
-    s.post(
-        "/api/v1/maintenance",
-        json!({"title": "Database upgrade to PostgreSQL 17", "statusPageId": p,
-               "componentIds": [id(&all, "Database")],
-               "scheduledStartTime": at_offset_ms(3 * DAY_MS),
-               "scheduledEndTime": at_offset_ms(3 * DAY_MS + 7_200_000)}),
-    )
-    .await
-    .data(201);
-
     d.c().set_window_size(1280, 900).await.unwrap();
     // Another URL than the first visit's, which the browser may keep for 30 s.
     d.c().goto(&format!("{page}?lang=en")).await.unwrap();

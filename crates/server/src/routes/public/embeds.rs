@@ -293,35 +293,17 @@ color:#1f2328;background:#fff;text-decoration:none}.w:focus-visible{outline:3px 
 .dark .w{background:#0d1117;color:#e6edf3;border-color:#30363d}\
 @media (prefers-color-scheme:dark){.auto .w{background:#0d1117;color:#e6edf3;border-color:#30363d}}";
 
-/// The embedding script: puts the widget's iframe after itself, in the
-/// host page's colours (`data-theme` on the script tag, else what the host
-/// page declares or paints: its `color-scheme`, then its background), and
-/// sizes the iframe to what the widget reports (a page name that wraps
-/// makes it taller).
+/// The embedding script (`assets/embed.js`), called with this page's
+/// widget URL and title (JSON, so no page name can break out of the string).
 fn widget_js(d: &PageData, lang: Lang, base: &str) -> String {
-    let src = format!(
-        "{base}/api/widget?page={}&lang={}",
-        d.page.slug,
-        lang.code()
-    );
-    let title = format!("{} {}", d.page.name, lang.t("page.status"));
-    let js_string = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
-    format!(
-        "(function(){{var s=document.currentScript,f=document.createElement(\"iframe\");\
-function theme(){{var t=s.getAttribute(\"data-theme\");if(t)return t;\
-var c=getComputedStyle(document.documentElement).colorScheme||\"\";\
-if(/dark/.test(c)&&!/light/.test(c))return\"dark\";if(/light/.test(c)&&!/dark/.test(c))return\"light\";\
-var b=getComputedStyle(document.body||document.documentElement).backgroundColor.match(/\\d+(\\.\\d+)?/g);\
-if(b&&(b.length<4||+b[3]>0)){{var l=(.2126*b[0]+.7152*b[1]+.0722*b[2])/255;return l<.4?\"dark\":\"light\";}}return\"auto\";}}\
-f.src={}+\"&theme=\"+theme();f.title={};f.loading=\"lazy\";\
-f.style.cssText=\"border:0;width:100%;max-width:360px;height:48px;color-scheme:normal\";\
-addEventListener(\"message\",function(e){{if(e.source===f.contentWindow&&e.data&&e.data.upstateWidget&&e.data.height>0)\
-f.style.height=Math.ceil(e.data.height)+\"px\";}});\
-s.parentNode.insertBefore(f,s.nextSibling);}})();\n",
-        js_string(&src),
-        js_string(&title)
-    )
+    let cfg = serde_json::json!({
+        "src": format!("{base}/api/widget?page={}&lang={}", d.page.slug, lang.code()),
+        "title": format!("{} {}", d.page.name, lang.t("page.status")),
+    });
+    format!("{}({cfg});\n", EMBED_JS.trim_end())
 }
+
+const EMBED_JS: &str = include_str!("../../../assets/embed.js");
 
 #[utoipa::path(get, path = "/api/widget", tag = "feeds", operation_id = "widget",
     summary = "An embeddable status widget: an iframe-able HTML fragment, or with format=js the script that embeds it",
