@@ -123,15 +123,7 @@ async fn development_mode_resets_every_limit(b: Backend) {
         .send(Method::POST, "/api/admin/reset-rate-limits", None)
         .await;
     assert_eq!(status, 403, "an editor may not");
-    let screen = reqwest::Client::new()
-        .get(format!("{}/admin/system", s.base))
-        .header("cookie", &ad.cookie)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let screen = ad.screen("/admin/system").await;
     assert!(
         screen.contains("Reset rate limits"),
         "the System screen offers it in development mode"

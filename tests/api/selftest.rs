@@ -81,15 +81,7 @@ async fn a_healthy_server_is_ready_and_passes_its_self_test(b: Backend) {
     let ad = crate::support::Browser::login(&s, "ad@example.com", "correct horse battery staple")
         .await
         .unwrap_or_else(|_| panic!("admin signs in"));
-    let html = reqwest::Client::new()
-        .get(format!("{}/admin/system", s.base))
-        .header("cookie", &ad.cookie)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = ad.screen("/admin/system").await;
     assert!(
         html.contains("Self-test") && html.contains("All passed"),
         "{html}"

@@ -1201,15 +1201,7 @@ async fn visitors_follow_one_incident_from_its_page(b: Backend) {
     );
     let own: Value = reqwest::get(&manage).await.unwrap().json().await.unwrap();
     assert_eq!(own["data"]["following"], json!(["Website slow"]));
-    let page_html = reqwest::Client::new()
-        .get(&manage)
-        .header("accept", "text/html")
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let (_, page_html) = opened(&reqwest::Client::new(), &manage, None).await;
     assert!(
         page_html.contains("You hear only of Website slow."),
         "{page_html}"
@@ -1228,15 +1220,7 @@ async fn visitors_follow_one_incident_from_its_page(b: Backend) {
     // Operators see what the webhook follower follows.
     s.db.user("ops@example.com", "admin");
     let ops = crate::support::Browser::signed_in(&s, "ops@example.com").await;
-    let admin = reqwest::Client::new()
-        .get(format!("{}/admin/subscribers", s.base))
-        .header("cookie", &ops.cookie)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let admin = ops.screen("/admin/subscribers").await;
     assert!(
         admin.contains(&format!(
             r#"follows <a href="/admin/incidents/{outage}">incident #{outage}</a>"#

@@ -726,6 +726,19 @@ impl Browser {
         }
     }
 
+    /// The HTML of an interface screen (`path`), as this person sees it.
+    pub async fn screen(&self, path: &str) -> String {
+        reqwest::Client::new()
+            .get(format!("{}{path}", self.base))
+            .header("cookie", &self.cookie)
+            .send()
+            .await
+            .expect("screen request")
+            .text()
+            .await
+            .expect("screen body")
+    }
+
     /// A request with the cookie, the CSRF token and any step-up token.
     pub async fn send(
         &self,

@@ -100,11 +100,21 @@ pub enum Subscribed {
     Unchanged,
 }
 
+/// The components a subscriber hears of (none: the whole page); a choice
+/// of the page's, so an incident follower who makes one becomes a page
+/// subscriber.
 pub(crate) async fn set_components(
     tx: &mut Bookkeeping,
     id: Id,
     components: &[Id],
 ) -> StoreResult<()> {
+    on_tx!(tx, |c| sqlx::query(
+        "UPDATE subscribers SET scope = 'page' WHERE id = $1"
+    )
+    .bind(id)
+    .execute(c)
+    .await?
+    .rows_affected());
     on_tx!(tx, |c| sqlx::query(
         "DELETE FROM subscriber_components WHERE subscriber_id = $1"
     )
@@ -183,16 +193,7 @@ pub async fn subscribe(
         }),
     };
     match follows {
-        Follows::Page(components) => {
-            set_components(&mut tx, id, components).await?;
-            on_tx!(&mut tx, |c| sqlx::query(
-                "UPDATE subscribers SET scope = 'page' WHERE id = $1"
-            )
-            .bind(id)
-            .execute(c)
-            .await?
-            .rows_affected());
-        }
+        Follows::Page(components) => set_components(&mut tx, id, components).await?,
         Follows::Incident(incident) => {
             on_tx!(&mut tx, |c| {
                 sqlx::query(
@@ -341,13 +342,6 @@ pub async fn by_token(db: &Db, token: &str) -> StoreResult<Subscriber> {
 pub async fn choose(db: &Db, id: Id, components: &[Id]) -> StoreResult<()> {
     let mut tx = db.bookkeeping().await?;
     set_components(&mut tx, id, components).await?;
-    on_tx!(&mut tx, |c| sqlx::query(
-        "UPDATE subscribers SET scope = 'page' WHERE id = $1"
-    )
-    .bind(id)
-    .execute(c)
-    .await?
-    .rows_affected());
     tx.commit().await
 }
 
