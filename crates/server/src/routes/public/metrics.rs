@@ -63,10 +63,15 @@ async fn figures(state: &AppState) -> Result<Figures, ApiError> {
             .load(std::sync::atomic::Ordering::Relaxed),
         cache: state.snapshots.figures(),
     };
+    // Each page's figures come from its snapshot (what its public reads
+    // are served from), so a scrape reads the database only for what no
+    // snapshot holds: pages, monitors, deliveries.
     for p in &pages {
-        let history =
-            upstate_store::public::status_history(db, p.id, now.plus_millis(-30 * DAY_MS)).await?;
-        for c in upstate_store::components::list(db, Some(p.id), None).await? {
+        let Some(snap) = state.snapshots.get(&p.slug).await? else {
+            continue;
+        };
+        let history = snap.history(db).await?;
+        for c in &snap.data.components {
             let mine: Vec<_> = history
                 .iter()
                 .filter(|h| h.component_id == c.id)
@@ -90,19 +95,12 @@ async fn figures(state: &AppState) -> Result<Figures, ApiError> {
             f.components
                 .push((p.slug.clone(), c.name.clone(), c.status, over(1), over(30)));
         }
-        let open = upstate_store::incidents::list(
-            db,
-            &upstate_store::incidents::IncidentFilter {
-                page_id: Some(p.id),
-                status: Some("unresolved".into()),
-                limit: i64::from(i32::MAX),
-                ..Default::default()
-            },
-        )
-        .await?
-        .iter()
-        .filter(|i| i.status != IncidentStatus::Resolved)
-        .count();
+        let open = snap
+            .data
+            .incidents
+            .iter()
+            .filter(|i| i.status != IncidentStatus::Resolved)
+            .count();
         f.incidents.push((p.slug.clone(), open));
     }
     Ok(f)
