@@ -1220,6 +1220,8 @@ async fn visitors_follow_one_incident_from_its_page(b: Backend) {
     // Operators see what the webhook follower follows.
     s.db.user("ops@example.com", "admin");
     let ops = crate::support::Browser::signed_in(&s, "ops@example.com").await;
+    let screen = ops.screen(&format!("/admin/incidents/{outage}")).await;
+    assert!(screen.contains("1 visitor follows it"), "{screen}");
     let admin = ops.screen("/admin/subscribers").await;
     assert!(
         admin.contains(&format!(

@@ -337,6 +337,20 @@ pub async fn by_token(db: &Db, token: &str) -> StoreResult<Subscriber> {
         .await
 }
 
+/// How many confirmed visitors follow `incident` from its page (and hear
+/// of nothing else), for the operator's incident screen.
+pub async fn followers(db: &Db, incident: Id) -> StoreResult<i64> {
+    Ok(on_db!(db, |c| {
+        sqlx::query_scalar(
+            "SELECT COUNT(*) FROM subscriber_incidents si JOIN subscribers s ON s.id = si.subscriber_id \
+             WHERE si.incident_id = $1 AND s.scope = 'incidents' AND s.verified_at IS NOT NULL",
+        )
+        .bind(incident)
+        .fetch_one(c)
+        .await?
+    }))
+}
+
 /// A subscriber's own choice of components (none: the whole page); an
 /// incident follower who makes one becomes a page subscriber.
 pub async fn choose(db: &Db, id: Id, components: &[Id]) -> StoreResult<()> {

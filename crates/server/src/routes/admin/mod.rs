@@ -341,6 +341,9 @@ async fn incident_detail(State(state): State<AppState>, s: Screen, PathId(id): P
     let pm = upstate_store::postmortems::get(&state.db, id)
         .await
         .map_err(fail)?;
+    let followers = upstate_store::subscribers::followers(&state.db, id)
+        .await
+        .map_err(fail)?;
     Ok(s.show(view::incident_detail(
         &s.frame("incidents"),
         s.flash(),
@@ -348,6 +351,7 @@ async fn incident_detail(State(state): State<AppState>, s: Screen, PathId(id): P
         &all,
         &comps,
         pm.as_ref(),
+        followers,
     )))
 }
 

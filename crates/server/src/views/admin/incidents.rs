@@ -209,6 +209,7 @@ pub fn incident_detail(
     pages: &[StatusPage],
     components: &[Component],
     postmortem: Option<&Postmortem>,
+    followers: i64,
 ) -> Markup {
     let back = format!("/admin/incidents/{}", i.id);
     let resolved = i.status == IncidentStatus::Resolved;
@@ -240,6 +241,11 @@ pub fn incident_detail(
             (page_name(pages, i.status_page_id)) " · " span class=(format!("pill s-{}", i.impact.as_str())) { (i.impact.as_str()) }
             " · " (i.status.as_str())
             @if !affected.is_empty() { " · affects " (affected.join(", ")) }
+            @if followers > 0 {
+                " · " span.followers title="Visitors who asked, on this incident's page, to hear of its updates" {
+                    @if followers == 1 { "1 visitor follows it" } @else { (followers) " visitors follow it" }
+                }
+            }
         }
         details.edit.card {
             summary { "Edit title and impact" }
