@@ -149,6 +149,10 @@ pub struct Snapshot {
     bodies: DashMap<String, Arc<Body>>,
     history: OnceCell<Vec<StatusChange>>,
     timed: DashMap<String, (Instant, Arc<Body>)>,
+    /// One rebuild of a clock-dependent body at a time: when one expires
+    /// under load, the other requests wait for it instead of each building
+    /// (and compressing) their own copy.
+    rebuilding: Mutex<()>,
 }
 
 impl Snapshot {
@@ -175,10 +179,32 @@ impl Snapshot {
     }
 
     /// Keeps a clock-dependent body for the TTL.
-    pub fn keep_timed(&self, key: String, body: Body) -> Arc<Body> {
+    fn keep_timed(&self, key: String, body: Body) -> Arc<Body> {
         let body = Arc::new(body);
         self.timed.insert(key, (Instant::now(), body.clone()));
         body
+    }
+
+    /// The clock-dependent body under `key`, built by `make` when missing
+    /// or older than the TTL, by one request at a time (None: `make` found
+    /// nothing to show, which is not kept).
+    pub async fn timed_or<F, Fut>(
+        &self,
+        key: String,
+        make: F,
+    ) -> Result<Option<Arc<Body>>, ApiError>
+    where
+        F: FnOnce() -> Fut,
+        Fut: std::future::Future<Output = Result<Option<Body>, ApiError>>,
+    {
+        if let Some(hit) = self.timed(&key) {
+            return Ok(Some(hit));
+        }
+        let _one = self.rebuilding.lock().await;
+        if let Some(hit) = self.timed(&key) {
+            return Ok(Some(hit));
+        }
+        Ok(make().await?.map(|b| self.keep_timed(key, b)))
     }
 
     /// The page's component status changes of the last year, loaded once per snapshot.
@@ -197,12 +223,12 @@ impl Snapshot {
         days: u32,
         make: impl FnOnce(&PageData, &[StatusChange]) -> Result<Body, ApiError>,
     ) -> Result<Arc<Body>, ApiError> {
-        let key = format!("uptime:{days}");
-        if let Some(hit) = self.timed(&key) {
-            return Ok(hit);
-        }
-        let body = make(&self.data, self.history(db).await?)?;
-        Ok(self.keep_timed(key, body))
+        let built = self
+            .timed_or(format!("uptime:{days}"), || async {
+                Ok(Some(make(&self.data, self.history(db).await?)?))
+            })
+            .await?;
+        built.ok_or_else(|| ApiError::NotFound("uptime".into()))
     }
 }
 
@@ -355,6 +381,7 @@ impl Snapshots {
             bodies: DashMap::new(),
             history: OnceCell::new(),
             timed: DashMap::new(),
+            rebuilding: Mutex::new(()),
         });
         self.by_slug.insert(slug.to_string(), snap.clone());
         Ok(Some(snap))

@@ -356,25 +356,24 @@ async fn render(
     // Links keep an explicit `?lang=`, so such a body is cached apart.
     let explicit = q.lang.as_deref().and_then(Lang::parse) == Some(lang);
     let key = format!("html:{}:{}:{}", kind.key(), lang.code(), u8::from(explicit));
-    let body = match snap.timed(&key) {
-        Some(b) => b,
-        None => {
+    let built = snap
+        .timed_or(key, || async {
             let view =
                 View::new(&snap.data, lang, snap.version, kind.path(slug)).keeping_lang(explicit);
-            match build(state, &view, &snap, &kind).await {
-                Ok(Some(html)) => snap.keep_timed(
-                    key,
-                    Body::typed(html.into_bytes(), "text/html; charset=utf-8"),
-                ),
-                Ok(None) => {
-                    return fail(
-                        headers,
-                        ApiError::NotFound(format!("nothing at {}", uri.path())),
-                    );
-                }
-                Err(e) => return fail(headers, e),
-            }
+            Ok(build(state, &view, &snap, &kind)
+                .await?
+                .map(|html| Body::typed(html.into_bytes(), "text/html; charset=utf-8")))
+        })
+        .await;
+    let body = match built {
+        Ok(Some(body)) => body,
+        Ok(None) => {
+            return fail(
+                headers,
+                ApiError::NotFound(format!("nothing at {}", uri.path())),
+            );
         }
+        Err(e) => return fail(headers, e),
     };
     let mut res = serve_page(&snap, headers, &body);
     html_headers(&mut res);
