@@ -30,7 +30,7 @@ pub const NOTIFIED_KINDS: [&str; 10] = [
     "postmortem.published",
 ];
 
-pub use crate::status::{ChannelKind, DeliveryStatus};
+pub use crate::status::{ChannelKind, DeliveryStatus, SubscriberScope};
 
 impl ChannelKind {
     /// What `target` holds for this kind, for error messages and forms.
@@ -333,35 +333,6 @@ pub struct Subscriber {
     pub verified: bool,
     pub verified_at: Option<crate::Timestamp>,
     pub created_at: crate::Timestamp,
-}
-
-/// What a subscriber hears of.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum SubscriberScope {
-    Page,
-    Incidents,
-}
-
-impl SubscriberScope {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SubscriberScope::Page => "page",
-            SubscriberScope::Incidents => "incidents",
-        }
-    }
-}
-
-impl std::str::FromStr for SubscriberScope {
-    type Err = ();
-    fn from_str(s: &str) -> Result<Self, ()> {
-        match s {
-            "page" => Ok(SubscriberScope::Page),
-            "incidents" => Ok(SubscriberScope::Incidents),
-            _ => Err(()),
-        }
-    }
 }
 
 /// Subscribe to a page: a visitor (no sign-in) or an operator.

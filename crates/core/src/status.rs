@@ -79,6 +79,15 @@ wire_enum!(
 );
 
 wire_enum!(
+    /// What a visitor's subscription hears of: the page (or its chosen
+    /// components), or only the incidents followed from their pages.
+    SubscriberScope {
+        Page => "page",
+        Incidents => "incidents",
+    }
+);
+
+wire_enum!(
     /// A delivery waits (first try or a retry), arrived, or was given up.
     DeliveryStatus {
         Pending => "pending",

@@ -331,13 +331,14 @@ async fn subscribe(
                     .into());
                 }
                 Ok(i) if i.status_page_id == page => {}
-                _ => {
+                Ok(_) | Err(StoreError::NotFound(_)) => {
                     return Err(FieldErrors::single(
                         "incidentId",
                         format!("{id} is no incident of this page"),
                     )
                     .into());
                 }
+                Err(e) => return Err(e.into()),
             }
         }
         if sub.kind == ChannelKind::Email && !state.sender.has_mailer() {
