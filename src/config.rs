@@ -81,6 +81,17 @@ pub struct Settings {
     pub api_rate_per_hour: u32,
     /// Largest request body accepted, in bytes.
     pub max_body_bytes: usize,
+    /// Connections held open at once, in all (fewer if the open-file limit
+    /// is lower); past it new clients wait in the kernel's backlog.
+    pub max_connections: usize,
+    /// Connections held open at once from one client address (trusted
+    /// proxies are exempt); the one over it is answered 429.
+    pub max_connections_per_client: usize,
+    /// Seconds a request's head may take to arrive; an idle keep-alive
+    /// connection is closed after as long.
+    pub header_timeout_secs: u64,
+    /// Seconds a whole request body may take to arrive (408 after).
+    pub body_timeout_secs: u64,
     /// `[public_rate_limits]`; as variables `UPSTATE_PUBLIC_RATE_<ROUTE>`.
     pub public_rate_limits: PublicRates,
     /// Proxies whose `X-Forwarded-For` is believed: addresses or CIDR ranges
@@ -136,6 +147,10 @@ impl Default for Settings {
             api_rate_per_minute: d.api_rate_per_minute,
             api_rate_per_hour: d.api_rate_per_hour,
             max_body_bytes: d.max_body_bytes,
+            max_connections: d.connections.max_total,
+            max_connections_per_client: d.connections.max_per_client,
+            header_timeout_secs: d.connections.header_timeout.as_secs(),
+            body_timeout_secs: d.connections.body_timeout.as_secs(),
             public_rate_limits: PublicRates::default(),
             trusted_proxies: Vec::new(),
             public_url: String::new(),
@@ -502,6 +517,13 @@ impl Config {
                     .map(|t| t.expose().trim().to_string())
                     .filter(|t| !t.is_empty())
                     .map(upstate_server::Token),
+                connections: upstate_server::ConnectionLimits {
+                    max_total: s.max_connections.max(1),
+                    max_per_client: s.max_connections_per_client.max(1),
+                    header_timeout: std::time::Duration::from_secs(s.header_timeout_secs.max(1)),
+                    body_timeout: std::time::Duration::from_secs(s.body_timeout_secs.max(1)),
+                    ..Default::default()
+                },
             },
             delivery: upstate_jobs::DeliverySettings {
                 allow: parse_ranges("outgoing_allow entry", &s.outgoing_allow)?,

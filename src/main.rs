@@ -165,7 +165,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     }
     tracing::info!(%local, backend = ?db.backend(), "listening");
     let stop = cancel.clone();
-    upstate_server::serve(listener, app, async move {
+    upstate_server::serve(listener, app, &settings, async move {
         shutdown_signal().await;
         tracing::info!("shutting down: finishing requests in flight");
         stop.cancel();

@@ -74,9 +74,12 @@ impl TestApp {
         let app = upstate_server::app(db.clone(), &settings, sender.clone(), checker.clone());
         let stop = CancellationToken::new();
         let until = stop.clone();
-        tokio::spawn(upstate_server::serve(listener, app, async move {
-            until.cancelled().await
-        }));
+        tokio::spawn(upstate_server::serve(
+            listener,
+            app,
+            &settings,
+            async move { until.cancelled().await },
+        ));
         TestApp {
             base,
             db,

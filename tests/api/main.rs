@@ -49,6 +49,7 @@ mod selftest;
 mod settings;
 mod smtp;
 mod status_html;
+mod storm;
 mod subscribers;
 mod two_factor;
 mod v2;

@@ -73,12 +73,64 @@ pub struct MonitorConfig {
     pub dns_expected: String,
 }
 
-/// One request header of an HTTP monitor.
+/// One request header of an HTTP monitor. Its value is write-only: often
+/// a credential (`Authorization: Bearer …`), so it is never audited nor
+/// returned once set; readers see `hint()` instead.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Header {
     pub name: String,
+    /// Write-only: answers and the audit log show a hint such as
+    /// `Bearer …c3t`; sending the hint back keeps the stored value.
     pub value: String,
+}
+
+/// What marks a hint; header values are visible ASCII, so no real value
+/// holds it.
+const HIDDEN: char = '…';
+
+impl Header {
+    /// What a reader may see of the value: its scheme word, if it has one
+    /// (`Bearer`, `Basic`), and its last three characters when it is long
+    /// enough that they give nothing away.
+    pub fn hint(value: &str) -> String {
+        let scheme = match value.split_once(' ') {
+            Some((word, _)) if word.len() <= 20 => format!("{word} "),
+            _ => String::new(),
+        };
+        let chars: Vec<char> = value.chars().collect();
+        let tail: String = if chars.len() >= 16 {
+            chars[chars.len() - 3..].iter().collect()
+        } else {
+            String::new()
+        };
+        format!("{scheme}{HIDDEN}{tail}")
+    }
+
+    /// This header as sent back by a reader: a hint of the stored header of
+    /// the same name stands for its stored value.
+    fn kept_from(&self, stored: &[Header]) -> Header {
+        if self.value.contains(HIDDEN)
+            && let Some(old) = stored.iter().find(|o| {
+                o.name.eq_ignore_ascii_case(&self.name) && Header::hint(&o.value) == self.value
+            })
+        {
+            return old.clone();
+        }
+        self.clone()
+    }
+}
+
+impl MonitorConfig {
+    /// The configuration as readers and the audit log see it: header values
+    /// hinted, never shown.
+    pub fn redacted(&self) -> MonitorConfig {
+        let mut c = self.clone();
+        for h in &mut c.headers {
+            h.value = Header::hint(&h.value);
+        }
+        c
+    }
 }
 
 impl Default for MonitorConfig {
@@ -203,7 +255,7 @@ impl MonitorInput {
             }
         }
         if let Some(h) = &self.headers {
-            c.headers = h.clone();
+            c.headers = h.iter().map(|h| h.kept_from(&current.headers)).collect();
         }
         if let Some(b) = &self.body {
             c.body = b.clone();
@@ -321,6 +373,9 @@ fn check(c: &MonitorConfig, e: &mut FieldErrors) {
     }
 }
 
+/// An http(s) URL as the client will read it (WHATWG rules, through the
+/// `url` crate): a port over 65535, a port that is no number or an
+/// unclosed IPv6 bracket is refused here, not stored to fail every check.
 fn http_target(t: &str) -> Result<(), String> {
     if t.is_empty() {
         return Err("is required: the URL to check".into());
@@ -328,12 +383,15 @@ fn http_target(t: &str) -> Result<(), String> {
     if t.len() > TARGET_MAX {
         return Err(format!("must be at most {TARGET_MAX} characters"));
     }
-    let rest = t
-        .strip_prefix("https://")
-        .or_else(|| t.strip_prefix("http://"))
-        .ok_or("must be an http:// or https:// URL")?;
-    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
-    if host.is_empty() || host.contains(char::is_whitespace) || host.contains('@') {
+    let lower = t.to_ascii_lowercase();
+    if !(lower.starts_with("https://") || lower.starts_with("http://")) {
+        return Err("must be an http:// or https:// URL".into());
+    }
+    let url = url::Url::parse(t).map_err(|e| format!("is not a valid URL: {e}"))?;
+    if url.host_str().is_none_or(str::is_empty)
+        || !url.username().is_empty()
+        || url.password().is_some()
+    {
         return Err("must name a host (and no user or password)".into());
     }
     Ok(())
@@ -579,6 +637,23 @@ mod tests {
             ..Default::default()
         };
         assert!(ok.apply(&base).is_ok());
+        for malformed in [
+            "http://127.0.0.1:70000/",
+            "http://example.com:abc/",
+            "https://[::1/",
+            "http://user:pw@example.com/",
+        ] {
+            let input = MonitorInput {
+                target: Some(malformed.into()),
+                ..Default::default()
+            };
+            assert!(
+                input
+                    .apply(&base)
+                    .is_err_and(|e| e.0.iter().any(|f| f.field == "target")),
+                "{malformed} is refused"
+            );
+        }
         let bad = MonitorInput {
             target: Some("ftp://x".into()),
             interval_seconds: Some(5),

@@ -206,6 +206,17 @@ impl SettingsInput {
     /// check.
     pub fn apply(self, current: &Settings, languages: &[&str]) -> Result<Settings, FieldErrors> {
         let mut e = FieldErrors::new();
+        if self.site_name.is_none()
+            && self.default_page.is_absent()
+            && self.default_language.is_absent()
+            && self.moderate_comments.is_none()
+            && self.maintenance_reminders.is_none()
+            && self.delivery_log_days.is_none()
+        {
+            // Nothing to change is a mistake, not a change to audit.
+            e.push("body", "name at least one setting to change");
+            return Err(e);
+        }
         let mut next = current.clone();
         if let Some(name) = self.site_name
             && let Some(n) = e.check("siteName", validate::name(&name))

@@ -93,6 +93,7 @@ impl Sender {
         let outgoing = Outgoing::new(
             Guard {
                 allow: settings.allow.clone(),
+                setting: "outgoing_allow",
             },
             settings.timeout,
         )?;

@@ -94,6 +94,7 @@ impl Checker {
     pub fn new(settings: &MonitorSettings) -> Result<Checker, String> {
         let guard = Guard {
             allow: settings.allow.clone(),
+            setting: "monitor_allow",
         };
         let limit = Duration::from_secs(60);
         let client = |follow: bool, verify: bool| {
@@ -216,7 +217,7 @@ impl Checker {
                 .collect();
             let Some(addr) = addrs.iter().find(|a| self.guard.permits(a.ip())) else {
                 return Err(match addrs.first() {
-                    Some(a) => refused(a.ip()),
+                    Some(a) => self.guard.refusal(a.ip()),
                     None => format!("{host} has no address"),
                 });
             };
@@ -231,13 +232,6 @@ impl Checker {
             Err(_) => Outcome::failed(None, format!("no connection within {} ms", c.timeout_ms)),
         }
     }
-}
-
-fn refused(ip: std::net::IpAddr) -> String {
-    format!(
-        "refused: {ip} is a private, loopback, link-local or reserved address \
-         (allow it with monitor_allow if this target is meant)"
-    )
 }
 
 /// Looks `c.target` up (fresh, no cache) at the configured server or the
@@ -262,7 +256,7 @@ async fn dns(c: &MonitorConfig, timeout: Duration, guard: &Guard) -> Outcome {
             Err(e) => return Outcome::failed(None, e),
         };
         if !guard.permits(addr.ip()) {
-            return Outcome::failed(None, refused(addr.ip()));
+            return Outcome::failed(None, guard.refusal(addr.ip()));
         }
         let mut server = NameServerConfig::udp_and_tcp(addr.ip());
         for conn in &mut server.connections {

@@ -23,10 +23,13 @@ const ANSWER_LIMIT: usize = 64 * 1024;
 const MAX_REDIRECTS: usize = 5;
 
 /// Which addresses may be reached.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Guard {
     /// Ranges the operator allowed although the rule forbids them.
     pub allow: Vec<IpNet>,
+    /// The setting that allows them (`outgoing_allow`, `monitor_allow`),
+    /// named in a refusal so the operator knows which one to change.
+    pub setting: &'static str,
 }
 
 fn forbidden_v4(ip: Ipv4Addr) -> bool {
@@ -64,6 +67,15 @@ fn forbidden_v6(ip: Ipv6Addr) -> bool {
         || (first == 0x0064 && ip.segments()[1] == 0xff9b)
 }
 
+impl Default for Guard {
+    fn default() -> Self {
+        Guard {
+            allow: Vec::new(),
+            setting: "outgoing_allow",
+        }
+    }
+}
+
 impl Guard {
     pub fn permits(&self, ip: IpAddr) -> bool {
         if self.allow.iter().any(|n| n.contains(&ip)) {
@@ -91,16 +103,17 @@ impl Guard {
         if self.permits(ip) {
             Ok(())
         } else {
-            Err(refusal(ip))
+            Err(self.refusal(ip))
         }
     }
-}
 
-fn refusal(ip: IpAddr) -> String {
-    format!(
-        "refused: {ip} is a private, loopback, link-local or reserved address \
-         (allow it with outgoing_allow if this target is meant)"
-    )
+    pub(crate) fn refusal(&self, ip: IpAddr) -> String {
+        format!(
+            "refused: {ip} is a private, loopback, link-local or reserved address \
+             (allow it with {} if this target is meant)",
+            self.setting
+        )
+    }
 }
 
 /// Our rule said no: retrying cannot help until the configuration changes.
@@ -150,7 +163,7 @@ impl Resolve for GuardedResolver {
             match (kept.is_empty(), all.first()) {
                 (false, _) => Ok(Box::new(kept.into_iter()) as Addrs),
                 (true, Some(first)) => {
-                    Err(Box::new(Refused(format!("{host}: {}", refusal(first.ip())))) as _)
+                    Err(Box::new(Refused(format!("{host}: {}", guard.refusal(first.ip())))) as _)
                 }
                 (true, None) => Err(format!("{host} has no address").into()),
             }
@@ -377,8 +390,15 @@ mod tests {
         }
         let allowed = Guard {
             allow: vec!["127.0.0.1/32".parse()?],
+            setting: "monitor_allow",
         };
         assert!(allowed.permits(IpAddr::V4(Ipv4Addr::LOCALHOST)));
+        assert!(
+            allowed
+                .check_url(&"http://10.0.0.1/".parse()?)
+                .is_err_and(|e| e.contains("monitor_allow")),
+            "a refusal names the setting that would allow it"
+        );
         assert!(!allowed.permits("127.0.0.2".parse()?));
         Ok(())
     }

@@ -116,7 +116,10 @@ pub async fn load(state: &AppState, id: Id) -> ApiResult<ComponentDetails> {
     .await?;
     let monitor = upstate_store::monitors::of_component(&state.db, id)
         .await?
-        .map(|m| m.under(&state.settings.public_url));
+        .map(|mut m| {
+            m.config = m.config.redacted();
+            m.under(&state.settings.public_url)
+        });
     let last_checks = match &monitor {
         Some(m) => upstate_store::monitors::checks(&state.db, m.id, 20).await?,
         None => Vec::new(),

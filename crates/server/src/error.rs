@@ -25,9 +25,23 @@ pub enum ApiError {
     PayloadTooLarge,
     UnsupportedMediaType,
     Validation(FieldErrors),
-    RateLimited { retry_after_secs: u64 },
+    RateLimited {
+        retry_after_secs: u64,
+    },
+    /// The request body did not arrive in time.
+    RequestTimeout,
+    /// The database gave up on the change for a moment's reason (a
+    /// deadlock, a busy lock, no connection free); nothing was applied and
+    /// the same request may succeed when sent again (`retry` does so a few
+    /// times before answering this).
+    Busy,
     Internal(String),
 }
+
+/// Marks a response whose request may be run again unchanged (see
+/// `ApiError::Busy`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Retryable;
 
 #[derive(Serialize)]
 struct Problem<'a> {
@@ -119,6 +133,16 @@ impl ApiError {
                 "urn:upstate:problem:rate-limited",
                 "Too many requests",
             ),
+            ApiError::RequestTimeout => (
+                StatusCode::REQUEST_TIMEOUT,
+                "urn:upstate:problem:request-timeout",
+                "Request timeout",
+            ),
+            ApiError::Busy => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "urn:upstate:problem:busy",
+                "Busy",
+            ),
             ApiError::Internal(_) => (
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "urn:upstate:problem:internal",
@@ -159,6 +183,10 @@ impl ApiError {
             }
             ApiError::RateLimited { retry_after_secs } => {
                 format!("rate limit exceeded; retry in {retry_after_secs} s")
+            }
+            ApiError::RequestTimeout => "the request body did not arrive in time".into(),
+            ApiError::Busy => {
+                "the database is busy; nothing was applied, send the request again".into()
             }
             ApiError::Internal(_) => {
                 "something went wrong on our side; the request was not applied".into()
@@ -216,6 +244,10 @@ impl IntoResponse for ApiError {
             ApiError::RateLimited { retry_after_secs } => {
                 h.insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
             }
+            ApiError::Busy => {
+                h.insert(header::RETRY_AFTER, HeaderValue::from(1));
+                res.extensions_mut().insert(Retryable);
+            }
             _ => {}
         }
         res
@@ -253,6 +285,10 @@ impl From<StoreError> for ApiError {
             StoreError::Transition(t) => ApiError::Conflict(t.to_string()),
             StoreError::InvalidReference { field, message } => ApiError::validation(field, message),
             StoreError::Invalid(fields) => fields.into(),
+            other if other.is_retryable() => {
+                tracing::warn!(cause = %other, "database busy; the request may be retried");
+                ApiError::Busy
+            }
             other => internal(&other),
         }
     }

@@ -47,27 +47,46 @@ async fn raw_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, Api
     })
 }
 
-/// Syntax errors are 400; well-formed JSON of the wrong shape is 422 naming
-/// every field that did not fit (not only the first serde stops at).
+/// How deep a body's arrays and objects may nest. Ours nest three deep at
+/// most; serde skips unknown fields without a depth limit of its own.
+const MAX_DEPTH: usize = 32;
+
+/// The one strict reading of every JSON body: exactly one JSON object and
+/// nothing after it (400), nested at most `MAX_DEPTH` deep (400), no NUL
+/// character in any string or key (422: PostgreSQL cannot store one, and no
+/// text of ours needs it). A number with no fraction (`1.0`) counts as the
+/// integer it is, as JSON Schema says. Well-formed JSON of the wrong shape
+/// is 422 naming every field that did not fit (not only the first serde
+/// stops at).
 fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    let de = &mut serde_json::Deserializer::from_slice(bytes);
-    let err = match serde_path_to_error::deserialize(de) {
-        Ok(t) => return Ok(t),
-        Err(err) => err,
-    };
-    if err.inner().classify() != serde_json::error::Category::Data {
-        return Err(ApiError::BadRequest(format!(
-            "malformed JSON: {}",
-            err.into_inner()
-        )));
-    }
-    let Ok(serde_json::Value::Object(mut fields)) =
-        serde_json::from_slice::<serde_json::Value>(bytes)
-    else {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value = serde::Deserialize::deserialize(&mut de)
+        .and_then(|v: serde_json::Value| de.end().map(|()| v))
+        .map_err(|e| ApiError::BadRequest(format!("malformed JSON: {e}")))?;
+    let serde_json::Value::Object(mut fields) = value else {
         return Err(ApiError::Validation(FieldErrors::single(
             "body",
             "must be a JSON object",
         )));
+    };
+    let mut nul = None;
+    for (key, v) in fields.iter_mut() {
+        if let Err(e) = tidy(v, 1) {
+            return Err(ApiError::BadRequest(format!("malformed JSON: {e}")));
+        }
+        if key.contains('\0') || holds_nul(v) {
+            nul.get_or_insert_with(|| key.clone());
+        }
+    }
+    if let Some(field) = nul {
+        return Err(ApiError::Validation(FieldErrors::single(
+            &field,
+            "must not contain a NUL character",
+        )));
+    }
+    let err = match serde_path_to_error::deserialize(&serde_json::Value::Object(fields.clone())) {
+        Ok(t) => return Ok(t),
+        Err(err) => err,
     };
     // Each round names one bad field and sets it aside, until the rest fits
     // or what is left to report is only the absence of a field set aside.
@@ -97,6 +116,40 @@ fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         }
     }
     Err(ApiError::Validation(errors))
+}
+
+/// Checks nesting depth and turns whole numbers written with a fraction
+/// (`1.0`) into integers.
+fn tidy(v: &mut serde_json::Value, depth: usize) -> Result<(), String> {
+    use serde_json::Value;
+    match v {
+        Value::Array(_) | Value::Object(_) if depth >= MAX_DEPTH => {
+            Err(format!("nested deeper than {MAX_DEPTH} levels"))
+        }
+        Value::Array(items) => items.iter_mut().try_for_each(|i| tidy(i, depth + 1)),
+        Value::Object(map) => map.values_mut().try_for_each(|i| tidy(i, depth + 1)),
+        Value::Number(n) => {
+            if let Some(f) = n.as_f64().filter(|_| n.is_f64())
+                && f.fract() == 0.0
+                && f.abs() < 9.0e15
+            {
+                *v = Value::from(f as i64);
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Whether a NUL character is in any string or key inside `v`.
+fn holds_nul(v: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => s.contains('\0'),
+        Value::Array(items) => items.iter().any(holds_nul),
+        Value::Object(map) => map.iter().any(|(k, v)| k.contains('\0') || holds_nul(v)),
+        _ => false,
+    }
 }
 
 /// serde's messages end with " at line L column C", noise next to a field name.

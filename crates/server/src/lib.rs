@@ -10,12 +10,15 @@ mod form_bridge;
 mod guard;
 pub mod i18n;
 pub mod key_auth;
+mod listen;
 mod openapi;
 mod page_gate;
 mod password;
 mod public_reads;
 pub mod rate_limit;
+mod request_gate;
 mod respond;
+mod retry;
 mod routes;
 mod security_headers;
 mod selftest;
@@ -30,9 +33,7 @@ mod views;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderValue, header};
-use axum::serve::ListenerExt;
 use std::future::Future;
-use std::net::SocketAddr;
 use tokio::net::TcpListener;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
@@ -44,6 +45,7 @@ pub use password::hash_blocking as hash_password;
 /// (event streams) end and graceful shutdown does not wait on them.
 pub(crate) static SHUTDOWN: std::sync::LazyLock<tokio_util::sync::CancellationToken> =
     std::sync::LazyLock::new(tokio_util::sync::CancellationToken::new);
+pub use listen::ConnectionLimits;
 pub use public_reads::PublicLimits;
 pub use state::AppState;
 
@@ -67,6 +69,8 @@ pub struct ServerSettings {
     pub dev: bool,
     /// The bearer token `/api/metrics` asks for, when set.
     pub metrics_token: Option<Token>,
+    /// How many connections, and how slow, the server accepts.
+    pub connections: ConnectionLimits,
 }
 
 /// A secret from configuration; its Debug (the start-up log) hides it.
@@ -92,6 +96,7 @@ impl Default for ServerSettings {
             default_page: None,
             dev: false,
             metrics_token: None,
+            connections: ConnectionLimits::default(),
         }
     }
 }
@@ -156,6 +161,7 @@ pub fn app(
         .merge(openapi::routes(openapi::finish(doc)))
         .merge(managed)
         .fallback(routes::not_found)
+        .layer(axum::middleware::from_fn(retry::when_busy))
         .layer(axum::middleware::from_fn_with_state(
             telemetry,
             telemetry::count,
@@ -163,28 +169,27 @@ pub fn app(
 }
 
 /// Serves until `shutdown` resolves, then stops accepting and lets requests
-/// in flight finish before returning.
-pub async fn serve(
+/// in flight finish before returning. Every request passes `request_gate`
+/// first, then the form bridge, then the router.
+pub fn serve(
     listener: TcpListener,
     app: Router,
+    settings: &ServerSettings,
     shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    // Small JSON answers go out at once instead of waiting on Nagle's algorithm.
-    let listener = connection::ProblemListener(listener).tap_io(|conn| {
-        if let Err(e) = conn.stream().set_nodelay(true) {
-            tracing::debug!(error = %e, "could not set TCP_NODELAY");
-        }
+) -> impl Future<Output = std::io::Result<()>> + Send + 'static {
+    let gate = std::sync::Arc::new(request_gate::Gate {
+        max_body_bytes: settings.max_body_bytes,
+        body_timeout: settings.connections.body_timeout,
     });
-    let shutdown = async move {
-        shutdown.await;
-        SHUTDOWN.cancel();
-    };
-    axum::serve(
+    let gated = tower::Layer::layer(
+        &axum::middleware::from_fn_with_state(gate, request_gate::check),
+        form_bridge::Bridged(app),
+    );
+    listen::serve(
         listener,
-        axum::ServiceExt::<axum::extract::Request>::into_make_service_with_connect_info::<SocketAddr>(
-            form_bridge::Bridged(app),
-        ),
+        gated,
+        settings.connections.clone(),
+        settings.trusted_proxies.clone(),
+        shutdown,
     )
-    .with_graceful_shutdown(shutdown)
-    .await
 }

@@ -20,10 +20,33 @@ pub enum Backend {
 /// Pools on the live backend. SQLite gets a separate single-connection writer
 /// pool: SQLite admits one writer at a time anyway, and queueing writers in
 /// the pool (instead of in SQLite's busy handler) keeps write latency fair.
+/// PostgreSQL writers take turns too (`WriterTurn`).
 #[derive(Clone, Debug)]
 pub enum Pools {
     Sqlite { read: SqlitePool, write: SqlitePool },
-    Postgres(PgPool),
+    Postgres { pool: PgPool, turn: WriterTurn },
+}
+
+/// PostgreSQL's writers take one turn at a time, as SQLite's do, in every
+/// instance on the database: every write transaction first waits for this
+/// process's turn (so waiting writers hold no pooled connection the readers
+/// need), then takes one transaction-scoped advisory lock (the turn across
+/// instances). Every write appends to the one audit chain and most stamp
+/// their page, so they serialise at some point anyway; taking the turn
+/// first, before any row lock, is what makes that point a queue instead of
+/// a deadlock (two writers each holding a row the other needs: a page's
+/// `updated_at` and `audit_head`, or two components moved in opposite
+/// order). The lock goes with the commit or rollback.
+#[derive(Clone, Debug, Default)]
+pub struct WriterTurn(Arc<tokio::sync::Mutex<()>>);
+
+/// The advisory lock key of the writers' turn ("Upst" in ASCII).
+pub(crate) const WRITER_LOCK: i64 = 0x5570_7374;
+
+impl WriterTurn {
+    async fn take(&self) -> tokio::sync::OwnedMutexGuard<()> {
+        self.0.clone().lock_owned().await
+    }
 }
 
 /// The database, and the record of which pages changed.
@@ -35,7 +58,11 @@ pub struct Db {
 
 pub(crate) enum TxInner {
     Sqlite(Transaction<'static, Sqlite>),
-    Postgres(Transaction<'static, Postgres>),
+    /// The transaction, and this process's writer turn, held until it ends.
+    Postgres(
+        Transaction<'static, Postgres>,
+        tokio::sync::OwnedMutexGuard<()>,
+    ),
 }
 
 /// One open change of record: who makes it (`ctx`), the change events it
@@ -68,7 +95,7 @@ macro_rules! on_db {
                 let $c = read;
                 $body
             }
-            $crate::db::Pools::Postgres(pool) => {
+            $crate::db::Pools::Postgres { pool, .. } => {
                 let $c = pool;
                 $body
             }
@@ -84,7 +111,7 @@ macro_rules! on_tx {
                 let $c = &mut **t;
                 $body
             }
-            $crate::db::TxInner::Postgres(t) => {
+            $crate::db::TxInner::Postgres(t, _) => {
                 let $c = &mut **t;
                 $body
             }
@@ -103,7 +130,7 @@ macro_rules! locked {
                 let $q = $sql;
                 $body
             }
-            $crate::db::TxInner::Postgres(t) => {
+            $crate::db::TxInner::Postgres(t, _) => {
                 let $c = &mut **t;
                 let $q = concat!($sql, " FOR UPDATE");
                 $body
@@ -147,7 +174,7 @@ impl Db {
     pub fn backend(&self) -> Backend {
         match self.pools {
             Pools::Sqlite { .. } => Backend::Sqlite,
-            Pools::Postgres(_) => Backend::Postgres,
+            Pools::Postgres { .. } => Backend::Postgres,
         }
     }
 
@@ -155,19 +182,28 @@ impl Db {
     pub async fn migrate(&self) -> StoreResult<()> {
         match &self.pools {
             Pools::Sqlite { write, .. } => crate::sqlite::migrate(write).await,
-            Pools::Postgres(pool) => crate::postgres::migrate(pool).await,
+            Pools::Postgres { pool, .. } => crate::postgres::migrate(pool).await,
         }
     }
 
-    /// Opens a write transaction on the live backend. SQLite's is
-    /// `BEGIN IMMEDIATE` so a read-then-write transaction never fails to
-    /// upgrade its lock.
+    /// Opens a write transaction on the live backend, in the writers' turn:
+    /// SQLite's is `BEGIN IMMEDIATE` on its one writer connection (so a
+    /// read-then-write transaction never fails to upgrade its lock);
+    /// PostgreSQL's waits for `WriterTurn`.
     async fn begin_inner(&self) -> StoreResult<TxInner> {
         Ok(match &self.pools {
             Pools::Sqlite { write, .. } => {
                 TxInner::Sqlite(write.begin_with(crate::sqlite::BEGIN).await?)
             }
-            Pools::Postgres(pool) => TxInner::Postgres(pool.begin().await?),
+            Pools::Postgres { pool, turn } => {
+                let held = turn.take().await;
+                let mut t = pool.begin().await?;
+                sqlx::query("SELECT pg_advisory_xact_lock($1)")
+                    .bind(WRITER_LOCK)
+                    .execute(&mut *t)
+                    .await?;
+                TxInner::Postgres(t, held)
+            }
         })
     }
 
@@ -221,7 +257,7 @@ impl Db {
     /// process ends, bumping page versions; a no-op on SQLite, where this
     /// process is the only writer of pages.
     pub async fn follow_changes(&self) {
-        if let Pools::Postgres(pool) = &self.pools {
+        if let Pools::Postgres { pool, .. } = &self.pools {
             crate::postgres::follow(pool, &self.changes).await;
         }
     }
@@ -237,7 +273,7 @@ impl Db {
                 .fetch_one(read)
                 .await?
             }
-            Pools::Postgres(pool) => {
+            Pools::Postgres { pool, .. } => {
                 sqlx::query_scalar("SELECT pg_database_size(current_database())")
                     .fetch_one(pool)
                     .await?
@@ -253,7 +289,7 @@ impl Db {
                 ("read", read.size(), read.num_idle()),
                 ("write", write.size(), write.num_idle()),
             ],
-            Pools::Postgres(pool) => vec![("main", pool.size(), pool.num_idle())],
+            Pools::Postgres { pool, .. } => vec![("main", pool.size(), pool.num_idle())],
         }
     }
 
@@ -264,7 +300,7 @@ impl Db {
                 read.close().await;
                 write.close().await;
             }
-            Pools::Postgres(pool) => pool.close().await,
+            Pools::Postgres { pool, .. } => pool.close().await,
         }
     }
 }
@@ -332,14 +368,14 @@ impl Tx {
             )
             .await?;
         }
-        if let (TxInner::Postgres(t), false) = (&mut self.inner, self.events.is_empty()) {
+        if let (TxInner::Postgres(t, _), false) = (&mut self.inner, self.events.is_empty()) {
             let ids: Vec<i64> = self.events.iter().map(|(id, _)| *id).collect();
             let payload = self.changes.payload(&ids);
             crate::postgres::notify(t, CHANNEL, &payload).await?;
         }
         match self.inner {
             TxInner::Sqlite(t) => t.commit().await?,
-            TxInner::Postgres(t) => t.commit().await?,
+            TxInner::Postgres(t, _turn) => t.commit().await?,
         }
         let events: Vec<Event> = self.events.into_iter().map(|(_, e)| e).collect();
         self.changes.committed(events);
@@ -354,7 +390,7 @@ impl Bookkeeping {
     pub async fn commit(self) -> StoreResult<()> {
         match self.inner {
             TxInner::Sqlite(t) => t.commit().await?,
-            TxInner::Postgres(t) => t.commit().await?,
+            TxInner::Postgres(t, _turn) => t.commit().await?,
         }
         Ok(())
     }

@@ -38,6 +38,29 @@ impl StoreError {
         }
     }
 
+    /// Whether the database gave up on the transaction for reasons that may
+    /// be gone a moment later, with nothing of it applied: PostgreSQL's
+    /// deadlock (40P01) and serialization failure (40001), SQLite's busy
+    /// and locked, or no pooled connection free in time. The same request
+    /// may then be run again.
+    pub fn is_retryable(&self) -> bool {
+        use sqlx::error::DatabaseError as _;
+        match self {
+            StoreError::Database(sqlx::Error::Database(db)) => {
+                matches!(db.code().as_deref(), Some("40P01" | "40001"))
+                    || matches!(
+                        db.try_downcast_ref::<sqlx::sqlite::SqliteError>()
+                            .and_then(|e| e.code())
+                            .as_deref(),
+                        // SQLITE_BUSY, SQLITE_LOCKED and their extended codes.
+                        Some(c) if c.parse::<i32>().is_ok_and(|n| matches!(n & 0xff, 5 | 6))
+                    )
+            }
+            StoreError::Database(sqlx::Error::PoolTimedOut) => true,
+            _ => false,
+        }
+    }
+
     /// Maps a unique-constraint violation onto a Conflict with a useful text.
     pub(crate) fn unique(err: sqlx::Error, message: &str) -> Self {
         match &err {

@@ -23,7 +23,7 @@ impl Migrations {
 pub async fn migrations(db: &Db) -> StoreResult<Migrations> {
     let migrator = match &db.pools {
         Pools::Sqlite { .. } => &crate::sqlite::MIGRATOR,
-        Pools::Postgres(_) => &crate::postgres::MIGRATOR,
+        Pools::Postgres { .. } => &crate::postgres::MIGRATOR,
     };
     let expected = migrator.iter().map(|m| m.version).max().unwrap_or(0);
     let applied: Option<i64> = on_db!(db, |c| sqlx::query_scalar(

@@ -292,13 +292,25 @@ fn moved(
 }
 
 pub async fn create(db: &Db, ctx: &AuditCtx, new: NewIncident) -> StoreResult<Incident> {
-    let now = Timestamp::now();
     let mut tx = db.begin_as(ctx).await?;
-    pages::require_in(&mut tx, new.status_page_id, "statusPageId").await?;
-    require_movable(&mut tx, &new.component_statuses, new.status_page_id).await?;
-    components::require_all_on_page(&mut tx, &new.component_ids, new.status_page_id).await?;
+    let (id, audited) = create_in(&mut tx, new, Timestamp::now()).await?;
+    tx.commit(audited).await?;
+    get(db, id).await
+}
+
+/// Creates an incident inside a transaction that may hold more of the same
+/// change (a monitor's move of its component and the incident it opens
+/// commit together, or neither does).
+pub(crate) async fn create_in(
+    tx: &mut Tx,
+    new: NewIncident,
+    now: Timestamp,
+) -> StoreResult<(Id, crate::audit::Audited)> {
+    pages::require_in(tx, new.status_page_id, "statusPageId").await?;
+    require_movable(tx, &new.component_statuses, new.status_page_id).await?;
+    components::require_all_on_page(tx, &new.component_ids, new.status_page_id).await?;
     let resolved_at = (new.status == IncidentStatus::Resolved).then_some(now.millis());
-    let id: i64 = on_tx!(&mut tx, |c| {
+    let id: i64 = on_tx!(tx, |c| {
         sqlx::query_scalar(
         "INSERT INTO incidents (page_id, title, status, impact, created_at, updated_at, resolved_at) VALUES ($1, $2, $3, $4, $5, $5, $6) RETURNING id"
     )
@@ -311,16 +323,9 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewIncident) -> StoreResult<In
     .fetch_one(c)
     .await?
     });
-    add_update(&mut tx, id, new.status, &new.message, now).await?;
-    set_components(&mut tx, id, &new.component_ids).await?;
-    move_components(
-        &mut tx,
-        id,
-        new.status_page_id,
-        &new.component_statuses,
-        now,
-    )
-    .await?;
+    add_update(tx, id, new.status, &new.message, now).await?;
+    set_components(tx, id, &new.component_ids).await?;
+    move_components(tx, id, new.status_page_id, &new.component_statuses, now).await?;
     let summary = json!({ "title": &new.title, "status": new.status, "impact": new.impact, "statusPageId": new.status_page_id, "componentIds": &new.component_ids, "componentStatuses": &new.component_statuses, "message": &new.message });
     let audited = tx
         .audit(Action::IncidentCreate, "incident", Some(id), summary)
@@ -332,8 +337,7 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewIncident) -> StoreResult<In
         impact: new.impact,
     })
     .await?;
-    tx.commit(audited).await?;
-    get(db, id).await
+    Ok((id, audited))
 }
 
 pub async fn update(
@@ -464,18 +468,30 @@ pub async fn resolve(
     db: &Db,
     ctx: &AuditCtx,
     id: Id,
-    (message, changes): (String, Vec<ComponentStatusChange>),
+    resolution: (String, Vec<ComponentStatusChange>),
 ) -> StoreResult<Incident> {
-    let now = Timestamp::now();
     let mut tx = db.begin_as(ctx).await?;
-    let current = lock(&mut tx, id).await?.into_incident(vec![], vec![])?;
+    let audited = resolve_in(&mut tx, id, resolution, Timestamp::now()).await?;
+    tx.commit(audited).await?;
+    get(db, id).await
+}
+
+/// Resolves an incident inside a transaction that may hold more of the same
+/// change (see `create_in`).
+pub(crate) async fn resolve_in(
+    tx: &mut Tx,
+    id: Id,
+    (message, changes): (String, Vec<ComponentStatusChange>),
+    now: Timestamp,
+) -> StoreResult<crate::audit::Audited> {
+    let current = lock(tx, id).await?.into_incident(vec![], vec![])?;
     if current.status == IncidentStatus::Resolved {
         return Err(StoreError::Conflict(
             "the incident is already resolved".into(),
         ));
     }
     write_state(
-        &mut tx,
+        tx,
         id,
         &current.title,
         IncidentStatus::Resolved,
@@ -484,8 +500,8 @@ pub async fn resolve(
         now,
     )
     .await?;
-    add_update(&mut tx, id, IncidentStatus::Resolved, &message, now).await?;
-    move_components(&mut tx, id, current.status_page_id, &changes, now).await?;
+    add_update(tx, id, IncidentStatus::Resolved, &message, now).await?;
+    move_components(tx, id, current.status_page_id, &changes, now).await?;
     let audited = tx
         .audit(
             Action::IncidentResolve,
@@ -499,8 +515,7 @@ pub async fn resolve(
         incident: id,
     })
     .await?;
-    tx.commit(audited).await?;
-    get(db, id).await
+    Ok(audited)
 }
 
 pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {

@@ -53,7 +53,7 @@ impl Tx {
         .await?
         .rows_affected()
         });
-        if let TxInner::Postgres(t) = &mut self.inner {
+        if let TxInner::Postgres(t, _) = &mut self.inner {
             crate::postgres::notify(t, CHANNEL, "").await?;
         }
         self.scheduled_jobs = true;
@@ -92,7 +92,7 @@ where
     let mut tx = db.bookkeeping().await?;
     let until = now.millis() + lease_ms;
     let rows: Vec<T> = match &mut tx.inner {
-        TxInner::Postgres(t) => {
+        TxInner::Postgres(t, _) => {
             sqlx::query_as(postgres)
                 .bind(until)
                 .bind(now.millis())

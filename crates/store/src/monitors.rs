@@ -207,7 +207,7 @@ pub async fn create(
             Action::MonitorCreate,
             "monitor",
             Some(id),
-            json!({ "componentId": component, "config": c }),
+            json!({ "componentId": component, "config": c.redacted() }),
         )
         .await?;
     tx.commit(audited).await?;
@@ -282,7 +282,7 @@ pub async fn update(
             Action::MonitorUpdate,
             "monitor",
             Some(id),
-            json!({ "componentId": current.monitor.component_id, "config": c, "manual": manual }),
+            json!({ "componentId": current.monitor.component_id, "config": c.redacted(), "manual": manual }),
         )
         .await?;
     tx.commit(audited).await?;
@@ -413,24 +413,28 @@ pub async fn record(
         follow_verdict(&mut tx, m.monitor.component_id, verdict.state, r.at).await?
     };
     let moved_to = moved.map(|(_, to)| to);
-    match moved {
-        Some((from, to)) => {
-            let audited = tx
-                .audit(
-                    Action::MonitorStatus,
-                    "component",
-                    Some(m.monitor.component_id),
-                    json!({ "monitorId": id, "from": from, "to": to, "state": verdict.state,
-                            "error": r.error, "latencyMs": r.latency_ms }),
-                )
-                .await?;
-            tx.commit(audited).await?;
-        }
-        None => tx.commit(crate::audit::Audited::bookkeeping()).await?,
+    let mut audited = match moved {
+        Some((from, to)) => Some(
+            tx.audit(
+                Action::MonitorStatus,
+                "component",
+                Some(m.monitor.component_id),
+                json!({ "monitorId": id, "from": from, "to": to, "state": verdict.state,
+                        "error": r.error, "latencyMs": r.latency_ms }),
+            )
+            .await?,
+        ),
+        None => None,
+    };
+    // The incident a move calls for commits with the move, or neither does:
+    // no down component without its incident after a crash.
+    if m.monitor.config.open_incident
+        && let Some(a) = follow_up(db, &mut tx, &m.monitor, moved_to, r.at).await?
+    {
+        audited.get_or_insert(a);
     }
-    if m.monitor.config.open_incident {
-        follow_up(db, &m.monitor, moved_to).await?;
-    }
+    tx.commit(audited.unwrap_or_else(crate::audit::Audited::bookkeeping))
+        .await?;
     Ok(Some(Recorded { verdict, moved }))
 }
 
@@ -438,9 +442,15 @@ pub async fn record(
 /// (unless it has one open), resolved when the component recovers. In the
 /// install's language, saying nothing of the target (an internal address
 /// is nobody's business on a public page). An incident someone resolved or
-/// deleted by hand is left as it is.
-async fn follow_up(db: &Db, m: &Monitor, moved_to: Option<ComponentStatus>) -> StoreResult<()> {
-    let ctx = AuditCtx::of(Actor::system("monitor"));
+/// deleted by hand is left as it is. Runs in the check's transaction;
+/// returns the audit proof when it changed an incident.
+async fn follow_up(
+    db: &Db,
+    tx: &mut Tx,
+    m: &Monitor,
+    moved_to: Option<ComponentStatus>,
+    at: Timestamp,
+) -> StoreResult<Option<crate::audit::Audited>> {
     let lang = crate::settings::settings(db)
         .await?
         .default_language
@@ -451,9 +461,8 @@ async fn follow_up(db: &Db, m: &Monitor, moved_to: Option<ComponentStatus>) -> S
     let say = |key: &str| lang.t(key).replace("{name}", &component.name);
     match (moved_to, m.incident_id) {
         (Some(ComponentStatus::MajorOutage), None) => {
-            let incident = crate::incidents::create(
-                db,
-                &ctx,
+            let (incident, audited) = crate::incidents::create_in(
+                tx,
                 NewIncident {
                     title: say("monitor.incident_title"),
                     status: IncidentStatus::Investigating,
@@ -463,25 +472,30 @@ async fn follow_up(db: &Db, m: &Monitor, moved_to: Option<ComponentStatus>) -> S
                     component_ids: vec![component.id],
                     component_statuses: Vec::new(),
                 },
+                at,
             )
             .await?;
-            set_incident(db, m.id, Some(incident.id)).await
+            set_incident(tx, m.id, Some(incident)).await?;
+            Ok(Some(audited))
         }
         (Some(ComponentStatus::Operational), Some(incident)) => {
             let done = (say("monitor.recovered"), Vec::new());
-            match crate::incidents::resolve(db, &ctx, incident, done).await {
-                Ok(_) | Err(StoreError::Conflict(_) | StoreError::NotFound(_)) => {}
+            let audited = match crate::incidents::resolve_in(tx, incident, done, at).await {
+                Ok(a) => Some(a),
+                // Resolved or deleted by hand meanwhile: nothing to do (no
+                // statement failed, so the transaction goes on).
+                Err(StoreError::Conflict(_) | StoreError::NotFound(_)) => None,
                 Err(e) => return Err(e),
-            }
-            set_incident(db, m.id, None).await
+            };
+            set_incident(tx, m.id, None).await?;
+            Ok(audited)
         }
-        _ => Ok(()),
+        _ => Ok(None),
     }
 }
 
-async fn set_incident(db: &Db, id: Id, incident: Option<Id>) -> StoreResult<()> {
-    let mut tx = db.bookkeeping().await?;
-    on_tx!(&mut tx, |c| sqlx::query(
+async fn set_incident(tx: &mut Tx, id: Id, incident: Option<Id>) -> StoreResult<()> {
+    on_tx!(tx, |c| sqlx::query(
         "UPDATE monitors SET incident_id = $1 WHERE id = $2"
     )
     .bind(incident)
@@ -489,7 +503,7 @@ async fn set_incident(db: &Db, id: Id, incident: Option<Id>) -> StoreResult<()> 
     .execute(c)
     .await?
     .rows_affected());
-    tx.commit().await
+    Ok(())
 }
 
 /// Moves the component to what `state` calls for, unless the verdict has no

@@ -38,7 +38,10 @@ pub(crate) async fn connect(url: &str) -> StoreResult<Pools> {
         .acquire_timeout(Duration::from_secs(10))
         .connect_with(opts)
         .await?;
-    Ok(Pools::Postgres(pool))
+    Ok(Pools::Postgres {
+        pool,
+        turn: Default::default(),
+    })
 }
 
 /// The migrations this build carries (run at start, compared by readiness).

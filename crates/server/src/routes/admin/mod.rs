@@ -733,10 +733,11 @@ async fn monitors_screen(State(state): State<AppState>, s: Screen) -> Page {
 }
 
 async fn monitor_screen(State(state): State<AppState>, s: Screen, PathId(id): PathId) -> Page {
-    let m = upstate_store::monitors::get(&state.db, id)
+    let mut m = upstate_store::monitors::get(&state.db, id)
         .await
         .map_err(fail)?
         .under(&state.settings.public_url);
+    m.config = m.config.redacted();
     let component = components::get(&state.db, m.component_id)
         .await
         .map_err(fail)?;

@@ -26,7 +26,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(beat_get, beat_post))
 }
 
-fn shown(state: &AppState, m: Monitor) -> Monitor {
+/// A monitor as it leaves: its heartbeat URL in full, header values hinted.
+fn shown(state: &AppState, mut m: Monitor) -> Monitor {
+    m.config = m.config.redacted();
     m.under(&state.settings.public_url)
 }
 

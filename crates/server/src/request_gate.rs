@@ -1,0 +1,167 @@
+//! What every request must be before any route, extractor or the database
+//! sees it; hyper lets all of these through. One place, so the answer is the
+//! same on every route and on both databases:
+//!
+//! - a path whose percent-decoding is not UTF-8 names nothing: `400`;
+//! - a NUL byte (`%00`) in the path names nothing (`404`) and is no value
+//!   of any query parameter (`400`): PostgreSQL cannot even compare text
+//!   holding one, so it must not reach a query;
+//! - an HTTP/1.1 request without `Host` is malformed (RFC 9112 §3.2): `400`;
+//! - a declared body over the limit is answered `413` at once, before a byte
+//!   of it is read; any body must arrive whole within the body timeout
+//!   (`408`), so a client sending a byte now and then cannot hold a
+//!   connection and a handler for ever. Bodies are read here, within the
+//!   limit, and handed on in memory (which also lets `retry` run a request
+//!   again).
+
+use crate::error::ApiError;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Version, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Debug, Clone)]
+pub(crate) struct Gate {
+    pub max_body_bytes: usize,
+    pub body_timeout: Duration,
+}
+
+pub(crate) async fn check(State(gate): State<Arc<Gate>>, req: Request, next: Next) -> Response {
+    if let Err(refusal) = check_head(&req) {
+        return refusal.into_response();
+    }
+    if !has_body(&req) {
+        return next.run(req).await;
+    }
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > gate.max_body_bytes as u64) {
+        return close(ApiError::PayloadTooLarge.into_response());
+    }
+    let (parts, body) = req.into_parts();
+    let read = axum::body::to_bytes(body, gate.max_body_bytes);
+    let bytes = match tokio::time::timeout(gate.body_timeout, read).await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(e)) => {
+            let too_large = std::error::Error::source(&e)
+                .is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
+            return close(if too_large {
+                ApiError::PayloadTooLarge.into_response()
+            } else {
+                ApiError::BadRequest("the request body could not be read".into()).into_response()
+            });
+        }
+        Err(_) => return close(ApiError::RequestTimeout.into_response()),
+    };
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
+}
+
+/// Whether a request carries a body to read (hyper knows from its
+/// `Content-Length` or `Transfer-Encoding`).
+fn has_body(req: &Request) -> bool {
+    !axum::body::HttpBody::is_end_stream(req.body())
+}
+
+/// A refusal after which the rest of the body is not read: the connection
+/// closes with it.
+fn close(mut res: Response) -> Response {
+    res.headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    res
+}
+
+fn check_head(req: &Request) -> Result<(), ApiError> {
+    let uri = req.uri();
+    if req.version() == Version::HTTP_11
+        && uri.authority().is_none()
+        && !req.headers().contains_key(header::HOST)
+    {
+        return Err(ApiError::BadRequest(
+            "an HTTP/1.1 request must name its Host".into(),
+        ));
+    }
+    let path = uri.path().as_bytes();
+    if has_nul(path) {
+        return Err(ApiError::NotFound("no such resource".into()));
+    }
+    let decoded: Vec<u8> = percent_decode(path);
+    if std::str::from_utf8(&decoded).is_err() {
+        return Err(ApiError::BadRequest(
+            "the path is not valid UTF-8 once percent-decoded".into(),
+        ));
+    }
+    if let Some(q) = uri.query()
+        && has_nul(q.as_bytes())
+    {
+        return Err(ApiError::BadRequest(
+            "a query parameter must not contain a NUL character".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `%00` is in a URL part.
+fn has_nul(raw: &[u8]) -> bool {
+    raw.windows(3).any(|w| w == b"%00")
+}
+
+fn percent_decode(raw: &[u8]) -> Vec<u8> {
+    let hex = |b: u8| (b as char).to_digit(16);
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        match (raw[i], raw.get(i + 1), raw.get(i + 2)) {
+            (b'%', Some(&h), Some(&l)) if hex(h).is_some() && hex(l).is_some() => {
+                out.push((hex(h).unwrap_or(0) * 16 + hex(l).unwrap_or(0)) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn head(uri: &str) -> Result<(), ApiError> {
+        let req = Request::builder()
+            .uri(uri)
+            .header(header::HOST, "x")
+            .body(Body::empty())
+            .unwrap_or_default();
+        check_head(&req)
+    }
+
+    #[test]
+    fn nul_and_broken_utf8_never_reach_a_route() {
+        assert!(matches!(head("/s/a%00b"), Err(ApiError::NotFound(_))));
+        assert!(matches!(head("/s/%ff"), Err(ApiError::BadRequest(_))));
+        assert!(matches!(
+            head("/api/x?page=a%00"),
+            Err(ApiError::BadRequest(_))
+        ));
+        assert!(head("/s/caf%C3%A9?q=%41").is_ok());
+        assert!(head("/s/100%").is_ok(), "a lone percent sign is just text");
+    }
+
+    #[test]
+    fn http11_needs_a_host() {
+        let req = Request::builder()
+            .uri("/api/health")
+            .body(Body::empty())
+            .unwrap_or_default();
+        assert!(matches!(check_head(&req), Err(ApiError::BadRequest(_))));
+    }
+}
