@@ -92,6 +92,10 @@ pub struct Settings {
     pub header_timeout_secs: u64,
     /// Seconds a whole request body may take to arrive (408 after).
     pub body_timeout_secs: u64,
+    /// `Strict-Transport-Security` max-age in seconds, sent when
+    /// `public_url` is https (0: never; browsers then stop trying plain
+    /// http for this long, so lower it while trying https out).
+    pub hsts_max_age_secs: u64,
     /// `[public_rate_limits]`; as variables `UPSTATE_PUBLIC_RATE_<ROUTE>`.
     pub public_rate_limits: PublicRates,
     /// Proxies whose `X-Forwarded-For` is believed: addresses or CIDR ranges
@@ -151,6 +155,7 @@ impl Default for Settings {
             max_connections_per_client: d.connections.max_per_client,
             header_timeout_secs: d.connections.header_timeout.as_secs(),
             body_timeout_secs: d.connections.body_timeout.as_secs(),
+            hsts_max_age_secs: d.hsts_max_age_secs,
             public_rate_limits: PublicRates::default(),
             trusted_proxies: Vec::new(),
             public_url: String::new(),
@@ -517,6 +522,7 @@ impl Config {
                     .map(|t| t.expose().trim().to_string())
                     .filter(|t| !t.is_empty())
                     .map(upstate_server::Token),
+                hsts_max_age_secs: s.hsts_max_age_secs,
                 connections: upstate_server::ConnectionLimits {
                     max_total: s.max_connections.max(1),
                     max_per_client: s.max_connections_per_client.max(1),

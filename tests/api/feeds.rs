@@ -39,7 +39,15 @@ async fn rss_and_atom_feeds_parse_and_hold_everything(b: Backend) {
         "application/rss+xml; charset=utf-8"
     );
     assert!(r.headers().contains_key("etag"));
-    let channel = rss::Channel::read_from(&r.bytes().await.unwrap()[..]).expect("valid RSS 2.0");
+    let bytes = r.bytes().await.unwrap();
+    let channel = rss::Channel::read_from(&bytes[..]).expect("valid RSS 2.0");
+    // The feed names itself, as validators and some readers want.
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(
+        text.contains(r#"href="https://status.example.com/api/feed/rss?page=acme""#)
+            && text.contains(r#"rel="self""#),
+        "{text}"
+    );
     assert_eq!(channel.title(), "Page acme status");
     assert_eq!(channel.link(), "https://status.example.com/s/acme");
     assert_eq!(channel.items().len(), 2);
@@ -91,6 +99,12 @@ async fn rss_and_atom_feeds_parse_and_hold_everything(b: Backend) {
     );
     let feed =
         atom_syndication::Feed::read_from(&r.bytes().await.unwrap()[..]).expect("valid Atom");
+    assert!(
+        feed.links().iter().any(|l| l.rel() == "self"
+            && l.href() == "https://status.example.com/api/feed/rss?page=acme&format=atom"),
+        "{:?}",
+        feed.links()
+    );
     assert_eq!(feed.entries().len(), 2);
     assert!(
         feed.entries()

@@ -181,6 +181,22 @@ async fn metrics_parse_with_the_prometheus_client(b: Backend) {
     .await
     .data(200);
     s.component(hidden, "Secret thing").await;
+    // Two components of one name in two groups: each has its own series.
+    let eu = s.group(page, "EU").await;
+    let us = s.group(page, "US").await;
+    let mut webs = Vec::new();
+    for (g, status) in [(eu, "major_outage"), (us, "operational")] {
+        webs.push(
+            s.post(
+                "/api/v1/components",
+                serde_json::json!({"name": "Web", "statusPageId": page, "groupId": g, "status": status}),
+            )
+            .await
+            .data(201)["id"]
+                .as_i64()
+                .unwrap(),
+        );
+    }
     s.post(
         "/api/v1/incidents",
         serde_json::json!({"title": "Slow API", "statusPageId": page, "impact": "minor", "message": "Looking",
@@ -232,6 +248,22 @@ async fn metrics_parse_with_the_prometheus_client(b: Backend) {
         )
     };
     assert_eq!(api_is("degraded"), 1.0);
+    for (id, group, down) in [(webs[0], "EU", 1.0), (webs[1], "US", 0.0)] {
+        let id = id.to_string();
+        assert_eq!(
+            find(
+                "upstate_component_status",
+                &[
+                    ("component_id", &id),
+                    ("component", "Web"),
+                    ("group", group),
+                    ("status", "major_outage")
+                ],
+            ),
+            down,
+            "{group}"
+        );
+    }
     assert_eq!(api_is("operational"), 0.0);
     assert_eq!(find("upstate_open_incidents", &[("page", "acme")]), 1.0);
     let uptime = find(

@@ -396,5 +396,23 @@ async fn hostile_requests_get_clear_answers_before_the_database(b: Backend) {
         )
         .await;
     r.invalid_fields(&["statusPageId"]);
+    // Link and heartbeat tokens are throttled per client like every
+    // anonymous route: guessing costs the guesser, not us.
+    for (path, budget) in [
+        ("/api/subscribers/verify?token=guess", 60),
+        ("/api/heartbeat/guess", 600),
+    ] {
+        let mut statuses = Vec::new();
+        for _ in 0..=budget {
+            statuses.push(s.send(Method::GET, path, None, None).await.status);
+        }
+        assert!(
+            statuses[..budget]
+                .iter()
+                .all(|s| (400..500).contains(s) && *s != 429),
+            "{path}: {statuses:?}"
+        );
+        assert_eq!(statuses[budget], 429, "{path}");
+    }
     assert!(!s.log().contains("ERROR"), "no server error: {}", s.log());
 }

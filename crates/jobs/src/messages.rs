@@ -143,7 +143,7 @@ fn slack_body(n: &Notice) -> Value {
         context.push_str(&slack_escape(&components_line(n)));
     }
     json!({
-        "text": format!("{}: {}", n.page_name, n.title),
+        "text": slack_escape(&format!("{}: {}", n.page_name, n.title)),
         "blocks": [
             { "type": "section", "text": { "type": "mrkdwn", "text": text } },
             { "type": "context", "elements": [ { "type": "mrkdwn", "text": cut(&context, 2900) } ] }
@@ -331,6 +331,18 @@ mod tests {
             .as_str()
             .unwrap_or_default();
         assert!(text.contains("&lt;your-lb-host&gt; &amp;"), "{text}");
+        // The fallback text (what the phone's notification shows) too: a
+        // title like `<!channel>` or `<https://evil|click>` stays text.
+        let mut hostile = notice();
+        hostile.title = "<!channel> see <https://evil.example|click>".into();
+        let slack: Value =
+            serde_json::from_slice(&request(&t(ChannelKind::Slack), &hostile, "msg_1", 0)?.body)?;
+        let fallback = slack["text"].as_str().unwrap_or_default();
+        assert!(
+            !fallback.contains('<') && !fallback.contains('>'),
+            "{fallback}"
+        );
+        assert!(fallback.contains("&lt;!channel&gt;"), "{fallback}");
         let discord: Value =
             serde_json::from_slice(&request(&t(ChannelKind::Discord), &n, "msg_1", 0)?.body)?;
         assert_eq!(discord["allowed_mentions"]["parse"], json!([]));

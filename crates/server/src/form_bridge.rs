@@ -120,6 +120,33 @@ impl Flash {
     }
 }
 
+/// Marks the flash cookie `Secure` (the install's cookies are), wherever
+/// in the answer it is set or cleared.
+pub(crate) fn secure_flash(headers: &mut HeaderMap) {
+    let prefix = format!("{FLASH_COOKIE}=");
+    let cookies: Vec<HeaderValue> = headers
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .cloned()
+        .collect();
+    if !cookies
+        .iter()
+        .any(|c| c.as_bytes().starts_with(prefix.as_bytes()))
+    {
+        return;
+    }
+    headers.remove(header::SET_COOKIE);
+    for c in cookies {
+        let marked = match c.to_str() {
+            Ok(text) if text.starts_with(&prefix) && !text.contains("; Secure") => {
+                HeaderValue::from_str(&format!("{text}; Secure")).unwrap_or(c)
+            }
+            _ => c,
+        };
+        headers.append(header::SET_COOKIE, marked);
+    }
+}
+
 fn is_form(headers: &HeaderMap) -> bool {
     headers
         .get(header::CONTENT_TYPE)

@@ -71,6 +71,9 @@ pub struct ServerSettings {
     pub metrics_token: Option<Token>,
     /// How many connections, and how slow, the server accepts.
     pub connections: ConnectionLimits,
+    /// `Strict-Transport-Security: max-age=…` on every answer when the
+    /// public URL is https (0: never).
+    pub hsts_max_age_secs: u64,
 }
 
 /// A secret from configuration; its Debug (the start-up log) hides it.
@@ -97,6 +100,7 @@ impl Default for ServerSettings {
             dev: false,
             metrics_token: None,
             connections: ConnectionLimits::default(),
+            hsts_max_age_secs: 31_536_000,
         }
     }
 }
@@ -177,9 +181,14 @@ pub fn serve(
     settings: &ServerSettings,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> impl Future<Output = std::io::Result<()>> + Send + 'static {
+    let hsts = (settings.public_url.starts_with("https://") && settings.hsts_max_age_secs > 0)
+        .then(|| HeaderValue::from_str(&format!("max-age={}", settings.hsts_max_age_secs)).ok())
+        .flatten();
     let gate = std::sync::Arc::new(request_gate::Gate {
         max_body_bytes: settings.max_body_bytes,
         body_timeout: settings.connections.body_timeout,
+        hsts,
+        secure_cookies: settings.secure_cookies,
     });
     let gated = tower::Layer::layer(
         &axum::middleware::from_fn_with_state(gate, request_gate::check),

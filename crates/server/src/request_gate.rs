@@ -13,6 +13,10 @@
 //!   connection and a handler for ever. Bodies are read here, within the
 //!   limit, and handed on in memory (which also lets `retry` run a request
 //!   again).
+//!
+//! On the way out it adds what depends on how the install is reached, not
+//! on the route: `Strict-Transport-Security` when visitors come over https,
+//! and `Secure` on the form bridge's flash cookie when cookies are secure.
 
 use crate::error::ApiError;
 use axum::body::Body;
@@ -27,9 +31,25 @@ use std::time::Duration;
 pub(crate) struct Gate {
     pub max_body_bytes: usize,
     pub body_timeout: Duration,
+    /// The `Strict-Transport-Security` value, when the install is reached
+    /// over https.
+    pub hsts: Option<HeaderValue>,
+    pub secure_cookies: bool,
 }
 
 pub(crate) async fn check(State(gate): State<Arc<Gate>>, req: Request, next: Next) -> Response {
+    let mut res = admit(&gate, req, next).await;
+    if let Some(hsts) = &gate.hsts {
+        res.headers_mut()
+            .insert(header::STRICT_TRANSPORT_SECURITY, hsts.clone());
+    }
+    if gate.secure_cookies {
+        crate::form_bridge::secure_flash(res.headers_mut());
+    }
+    res
+}
+
+async fn admit(gate: &Gate, req: Request, next: Next) -> Response {
     if let Err(refusal) = check_head(&req) {
         return refusal.into_response();
     }

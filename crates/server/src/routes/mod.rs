@@ -34,7 +34,7 @@ pub fn routes(state: &AppState) -> Routes {
     let (managed, managed_doc) = OpenApiRouter::new()
         .nest("/api/v1", api_v1::router(state, content::router("/api/v1")))
         .nest("/api/v2", api_v2::router(state, content::v2_aliases()))
-        .merge(app::router())
+        .merge(app::router(state))
         .nest("/api", content::router("/api").merge(content::app_only()))
         .split_for_parts();
     doc.merge(managed_doc);

@@ -27,7 +27,7 @@ mod users;
 use crate::state::AppState;
 use utoipa_axum::router::OpenApiRouter;
 
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .merge(audit::router())
         .merge(sign_in::router())
@@ -41,9 +41,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(settings::router())
         .merge(markdown::router())
         .merge(notifications::router())
-        .merge(subscribers::router())
+        .merge(subscribers::router(state))
         .merge(monitor_check::router())
-        .merge(monitors::router())
+        .merge(monitors::router(state))
         .merge(measurements::router())
         .merge(comments::router())
         .merge(recurring::router())

@@ -17,13 +17,21 @@ use upstate_core::{FieldErrors, Timestamp};
 use upstate_store::monitors;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub fn router() -> OpenApiRouter<AppState> {
+/// Heartbeats per minute and client address: one host may ping many
+/// monitors, but nobody needs ten a second, and a guesser gets no more.
+const BEATS_PER_MINUTE: u32 = 600;
+
+pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(list, create))
         .routes(routes!(one, change, remove))
         .routes(routes!(checks))
         .routes(routes!(test_now))
-        .routes(routes!(beat_get, beat_post))
+        .routes(crate::public_reads::limited(
+            state,
+            routes!(beat_get, beat_post),
+            BEATS_PER_MINUTE,
+        ))
 }
 
 /// A monitor as it leaves: its heartbeat URL in full, header values hinted.

@@ -38,12 +38,18 @@ use upstate_store::subscribers;
 use upstate_store::{StoreError, components, deliveries, incidents, pages};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub fn router() -> OpenApiRouter<AppState> {
+/// Requests per minute and client address on the routes a visitor's link
+/// token opens: the tokens are 192 bits, so this only keeps a guesser from
+/// costing us anything, while a person clicking links is never near it.
+const LINKS_PER_MINUTE: u32 = 60;
+
+pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
+    let links = |r| crate::public_reads::limited(state, r, LINKS_PER_MINUTE);
     OpenApiRouter::new()
         .routes(routes!(list, subscribe))
-        .routes(routes!(verify))
-        .routes(routes!(unsubscribe_form, unsubscribe))
-        .routes(routes!(manage_form, manage))
+        .routes(links(routes!(verify)))
+        .routes(links(routes!(unsubscribe_form, unsubscribe)))
+        .routes(links(routes!(manage_form, manage)))
         .routes(routes!(remove))
         .routes(routes!(history))
         .routes(routes!(import))

@@ -133,9 +133,20 @@ fn rss(d: &PageData, base: &str) -> Body {
                 .build()
         })
         .collect();
+    // Where this feed itself lives (`atom:link rel="self"`), as feed
+    // validators and some readers want it.
+    let myself = rss::extension::atom::Link {
+        href: feed_url(base, &d.page.slug, "rss"),
+        rel: "self".into(),
+        mime_type: Some("application/rss+xml".into()),
+        ..Default::default()
+    };
     let channel = rss::ChannelBuilder::default()
         .title(format!("{} status", d.page.name))
         .link(format!("{base}/s/{}", d.page.slug))
+        .atom_ext(Some(rss::extension::atom::AtomExtension {
+            links: vec![myself],
+        }))
         .description(format!("Incidents and maintenance of {}", d.page.name))
         .last_build_date(d.updated_at.to_datetime().format(&Rfc2822).ok())
         .items(items)
@@ -144,6 +155,15 @@ fn rss(d: &PageData, base: &str) -> Body {
         channel.to_string().into_bytes(),
         "application/rss+xml; charset=utf-8",
     )
+}
+
+/// A feed's own address, as `/api/feed/rss` serves it.
+fn feed_url(base: &str, slug: &str, format: &str) -> String {
+    let slug: String = form_urlencoded::byte_serialize(slug.as_bytes()).collect();
+    match format {
+        "atom" => format!("{base}/api/feed/rss?page={slug}&format=atom"),
+        _ => format!("{base}/api/feed/rss?page={slug}"),
+    }
 }
 
 fn atom_time(t: Timestamp) -> atom_syndication::FixedDateTime {
@@ -175,7 +195,14 @@ fn atom(d: &PageData, base: &str) -> Body {
         .title(format!("{} status", d.page.name))
         .authors(vec![author])
         .updated(atom_time(d.updated_at))
-        .links(vec![link(page)])
+        .links(vec![
+            link(page),
+            atom_syndication::LinkBuilder::default()
+                .href(feed_url(base, &d.page.slug, "atom"))
+                .rel("self")
+                .mime_type(Some("application/atom+xml".into()))
+                .build(),
+        ])
         .entries(entries)
         .build();
     Body::typed(

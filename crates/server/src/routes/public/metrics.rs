@@ -20,14 +20,36 @@ pub fn routes() -> OpenApiRouter<AppState> {
 
 const DAY_MS: i64 = 86_400_000;
 
+/// Which component a series is of. Labelled by id: two components may share
+/// a name on one page ("Web" in group "EU" and in group "US"), and folding
+/// their series into one would let an outage hide behind the other.
+struct Labels {
+    page: String,
+    id: String,
+    name: String,
+    /// The group's name, empty for a component in no group.
+    group: String,
+}
+
+impl Labels {
+    fn of(&self) -> [(&'static str, String); 4] {
+        [
+            ("page", self.page.clone()),
+            ("component_id", self.id.clone()),
+            ("component", self.name.clone()),
+            ("group", self.group.clone()),
+        ]
+    }
+}
+
 /// Every figure, read now.
 struct Figures {
-    /// (page slug, component, status, uptime over 24 h and 30 d)
-    components: Vec<(String, String, ComponentStatus, f64, f64)>,
+    /// (component, status, uptime over 24 h and 30 d)
+    components: Vec<(Labels, ComponentStatus, f64, f64)>,
     /// (page slug, open incidents)
     incidents: Vec<(String, usize)>,
-    /// (page slug, component, up, latency in seconds)
-    monitors: Vec<(String, String, bool, Option<f64>)>,
+    /// (component, up, latency in seconds)
+    monitors: Vec<(Labels, bool, Option<f64>)>,
     deliveries: Vec<(String, i64)>,
     backend: &'static str,
     uptime_seconds: f64,
@@ -72,6 +94,16 @@ async fn figures(state: &AppState) -> Result<Figures, ApiError> {
         };
         let history = snap.history(db).await?;
         for c in &snap.data.components {
+            let labels = || Labels {
+                page: p.slug.clone(),
+                id: c.id.to_string(),
+                name: c.name.clone(),
+                group: c
+                    .group_id
+                    .and_then(|g| snap.data.groups.iter().find(|x| x.id == g))
+                    .map(|g| g.name.clone())
+                    .unwrap_or_default(),
+            };
             let mine: Vec<_> = history
                 .iter()
                 .filter(|h| h.component_id == c.id)
@@ -86,14 +118,12 @@ async fn figures(state: &AppState) -> Result<Figures, ApiError> {
                 && m.state != MonitorState::Unknown
             {
                 f.monitors.push((
-                    p.slug.clone(),
-                    c.name.clone(),
+                    labels(),
                     m.state == MonitorState::Up,
                     m.last_latency_ms.map(|ms| ms as f64 / 1_000.0),
                 ));
             }
-            f.components
-                .push((p.slug.clone(), c.name.clone(), c.status, over(1), over(30)));
+            f.components.push((labels(), c.status, over(1), over(30)));
         }
         let open = snap
             .data
@@ -114,26 +144,26 @@ fn render(f: &Figures) -> String {
         gauge!("upstate_info", "version" => env!("CARGO_PKG_VERSION"), "backend" => f.backend)
             .set(1.0);
         gauge!("upstate_process_uptime_seconds").set(f.uptime_seconds);
-        for (page, component, status, day, month) in &f.components {
+        for (c, status, day, month) in &f.components {
             for s in ComponentStatus::ALL {
                 let on = if s == status { 1.0 } else { 0.0 };
-                gauge!("upstate_component_status", "page" => page.clone(), "component" => component.clone(), "status" => s.as_str())
-                    .set(on);
+                let mut labels = c.of().to_vec();
+                labels.push(("status", s.as_str().to_string()));
+                gauge!("upstate_component_status", &labels).set(on);
             }
-            gauge!("upstate_component_uptime_ratio", "page" => page.clone(), "component" => component.clone(), "window" => "24h")
-                .set(*day);
-            gauge!("upstate_component_uptime_ratio", "page" => page.clone(), "component" => component.clone(), "window" => "30d")
-                .set(*month);
+            for (window, ratio) in [("24h", day), ("30d", month)] {
+                let mut labels = c.of().to_vec();
+                labels.push(("window", window.to_string()));
+                gauge!("upstate_component_uptime_ratio", &labels).set(*ratio);
+            }
         }
         for (page, open) in &f.incidents {
             gauge!("upstate_open_incidents", "page" => page.clone()).set(*open as f64);
         }
-        for (page, component, up, latency) in &f.monitors {
-            gauge!("upstate_monitor_up", "page" => page.clone(), "component" => component.clone())
-                .set(if *up { 1.0 } else { 0.0 });
+        for (c, up, latency) in &f.monitors {
+            gauge!("upstate_monitor_up", &c.of()).set(if *up { 1.0 } else { 0.0 });
             if let Some(s) = latency {
-                gauge!("upstate_monitor_latency_seconds", "page" => page.clone(), "component" => component.clone())
-                    .set(*s);
+                gauge!("upstate_monitor_latency_seconds", &c.of()).set(*s);
             }
         }
         for state in ["pending", "delivered", "given_up"] {
