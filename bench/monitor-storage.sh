@@ -8,17 +8,19 @@
 #
 #   bench/monitor-storage.sh            # 1,000 monitors
 #   MONITORS=100 bench/monitor-storage.sh
+#   UPSTATE_BIN=/tmp/upstate bench/monitor-storage.sh   # a binary built elsewhere
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MONITORS=${MONITORS:-1000}
 INTERVAL_S=30
 BUDGET_MB=1024
 command -v sqlite3 >/dev/null || { echo "needs the sqlite3 command (apt install sqlite3)"; exit 1; }
-cargo build --release -q
+. bench/lib.sh
+bench_binary
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 db="$dir/upstate.db"
-./target/release/upstate --database-url "sqlite://$db" migrate >/dev/null
+"$BIN" --database-url "sqlite://$db" migrate >/dev/null
 
 per_day=$((86400 / INTERVAL_S))
 now_ms=$(($(date +%s) * 1000))

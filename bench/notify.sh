@@ -7,6 +7,7 @@
 #
 #   bash bench/notify.sh                 # needs python3 and scripts/test-deps' venv
 #   EMAILS=10000 HOOKS=100 bash bench/notify.sh   # a quicker run
+#   UPSTATE_BIN=/tmp/upstate bash bench/notify.sh  # a binary built elsewhere
 #
 # Targets: all 101,000 in under 60 s; under 100 MB resident. Ratios are
 # printed against those targets (times scaled to 101,000 for smaller runs).
@@ -21,8 +22,8 @@ HOOK_PORT=18912
 PY=target/consumers/venv/bin/python
 [ -x "$PY" ] && "$PY" -c 'import aiosmtpd' 2>/dev/null || { echo "bench: run scripts/test-deps first (aiosmtpd)" >&2; exit 1; }
 
-cargo build --release --quiet
-BIN="$PWD/target/release/upstate"
+. bench/lib.sh
+bench_binary
 WORK=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; cp "$WORK/server.err" /tmp/notify-server.err 2>/dev/null; rm -rf "$WORK"' EXIT
 export UPSTATE_DATABASE_URL="sqlite://$WORK/upstate.db" RUST_LOG=warn

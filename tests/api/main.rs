@@ -17,6 +17,7 @@ mod cli;
 mod comments;
 mod components;
 mod consumers;
+mod crash;
 mod dns_server;
 mod embeds;
 mod errors;

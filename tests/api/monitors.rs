@@ -24,7 +24,81 @@ on_both_backends!(
     a_monitor_opens_and_resolves_its_incident,
     bad_monitors_are_refused_and_nothing_is_stored,
     the_server_runs_its_monitors_on_its_own,
+    header_values_are_write_only,
 );
+
+/// A monitor's request header values (credentials, mostly) are never
+/// audited nor returned: readers see a hint, and sending the hint back keeps
+/// the value; the check still sends the real one.
+async fn header_values_are_write_only(b: Backend) {
+    let rx = Receiver::start().await;
+    let app = TestApp::spawn(b).await;
+    let page = app.page("acme").await;
+    let api = app.component(&page, "API").await;
+    let secret = "Bearer s3cr3t-token-0123456789-c3t";
+    let m = monitor(
+        &app,
+        json!({"componentId": api, "target": format!("{}/health", rx.base),
+               "headers": [{"name": "Authorization", "value": secret}, {"name": "X-Short", "value": "abc"}]}),
+    )
+    .await;
+    let hints = json!([{"name": "Authorization", "value": "Bearer …c3t"}, {"name": "X-Short", "value": "…"}]);
+    assert_eq!(m["headers"], hints);
+    let id = m["id"].clone();
+    let read = app
+        .data(Method::GET, &format!("/api/monitors/{id}"), None, 200)
+        .await;
+    assert_eq!(read["headers"], hints);
+    let details = app
+        .data(
+            Method::GET,
+            &format!("/api/components/{api}/details"),
+            None,
+            200,
+        )
+        .await;
+    assert_eq!(details["monitor"]["headers"], hints);
+    // Sending the hints back (as the admin form does) keeps the values.
+    let changed = app
+        .data(
+            Method::PUT,
+            &format!("/api/monitors/{id}"),
+            Some(json!({"headers": hints, "intervalSeconds": 60})),
+            200,
+        )
+        .await;
+    assert_eq!(changed["headers"], hints);
+    assert_eq!(app.run_monitors().await, 1);
+    let got = rx.got();
+    assert_eq!(
+        got[0].header("authorization"),
+        secret,
+        "the check sends the value"
+    );
+    assert_eq!(got[0].header("x-short"), "abc");
+    // A new value replaces it.
+    app.data(
+        Method::PUT,
+        &format!("/api/monitors/{id}"),
+        Some(json!({"headers": [{"name": "Authorization", "value": "Bearer rotated-0123456789-xyz"}]})),
+        200,
+    )
+    .await;
+    let stored = app.test_db.texts("SELECT config FROM monitors").await;
+    assert!(stored[0].contains("rotated-0123456789-xyz") && !stored[0].contains("s3cr3t"));
+    let audit = app
+        .test_db
+        .texts("SELECT summary FROM audit_events WHERE action LIKE 'monitor.%'")
+        .await
+        .join("\n");
+    assert!(audit.contains("…c3t") && audit.contains("…xyz"), "{audit}");
+    assert!(
+        !audit.contains("s3cr3t")
+            && !audit.contains("rotated-0123456789")
+            && !audit.contains("\"abc\""),
+        "no header value in the audit log: {audit}"
+    );
+}
 
 const STEP: Duration = Duration::from_secs(30);
 
@@ -544,6 +618,19 @@ async fn bad_monitors_are_refused_and_nothing_is_stored(b: Backend) {
         (json!({"componentId": api}), "target"),
         (
             json!({"componentId": api, "target": "ftp://example.com"}),
+            "target",
+        ),
+        // Malformed URLs are refused when written, not stored to fail every check.
+        (
+            json!({"componentId": api, "target": "http://127.0.0.1:70000/"}),
+            "target",
+        ),
+        (
+            json!({"componentId": api, "target": "http://example.com:abc/"}),
+            "target",
+        ),
+        (
+            json!({"componentId": api, "target": "https://[::1/"}),
             "target",
         ),
         (

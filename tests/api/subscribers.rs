@@ -19,6 +19,7 @@ on_both_backends!(
     the_opt_in_and_its_pages_speak_the_visitors_language,
     visitors_follow_one_incident_from_its_page,
     incident_followers_are_let_go_a_week_after_the_end,
+    a_change_reaches_those_subscribed_when_it_committed,
 );
 
 const WAIT: Duration = Duration::from_secs(15);
@@ -1355,5 +1356,62 @@ async fn incident_followers_are_let_go_a_week_after_the_end(b: Backend) {
         titles(deliveries("a-and-b").await),
         ["Resolved: A"],
         "C is not told to B's follower"
+    );
+}
+
+/// Recipients are chosen as of the commit, not as of the fan-out: an
+/// address subscribed a moment after a change (before the job fanned it
+/// out) is not told of that change, only of the next.
+async fn a_change_reaches_those_subscribed_when_it_committed(b: Backend) {
+    use crate::harness::TestApp;
+    let app = TestApp::spawn(b).await;
+    let page = app.page("acme").await;
+    let subscribe = |who: &str| json!({"statusPageId": page, "kind": "webhook", "target": format!("https://{who}.example/hook")});
+    app.data(
+        Method::POST,
+        "/api/subscribers",
+        Some(subscribe("early")),
+        201,
+    )
+    .await;
+    let incident = app
+        .data(
+            Method::POST,
+            "/api/v1/incidents",
+            Some(json!({"title": "Down", "statusPageId": page, "message": "Looking"})),
+            201,
+        )
+        .await["id"]
+        .clone();
+    // Subscribed after the commit, before the fan-out ran.
+    app.data(
+        Method::POST,
+        "/api/subscribers",
+        Some(subscribe("late")),
+        201,
+    )
+    .await;
+    app.run_jobs().await;
+    let told = |kind: &str| {
+        format!(
+            "SELECT s.target FROM deliveries d JOIN subscribers s ON s.id = d.subscriber_id \
+             JOIN outbox o ON o.id = d.event_id WHERE o.kind = '{kind}' ORDER BY s.target"
+        )
+    };
+    assert_eq!(
+        app.test_db.texts(&told("incident.created")).await,
+        ["https://early.example/hook"]
+    );
+    app.data(
+        Method::POST,
+        &format!("/api/v1/incidents/{incident}/resolve"),
+        Some(json!({"message": "Fixed"})),
+        200,
+    )
+    .await;
+    app.run_jobs().await;
+    assert_eq!(
+        app.test_db.texts(&told("incident.resolved")).await,
+        ["https://early.example/hook", "https://late.example/hook"]
     );
 }

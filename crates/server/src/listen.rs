@@ -43,8 +43,6 @@ pub struct ConnectionLimits {
     pub header_timeout: Duration,
     /// Time for a whole request body to arrive.
     pub body_timeout: Duration,
-    /// Largest request head (request line and headers), in bytes.
-    pub max_header_bytes: usize,
 }
 
 impl Default for ConnectionLimits {
@@ -54,7 +52,6 @@ impl Default for ConnectionLimits {
             max_per_client: 256,
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(30),
-            max_header_bytes: 64 * 1024,
         }
     }
 }
@@ -144,9 +141,10 @@ where
     let clients = PerClient::default();
     let graceful = GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
+    // The request head is bounded by hyper's read buffer (about 400 KiB,
+    // then 431) and 100 headers; the URL by 64 KiB (414).
     http.timer(TokioTimer::new())
-        .header_read_timeout(limits.header_timeout)
-        .max_header_size(limits.max_header_bytes);
+        .header_read_timeout(limits.header_timeout);
     tokio::pin!(shutdown);
     loop {
         let permit = tokio::select! {

@@ -227,9 +227,12 @@ pub fn finish(mut doc: OpenApi) -> OpenApi {
     doc.info.version = env!("CARGO_PKG_VERSION").into();
     // utoipa fills these from the crate metadata it can see: its own author's.
     doc.info.contact = None;
-    doc.info.license = Some(utoipa::openapi::info::License::new(env!(
-        "CARGO_PKG_LICENSE"
-    )));
+    // OpenAPI 3.1 wants the license as an SPDX `identifier` beside its name.
+    let mut license = utoipa::openapi::info::License::new(env!("CARGO_PKG_LICENSE"));
+    license.identifier = Some(env!("CARGO_PKG_LICENSE").into());
+    doc.info.license = Some(license);
+    // Every path is relative to wherever the install is reached.
+    doc.servers = Some(vec![utoipa::openapi::server::Server::new("/")]);
     doc.info.description = Some(
         "Management API (/api/v1, /api/v2; Bearer API keys with read/write/admin scopes) and the public read API \
          (/api/public/status/{slug}, /api/v1/public/{slug}; no authentication). Decisions: docs/api.md."

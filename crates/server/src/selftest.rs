@@ -14,8 +14,10 @@ const STALE_MS: i64 = 120_000;
 /// Less free space than this on an SQLite database's disk is a fault.
 const DISK_MIN_BYTES: u64 = 256 * 1024 * 1024;
 
-/// One check's outcome.
+/// One check's outcome. Named apart in the document: `/api/monitor/check`
+/// has a `Check` of its own.
 #[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = SelfTestCheck)]
 #[serde(rename_all = "camelCase")]
 pub struct Check {
     pub name: &'static str,
@@ -27,6 +29,7 @@ pub struct Check {
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = SelfTestReport)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
     /// Every check passed.

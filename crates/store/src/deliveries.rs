@@ -97,10 +97,12 @@ pub async fn fan_out(
         // Verified subscribers of the page: those who chose none of its
         // components, and those who chose one this notice is about (a
         // notice about no component reaches them all); and whoever follows
-        // the incident it is about from that incident's page.
+        // the incident it is about from that incident's page. Only those
+        // subscribed when the change committed (`joined_after`, migration
+        // 0027): an address confirmed a moment after is not told of it.
         let subscriber_sql = "INSERT INTO deliveries (event_id, subscriber_id, recipient, kind, status, run_at, give_up_at, created_at) \
              SELECT $1, s.id, 'subscriber:' || s.id, $2, 'pending', $3, $4, $3 FROM subscribers s \
-             WHERE s.page_id = $5 AND s.verified_at IS NOT NULL AND ((s.scope = 'page' AND ($6 OR NOT EXISTS \
+             WHERE s.page_id = $5 AND s.verified_at IS NOT NULL AND (s.joined_after IS NULL OR s.joined_after < $1) AND ((s.scope = 'page' AND ($6 OR NOT EXISTS \
                (SELECT 1 FROM subscriber_components sc WHERE sc.subscriber_id = s.id) OR EXISTS \
                (SELECT 1 FROM subscriber_components sc WHERE sc.subscriber_id = s.id AND sc.component_id = $7))) \
                OR EXISTS (SELECT 1 FROM subscriber_incidents si WHERE si.subscriber_id = s.id AND si.incident_id = $8)) \

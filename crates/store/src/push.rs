@@ -17,8 +17,8 @@ pub async fn subscribe(db: &Db, page: Id, s: &PushSubscription) -> StoreResult<I
     let mut tx = db.bookkeeping().await?;
     let id: i64 = on_tx!(&mut tx, |c| {
         sqlx::query_scalar(
-        "INSERT INTO subscribers (page_id, kind, target, token, verified_at, created_at, push_p256dh, push_auth) \
-         VALUES ($1, 'push', $2, $3, $4, $4, $5, $6) \
+        "INSERT INTO subscribers (page_id, kind, target, token, verified_at, created_at, push_p256dh, push_auth, joined_after) \
+         VALUES ($1, 'push', $2, $3, $4, $4, $5, $6, (SELECT COALESCE(MAX(id), 0) FROM outbox)) \
          ON CONFLICT (page_id, kind, target) DO UPDATE SET push_p256dh = $5, push_auth = $6 RETURNING id"
     )
     .bind(page)

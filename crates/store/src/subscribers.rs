@@ -178,8 +178,8 @@ pub async fn subscribe(
         Some((id, ..)) => id,
         None => on_tx!(&mut tx, |c| {
             sqlx::query_scalar(
-                "INSERT INTO subscribers (page_id, kind, target, token, verified_at, created_at, scope) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
+                "INSERT INTO subscribers (page_id, kind, target, token, verified_at, created_at, scope, joined_after) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT COALESCE(MAX(id), 0) FROM outbox)) RETURNING id",
             )
             .bind(page)
             .bind(kind.as_str())
@@ -214,7 +214,8 @@ pub async fn subscribe(
         }
         Some((_, None, _)) if verified => {
             on_tx!(&mut tx, |c| sqlx::query(
-                "UPDATE subscribers SET verified_at = $1, confirm_token = NULL WHERE id = $2"
+                "UPDATE subscribers SET verified_at = $1, confirm_token = NULL, \
+                 joined_after = (SELECT COALESCE(MAX(id), 0) FROM outbox) WHERE id = $2"
             )
             .bind(now)
             .bind(id)
@@ -266,7 +267,8 @@ pub async fn verify(db: &Db, confirm_token: &str, now: Timestamp) -> StoreResult
     let now = now.millis();
     let mut tx = db.bookkeeping().await?;
     let page: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(
-        "UPDATE subscribers SET verified_at = $1, confirm_token = NULL \
+        "UPDATE subscribers SET verified_at = $1, confirm_token = NULL, \
+         joined_after = (SELECT COALESCE(MAX(id), 0) FROM outbox) \
          WHERE confirm_token = $2 AND confirm_until > $1 RETURNING page_id"
     )
     .bind(now)
