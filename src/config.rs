@@ -528,7 +528,6 @@ impl Config {
                     max_per_client: s.max_connections_per_client.max(1),
                     header_timeout: std::time::Duration::from_secs(s.header_timeout_secs.max(1)),
                     body_timeout: std::time::Duration::from_secs(s.body_timeout_secs.max(1)),
-                    ..Default::default()
                 },
             },
             delivery: upstate_jobs::DeliverySettings {
