@@ -519,6 +519,33 @@ async fn the_document_passes_a_real_validator_and_says_what_the_server_accepts(b
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+    // Two more readers people point at documents: swagger-cli's validator
+    // (it wants the license as an SPDX identifier) and Redocly's linter with
+    // its recommended rules (no errors; warnings are advice).
+    let bin = crate::support::root().join("target/browser-test/node_modules/.bin");
+    let (swagger, redocly) = (bin.join("swagger-cli"), bin.join("redocly"));
+    if crate::support::peers_available("openapi linters", &[swagger.clone(), redocly.clone()]) {
+        for (tool, args) in [
+            (&swagger, vec!["validate".to_string()]),
+            (&redocly, vec!["lint".into(), "--format=summary".into()]),
+        ] {
+            let out = std::process::Command::new(tool)
+                .args(&args)
+                .arg(&file)
+                // Nothing leaves this machine: no telemetry, no update check.
+                .env("REDOCLY_TELEMETRY", "off")
+                .env("REDOCLY_SUPPRESS_UPDATE_NOTICE", "true")
+                .output()
+                .expect("run the linter");
+            let said = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(out.status.success(), "{}: {said}", tool.display());
+            assert!(!said.contains("error "), "{}: {said}", tool.display());
+        }
+    }
 
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, op) in item.as_object().unwrap() {

@@ -222,6 +222,50 @@ fn describe_responses(op: &mut utoipa::openapi::path::Operation) {
     }
 }
 
+/// The answers the edge (`request_gate`, `listen`, `retry`) may give any
+/// request before or around its route, added to every operation that does
+/// not name them itself, so a client (or a fuzzer) meets no status the
+/// document does not list.
+fn edge_answers(op: &mut utoipa::openapi::path::Operation, writes: bool) {
+    use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+    let has_body = op.request_body.is_some();
+    let mut add = |code: &str, description: &str| {
+        op.responses
+            .responses
+            .entry(code.to_string())
+            .or_insert_with(|| {
+                ResponseBuilder::new()
+                    .description(description)
+                    .content(
+                        "application/problem+json",
+                        ContentBuilder::new()
+                            .schema(Some(Ref::from_schema_name("Problem")))
+                            .build(),
+                    )
+                    .build()
+                    .into()
+            });
+    };
+    add(
+        "400",
+        "A request no route reads: a NUL (%00) in the query, a path that is not UTF-8, HTTP/1.1 without Host",
+    );
+    add(
+        "429",
+        "Too many requests, or too many open connections from this address; see Retry-After",
+    );
+    if has_body {
+        add("408", "The body did not arrive in time");
+        add("413", "The body exceeds the size limit");
+    }
+    if writes {
+        add(
+            "503",
+            "The database was busy; nothing was applied, send the request again (see Retry-After)",
+        );
+    }
+}
+
 pub fn finish(mut doc: OpenApi) -> OpenApi {
     doc.info.title = "Upstate API".into();
     doc.info.version = env!("CARGO_PKG_VERSION").into();
@@ -271,6 +315,19 @@ pub fn finish(mut doc: OpenApi) -> OpenApi {
                         Some(format!("app{}{}", first.unwrap_or('_'), chars.as_str()));
                 }
                 other => op.operation_id = other,
+            }
+        }
+    }
+    for item in doc.paths.paths.values_mut() {
+        for (op, writes) in [
+            (&mut item.get, false),
+            (&mut item.post, true),
+            (&mut item.patch, true),
+            (&mut item.put, true),
+            (&mut item.delete, true),
+        ] {
+            if let Some(op) = op {
+                edge_answers(op, writes);
             }
         }
     }

@@ -487,7 +487,13 @@ async fn unsubscribe_form(
     q: QueryParams,
 ) -> Response {
     let lang = i18n::of_visitor(&state.db, q.get("lang"), &headers).await;
-    let token = q.get("token").unwrap_or("");
+    let Some(token) = q.get("token") else {
+        // A link cut short: a button that cannot work would only mislead.
+        return ApiError::BadRequest(
+            "this link is missing its token: open it from the message again".into(),
+        )
+        .answer(Some(lang));
+    };
     let form = html! {
         form method="post" action=(own_link("unsubscribe", token, lang)) {
             button type="submit" { (lang.t("msg.unsubscribe")) }

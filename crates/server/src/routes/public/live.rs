@@ -45,6 +45,31 @@ struct StatusEvent {
     last_updated: Timestamp,
 }
 
+/// A `change` event's data: one change event of the page, named by `kind`
+/// (the operation's description lists them), with that kind's fields.
+#[derive(Serialize, utoipa::ToSchema)]
+#[allow(
+    dead_code,
+    reason = "describes the stream to the document; never built"
+)]
+struct ChangeEvent {
+    /// e.g. `incident.created`, `component.status_changed`.
+    kind: String,
+}
+
+/// What one event of the stream carries: a `status` event's or a `change`
+/// event's data.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(untagged)]
+#[allow(
+    dead_code,
+    reason = "describes the stream to the document; never built"
+)]
+enum StreamEvent {
+    Status(StatusEvent),
+    Change(ChangeEvent),
+}
+
 fn status_event(snap: &Snapshot) -> Event {
     let d = &snap.data;
     let status = overall_status(&d.components, &d.incidents);
@@ -68,7 +93,7 @@ fn status_event(snap: &Snapshot) -> Event {
     summary = "Server-sent events: a `status` event now; after every change of the page, its `change` events and a `status` event",
     description = "Each `change` event's data is one change event of the page as JSON, named by `kind`: `page.updated`, `component.created`, `component.updated`, `component.status_changed` (with `from` and `to`), `component.deleted`, `group.created`, `group.updated`, `group.deleted`, `incident.created`, `incident.updated` (with `status` and `impact`), `incident.resolved`, `incident.deleted`, `maintenance.scheduled`, `maintenance.updated`, `maintenance.started`, `maintenance.completed`, `maintenance.cancelled`, `maintenance.deleted`, `quick_links.changed`, `layout.changed`, `settings.changed` (install-wide settings or feature switches). The stream ends when the page is deleted or stops being visible, or live updates are turned off.",
     params(("slug" = String, Path, description = "The page's slug")),
-    responses((status = 200, description = "text/event-stream of `status` events", body = StatusEvent, content_type = "text/event-stream"), PublicErrors)
+    responses((status = 200, description = "text/event-stream of `status` and `change` events", body = StreamEvent, content_type = "text/event-stream"), PublicErrors)
 )]
 async fn events(
     State(state): State<AppState>,
