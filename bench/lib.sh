@@ -10,3 +10,11 @@ bench_binary() {
     BIN="$PWD/target/release/upstate"
   fi
 }
+
+# Stops with a message when a tool the bench drives is missing (each is a
+# Debian package of the same name, but psql: postgresql-client).
+need_tools() {
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install $*)" >&2; exit 1; }
+  done
+}

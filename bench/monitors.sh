@@ -22,10 +22,8 @@ WINDOW=${WINDOW:-120}
 PORT=18910
 TARGET_PORT=18911
 
-for tool in nginx curl python3; do
-  command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install nginx curl python3)" >&2; exit 1; }
-done
 . bench/lib.sh
+need_tools nginx curl python3
 bench_binary
 WORK=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null; rm -rf "$WORK"' EXIT

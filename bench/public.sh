@@ -16,11 +16,8 @@ CONNS="${CONNS:-64}"
 PORT=18900
 NGINX_PORT=18901
 
-for tool in wrk nginx curl python3; do
-  command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install wrk nginx curl python3)" >&2; exit 1; }
-done
-
 . bench/lib.sh
+need_tools wrk nginx curl python3
 bench_binary
 WORK=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null; rm -rf "$WORK"' EXIT

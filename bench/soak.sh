@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Soak: mixed load for a long while, watching what must stay flat. Public
 # reads (the JSON summary and the HTML page) from wrk, live event streams
-# held open by curl, and writers moving the page's components
-# (bench/writers.py in its `moves` mix, 2 at a time, so snapshots rebuild
+# held open by curl, and writers editing the page's components
+# (bench/writers.py in its `edits` mix, 2 at a time, so snapshots rebuild
 # and the streams carry events while the data held stays the same), all at once for
 # DURATION seconds (default 1800; bounded: the script ends itself). Every
 # SAMPLE seconds it records the server's resident memory, open file
@@ -23,10 +23,8 @@ DURATION="${DURATION:-1800}"
 SAMPLE="${SAMPLE:-10}"
 STREAMS="${STREAMS:-20}"
 PORT=18920
-for tool in wrk curl python3; do
-  command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install wrk curl python3)" >&2; exit 1; }
-done
 . bench/lib.sh
+need_tools wrk curl python3
 bench_binary
 WORK=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$WORK"' EXIT
@@ -44,7 +42,7 @@ fds() { ls "/proc/$SERVER/fd" | wc -l; }
 
 END=$((SECONDS + DURATION))
 # The writers make the page ("bench", four components) before they start.
-python3 bench/writers.py "$B" "$KEY" 2 "$DURATION" moves >"$WORK/writes.txt" &
+python3 bench/writers.py "$B" "$KEY" 2 "$DURATION" edits >"$WORK/writes.txt" &
 for _ in $(seq 1 50); do curl -sf "$B/api/public/status/bench" >/dev/null && break; sleep 0.1; done
 for _ in $(seq 1 "$STREAMS"); do
   curl -sN --max-time "$DURATION" "$B/api/public/status/bench/events" >/dev/null 2>&1 &

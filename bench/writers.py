@@ -7,10 +7,12 @@ posted to, resolved, and plain component status changes as monitors make
 them. Prints one line: writes, writes/s, p50 ms, p99 ms, errors (non-2xx),
 and the error statuses seen.
 
-usage: writers.py BASE_URL API_KEY WRITERS SECONDS [moves]
+usage: writers.py BASE_URL API_KEY WRITERS SECONDS [edits]
 
-With `moves`, writers only change component statuses (the data held stays
-the same size: what a soak wants).
+With `edits`, writers only rewrite component descriptions: every write is a
+change the page's readers and live streams see, and the data held stays the
+same size (a status change would add to the status history): what a soak
+wants.
 """
 import http.client
 import json
@@ -20,7 +22,7 @@ import time
 import urllib.parse
 
 base, key, writers, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
-moves_only = len(sys.argv) > 5 and sys.argv[5] == "moves"
+edits_only = len(sys.argv) > 5 and sys.argv[5] == "edits"
 u = urllib.parse.urlparse(base)
 
 
@@ -65,9 +67,9 @@ def writer(n):
             errs[status] = errs.get(status, 0) + 1
         return status, payload
 
-    while moves_only and time.monotonic() < deadline:
-        for status in ("degraded", "operational"):
-            timed("PATCH", f"/api/v1/components/{comps[n % len(comps)]}/status", {"status": status})
+    while edits_only and time.monotonic() < deadline:
+        for text in ("Serving", "Serving well"):
+            timed("PATCH", f"/api/v1/components/{comps[n % len(comps)]}", {"description": text})
     while time.monotonic() < deadline:
         round_ += 1
         status, payload = timed("POST", "/api/v1/incidents", {

@@ -20,10 +20,8 @@ WRITERS="${WRITERS:-8}"
 PG="${BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
 PORT=18910
 
-for tool in curl python3 psql; do
-  command -v "$tool" >/dev/null || { echo "bench: $tool is missing" >&2; exit 1; }
-done
 . bench/lib.sh
+need_tools curl python3 psql
 bench_binary
 WORK=$(mktemp -d)
 DBNAME="upstate_bench_writes_$$"
@@ -52,7 +50,7 @@ run() {
 }
 
 fresh_pg() {
-  psql "$PG" -qc "DROP DATABASE IF EXISTS $DBNAME WITH (FORCE)" >/dev/null
+  psql "$PG" -qc "DROP DATABASE IF EXISTS $DBNAME WITH (FORCE)" >/dev/null 2>&1
   psql "$PG" -qc "CREATE DATABASE $DBNAME" >/dev/null
   echo "${PG%/*}/$DBNAME"
 }

@@ -157,6 +157,17 @@ impl TestApp {
         body["data"].clone()
     }
 
+    /// `/api/components/{id}/details`: the component as operators ask about it.
+    pub async fn details(&self, component: &Value) -> Value {
+        self.data(
+            Method::GET,
+            &format!("/api/components/{component}/details"),
+            None,
+            200,
+        )
+        .await
+    }
+
     /// A page made through the harness; its id.
     pub async fn page(&self, slug: &str) -> Value {
         self.data(

@@ -17,6 +17,7 @@ mod cli;
 mod comments;
 mod components;
 mod consumers;
+mod contract;
 mod crash;
 mod dns_server;
 mod embeds;

@@ -266,14 +266,7 @@ async fn a_reset_starts_the_figures_over(b: Backend) {
             .await,
         [1]
     );
-    let details = app
-        .data(
-            Method::GET,
-            &format!("/api/components/{api}/details"),
-            None,
-            200,
-        )
-        .await;
+    let details = app.details(&api).await;
     assert_eq!(details["lastChecks"], json!([]));
     assert_eq!(details["recentChanges"].as_array().map(Vec::len), Some(1));
 

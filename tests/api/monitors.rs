@@ -49,14 +49,7 @@ async fn header_values_are_write_only(b: Backend) {
         .data(Method::GET, &format!("/api/monitors/{id}"), None, 200)
         .await;
     assert_eq!(read["headers"], hints);
-    let details = app
-        .data(
-            Method::GET,
-            &format!("/api/components/{api}/details"),
-            None,
-            200,
-        )
-        .await;
+    let details = app.details(&api).await;
     assert_eq!(details["monitor"]["headers"], hints);
     // Sending the hints back (as the admin form does) keeps the values.
     let changed = app
@@ -586,14 +579,7 @@ async fn https_monitors_watch_the_certificate(b: Backend) {
             .contains("certificate expires in"),
         "{last}"
     );
-    let details = app
-        .data(
-            Method::GET,
-            &format!("/api/components/{api}/details"),
-            None,
-            200,
-        )
-        .await;
+    let details = app.details(&api).await;
     assert_eq!(details["monitor"]["certExpiresAt"], last["certExpiresAt"]);
 
     // A shorter warning: the certificate is fine for now.

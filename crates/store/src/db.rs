@@ -28,24 +28,47 @@ pub enum Pools {
 }
 
 /// PostgreSQL's writers take one turn at a time, as SQLite's do, in every
-/// instance on the database: every write transaction first waits for this
-/// process's turn (so waiting writers hold no pooled connection the readers
-/// need), then takes one transaction-scoped advisory lock (the turn across
-/// instances). Every write appends to the one audit chain and most stamp
-/// their page, so they serialise at some point anyway; taking the turn
-/// first, before any row lock, is what makes that point a queue instead of
-/// a deadlock (two writers each holding a row the other needs: a page's
+/// instance on the database: each write transaction begins by taking one
+/// transaction-scoped advisory lock (the turn across instances), released
+/// by its commit or rollback. Every write appends to the one audit chain and
+/// most stamp their page, so they serialise at some point anyway; taking the
+/// turn first, before any row lock, is what makes that point a queue instead
+/// of a deadlock (two writers each holding a row the other needs: a page's
 /// `updated_at` and `audit_head`, or two components moved in opposite
-/// order). The lock goes with the commit or rollback.
-#[derive(Clone, Debug, Default)]
-pub struct WriterTurn(Arc<tokio::sync::Mutex<()>>);
+/// order).
+///
+/// A few writers of this process wait for the turn inside PostgreSQL (so
+/// the next one starts the moment the last commits, with no round trip in
+/// between); the rest wait here, holding no pooled connection, so a storm of
+/// writes never takes the connections that readers need.
+#[derive(Clone, Debug)]
+pub struct WriterTurn(Arc<tokio::sync::Semaphore>);
 
-/// The advisory lock key of the writers' turn ("Upst" in ASCII).
-pub(crate) const WRITER_LOCK: i64 = 0x5570_7374;
+/// How many of this process's writers may hold a connection while they wait
+/// for the turn: a quarter of the pool.
+const WAITING_IN_POSTGRES: usize = 4;
+
+impl Default for WriterTurn {
+    fn default() -> Self {
+        WriterTurn(Arc::new(tokio::sync::Semaphore::new(WAITING_IN_POSTGRES)))
+    }
+}
+
+/// The advisory lock key of the writers' turn: 0x55707374, "Upst" in ASCII.
+#[cfg(test)]
+const WRITER_LOCK: i64 = 0x5570_7374;
+
+/// How a PostgreSQL write transaction begins: with the turn, in the same
+/// round trip (one simple query).
+const BEGIN_IN_TURN: &str = "BEGIN; SELECT pg_advisory_xact_lock(1433432948)";
 
 impl WriterTurn {
-    async fn take(&self) -> tokio::sync::OwnedMutexGuard<()> {
-        self.0.clone().lock_owned().await
+    async fn take(&self) -> StoreResult<tokio::sync::OwnedSemaphorePermit> {
+        self.0
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|_| StoreError::Config("the writers' queue is closed".into()))
     }
 }
 
@@ -58,10 +81,11 @@ pub struct Db {
 
 pub(crate) enum TxInner {
     Sqlite(Transaction<'static, Sqlite>),
-    /// The transaction, and this process's writer turn, held until it ends.
+    /// The transaction, and its place among this process's writers, held
+    /// until it ends.
     Postgres(
         Transaction<'static, Postgres>,
-        tokio::sync::OwnedMutexGuard<()>,
+        tokio::sync::OwnedSemaphorePermit,
     ),
 }
 
@@ -189,20 +213,18 @@ impl Db {
     /// Opens a write transaction on the live backend, in the writers' turn:
     /// SQLite's is `BEGIN IMMEDIATE` on its one writer connection (so a
     /// read-then-write transaction never fails to upgrade its lock);
-    /// PostgreSQL's waits for `WriterTurn`.
+    /// PostgreSQL's waits for `WriterTurn`. Bookkeeping takes the turn too:
+    /// run beside the changes it was measured slower (bench/writes.sh: the
+    /// machine's cores, not the lock, are what writers wait for), and one
+    /// queue for every write leaves no order of locks to get wrong.
     async fn begin_inner(&self) -> StoreResult<TxInner> {
         Ok(match &self.pools {
             Pools::Sqlite { write, .. } => {
                 TxInner::Sqlite(write.begin_with(crate::sqlite::BEGIN).await?)
             }
             Pools::Postgres { pool, turn } => {
-                let held = turn.take().await;
-                let mut t = pool.begin().await?;
-                sqlx::query("SELECT pg_advisory_xact_lock($1)")
-                    .bind(WRITER_LOCK)
-                    .execute(&mut *t)
-                    .await?;
-                TxInner::Postgres(t, held)
+                let held = turn.take().await?;
+                TxInner::Postgres(pool.begin_with(BEGIN_IN_TURN).await?, held)
             }
         })
     }
@@ -417,6 +439,11 @@ pub fn redact(url: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_turn_is_taken_with_its_own_key() {
+        assert!(super::BEGIN_IN_TURN.ends_with(&format!("({})", super::WRITER_LOCK)));
+    }
+
     #[test]
     fn passwords_never_reach_messages() {
         assert_eq!(

@@ -287,7 +287,9 @@ async fn list(
         An operator's (API key, or session with CSRF token) answers 201 with the subscriber; `skipConfirmation` adds an email subscriber without the opt-in. \
         HTML forms are answered with a redirect back to the page.",
     request_body = SubscribeInput,
-    responses((status = 202, body = Data<Accepted>), (status = 201, body = Data<Subscriber>), BodyErrors, Throttled),
+    responses((status = 202, body = Data<Accepted>), (status = 201, body = Data<Subscriber>), BodyErrors, Throttled,
+        (status = 401, description = "A session cookie or key was sent and is not valid (an operator's request)", content_type = "application/problem+json", body = crate::openapi::Problem),
+        (status = 403, description = "The operator lacks SETTINGS_WRITE, or the CSRF token is missing", content_type = "application/problem+json", body = crate::openapi::Problem)),
     security((), ("session" = []), ("api_key" = [])))]
 async fn subscribe(
     State(state): State<AppState>,
@@ -480,7 +482,9 @@ async fn verify(State(state): State<AppState>, headers: HeaderMap, q: QueryParam
 #[utoipa::path(get, path = "/api/subscribers/unsubscribe", tag = "subscribers", operation_id = "unsubscribeForm",
     summary = "The unsubscribe button of a message's link (opening the link changes nothing)",
     params(("token" = String, Query, description = "From the message")),
-    responses((status = 200, description = "A page with the button", content_type = "text/html", body = String)))]
+    responses((status = 200, description = "A page with the button", content_type = "text/html", body = String),
+        (status = 400, description = "A page saying the link is missing its token; a problem document for a request no route reads (a NUL in the query)",
+            content((String = "text/html"), (crate::openapi::Problem = "application/problem+json")))))]
 async fn unsubscribe_form(
     State(state): State<AppState>,
     headers: HeaderMap,

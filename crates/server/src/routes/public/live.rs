@@ -35,7 +35,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     ))
 }
 
-#[derive(Serialize, utoipa::ToSchema)]
+#[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct StatusEvent {
     /// Moves whenever anything on the page changed.
@@ -45,29 +45,30 @@ struct StatusEvent {
     last_updated: Timestamp,
 }
 
-/// A `change` event's data: one change event of the page, named by `kind`
-/// (the operation's description lists them), with that kind's fields.
+/// One event of the stream, as an event-stream parser hands it over.
 #[derive(Serialize, utoipa::ToSchema)]
 #[allow(
     dead_code,
     reason = "describes the stream to the document; never built"
 )]
-struct ChangeEvent {
-    /// e.g. `incident.created`, `component.status_changed`.
-    kind: String,
+struct StreamEvent {
+    /// `status` or `change`.
+    event: StreamEventKind,
+    /// JSON text: for `status`, the page's version, status, its label and
+    /// when it last changed (`{"version", "status", "statusLabel",
+    /// "lastUpdated"}`); for `change`, one change event named by `kind`.
+    data: String,
 }
 
-/// What one event of the stream carries: a `status` event's or a `change`
-/// event's data.
 #[derive(Serialize, utoipa::ToSchema)]
-#[serde(untagged)]
+#[serde(rename_all = "lowercase")]
 #[allow(
     dead_code,
     reason = "describes the stream to the document; never built"
 )]
-enum StreamEvent {
-    Status(StatusEvent),
-    Change(ChangeEvent),
+enum StreamEventKind {
+    Status,
+    Change,
 }
 
 fn status_event(snap: &Snapshot) -> Event {
