@@ -148,7 +148,7 @@ fn headers_fields(flash: Option<&Flash>, c: &MonitorConfig) -> Markup {
                 }
             }
             @if let Some(e) = error { span.error #f-headers-error { (e) } }
-            @else { span.hint #f-headers-hint { "Sent with every check, like Authorization: Bearer …. Values are write-only: once saved only a hint shows; leave it as it is to keep the value, or type a new one." } }
+            @else { span.hint #f-headers-hint { "Sent with every check (an Authorization header, say). Values are write-only: once saved, only a hint such as Bearer …c3t shows; leave it as it is to keep the value, or type a new one." } }
         }
     }
 }
