@@ -24,6 +24,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Version, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use percent_encoding::percent_decode;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -107,48 +108,23 @@ fn check_head(req: &Request) -> Result<(), ApiError> {
             "an HTTP/1.1 request must name its Host".into(),
         ));
     }
-    let path = uri.path().as_bytes();
-    if has_nul(path) {
-        return Err(ApiError::NotFound("no such resource".into()));
-    }
-    let decoded: Vec<u8> = percent_decode(path);
-    if std::str::from_utf8(&decoded).is_err() {
+    // Borrowed, not copied, unless the path holds escapes.
+    let Ok(path) = percent_decode(uri.path().as_bytes()).decode_utf8() else {
         return Err(ApiError::BadRequest(
             "the path is not valid UTF-8 once percent-decoded".into(),
         ));
+    };
+    if path.contains('\0') {
+        return Err(ApiError::NotFound("no such resource".into()));
     }
     if let Some(q) = uri.query()
-        && has_nul(q.as_bytes())
+        && percent_decode(q.as_bytes()).any(|b| b == 0)
     {
         return Err(ApiError::BadRequest(
             "a query parameter must not contain a NUL character".into(),
         ));
     }
     Ok(())
-}
-
-/// Whether `%00` is in a URL part.
-fn has_nul(raw: &[u8]) -> bool {
-    raw.windows(3).any(|w| w == b"%00")
-}
-
-fn percent_decode(raw: &[u8]) -> Vec<u8> {
-    let hex = |b: u8| (b as char).to_digit(16);
-    let mut out = Vec::with_capacity(raw.len());
-    let mut i = 0;
-    while i < raw.len() {
-        match (raw[i], raw.get(i + 1), raw.get(i + 2)) {
-            (b'%', Some(&h), Some(&l)) if hex(h).is_some() && hex(l).is_some() => {
-                out.push((hex(h).unwrap_or(0) * 16 + hex(l).unwrap_or(0)) as u8);
-                i += 3;
-            }
-            (b, _, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]
