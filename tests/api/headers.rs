@@ -5,7 +5,52 @@
 use crate::on_both_backends;
 use crate::support::{Backend, Server};
 
-on_both_backends!(every_html_response_carries_the_security_headers);
+on_both_backends!(
+    every_html_response_carries_the_security_headers,
+    https_installs_send_hsts_and_secure_cookies
+);
+
+/// Reached over https (the public URL says so): every answer carries
+/// `Strict-Transport-Security`, and the form bridge's flash cookie is
+/// `Secure` like the session's; over plain http neither.
+async fn https_installs_send_hsts_and_secure_cookies(b: Backend) {
+    let form = "email=a%40b.example&password=wrong-password-here&_back=/admin/login";
+    for (url, secure) in [("https://status.example.com", true), ("", false)] {
+        let mut env = vec![(
+            "UPSTATE_SECURE_COOKIES",
+            if secure { "true" } else { "false" },
+        )];
+        if secure {
+            env.push(("UPSTATE_PUBLIC_URL", url));
+        }
+        let s = Server::start_with(b, &env).await;
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        for path in ["/api/health", "/api/public/status/none"] {
+            let r = http.get(format!("{}{path}", s.base)).send().await.unwrap();
+            assert_eq!(
+                r.headers()
+                    .get("strict-transport-security")
+                    .map(|v| v.to_str().unwrap().to_string()),
+                secure.then(|| "max-age=31536000".to_string()),
+                "{path}"
+            );
+        }
+        let r = http
+            .post(format!("{}/api/auth/login", s.base))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(form)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 303);
+        let cookie = r.headers()["set-cookie"].to_str().unwrap().to_string();
+        assert!(cookie.starts_with("upstate_flash="), "{cookie}");
+        assert_eq!(cookie.ends_with("; Secure"), secure, "{cookie}");
+    }
+}
 
 async fn get_html(s: &Server, path: &str) -> (u16, reqwest::header::HeaderMap) {
     let r = reqwest::Client::new()
