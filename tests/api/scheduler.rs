@@ -333,6 +333,10 @@ async fn bad_recurring_templates_are_refused(b: Backend) {
     let cases = [
         (with("rrule", json!("FREQ=HOURLY")), "rrule"),
         (with("rrule", json!("every sunday")), "rrule"),
+        // Found by `cargo fuzz` (fuzz/fuzz_targets/rrule.rs): the rrule
+        // crate slices inside a multi-byte character and panics.
+        (with("rrule", json!("\u{76a}\u{4e1}H")), "rrule"),
+        (with("rrule", json!("FREQ=WEEKLY;BYDAY=S\u{00dc}")), "rrule"),
         (with("rrule", json!("FREQ=DAILY;COUNT=x")), "rrule"),
         (
             with("rrule", json!("FREQ=DAILY;UNTIL=20200101T000000Z")),

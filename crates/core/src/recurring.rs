@@ -216,6 +216,11 @@ pub fn rule(raw: &str) -> Result<String, String> {
     if r.len() > 500 || r.contains(['\n', '\r']) {
         return Err("must be one RRULE line of at most 500 characters".into());
     }
+    // RRULEs are ASCII (RFC 5545 3.3.10); the rrule crate slices text by
+    // byte and panics inside a multi-byte character (found by cargo fuzz).
+    if !r.is_ascii() {
+        return Err("must be written in ASCII letters, digits and ;=,:+-".into());
+    }
     if r.contains("DTSTART") {
         return Err("must not carry DTSTART: firstStart gives it".into());
     }
@@ -255,6 +260,9 @@ pub fn occurrences(
     let start: jiff::civil::DateTime = first_start
         .parse()
         .map_err(|_| "firstStart is no local date and time".to_string())?;
+    if !rule.is_ascii() || !tz.is_ascii() {
+        return Err("is no RFC 5545 RRULE for this page: not ASCII".into());
+    }
     let text = format!(
         "DTSTART;TZID={tz}:{}\nRRULE:{rule}",
         start.strftime("%Y%m%dT%H%M%S")
@@ -325,6 +333,7 @@ mod tests {
             "FREQ=SOMETIMES",
             "DTSTART:20260101T000000Z",
             "FREQ=DAILY\nFREQ=DAILY",
+            "\u{76a}\u{4e1}H",
         ] {
             assert!(rule(bad).is_err(), "{bad:?}");
         }

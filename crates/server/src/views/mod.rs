@@ -380,54 +380,12 @@ pub fn error_page(lang: Lang, status: u16, detail: &str) -> String {
 /// into the text is shown as the text it is: `point DNS to <your-lb-host>`
 /// keeps its words, and `<script>` is visible, never run.
 pub fn markdown(text: &str) -> maud::PreEscaped<String> {
-    render_markdown(text, false)
+    maud::PreEscaped(upstate_core::markdown::to_html(text))
 }
 
 /// A timeline message's Markdown: as `markdown`, but a line break the
 /// operator typed stays a line break (status updates are written as lines,
 /// not as paragraphs).
 pub fn message_markdown(text: &str) -> maud::PreEscaped<String> {
-    render_markdown(text, true)
-}
-
-fn render_markdown(text: &str, keep_lines: bool) -> maud::PreEscaped<String> {
-    use pulldown_cmark::{Event, Tag, TagEnd};
-    let events = pulldown_cmark::Parser::new(text).map(|e| match e {
-        Event::SoftBreak if keep_lines => Event::HardBreak,
-        Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
-        Event::Start(Tag::HtmlBlock) => Event::Start(Tag::Paragraph),
-        Event::End(TagEnd::HtmlBlock) => Event::End(TagEnd::Paragraph),
-        other => other,
-    });
-    let mut html = String::new();
-    pulldown_cmark::html::push_html(&mut html, events);
-    maud::PreEscaped(ammonia::clean(&html))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn typed_html_is_text() {
-        let html =
-            message_markdown("point DNS to <your-lb-host> **now**\n<script>alert(1)</script>").0;
-        assert!(html.contains("point DNS to &lt;your-lb-host&gt;"), "{html}");
-        assert!(
-            html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
-            "{html}"
-        );
-        assert!(html.contains("<strong>now</strong>"), "{html}");
-        let block = markdown("<div onclick=\"x()\">hi</div>\n\nafter").0;
-        assert!(
-            block.contains("&lt;div onclick=") && !block.contains("<div"),
-            "{block}"
-        );
-        assert!(
-            markdown("[x](javascript:alert(1))")
-                .0
-                .find("javascript")
-                .is_none()
-        );
-    }
+    maud::PreEscaped(upstate_core::markdown::lines_to_html(text))
 }

@@ -55,9 +55,6 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         .routes(routes!(import))
 }
 
-/// The most rows one import takes.
-const IMPORT_MAX: usize = 10_000;
-
 /// A CSV list of subscribers for one page.
 #[derive(serde::Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -82,89 +79,6 @@ struct Imported {
     unchanged: usize,
 }
 
-/// Reads every row; any bad row refuses the whole file (nothing stored),
-/// each bad row named by its line.
-fn parse_import(
-    page: Id,
-    text: &str,
-) -> Result<Vec<upstate_core::notify::Subscription>, FieldErrors> {
-    let mut rows = csv::ReaderBuilder::new()
-        .trim(csv::Trim::All)
-        .flexible(true)
-        .from_reader(text.as_bytes());
-    let headers: Vec<String> = match rows.headers() {
-        Ok(h) => h.iter().map(|c| c.to_ascii_lowercase()).collect(),
-        Err(e) => return Err(FieldErrors::single("csv", format!("cannot be read: {e}"))),
-    };
-    let col = |names: &[&str]| headers.iter().position(|h| names.contains(&h.as_str()));
-    let Some(target_col) = col(&["target", "email"]) else {
-        return Err(FieldErrors::single(
-            "csv",
-            "needs a header row with a target (or email) column",
-        ));
-    };
-    let kind_col = col(&["kind"]);
-    let comp_col = col(&["componentids", "component_ids", "components"]);
-    let mut e = FieldErrors::new();
-    let mut out = Vec::new();
-    for (i, row) in rows.records().enumerate() {
-        let line = i + 2;
-        let row = match row {
-            Ok(r) => r,
-            Err(err) => {
-                e.push("csv", format!("line {line}: cannot be read: {err}"));
-                continue;
-            }
-        };
-        if row.iter().all(str::is_empty) {
-            continue;
-        }
-        if out.len() + 1 > IMPORT_MAX {
-            e.push(
-                "csv",
-                format!("has more than {IMPORT_MAX} rows; import it in parts"),
-            );
-            break;
-        }
-        let ids: Result<Vec<Id>, _> = comp_col
-            .and_then(|c| row.get(c))
-            .unwrap_or("")
-            .split([' ', ';', ','])
-            .filter(|t| !t.is_empty())
-            .map(str::parse::<Id>)
-            .collect();
-        let Ok(ids) = ids else {
-            e.push(
-                "csv",
-                format!("line {line}: componentIds must be ids separated by spaces or semicolons"),
-            );
-            continue;
-        };
-        let input = SubscribeInput {
-            status_page_id: Some(page),
-            kind: kind_col
-                .and_then(|c| row.get(c))
-                .filter(|k| !k.is_empty())
-                .map(String::from),
-            target: row.get(target_col).map(String::from),
-            component_ids: Some(ids),
-            ..Default::default()
-        };
-        match input.validate() {
-            Ok(sub) => out.push(sub),
-            Err(errors) => {
-                for f in errors.0 {
-                    e.push("csv", format!("line {line}: {}: {}", f.field, f.message));
-                }
-            }
-        }
-    }
-    if out.is_empty() && e.is_empty() {
-        e.push("csv", "holds no subscriber");
-    }
-    e.into_result().map(|()| out)
-}
-
 #[utoipa::path(post, path = "/api/subscribers/import", tag = "subscribers", operation_id = "importSubscribers",
     summary = "Add subscribers from CSV (needs SETTINGS_WRITE); one bad row refuses the file",
     description = "The CSV's header names `target` (or `email`), optionally `kind` and `componentIds`. \
@@ -182,7 +96,7 @@ async fn import(
         return Err(FieldErrors::single("statusPageId", "is required").into());
     };
     let page = page_id(&state, &PageRef::Id(page)).await?;
-    let rows = parse_import(page, input.csv.as_deref().unwrap_or(""))?;
+    let rows = upstate_core::subscriber_csv::parse(page, input.csv.as_deref().unwrap_or(""))?;
     let known: Vec<Id> = components::list(&state.db, Some(page), None)
         .await?
         .into_iter()

@@ -27,7 +27,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
     )
 )]
 async fn health(State(state): State<AppState>, q: QueryParams) -> Response {
-    if q.0.iter().any(|(k, _)| k == "ready") {
+    if q.has("ready") {
         return ready(&state).await;
     }
     match upstate_store::pages::count(&state.db).await {
