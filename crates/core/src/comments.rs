@@ -59,10 +59,13 @@ impl From<Comment> for PublicComment {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CommentInput {
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::id, required))]
     pub incident_id: Option<Id>,
     /// A name to show beside the comment (optional, at most 60 characters).
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::comment_author))]
     pub author: Option<String>,
     /// The comment: plain text, 1 to 1,000 characters; line breaks kept.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::comment_body, required))]
     pub body: Option<String>,
 }
 
@@ -121,6 +124,7 @@ impl CommentInput {
 pub struct ModerationInput {
     /// approved (shown on the incident's page), rejected (never shown) or
     /// pending (back into the queue).
+    #[cfg_attr(feature = "openapi", schema(required, nullable = false, value_type = Option<crate::CommentStatus>))]
     pub status: Option<String>,
 }
 

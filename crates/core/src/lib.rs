@@ -22,6 +22,8 @@ pub mod public;
 pub mod push;
 pub mod recurring;
 pub mod roles;
+#[cfg(feature = "openapi")]
+pub mod schema;
 pub mod scope;
 pub mod settings;
 pub mod status;

@@ -24,10 +24,32 @@ pub struct QuickLink {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct QuickLinkInput {
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::id, required))]
     pub status_page_id: Option<Id>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::link_label, required))]
     pub label: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::url, required))]
     pub url: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::order))]
     pub order: Option<i64>,
+}
+
+/// `PUT /api/quicklinks/{id}` as the document shows it: the fields a change
+/// may name (a link stays on its page), at least one.
+#[cfg(feature = "openapi")]
+#[derive(utoipa::ToSchema)]
+#[schema(min_properties = 1)]
+#[allow(
+    dead_code,
+    reason = "describes the change body to the document; read as QuickLinkInput"
+)]
+pub struct QuickLinkChange {
+    #[schema(schema_with = crate::schema::link_label)]
+    label: Option<String>,
+    #[schema(schema_with = crate::schema::url)]
+    url: Option<String>,
+    #[schema(schema_with = crate::schema::order)]
+    order: Option<i64>,
 }
 
 /// A checked create (every field but `order` present) or change (any subset).

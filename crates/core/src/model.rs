@@ -144,24 +144,29 @@ pub struct Maintenance {
 #[serde(rename_all = "camelCase")]
 pub struct PageSettings {
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::url_or_null))]
     pub logo_url: Patch<String>,
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::url_or_null))]
     pub favicon_url: Patch<String>,
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::domain_or_null))]
     pub custom_domain: Patch<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::hex_color))]
     pub accent_color: Option<String>,
     pub show_subscribe: Option<bool>,
     pub show_uptime: Option<bool>,
     pub show_response_times: Option<bool>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::uptime_days))]
     pub uptime_days: Option<i64>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::time_zone))]
     pub time_zone: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::past_incident_days))]
     pub past_incident_days: Option<i64>,
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::url_or_null))]
     pub header_image_url: Patch<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::custom_css))]
     pub custom_css: Option<String>,
 }
 
@@ -245,8 +250,11 @@ fn required<T>(
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NewPageInput {
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::name, required))]
     pub name: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::slug, required))]
     pub slug: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::description))]
     pub description: Option<String>,
     pub is_public: Option<bool>,
     #[serde(flatten)]
@@ -292,8 +300,11 @@ impl NewPageInput {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PagePatchInput {
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::name))]
     pub name: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::slug))]
     pub slug: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::description))]
     pub description: Option<String>,
     pub is_public: Option<bool>,
     #[serde(flatten)]
@@ -332,11 +343,16 @@ impl PagePatchInput {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NewComponentInput {
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::name, required))]
     pub name: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::description))]
     pub description: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::id, required))]
     pub status_page_id: Option<Id>,
     pub status: Option<ComponentStatus>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::id))]
     pub group_id: Option<Id>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::order))]
     pub order: Option<i64>,
 }
 
@@ -386,13 +402,17 @@ impl NewComponentInput {
 #[derive(Debug, Clone, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", schema(min_properties = 1))]
 pub struct ComponentPatchInput {
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::name))]
     pub name: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::description))]
     pub description: Option<String>,
     pub status: Option<ComponentStatus>,
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<i64>))]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::id_or_null))]
     pub group_id: Patch<Id>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::order))]
     pub order: Option<i64>,
 }
 
@@ -429,6 +449,7 @@ impl ComponentPatchInput {
 #[derive(Debug, Clone, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ComponentStatusInput {
+    #[cfg_attr(feature = "openapi", schema(required, nullable = false))]
     pub status: Option<ComponentStatus>,
 }
 
@@ -447,8 +468,11 @@ impl ComponentStatusInput {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NewGroupInput {
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::name, required))]
     pub name: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::id, required))]
     pub status_page_id: Option<Id>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::order))]
     pub order: Option<i64>,
 }
 
@@ -482,8 +506,11 @@ impl NewGroupInput {
 
 #[derive(Debug, Clone, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(min_properties = 1))]
 pub struct GroupPatchInput {
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::name))]
     pub name: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::order))]
     pub order: Option<i64>,
 }
 
@@ -515,6 +542,7 @@ impl GroupPatchInput {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ComponentStatusChange {
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::id))]
     pub component_id: Id,
     pub status: ComponentStatus,
 }
@@ -540,11 +568,15 @@ fn status_changes(
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NewIncidentInput {
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::name, required))]
     pub title: Option<String>,
     pub status: Option<IncidentStatus>,
     pub impact: Option<Impact>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::id, required))]
     pub status_page_id: Option<Id>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::optional_message))]
     pub message: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::ids))]
     pub component_ids: Option<Vec<Id>>,
     /// Affected components and the status each goes to, in the same
     /// transaction (they join `componentIds`).
@@ -602,13 +634,18 @@ impl NewIncidentInput {
 #[derive(Debug, Clone, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", schema(min_properties = 1))]
 pub struct IncidentPatchInput {
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::name))]
     pub title: Option<String>,
     pub status: Option<IncidentStatus>,
     pub impact: Option<Impact>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::message))]
     pub message: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::ids))]
     pub component_ids: Option<Vec<Id>>,
     /// Components whose status moves with this change (they become affected).
+    #[cfg_attr(feature = "openapi", schema(min_items = 1))]
     pub component_statuses: Option<Vec<ComponentStatusChange>>,
 }
 
@@ -656,6 +693,7 @@ impl IncidentPatchInput {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NewIncidentUpdateInput {
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::message, required))]
     pub message: Option<String>,
     pub status: Option<IncidentStatus>,
     /// Components whose status moves with this update (they become affected).
@@ -692,6 +730,7 @@ impl NewIncidentUpdateInput {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ResolveInput {
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::optional_message))]
     pub message: Option<String>,
     pub component_statuses: Option<Vec<ComponentStatusChange>>,
 }
@@ -712,6 +751,7 @@ impl ResolveInput {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ClosingMessageInput {
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::optional_message))]
     pub message: Option<String>,
 }
 
@@ -730,12 +770,18 @@ impl ClosingMessageInput {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NewMaintenanceInput {
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::name, required))]
     pub title: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::description))]
     pub description: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::id, required))]
     pub status_page_id: Option<Id>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::window_start, required))]
     pub scheduled_start_time: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::window_end, required))]
     pub scheduled_end_time: Option<String>,
     pub auto_start: Option<bool>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::ids))]
     pub component_ids: Option<Vec<Id>>,
 }
 
@@ -807,18 +853,24 @@ impl NewMaintenanceInput {
 #[derive(Debug, Clone, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", schema(min_properties = 1))]
 pub struct MaintenancePatchInput {
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::name))]
     pub title: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::description))]
     pub description: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::window_start))]
     pub scheduled_start_time: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::window_end))]
     pub scheduled_end_time: Option<String>,
     pub auto_start: Option<bool>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::ids))]
     pub component_ids: Option<Vec<Id>>,
     /// Refused: status moves only through start/complete/cancel.
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub status: Option<serde_json::Value>,
     /// Refused: a window stays on the page it was created on.
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<i64>))]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub status_page_id: Option<serde_json::Value>,
 }
 
@@ -945,7 +997,9 @@ mod tests {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ComponentPlace {
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::id))]
     pub id: Id,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::id_or_null))]
     pub group_id: Option<Id>,
 }
 
@@ -954,9 +1008,12 @@ pub struct ComponentPlace {
 #[derive(Debug, Clone, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", schema(min_properties = 2))]
 pub struct ReorderInput {
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::id, required))]
     pub status_page_id: Option<Id>,
     /// Every group of the page, in their new order.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::ids))]
     pub group_ids: Option<Vec<Id>>,
     /// Every component of the page, in their new order.
     pub components: Option<Vec<ComponentPlace>>,
@@ -1008,6 +1065,7 @@ impl ReorderInput {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct IncidentUpdatePost {
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::id, required))]
     pub incident_id: Option<Id>,
     #[serde(flatten)]
     pub update: NewIncidentUpdateInput,

@@ -29,6 +29,7 @@ pub struct Postmortem {
 #[serde(rename_all = "camelCase")]
 pub struct PostmortemInput {
     /// Markdown, up to 100,000 characters.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::postmortem, required))]
     pub body: Option<String>,
     /// True shows it on the incident's public page; false keeps (or makes) it a draft.
     pub published: Option<bool>,

@@ -46,19 +46,27 @@ pub struct Recurring {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RecurringInput {
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::id, required))]
     pub status_page_id: Option<Id>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::name, required))]
     pub title: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::description))]
     pub description: Option<String>,
     /// RFC 5545 RRULE: FREQ of DAILY, WEEKLY, MONTHLY or YEARLY, with any
     /// of INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYSETPOS, COUNT, UNTIL.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::rrule, required))]
     pub rrule: Option<String>,
     /// Local date and time of the first window: `YYYY-MM-DDTHH:MM`.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::local_start, required))]
     pub first_start: Option<String>,
     /// 5 minutes to 7 days.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::duration_minutes, required))]
     pub duration_minutes: Option<i64>,
     pub auto_start: Option<bool>,
     /// 1 to 90, default 14.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::horizon_days))]
     pub horizon_days: Option<i64>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::ids))]
     pub component_ids: Option<Vec<Id>>,
 }
 

@@ -18,6 +18,7 @@ macro_rules! features {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
         #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
         #[serde(rename_all = "camelCase", default)]
+        #[cfg_attr(feature = "openapi", schema(min_properties = 1))]
         pub struct Features {
             $($(#[doc = $doc])* pub $field: bool,)*
         }
@@ -183,20 +184,24 @@ impl Default for Settings {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", schema(min_properties = 1))]
 pub struct SettingsInput {
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::name))]
     pub site_name: Option<String>,
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::slug_or_null))]
     pub default_page: Patch<String>,
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::lang_or_null))]
     pub default_language: Patch<String>,
     #[serde(default)]
     pub moderate_comments: Option<bool>,
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::reminders))]
     pub maintenance_reminders: Option<String>,
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::delivery_log_days))]
     pub delivery_log_days: Option<i64>,
 }
 

@@ -25,9 +25,12 @@ pub struct IncidentTemplate {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TemplateInput {
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::name, required))]
     pub name: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::name, required))]
     pub title: Option<String>,
     /// Markdown; may be left empty.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::optional_message))]
     pub message: Option<String>,
     /// Defaults to `investigating`.
     pub status: Option<IncidentStatus>,

@@ -155,7 +155,10 @@ pub fn url(raw: &str) -> Result<String, String> {
             if !rest.is_empty()
                 && !rest.starts_with('/')
                 && s.len() <= URL_MAX
-                && !s.chars().any(char::is_whitespace) =>
+                && !s.chars().any(char::is_whitespace)
+                // What a browser or client could not follow (`http://a[b`,
+                // `http://a:port/`) is no address either.
+                && url::Url::parse(s).is_ok_and(|u| u.has_host()) =>
         {
             Ok(s.to_string())
         }
@@ -276,6 +279,8 @@ mod tests {
         assert!(url("https://example.com/logo.png").is_ok());
         assert!(url("javascript:alert(1)").is_err());
         assert!(url("https://").is_err());
+        assert!(url("http://a[b/").is_err());
+        assert!(url("http://a:port/").is_err());
         assert_eq!(
             domain("Status.Example.com").as_deref(),
             Ok("status.example.com")

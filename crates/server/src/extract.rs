@@ -72,7 +72,9 @@ impl<S: Send + Sync, T: DeserializeOwned + Default> FromRequest<S> for OptionalB
     type Rejection = ApiError;
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
         let (empty, bytes) = read_bytes(req, state).await?;
-        if empty {
+        // JSON `null` says "no body" as plainly as an empty one does (the
+        // document describes these bodies as the input or null).
+        if empty || bytes.trim_ascii() == b"null" {
             Ok(OptionalBody(T::default()))
         } else {
             parse(&bytes).map(OptionalBody)

@@ -145,6 +145,19 @@ pub enum BadQuery {
     Invalid(Problem),
 }
 
+/// The answer of a visitor route to a private page opened without its
+/// password (for routes that do not list every `PublicErrors` answer).
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code, reason = "describes responses to the document; never built")]
+pub enum PrivatePage {
+    #[response(
+        status = 401,
+        description = "A private page, and the request lacks its password cookie (POST /api/verify-page-password)",
+        content_type = "application/problem+json"
+    )]
+    Locked(Problem),
+}
+
 /// Errors of the public read API.
 #[derive(utoipa::IntoResponses)]
 #[allow(dead_code, reason = "describes responses to the document; never built")]
@@ -202,6 +215,317 @@ fn anonymous(path: &str) -> bool {
     ];
     OPEN.iter().any(|p| path.starts_with(p))
         || (path.starts_with("/api/v2/") && path.ends_with(".json"))
+}
+
+/// The values each query and path parameter takes, said in the document as
+/// the handlers read them (`input::Query` accessors, `PathId`): enums for
+/// closed sets, bounds for numbers, patterns for slugs and tokens, and no
+/// NUL character in any text (the request gate refuses one). Kept in one
+/// table keyed by name, and by path where the same name means different
+/// things; `tests/api/contract.rs` holds the handlers to it with
+/// schemathesis's `positive_data_acceptance`.
+fn parameter_schema(path: &str, name: &str, in_path: bool) -> Option<utoipa::openapi::Object> {
+    use upstate_core::schema;
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    let one_of = |values: Vec<&str>| {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(values))
+            .build()
+    };
+    let pattern = |p: &str| {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some(p))
+            .build()
+    };
+    let integer = |min: i64, max: i64| {
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+                utoipa::openapi::KnownFormat::Int64,
+            )))
+            .minimum(Some(min as f64))
+            .maximum(Some(max as f64))
+            .build()
+    };
+    let names = |all: &mut dyn Iterator<Item = &'static str>| one_of(all.collect());
+    Some(match name {
+        "id" | "component" | "before" => schema::id(),
+        n if n.ends_with("Id") => schema::id(),
+        "page" | "slug" => schema::slug(),
+        // Tokens we hand out are hex; anything else names nothing (404).
+        "token" => pattern("^[0-9a-f]{16,128}$"),
+        "limit" if path.starts_with("/api/audit-events") => integer(1, 500),
+        "limit" if path.contains("/deliveries") => integer(1, 200),
+        "limit" if path == "/api/subscribers" || path.starts_with("/api/comments") => {
+            integer(1, 500)
+        }
+        "limit" => integer(1, 100),
+        "days" => integer(1, upstate_core::validate::UPTIME_DAYS_MAX),
+        "cursor" => pattern("^[0-9]{1,18}$"),
+        "since" | "from" => schema::timestamp(),
+        // Shown with a later example than the start's.
+        "until" | "to" => schema::window_end(),
+        "status" if path.contains("incidents") => names(
+            &mut upstate_core::IncidentStatus::ALL
+                .iter()
+                .map(|s| s.as_str())
+                .chain(["unresolved"]),
+        ),
+        "status" if path.starts_with("/api/comments") => {
+            one_of(vec!["pending", "approved", "rejected", "all"])
+        }
+        "status" if path.contains("/deliveries") => {
+            names(&mut upstate_core::DeliveryStatus::ALL.iter().map(|s| s.as_str()))
+        }
+        "actorKind" => names(
+            &mut upstate_core::audit::ActorKind::ALL
+                .iter()
+                .map(|k| k.as_str()),
+        ),
+        "action" => names(&mut upstate_core::audit::Action::ALL.iter().map(|a| a.as_str())),
+        "format" if path == "/api/badge" => one_of(vec!["svg", "shields"]),
+        "format" if path == "/api/widget" => one_of(vec!["html", "js"]),
+        "format" if path.starts_with("/api/feed") => one_of(vec!["rss", "atom"]),
+        "format" if path.starts_with("/api/audit-events") => one_of(vec!["json", "csv"]),
+        "style" => one_of(vec!["flat", "flat-square", "plastic", "for-the-badge"]),
+        "theme" => one_of(vec!["auto", "light", "dark"]),
+        "lang" => names(&mut upstate_core::i18n::LANGS.iter().map(|l| l.code())),
+        "resolution" => names(
+            &mut upstate_core::measurements::Resolution::ALL
+                .iter()
+                .map(|r| r.as_str()),
+        ),
+        "label" => {
+            let mut label = pattern(r"^[^\u0000-\u001f\u007f-\u009f]*$");
+            label.max_length = Some(64);
+            label
+        }
+        "endpoint" => schema::url(),
+        _ if in_path => pattern(r"^[^\u0000/]+$"),
+        _ => return None,
+    })
+}
+
+/// Puts `parameter_schema` on every parameter it knows; any other text
+/// parameter still says it holds no NUL character.
+fn strict_parameters(path: &str, op: &mut utoipa::openapi::path::Operation) {
+    use utoipa::openapi::RefOr;
+    use utoipa::openapi::path::ParameterIn;
+    use utoipa::openapi::schema::{Schema, SchemaType, Type};
+    for p in op.parameters.iter_mut().flatten() {
+        let RefOr::T(p) = p else { continue };
+        let in_path = matches!(p.parameter_in, ParameterIn::Path);
+        if let Some(strict) = parameter_schema(path, &p.name, in_path) {
+            p.schema = Some(RefOr::T(Schema::Object(strict)));
+        } else if let Some(RefOr::T(Schema::Object(o))) = p.schema.as_mut()
+            && matches!(o.schema_type, SchemaType::Type(Type::String))
+            && o.pattern.is_none()
+            && o.enum_values.is_none()
+        {
+            o.pattern = Some(r"^[^\u0000]*$".into());
+        }
+    }
+}
+
+/// Request bodies as strictly as the handlers read them: an object of the
+/// fields listed (a flattened `allOf` merged into one object so that can be
+/// said), at least one of them in a PATCH, and `null` only where it means
+/// something (`schema::NULL_REMOVES`): elsewhere a `null` reads as left out,
+/// so the document shows just the values. Unknown fields are ignored by the
+/// server; the document does not invite them.
+fn strict_bodies(doc: &mut OpenApi) {
+    use utoipa::openapi::RefOr;
+    use utoipa::openapi::schema::{AdditionalProperties, Schema, SchemaType, Type};
+    let mut names: Vec<(String, bool)> = Vec::new();
+    for item in doc.paths.paths.values() {
+        for (op, patch) in [
+            (&item.post, false),
+            (&item.put, false),
+            (&item.patch, true),
+            (&item.delete, false),
+        ] {
+            let Some(RefOr::T(body)) = op.as_ref().and_then(|op| op.request_body.as_ref()) else {
+                continue;
+            };
+            for content in body.content.values() {
+                let RefOr::T(content) = content else { continue };
+                let refs = match &content.schema {
+                    Some(RefOr::Ref(r)) => vec![r.ref_location.clone()],
+                    Some(RefOr::T(Schema::OneOf(one))) => one
+                        .items
+                        .iter()
+                        .filter_map(|i| match i {
+                            RefOr::Ref(r) => Some(r.ref_location.clone()),
+                            _ => None,
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                for r in refs {
+                    if let Some(name) = r.strip_prefix("#/components/schemas/") {
+                        names.push((name.to_string(), patch));
+                    }
+                }
+            }
+        }
+    }
+    let Some(components) = doc.components.as_mut() else {
+        return;
+    };
+    // Objects inside a body (`componentStatuses` items) are closed as well.
+    let mut at = 0;
+    while at < names.len() {
+        let mut found = Vec::new();
+        if let Some(RefOr::T(schema)) = components.schemas.get(&names[at].0) {
+            refs_within(schema, &mut found);
+        }
+        for name in found {
+            if !names.iter().any(|(n, _)| *n == name) {
+                names.push((name, false));
+            }
+        }
+        at += 1;
+    }
+    for (name, patch) in names {
+        // A flattened input (`#[serde(flatten)]`) is an allOf of a ref and
+        // an inline object: one object says the same and can be closed.
+        if let Some(RefOr::T(Schema::AllOf(all))) = components.schemas.get(&name) {
+            let mut merged = utoipa::openapi::Object::with_type(Type::Object);
+            for part in &all.items {
+                let part = match part {
+                    RefOr::Ref(r) => r
+                        .ref_location
+                        .strip_prefix("#/components/schemas/")
+                        .and_then(|n| components.schemas.get(n)),
+                    t => Some(t),
+                };
+                if let Some(RefOr::T(Schema::Object(o))) = part {
+                    merged.properties.extend(o.properties.clone());
+                    merged.required.extend(o.required.clone());
+                }
+            }
+            merged.description = all.description.clone();
+            components
+                .schemas
+                .insert(name.clone(), RefOr::T(Schema::Object(merged)));
+        }
+        let Some(RefOr::T(Schema::Object(o))) = components.schemas.get_mut(&name) else {
+            continue;
+        };
+        if !matches!(o.schema_type, SchemaType::Type(Type::Object)) {
+            continue;
+        }
+        o.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(false)));
+        if patch && o.min_properties.is_none() {
+            o.min_properties = Some(1);
+        }
+        for property in o.properties.values_mut() {
+            no_nul(property);
+            match property {
+                RefOr::T(Schema::Object(p))
+                    if p.description.as_deref() != Some(upstate_core::schema::NULL_REMOVES) =>
+                {
+                    if let SchemaType::Array(types) = &p.schema_type {
+                        let kept: Vec<Type> = types
+                            .iter()
+                            .filter(|t| **t != Type::Null)
+                            .cloned()
+                            .collect();
+                        if kept.len() == 1 {
+                            p.schema_type = SchemaType::Type(kept[0].clone());
+                        }
+                    }
+                }
+                RefOr::T(Schema::Array(a))
+                    if a.description.as_deref() != Some(upstate_core::schema::NULL_REMOVES) =>
+                {
+                    if let SchemaType::Array(types) = &a.schema_type
+                        && types.contains(&Type::Null)
+                    {
+                        a.schema_type = SchemaType::Type(Type::Array);
+                    }
+                }
+                RefOr::T(Schema::OneOf(one)) => {
+                    let kept: Vec<RefOr<Schema>> = one
+                        .items
+                        .iter()
+                        .filter(|i| {
+                            !matches!(i, RefOr::T(Schema::Object(n))
+                                if matches!(n.schema_type, SchemaType::Type(Type::Null)))
+                        })
+                        .cloned()
+                        .collect();
+                    if kept.len() == 1 && kept.len() < one.items.len() {
+                        *property = kept[0].clone();
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The names of the component schemas `schema` refers to, one level down.
+fn refs_within(schema: &utoipa::openapi::schema::Schema, out: &mut Vec<String>) {
+    use utoipa::openapi::RefOr;
+    use utoipa::openapi::schema::{ArrayItems, Schema};
+    let mut take = |r: &RefOr<Schema>| match r {
+        RefOr::Ref(r) => {
+            if let Some(n) = r.ref_location.strip_prefix("#/components/schemas/") {
+                out.push(n.to_string());
+            }
+        }
+        RefOr::T(Schema::Array(a)) => {
+            if let ArrayItems::RefOrSchema(items) = &a.items
+                && let RefOr::Ref(r) = items.as_ref()
+                && let Some(n) = r.ref_location.strip_prefix("#/components/schemas/")
+            {
+                out.push(n.to_string());
+            }
+        }
+        RefOr::T(Schema::OneOf(one)) => {
+            for i in &one.items {
+                if let RefOr::Ref(r) = i
+                    && let Some(n) = r.ref_location.strip_prefix("#/components/schemas/")
+                {
+                    out.push(n.to_string());
+                }
+            }
+        }
+        _ => {}
+    };
+    match schema {
+        Schema::Object(o) => o.properties.values().for_each(&mut take),
+        Schema::AllOf(all) => all.items.iter().for_each(&mut take),
+        _ => {}
+    }
+}
+
+/// A text field with no rule of its own still holds no NUL character (the
+/// body reader refuses one anywhere), and neither do lists of them.
+fn no_nul(schema: &mut utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>) {
+    use utoipa::openapi::RefOr;
+    use utoipa::openapi::schema::{ArrayItems, Schema, SchemaType, Type};
+    match schema {
+        RefOr::T(Schema::Object(o)) => {
+            let text = match &o.schema_type {
+                SchemaType::Type(t) => *t == Type::String,
+                SchemaType::Array(types) => types.contains(&Type::String),
+                SchemaType::AnyValue => false,
+            };
+            if text && o.pattern.is_none() && o.enum_values.is_none() && o.format.is_none() {
+                o.pattern = Some(r"^[^\u0000]*$".into());
+            }
+        }
+        RefOr::T(Schema::Array(a)) => {
+            if let ArrayItems::RefOrSchema(items) = &mut a.items {
+                no_nul(items);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// OpenAPI requires a description on every response; an answer documented
@@ -297,6 +621,7 @@ pub fn finish(mut doc: OpenApi) -> OpenApi {
         let open = anonymous(path);
         for op in operations_mut(item) {
             describe_responses(op);
+            strict_parameters(path, op);
             if op.security.is_none() {
                 // Every operation says who may call it: nobody in particular
                 // (an empty requirement), or a signed-in person.
@@ -331,6 +656,7 @@ pub fn finish(mut doc: OpenApi) -> OpenApi {
             }
         }
     }
+    strict_bodies(&mut doc);
     let components = doc.components.get_or_insert_with(Default::default);
     // Error bodies are referenced from response types, which register no schemas.
     let mut extra = vec![(

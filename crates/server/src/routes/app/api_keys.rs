@@ -111,10 +111,26 @@ async fn list(State(state): State<AppState>, me: SignedIn) -> ApiResult<Response
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct NewKeyInput {
+    #[schema(schema_with = upstate_core::schema::name, required)]
     name: Option<String>,
-    #[schema(value_type = Vec<String>)]
+    /// A list (or a comma-separated text) of read, write and admin.
+    #[schema(schema_with = scopes_schema, required)]
     scopes: Option<ScopesInput>,
+    #[schema(minimum = 1, maximum = 3650, nullable = false)]
     expires_in_days: Option<i64>,
+}
+
+/// `scopes` as the document shows it: one to three of the scopes.
+fn scopes_schema() -> utoipa::openapi::schema::Array {
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
+    let scope = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(["read", "write", "admin"]));
+    ArrayBuilder::new()
+        .items(scope)
+        .min_items(Some(1))
+        .max_items(Some(3))
+        .build()
 }
 
 #[utoipa::path(post, path = "/api/api-keys", tag = "api keys", operation_id = "createMyKey",

@@ -8,7 +8,7 @@ use crate::client_ip::client_ip;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, FormOrJson, PathId, QueryParams};
 use crate::i18n::{self, Lang};
-use crate::openapi::{BadQuery, BodyErrors, NotFound, SessionErrors, Throttled};
+use crate::openapi::{BadQuery, BodyErrors, NotFound, PrivatePage, SessionErrors, Throttled};
 use crate::public_reads;
 use crate::rate_limit::Subject;
 use crate::respond::{Data, Message, data, deleted};
@@ -56,7 +56,7 @@ async fn commentable(
     summary = "An incident's approved comments, oldest first",
     description = "404 when comments are turned off (`/api/features`), or the incident is on no public page.",
     params(("incidentId" = i64, Query, description = "The incident")),
-    responses((status = 200, body = Data<Vec<PublicComment>>), NotFound, BadQuery),
+    responses((status = 200, body = Data<Vec<PublicComment>>), NotFound, BadQuery, PrivatePage),
     security(()))]
 async fn list_shown(
     State(state): State<AppState>,
@@ -88,7 +88,7 @@ struct Received {
         Held for moderation unless the install's `moderateComments` setting is off. \
         Limited to 3 a minute and 10 an hour per client address. HTML forms get a page back.",
     request_body = CommentInput,
-    responses((status = 202, body = Data<Received>), BodyErrors, NotFound, Throttled),
+    responses((status = 202, body = Data<Received>), BodyErrors, NotFound, Throttled, PrivatePage),
     security(()))]
 async fn post(
     State(state): State<AppState>,

@@ -21,9 +21,11 @@ pub fn router() -> OpenApiRouter<crate::state::AppState> {
 
 #[derive(Deserialize, utoipa::ToSchema)]
 struct PreviewInput {
+    #[schema(schema_with = upstate_core::schema::description, required)]
     markdown: Option<String>,
     /// `message` (a timeline update: line breaks kept) or `document` (a
     /// postmortem). Default `message`.
+    #[schema(nullable = false, value_type = Option<String>, pattern = "^(message|document)$")]
     kind: Option<String>,
 }
 

@@ -49,6 +49,7 @@ struct Check {
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct CheckMany {
+    #[schema(required, nullable = false, min_items = 1, max_items = 500)]
     component_ids: Option<Vec<Id>>,
 }
 

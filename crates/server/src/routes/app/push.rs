@@ -113,8 +113,10 @@ async fn subscribe(
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct Unsubscribe {
+    #[schema(schema_with = upstate_core::schema::url, required)]
     endpoint: Option<String>,
     /// Only this page's (absent: every page this browser follows).
+    #[schema(schema_with = upstate_core::schema::id)]
     status_page_id: Option<Id>,
 }
 

@@ -62,7 +62,7 @@ async fn show(
 
 #[utoipa::path(put, path = "/api/quicklinks/{id}", tag = "quick links", operation_id = "updateQuickLink",
     summary = "Change a quick link's label, url or order (needs PAGES_WRITE)", params(("id" = i64, Path)),
-    request_body = QuickLinkInput, responses((status = 200, body = Data<QuickLink>), SessionErrors, BodyErrors, NotFound))]
+    request_body = upstate_core::links::QuickLinkChange, responses((status = 200, body = Data<QuickLink>), SessionErrors, BodyErrors, NotFound))]
 async fn update(
     State(state): State<AppState>,
     me: SignedIn,

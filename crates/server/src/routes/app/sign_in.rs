@@ -40,7 +40,9 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 #[derive(Deserialize, utoipa::ToSchema)]
 struct LoginInput {
+    #[schema(schema_with = upstate_core::schema::email, required)]
     email: Option<String>,
+    #[schema(schema_with = upstate_core::schema::secret, required)]
     password: Option<String>,
 }
 
@@ -266,9 +268,13 @@ async fn roles_list(caller: Caller) -> ApiResult<Response> {
 
 #[derive(Deserialize, utoipa::ToSchema)]
 struct SetupInput {
+    #[schema(schema_with = upstate_core::schema::secret, required)]
     token: Option<String>,
+    #[schema(schema_with = upstate_core::schema::email, required)]
     email: Option<String>,
+    #[schema(schema_with = upstate_core::schema::name, required)]
     name: Option<String>,
+    #[schema(schema_with = upstate_core::schema::new_password, required)]
     password: Option<String>,
 }
 

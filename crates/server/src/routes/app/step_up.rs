@@ -104,16 +104,27 @@ async fn step_up_status(
     ))))
 }
 
+/// A step-up proven with the account's password.
 #[derive(Deserialize, utoipa::ToSchema)]
-struct StepUpProof {
+struct PasswordProof {
+    #[schema(schema_with = upstate_core::schema::secret, required)]
     token: Option<String>,
+    #[schema(schema_with = upstate_core::schema::secret, required)]
     password: Option<String>,
+}
+
+/// A step-up proven with a current TOTP code.
+#[derive(Deserialize, utoipa::ToSchema)]
+struct CodeProof {
+    #[schema(schema_with = upstate_core::schema::secret, required)]
+    token: Option<String>,
+    #[schema(required, nullable = false, pattern = "^[0-9]{6}$")]
     code: Option<String>,
 }
 
-fn token_of(p: &StepUpProof) -> ApiResult<String> {
-    p.token
-        .clone()
+/// The step-up a proof is for.
+fn token_of(token: Option<String>) -> ApiResult<String> {
+    token
         .filter(|t| !t.is_empty())
         .ok_or_else(|| ApiError::validation("token", "is required"))
 }
@@ -140,15 +151,15 @@ async fn verified(
 }
 
 #[utoipa::path(post, path = "/api/admin/step-up/verify-password", tag = "step-up", operation_id = "stepUpVerifyPassword",
-    summary = "Verify a step-up with your password (3 wrong proofs end the step-up)", request_body = StepUpProof,
+    summary = "Verify a step-up with your password (3 wrong proofs end the step-up)", request_body = PasswordProof,
     responses((status = 200, body = Data<StepUpStatus>), SessionErrors, BodyErrors, Conflict, Throttled))]
 async fn step_up_password(
     State(state): State<AppState>,
     me: SignedIn,
     guard: Guard,
-    Body(p): Body<StepUpProof>,
+    Body(p): Body<PasswordProof>,
 ) -> ApiResult<Response> {
-    let token = token_of(&p)?;
+    let token = token_of(p.token)?;
     let pw = p
         .password
         .filter(|x| !x.is_empty())
@@ -163,15 +174,15 @@ async fn step_up_password(
 }
 
 #[utoipa::path(post, path = "/api/admin/step-up/verify-totp", tag = "step-up", operation_id = "stepUpVerifyTotp",
-    summary = "Verify a step-up with a current TOTP code (3 wrong proofs end the step-up)", request_body = StepUpProof,
+    summary = "Verify a step-up with a current TOTP code (3 wrong proofs end the step-up)", request_body = CodeProof,
     responses((status = 200, body = Data<StepUpStatus>), SessionErrors, BodyErrors, Conflict, Throttled))]
 async fn step_up_totp(
     State(state): State<AppState>,
     me: SignedIn,
     guard: Guard,
-    Body(p): Body<StepUpProof>,
+    Body(p): Body<CodeProof>,
 ) -> ApiResult<Response> {
-    let token = token_of(&p)?;
+    let token = token_of(p.token)?;
     let code = p
         .code
         .filter(|x| !x.is_empty())

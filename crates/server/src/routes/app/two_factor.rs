@@ -71,6 +71,7 @@ async fn setup(State(state): State<AppState>, me: SignedIn) -> ApiResult<Respons
 
 #[derive(Deserialize, utoipa::ToSchema)]
 struct CodeInput {
+    #[schema(required, nullable = false, pattern = "^[0-9]{6}$")]
     code: Option<String>,
 }
 

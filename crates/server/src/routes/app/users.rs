@@ -66,9 +66,13 @@ async fn users_list(State(state): State<AppState>, me: SignedIn) -> ApiResult<Re
 
 #[derive(Deserialize, utoipa::ToSchema)]
 struct NewUserInput {
+    #[schema(schema_with = upstate_core::schema::email, required)]
     email: Option<String>,
+    #[schema(schema_with = upstate_core::schema::name, required)]
     name: Option<String>,
+    #[schema(required, nullable = false, pattern = "^(owner|admin|editor|viewer)$")]
     role: Option<String>,
+    #[schema(schema_with = upstate_core::schema::new_password, required)]
     password: Option<String>,
 }
 
@@ -223,6 +227,11 @@ async fn act(
 
 #[derive(Deserialize, utoipa::ToSchema)]
 struct ActionInput {
+    #[schema(
+        required,
+        nullable = false,
+        pattern = "^(reset-password|reset-2fa|revoke-sessions)$"
+    )]
     action: Option<String>,
 }
 

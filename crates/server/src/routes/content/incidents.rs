@@ -135,6 +135,7 @@ async fn delete_update(
 /// `PATCH /incident-updates/{id}`: the corrected text of one update.
 #[derive(serde::Deserialize, utoipa::ToSchema)]
 struct UpdateText {
+    #[schema(schema_with = upstate_core::schema::message, required)]
     message: Option<String>,
 }
 

@@ -39,6 +39,7 @@ pub fn app_only() -> OpenApiRouter<AppState> {
 #[derive(serde::Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct CurrentInput {
+    #[schema(schema_with = upstate_core::schema::id, required)]
     status_page_id: Option<Id>,
 }
 
@@ -217,6 +218,13 @@ async fn remove(
 #[derive(serde::Deserialize, utoipa::ToSchema)]
 pub(crate) struct PasswordInput {
     /// 8 to 128 characters.
+    #[schema(
+        required,
+        nullable = false,
+        min_length = 8,
+        max_length = 128,
+        pattern = r"^[^\u0000]*$"
+    )]
     password: Option<String>,
 }
 

@@ -310,7 +310,8 @@ const EMBED_JS: &str = include_str!("../../../assets/embed.js");
     params(("page" = String, Query, description = "The page's slug"), ("format" = Option<String>, Query, description = "html (default) or js"),
         ("lang" = Option<String>, Query, description = "en, de, fr, es, ja or ar (default: Accept-Language)"),
         ("theme" = Option<String>, Query, description = "auto (default: the visitor's preference), light or dark (the embedding script passes the host page's)")),
-    responses((status = 200, description = "text/html or text/javascript", content_type = "text/html"), PublicErrors, BadQuery))]
+    responses((status = 200, description = "The widget: an HTML fragment, or with format=js a script that writes it",
+        content(("text/html"), ("text/javascript"))), PublicErrors, BadQuery))]
 async fn widget(State(state): State<AppState>, q: QueryParams, headers: HeaderMap) -> Response {
     public(
         async {

@@ -218,7 +218,8 @@ fn atom(d: &PageData, base: &str) -> Body {
     operation_id = "feed",
     summary = "A page's incidents and maintenance as RSS 2.0, or Atom with format=atom",
     params(("page" = String, Query, description = "The page's slug"), ("format" = Option<String>, Query, description = "rss (default) or atom")),
-    responses((status = 200, description = "The feed", content_type = "application/rss+xml"), PublicErrors, BadQuery)
+    responses((status = 200, description = "The feed: RSS 2.0, or Atom with format=atom",
+        content(("application/rss+xml"), ("application/atom+xml"))), PublicErrors, BadQuery)
 )]
 async fn feed(State(state): State<AppState>, q: QueryParams, headers: HeaderMap) -> Response {
     public(

@@ -27,7 +27,9 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct VerifyInput {
     /// The page's slug.
+    #[schema(schema_with = upstate_core::schema::slug, required)]
     slug: Option<String>,
+    #[schema(schema_with = upstate_core::schema::secret, required)]
     password: Option<String>,
     /// Form posts only: where to go back to (a path of this page).
     #[schema(ignore)]

@@ -30,10 +30,28 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct TranslateInput {
     /// The target language: en, de, fr, es, ja or ar.
+    #[schema(schema_with = upstate_core::schema::lang, required)]
     to: Option<String>,
     /// UI keys (`status.degraded`) or known phrases in any supported
     /// language (`Degraded Performance`, `Behoben`).
+    #[schema(schema_with = texts_schema, required)]
     texts: Option<Vec<String>>,
+}
+
+/// `texts` as `translate` reads it: 1 to `ITEMS_MAX` items of 1 to
+/// `ITEM_MAX` characters with something to read.
+fn texts_schema() -> utoipa::openapi::schema::Array {
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
+    let item = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .min_length(Some(1))
+        .max_length(Some(ITEM_MAX))
+        .pattern(Some(r"^[^\u0000]*[^\s\u0000][^\u0000]*$"));
+    ArrayBuilder::new()
+        .items(item)
+        .min_items(Some(1))
+        .max_items(Some(ITEMS_MAX))
+        .build()
 }
 
 #[derive(Serialize, utoipa::ToSchema)]

@@ -1,0 +1,117 @@
+"""Fixtures for schemathesis (tests/api/contract.rs): generated requests
+name the rows the test made instead of random ids, so a request the document
+allows meets real data and can succeed. What these hooks change is only
+what JSON Schema cannot say: that an id must name an existing row, that a
+window ends after it starts, that a reorder lists the page's components.
+
+UPSTATE_FIXTURES holds the ids ({"page", "slug", "component", "group"}),
+UPSTATE_FIXTURE_BASE and UPSTATE_FIXTURE_KEY let a hook read the page's
+current components.
+"""
+
+import json
+import os
+import urllib.request
+from datetime import datetime, timedelta
+
+import schemathesis
+
+F = json.loads(os.environ.get("UPSTATE_FIXTURES", "{}"))
+
+
+def _num(v):
+    """Whether `v` is a number, as JSON or as query/path text."""
+    if isinstance(v, str):
+        return v.isdigit()
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _time(v):
+    try:
+        return datetime.fromisoformat(str(v).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _listed(what):
+    """The fixture page's components or groups, as they are now."""
+    req = urllib.request.Request(
+        f"{os.environ['UPSTATE_FIXTURE_BASE']}/api/v1/{what}?statusPageId={F['page']}",
+        headers={"Authorization": f"Bearer {os.environ['UPSTATE_FIXTURE_KEY']}"},
+    )
+    with urllib.request.urlopen(req, timeout=10) as answer:
+        return json.load(answer)["data"]
+
+
+def _body(ctx, body):
+    if not isinstance(body, dict):
+        return body
+    if _num(body.get("statusPageId")):
+        body["statusPageId"] = F["page"]
+    if _num(body.get("groupId")):
+        body["groupId"] = F["group"]
+    if isinstance(body.get("componentIds"), list):
+        body["componentIds"] = [F["component"]] if body["componentIds"] else []
+    statuses = body.get("componentStatuses")
+    if isinstance(statuses, list) and statuses and isinstance(statuses[0], dict):
+        body["componentStatuses"] = [dict(statuses[0], componentId=F["component"])]
+    if isinstance(body.get("groupIds"), list):
+        body["groupIds"] = [g["id"] for g in _listed("component-groups")]
+    if isinstance(body.get("components"), list):
+        body["components"] = [
+            {"id": c["id"], "groupId": c.get("groupId")} for c in _listed("components")
+        ]
+    # The fixture page keeps its address: other pages and settings name it.
+    if "slug" in body and ctx.operation is not None and ctx.operation.method.upper() == "PATCH":
+        body["slug"] = F["slug"]
+    if isinstance(body.get("defaultPage"), str):
+        body["defaultPage"] = F["slug"]
+    start = _time(body.get("scheduledStartTime") or "")
+    end = _time(body.get("scheduledEndTime") or "")
+    if start and end and end <= start:
+        body["scheduledEndTime"] = (start + timedelta(hours=1)).isoformat()
+    elif start and "scheduledEndTime" not in body:
+        body["scheduledEndTime"] = (start + timedelta(hours=1)).isoformat()
+    elif end and "scheduledStartTime" not in body:
+        body["scheduledStartTime"] = (end - timedelta(hours=1)).isoformat()
+    return body
+
+
+def _query(ctx, query):
+    if not isinstance(query, dict):
+        return query
+    if _num(query.get("component")):
+        query["component"] = F["component"]
+    if isinstance(query.get("page"), str):
+        query["page"] = F["slug"]
+    # `to` defaults to now: a range ends after it starts.
+    start, end = _time(query.get("from") or ""), _time(query.get("to") or "")
+    if start and (not end or end <= start):
+        query["to"] = (start + timedelta(hours=1)).isoformat()
+    return query
+
+
+def _path(ctx, params):
+    if not isinstance(params, dict):
+        return params
+    if isinstance(params.get("slug"), str):
+        params["slug"] = F["slug"]
+    # The fixtures stay: a generated DELETE may not remove them.
+    op = ctx.operation
+    if (
+        op is not None
+        and op.method.upper() == "DELETE"
+        and _num(params.get("id"))
+        and int(params["id"]) in (F["page"], F["component"], F["group"])
+    ):
+        params["id"] = int(params["id"]) + 1_000_000
+    return params
+
+
+@schemathesis.hook
+def map_case(ctx, case):
+    """Every phase's cases (coverage, examples, fuzzing, stateful) pass here."""
+    case.body = _body(ctx, case.body)
+    case.query = _query(ctx, case.query)
+    case.path_parameters = _path(ctx, case.path_parameters)
+    return case
