@@ -4,7 +4,8 @@ allows meets real data and can succeed. What these hooks change is only
 what JSON Schema cannot say: that an id must name an existing row, that a
 window ends after it starts, that a reorder lists the page's components.
 
-UPSTATE_FIXTURES holds the ids ({"page", "slug", "component", "group"}),
+UPSTATE_FIXTURES holds the ids ({"page", "slug", "component", "group"}; the
+test makes two rows of each kind, ids 1 and 2),
 UPSTATE_FIXTURE_BASE and UPSTATE_FIXTURE_KEY let a hook read the page's
 current components.
 """
@@ -96,15 +97,15 @@ def _path(ctx, params):
         return params
     if isinstance(params.get("slug"), str):
         params["slug"] = F["slug"]
-    # The fixtures stay: a generated DELETE may not remove them.
-    op = ctx.operation
-    if (
-        op is not None
-        and op.method.upper() == "DELETE"
-        and _num(params.get("id"))
-        and int(params["id"]) in (F["page"], F["component"], F["group"])
-    ):
-        params["id"] = int(params["id"]) + 1_000_000
+    # A resource's id names the first row the test made of its kind (each
+    # kind's first row has id 1), so reads and changes meet a real row; a
+    # DELETE takes the second, so the first ones stay for the rest.
+    if _num(params.get("id")):
+        op = ctx.operation
+        delete = op is not None and op.method.upper() == "DELETE"
+        # Users and keys start at 2: user 1 and key 1 run the passes.
+        people = op is not None and op.path.startswith(("/api/admin/users", "/api/api-keys"))
+        params["id"] = (3 if delete else 2) if people else (2 if delete else 1)
     return params
 
 

@@ -193,9 +193,11 @@ async fn own(state: &AppState, me: &SignedIn, id: Id) -> ApiResult<ApiKey> {
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
+#[schema(min_properties = 1)]
 struct KeyPatchInput {
+    #[schema(schema_with = upstate_core::schema::name)]
     name: Option<String>,
-    #[schema(value_type = Option<Vec<String>>)]
+    #[schema(schema_with = scopes_schema)]
     scopes: Option<ScopesInput>,
 }
 

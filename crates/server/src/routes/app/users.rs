@@ -120,8 +120,11 @@ async fn users_get(
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
+#[schema(min_properties = 1)]
 struct UserPatchInput {
+    #[schema(schema_with = upstate_core::schema::name)]
     name: Option<String>,
+    #[schema(nullable = false, pattern = "^(owner|admin|editor|viewer)$")]
     role: Option<String>,
 }
 

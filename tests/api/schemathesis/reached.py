@@ -1,0 +1,43 @@
+"""Which operations schemathesis reached with a success (a 2xx answer),
+read from the ndjson reports it wrote (tests/api/contract.rs).
+
+    python reached.py OPENAPI_JSON REPORT_DIR...
+
+Prints `reached N of M` and then each operation no answer succeeded for.
+"""
+
+import glob
+import json
+import sys
+
+
+def main():
+    document, *dirs = sys.argv[1:]
+    with open(document) as f:
+        paths = json.load(f)["paths"]
+    operations = {
+        f"{method.upper()} {path}"
+        for path, item in paths.items()
+        for method in item
+        if method in ("get", "put", "post", "delete", "patch")
+    }
+    reached = set()
+    for d in dirs:
+        for report in glob.glob(f"{d}/*.ndjson"):
+            with open(report) as f:
+                for line in f:
+                    event = json.loads(line).get("ScenarioFinished")
+                    if not event:
+                        continue
+                    recorder = event["recorder"]
+                    for interaction in (recorder.get("interactions") or {}).values():
+                        response = interaction.get("response") or {}
+                        if 200 <= response.get("status_code", 0) < 300:
+                            reached.add(recorder["label"])
+    missing = sorted(operations - reached)
+    print(f"reached {len(operations) - len(missing)} of {len(operations)}")
+    for label in missing:
+        print(label)
+
+
+main()
