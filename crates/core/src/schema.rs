@@ -27,6 +27,16 @@ fn string(min: usize, max: usize, pattern: Option<String>) -> ObjectBuilder {
         .pattern(pattern)
 }
 
+/// Text of at most `max` characters with something to read in it (not only
+/// blanks), line breaks allowed: `validate::text` plus "must not be empty".
+fn readable(max: usize) -> ObjectBuilder {
+    string(
+        1,
+        max,
+        Some(format!(r"^{TEXT}*[^\s\u0000-\u001f\u007f-\u009f]{TEXT}*$")),
+    )
+}
+
 fn integer(min: i64, max: i64) -> Object {
     ObjectBuilder::new()
         .schema_type(Type::Integer)
@@ -54,15 +64,11 @@ pub fn description() -> Object {
 
 /// A timeline message (`validate::message`): Markdown, something to read.
 pub fn message() -> Object {
-    string(
-        1,
-        MESSAGE_MAX,
-        Some(format!(r"^{TEXT}*[^\s\u0000-\u001f\u007f-\u009f]{TEXT}*$")),
-    )
-    .examples([serde_json::json!(
-        "We are looking into slow answers from the API."
-    )])
-    .build()
+    readable(MESSAGE_MAX)
+        .examples([serde_json::json!(
+            "We are looking into slow answers from the API."
+        )])
+        .build()
 }
 
 /// A closing or resolving message, which may be left empty.
@@ -295,12 +301,7 @@ pub fn horizon_days() -> Object {
 
 /// A visitor's comment (`comments::BODY_MAX`), something to read.
 pub fn comment_body() -> Object {
-    string(
-        1,
-        crate::comments::BODY_MAX,
-        Some(format!(r"^{TEXT}*[^\s\u0000-\u001f\u007f-\u009f]{TEXT}*$")),
-    )
-    .build()
+    readable(crate::comments::BODY_MAX).build()
 }
 
 /// A commenter's name (`comments::AUTHOR_MAX`), one line.
@@ -310,23 +311,14 @@ pub fn comment_author() -> Object {
 
 /// A postmortem (`postmortem::BODY_MAX`), Markdown, something to read.
 pub fn postmortem() -> Object {
-    string(
-        1,
-        crate::postmortem::BODY_MAX,
-        Some(format!(r"^{TEXT}*[^\s\u0000-\u001f\u007f-\u009f]{TEXT}*$")),
-    )
-    .build()
+    readable(crate::postmortem::BODY_MAX).build()
 }
 
 /// A quick link's label (`links::LABEL_MAX`), something to read.
 pub fn link_label() -> Object {
-    string(
-        1,
-        crate::links::LABEL_MAX,
-        Some(format!(r"^{TEXT}*[^\s\u0000-\u001f\u007f-\u009f]{TEXT}*$")),
-    )
-    .examples([serde_json::json!("Documentation")])
-    .build()
+    readable(crate::links::LABEL_MAX)
+        .examples([serde_json::json!("Documentation")])
+        .build()
 }
 
 /// A resource id: a positive integer.
