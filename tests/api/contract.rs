@@ -33,37 +33,29 @@ struct Fixtures {
     group: i64,
 }
 
-fn run(
-    s: &Server,
-    fixtures: &Fixtures,
-    caller: &str,
-    seconds: &str,
-    headers: &[String],
-    only: Option<&str>,
-    skip: Option<&str>,
-) {
+/// Who a pass calls as, and over which operations.
+struct Caller<'a> {
+    name: &'a str,
+    seconds: &'a str,
+    headers: Vec<String>,
+    only: Option<&'a str>,
+    skip: Option<&'a str>,
+}
+
+fn run(s: &Server, fixtures: &Fixtures, caller: &Caller) {
     for (phases, workers) in PASSES {
-        pass(
-            s, fixtures, caller, phases, workers, seconds, headers, only, skip,
-        );
+        pass(s, fixtures, caller, phases, workers);
     }
 }
 
-#[allow(
-    clippy::too_many_arguments,
-    reason = "one schemathesis invocation, spelled out"
-)]
-fn pass(
-    s: &Server,
-    fixtures: &Fixtures,
-    caller: &str,
-    phases: &str,
-    workers: &str,
-    seconds: &str,
-    headers: &[String],
-    only: Option<&str>,
-    skip: Option<&str>,
-) {
+fn pass(s: &Server, fixtures: &Fixtures, caller: &Caller, phases: &str, workers: &str) {
+    let Caller {
+        name: caller,
+        seconds,
+        ref headers,
+        only,
+        skip,
+    } = *caller;
     let root = crate::support::root();
     let st = root.join("target/consumers/venv/bin/schemathesis");
     let own = root.join("tests/api/schemathesis");
@@ -135,8 +127,6 @@ async fn schemathesis_finds_no_server_error_and_no_undocumented_answer(b: Backen
         ],
     )
     .await;
-    // Something to find: a page with a group, components, an incident and
-    // a maintenance window, so ids in paths meet real rows.
     let page = s.page("acme").await;
     let group = s.group(page, "Europe").await;
     let api = s.component(page, "API").await;
@@ -236,29 +226,27 @@ async fn schemathesis_finds_no_server_error_and_no_undocumented_answer(b: Backen
     }
     let (cookie, csrf) = (person.cookie.clone(), person.csrf.clone());
     let server = &s;
+    let by_key = Caller {
+        name: "key",
+        seconds: KEY_SECONDS,
+        headers: vec![format!("Authorization: Bearer {key}")],
+        only: None,
+        skip: None,
+    };
+    // The application routes people use, with the session and its CSRF
+    // token (the management API takes keys only).
+    let by_session = Caller {
+        name: "session",
+        seconds: SESSION_SECONDS,
+        headers: vec![format!("Cookie: {cookie}"), format!("X-CSRF-Token: {csrf}")],
+        only: Some("^/api/(?!v1/|v2/)"),
+        // What would end the session the pass runs in (its own routes are
+        // tested by tests/api/auth.rs and accounts.rs).
+        skip: Some("^/api/auth/(logout|change-password|2fa/disable)$"),
+    };
     tokio::task::block_in_place(|| {
-        run(
-            server,
-            &fixtures,
-            "key",
-            KEY_SECONDS,
-            &[format!("Authorization: Bearer {key}")],
-            None,
-            None,
-        );
-        // The application routes people use, with the session and its CSRF
-        // token (the management API takes keys only).
-        run(
-            server,
-            &fixtures,
-            "session",
-            SESSION_SECONDS,
-            &[format!("Cookie: {cookie}"), format!("X-CSRF-Token: {csrf}")],
-            Some("^/api/(?!v1/|v2/)"),
-            // What would end the session the pass runs in (its own
-            // routes are tested by tests/api/auth.rs and accounts.rs).
-            Some("^/api/auth/(logout|change-password|2fa/disable)$"),
-        );
+        run(server, &fixtures, &by_key);
+        run(server, &fixtures, &by_session);
     });
     // How many operations answered with a success at least once.
     let document = s.db.dir.path().join("openapi.json");

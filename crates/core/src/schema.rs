@@ -154,10 +154,13 @@ pub fn timestamp() -> Object {
 }
 
 /// `schema` or `null` (for a field whose `null` clears it).
-fn or_null(schema: Object) -> Object {
-    let mut schema = schema;
-    schema.schema_type = SchemaType::from_iter([Type::String, Type::Null]);
+/// `schema` (of type `ty`) or `null`, saying what `null` does.
+fn or_null(mut schema: Object, ty: Type) -> Object {
+    schema.schema_type = SchemaType::from_iter([ty, Type::Null]);
     schema.description = Some(NULL_REMOVES.into());
+    if let Some(values) = schema.enum_values.as_mut() {
+        values.push(serde_json::Value::Null);
+    }
     schema
 }
 
@@ -169,28 +172,22 @@ pub const NULL_REMOVES: &str = "`null` removes it.";
 
 /// A URL, or `null` to remove it.
 pub fn url_or_null() -> Object {
-    or_null(url())
+    or_null(url(), Type::String)
 }
 
 /// A host name, or `null` to remove it.
 pub fn domain_or_null() -> Object {
-    or_null(domain())
+    or_null(domain(), Type::String)
 }
 
 /// A page's slug, or `null` for none.
 pub fn slug_or_null() -> Object {
-    or_null(slug())
+    or_null(slug(), Type::String)
 }
 
 /// A language, or `null` for the visitor's own.
 pub fn lang_or_null() -> Object {
-    let mut schema = lang();
-    schema.schema_type = SchemaType::from_iter([Type::String, Type::Null]);
-    schema.description = Some(NULL_REMOVES.into());
-    if let Some(values) = schema.enum_values.as_mut() {
-        values.push(serde_json::Value::Null);
-    }
-    schema
+    or_null(lang(), Type::String)
 }
 
 /// When maintenance reminders go out (`settings::reminder_minutes`): up to
@@ -212,10 +209,7 @@ pub fn delivery_log_days() -> Object {
 
 /// A group's id, or `null` for no group.
 pub fn id_or_null() -> Object {
-    let mut schema = id();
-    schema.schema_type = SchemaType::from_iter([Type::Integer, Type::Null]);
-    schema.description = Some(NULL_REMOVES.into());
-    schema
+    or_null(id(), Type::Integer)
 }
 
 /// When a maintenance window begins: a timestamp.
