@@ -22,6 +22,7 @@ use upstate_core::Timestamp;
 use upstate_core::i18n::Lang;
 use upstate_core::notify::Notice;
 use upstate_store::deliveries::{self, Attempt, Leased, Planned};
+use upstate_store::jobs::Job;
 use upstate_store::notifications::{self, Sendable};
 use upstate_store::subscribers;
 use upstate_store::{Db, StoreError, StoreResult};
@@ -356,10 +357,10 @@ fn backoff_ms(attempts: i64) -> i64 {
 pub async fn fan_out(
     db: &Db,
     sender_settings: &DeliverySettings,
-    payload: &str,
+    job: &Job,
     now: Timestamp,
 ) -> StoreResult<u64> {
-    let ids: Vec<i64> = serde_json::from_str(payload)
+    let ids: Vec<i64> = serde_json::from_str(&job.payload)
         .map_err(|e| StoreError::Config(format!("bad fan-out payload: {e}")))?;
     let events = deliveries::outbox_events(db, &ids).await?;
     let channels: Vec<Sendable> = notifications::sendable(db)
@@ -394,6 +395,7 @@ pub async fn fan_out(
         .collect();
     deliveries::fan_out(
         db,
+        job,
         &planned,
         now,
         sender_settings.give_up_after.as_millis() as i64,

@@ -81,17 +81,24 @@ async fn maintenance_move(db: &Db, job: &Job, now: Timestamp) -> Result<(), Stor
     }
 }
 
+/// How a job that ran ended: finished in the transaction of its own work,
+/// or still to be finished.
+enum Ran {
+    Finished,
+    ToFinish,
+}
+
 async fn run(
     db: &Db,
     settings: &DeliverySettings,
     job: &Job,
     now: Timestamp,
-) -> Result<(), StoreError> {
+) -> Result<Ran, StoreError> {
     match job.kind.as_str() {
-        maintenance::JOB_KIND => maintenance_move(db, job, now).await,
-        deliveries::FAN_OUT_KIND => deliver::fan_out(db, settings, &job.payload, now)
+        maintenance::JOB_KIND => maintenance_move(db, job, now).await.map(|()| Ran::ToFinish),
+        deliveries::FAN_OUT_KIND => deliver::fan_out(db, settings, job, now)
             .await
-            .map(|_| ()),
+            .map(|_| Ran::Finished),
         retention::JOB_KIND => {
             let days = upstate_store::settings::settings(db)
                 .await?
@@ -107,7 +114,7 @@ async fn run(
                     "pruned the delivery log"
                 );
             }
-            Ok(())
+            Ok(Ran::ToFinish)
         }
         other => Err(StoreError::Config(format!("unknown job kind {other:?}"))),
     }
@@ -131,11 +138,23 @@ pub async fn run_due(
     settings: &DeliverySettings,
     now: Timestamp,
 ) -> Result<usize, StoreError> {
-    let mut finished = sweep(db, now).await?;
+    let swept = sweep(db, now).await?;
+    Ok(swept + run_jobs(db, settings, now).await?)
+}
+
+/// Runs every job due at `now`; returns how many it finished.
+async fn run_jobs(
+    db: &Db,
+    settings: &DeliverySettings,
+    now: Timestamp,
+) -> Result<usize, StoreError> {
+    let mut finished = 0;
     for job in jobs::lease(db, now, LEASE_MS, BATCH).await? {
         match run(db, settings, &job, now).await {
-            Ok(()) => {
-                jobs::finish(db, &job).await?;
+            Ok(ran) => {
+                if let Ran::ToFinish = ran {
+                    jobs::finish(db, &job).await?;
+                }
                 finished += 1;
             }
             Err(e) => {
@@ -152,11 +171,24 @@ pub async fn run_due(
     Ok(finished)
 }
 
+/// The sweep reads every recurring schedule and upcoming window: once a
+/// second is soon enough for what is minutes away, and keeps a storm of
+/// writes (each waking the worker for its fan-out) from paying for it
+/// every time.
+const SWEEP_EVERY: Duration = Duration::from_secs(1);
+
 /// Runs until cancelled. A failing round is logged and tried again.
 pub async fn run_scheduler(db: Db, settings: DeliverySettings, cancel: CancellationToken) {
+    let mut last_sweep: Option<std::time::Instant> = None;
     loop {
         let now = Timestamp::now();
-        let round = run_due(&db, &settings, now).await;
+        let sweep_due = last_sweep.is_none_or(|at| at.elapsed() >= SWEEP_EVERY);
+        let round = if sweep_due {
+            last_sweep = Some(std::time::Instant::now());
+            run_due(&db, &settings, now).await
+        } else {
+            run_jobs(&db, &settings, now).await
+        };
         if let Err(e) = &round {
             tracing::warn!(error = %e, "job round failed");
         }
@@ -168,6 +200,11 @@ pub async fn run_scheduler(db: Db, settings: DeliverySettings, cancel: Cancellat
             }
             (Ok(_), Ok(None)) => SAFETY_POLL,
             _ => Duration::from_secs(1),
+        };
+        // A sweep skipped this round runs within the second.
+        let wait = match (sweep_due, last_sweep) {
+            (false, Some(at)) => wait.min(SWEEP_EVERY.saturating_sub(at.elapsed())),
+            _ => wait,
         };
         tokio::select! {
             _ = cancel.cancelled() => break,

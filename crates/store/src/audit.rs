@@ -96,14 +96,9 @@ impl Tx {
         summary: serde_json::Value,
     ) -> StoreResult<Audited> {
         let ctx = self.ctx.clone();
-        let head: (i64, String) = locked!(
-            self,
-            "SELECT seq, hash FROM audit_head WHERE id = 1",
-            |c, q| sqlx::query_as(q).fetch_one(c).await?
-        );
         let mut event = AuditEvent {
             id: 0,
-            seq: head.0 + 1,
+            seq: 0,
             at: Timestamp::now(),
             actor: ctx.actor,
             action: action.as_str().to_string(),
@@ -112,10 +107,43 @@ impl Tx {
             summary,
             client_addr: ctx.client_addr,
             user_agent: ctx.user_agent,
-            prev_hash: head.1,
+            prev_hash: String::new(),
             hash: String::new(),
         };
-        event.hash = audit::hash(&event.prev_hash, &event);
+        // The head this process wrote last is the head unless another
+        // instance (or a rolled-back write) moved it: the compare-and-set
+        // tells, and only then is the head read. Writers take turns, so the
+        // usual append is two statements instead of three.
+        let mut head = self.changes.audit_head();
+        loop {
+            let Some((seq, prev)) = head.clone() else {
+                head = Some(locked!(
+                    self,
+                    "SELECT seq, hash FROM audit_head WHERE id = 1",
+                    |c, q| sqlx::query_as(q).fetch_one(c).await?
+                ));
+                continue;
+            };
+            event.seq = seq + 1;
+            event.prev_hash = prev.clone();
+            event.hash = audit::hash(&event.prev_hash, &event);
+            let moved = on_tx!(self, |c| {
+                sqlx::query(
+                "UPDATE audit_head SET seq = $1, hash = $2 WHERE id = 1 AND seq = $3 AND hash = $4"
+            )
+            .bind(event.seq)
+            .bind(&event.hash)
+            .bind(seq)
+            .bind(&prev)
+            .execute(c)
+            .await?
+            .rows_affected()
+            });
+            if moved == 1 {
+                break;
+            }
+            head = None;
+        }
         on_tx!(self, |c| {
             sqlx::query(
             "INSERT INTO audit_events (seq, at, actor_kind, actor_id, actor_label, action, target_type, target_id, summary, \
@@ -138,14 +166,7 @@ impl Tx {
         .await?
         .rows_affected()
         });
-        on_tx!(self, |c| sqlx::query(
-            "UPDATE audit_head SET seq = $1, hash = $2 WHERE id = 1"
-        )
-        .bind(event.seq)
-        .bind(&event.hash)
-        .execute(c)
-        .await?
-        .rows_affected());
+        self.changes.set_audit_head((event.seq, event.hash));
         Ok(Audited(()))
     }
 }

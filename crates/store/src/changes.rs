@@ -38,6 +38,9 @@ pub struct Changes {
     pub jobs: tokio::sync::Notify,
     /// Wakes this process's sender: deliveries were fanned out here.
     pub deliveries: tokio::sync::Notify,
+    /// The audit chain's head (seq, hash) as this process last appended to
+    /// it: a guess, checked by the next append's compare-and-set.
+    audit_head: std::sync::Mutex<Option<(i64, String)>>,
 }
 
 impl Default for Changes {
@@ -50,6 +53,7 @@ impl Default for Changes {
             origin: rand::random(),
             jobs: tokio::sync::Notify::new(),
             deliveries: tokio::sync::Notify::new(),
+            audit_head: std::sync::Mutex::new(None),
         }
     }
 }
@@ -75,9 +79,19 @@ pub enum Notice {
 }
 
 /// PostgreSQL refuses notification payloads of 8000 bytes or more.
-const MAX_PAYLOAD: usize = 7900;
+pub(crate) const MAX_PAYLOAD: usize = 7900;
 
 impl Changes {
+    pub(crate) fn audit_head(&self) -> Option<(i64, String)> {
+        self.audit_head.lock().ok().and_then(|h| h.clone())
+    }
+
+    pub(crate) fn set_audit_head(&self, head: (i64, String)) {
+        if let Ok(mut h) = self.audit_head.lock() {
+            *h = Some(head);
+        }
+    }
+
     /// A receiver of committed events. A lagging receiver loses messages, and
     /// should treat that as "everything changed".
     pub fn subscribe(&self) -> broadcast::Receiver<Heard> {
@@ -99,6 +113,16 @@ impl Changes {
         } else {
             payload
         }
+    }
+
+    /// The payload of this process's "new jobs" notification.
+    pub(crate) fn jobs_payload(&self) -> String {
+        self.origin.to_string()
+    }
+
+    /// Whether a "new jobs" notification is this process's own.
+    pub(crate) fn is_own_jobs(&self, payload: &str) -> bool {
+        payload.parse::<u64>().ok() == Some(self.origin)
     }
 
     /// Reads a notification.

@@ -198,25 +198,44 @@ pub async fn update(
     if let Some(g) = group_id.filter(|g| Some(*g) != current.group_id) {
         groups::require_on_page(&mut tx, g, current.status_page_id).await?;
     }
-    on_tx!(&mut tx, |c| {
-        sqlx::query("UPDATE components SET name = $1, description = $2, group_id = $3, position = $4, updated_at = $5 WHERE id = $6")
-        .bind(patch.name.as_deref().unwrap_or(&current.name))
-        .bind(patch.description.as_deref().unwrap_or(&current.description))
-        .bind(group_id)
-        .bind(patch.order.unwrap_or(current.order))
-        .bind(now.millis())
-        .bind(id)
-        .execute(c)
-        .await?
-        .rows_affected()
-    });
-    if let Some(status) = patch.status {
-        if status != current.status {
-            crate::monitors::take_over_if_by_hand(&mut tx, id).await?;
-        }
-        set_status(&mut tx, id, current.status, status, now).await?;
+    let mut updated = Component {
+        name: patch.name.clone().unwrap_or_else(|| current.name.clone()),
+        description: patch
+            .description
+            .clone()
+            .unwrap_or_else(|| current.description.clone()),
+        group_id,
+        order: patch.order.unwrap_or(current.order),
+        status: patch.status.unwrap_or(current.status),
+        ..current.clone()
+    };
+    // Only what changed is written: a monitor's or an operator's status
+    // change is the usual patch, and it needs no other column.
+    let others_changed = Component {
+        status: current.status,
+        ..updated.clone()
+    } != current;
+    if others_changed || updated.status != current.status {
+        updated.updated_at = now;
     }
-    let updated = get_locked(&mut tx, id).await?;
+    if others_changed {
+        on_tx!(&mut tx, |c| {
+            sqlx::query("UPDATE components SET name = $1, description = $2, group_id = $3, position = $4, updated_at = $5 WHERE id = $6")
+            .bind(&updated.name)
+            .bind(&updated.description)
+            .bind(updated.group_id)
+            .bind(updated.order)
+            .bind(now.millis())
+            .bind(id)
+            .execute(c)
+            .await?
+            .rows_affected()
+        });
+    }
+    if updated.status != current.status {
+        crate::monitors::take_over_if_by_hand(&mut tx, id).await?;
+        set_status(&mut tx, id, current.status, updated.status, now).await?;
+    }
     let audited = tx
         .audit(
             Action::ComponentUpdate,
@@ -227,11 +246,6 @@ pub async fn update(
         .await?;
     // A status change is its own event (`set_status`); this one says that
     // anything else changed.
-    let others_changed = Component {
-        status: current.status,
-        updated_at: current.updated_at,
-        ..updated.clone()
-    } != current;
     if others_changed {
         tx.record(Event::ComponentUpdated {
             page: updated.status_page_id,

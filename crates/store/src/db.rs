@@ -4,7 +4,7 @@
 //! differs lives in `sqlite.rs` and `postgres.rs`.
 
 use crate::audit::{AuditCtx, Audited};
-use crate::changes::{CHANNEL, Changes};
+use crate::changes::Changes;
 use crate::error::{StoreError, StoreResult};
 use sqlx::{PgPool, Postgres, Sqlite, SqlitePool, Transaction};
 use std::sync::Arc;
@@ -85,7 +85,7 @@ pub(crate) enum TxInner {
     /// until it ends.
     Postgres(
         Transaction<'static, Postgres>,
-        tokio::sync::OwnedSemaphorePermit,
+        Option<tokio::sync::OwnedSemaphorePermit>,
     ),
 }
 
@@ -95,10 +95,12 @@ pub(crate) enum TxInner {
 /// change without its audit event does not compile.
 pub struct Tx {
     pub(crate) inner: TxInner,
-    changes: Arc<Changes>,
+    pub(crate) changes: Arc<Changes>,
     pub(crate) ctx: AuditCtx,
-    /// The outbox ids and events this transaction wrote.
-    events: Vec<(i64, Event)>,
+    /// The events this transaction recorded, and their outbox ids: on
+    /// SQLite written as they are recorded, on PostgreSQL all at commit.
+    events: Vec<Event>,
+    outbox_ids: Vec<i64>,
     touched: Vec<Id>,
     /// Whether it scheduled a job (the worker is woken after commit).
     pub(crate) scheduled_jobs: bool,
@@ -224,7 +226,7 @@ impl Db {
             }
             Pools::Postgres { pool, turn } => {
                 let held = turn.take().await?;
-                TxInner::Postgres(pool.begin_with(BEGIN_IN_TURN).await?, held)
+                TxInner::Postgres(pool.begin_with(BEGIN_IN_TURN).await?, Some(held))
             }
         })
     }
@@ -236,6 +238,7 @@ impl Db {
             changes: self.changes.clone(),
             ctx: ctx.clone(),
             events: Vec::new(),
+            outbox_ids: Vec::new(),
             touched: Vec::new(),
             scheduled_jobs: false,
         })
@@ -245,6 +248,22 @@ impl Db {
     pub(crate) async fn bookkeeping(&self) -> StoreResult<Bookkeeping> {
         Ok(Bookkeeping {
             inner: self.begin_inner().await?,
+        })
+    }
+
+    /// Starts a bookkeeping write that does not wait for the writers' turn
+    /// on PostgreSQL: for one that only inserts rows of its own and changes
+    /// rows nobody else changes (a leased job's fan-out), so it cannot take
+    /// part in a deadlock, and its commit's flush to disk may share one with
+    /// the writer in turn instead of queueing behind it.
+    pub(crate) async fn bookkeeping_beside_turn(&self) -> StoreResult<Bookkeeping> {
+        Ok(Bookkeeping {
+            inner: match &self.pools {
+                Pools::Sqlite { write, .. } => {
+                    TxInner::Sqlite(write.begin_with(crate::sqlite::BEGIN).await?)
+                }
+                Pools::Postgres { pool, .. } => TxInner::Postgres(pool.begin().await?, None),
+            },
         })
     }
 
@@ -331,38 +350,48 @@ impl Tx {
     /// Records a change event into the outbox, in this transaction, and
     /// stamps the page it changes (its public `lastUpdated`). After commit the
     /// page's snapshot is rebuilt and its live streams hear the event; on
-    /// PostgreSQL the other instances read it from the outbox.
+    /// PostgreSQL the other instances read it from the outbox. PostgreSQL
+    /// writes the events at commit, in the statement that ends the change
+    /// (`postgres::write_outbox`): every round trip inside the writers' turn
+    /// is one every other writer waits for.
     pub(crate) async fn record(&mut self, event: Event) -> StoreResult<()> {
-        let now = upstate_core::Timestamp::now().millis();
         let page = event.page();
-        let payload = serde_json::to_string(&event)
-            .map_err(|e| StoreError::Config(format!("unserializable event: {e}")))?;
-        // Status page 0: a change of every page (no foreign key to break).
-        let id: i64 = on_tx!(self, |c| {
-            sqlx::query_scalar(
-            "INSERT INTO outbox (at, status_page_id, kind, payload) VALUES ($1, $2, $3, $4) RETURNING id"
-        )
-        .bind(now)
-        .bind(page.unwrap_or(0))
-        .bind(event.kind())
-        .bind(&payload)
-        .fetch_one(c)
-        .await?
-        });
-        self.events.push((id, event));
+        if let TxInner::Sqlite(_) = self.inner {
+            let now = upstate_core::Timestamp::now().millis();
+            let payload = serde_json::to_string(&event)
+                .map_err(|e| StoreError::Config(format!("unserializable event: {e}")))?;
+            // Status page 0: a change of every page (no foreign key to break).
+            let id: i64 = on_tx!(self, |c| {
+                sqlx::query_scalar(
+                "INSERT INTO outbox (at, status_page_id, kind, payload) VALUES ($1, $2, $3, $4) RETURNING id"
+            )
+            .bind(now)
+            .bind(page.unwrap_or(0))
+            .bind(event.kind())
+            .bind(&payload)
+            .fetch_one(c)
+            .await?
+            });
+            self.outbox_ids.push(id);
+            if let Some(page) = page
+                && !self.touched.contains(&page)
+            {
+                on_tx!(self, |c| sqlx::query(
+                    "UPDATE status_pages SET updated_at = $1 WHERE id = $2"
+                )
+                .bind(now)
+                .bind(page)
+                .execute(c)
+                .await?
+                .rows_affected());
+            }
+        }
         if let Some(page) = page
             && !self.touched.contains(&page)
         {
-            on_tx!(self, |c| sqlx::query(
-                "UPDATE status_pages SET updated_at = $1 WHERE id = $2"
-            )
-            .bind(now)
-            .bind(page)
-            .execute(c)
-            .await?
-            .rows_affected());
             self.touched.push(page);
         }
+        self.events.push(event);
         Ok(())
     }
 
@@ -370,37 +399,51 @@ impl Tx {
     /// their pages' versions before this returns (so an acknowledged write is
     /// never followed by a stale public read) and go to live listeners; on
     /// PostgreSQL one notification names their outbox rows to the other
-    /// instances, delivered only if the commit happens.
+    /// instances, delivered only if the commit happens. People are told of
+    /// some changes: their fan-out job exists exactly when the change does.
     pub async fn commit(mut self, _audited: Audited) -> StoreResult<()> {
-        // People are told of some changes: their fan-out job exists exactly
-        // when the change does.
-        let told: Vec<i64> = self
-            .events
-            .iter()
-            .filter(|(_, e)| upstate_core::notify::NOTIFIED_KINDS.contains(&e.kind()))
-            .map(|(id, _)| *id)
-            .collect();
-        if let Some(first) = told.first() {
-            let payload = serde_json::to_string(&told).unwrap_or_else(|_| "[]".into());
-            self.schedule(
-                crate::deliveries::FAN_OUT_KIND,
-                &format!("notify:{first}"),
-                &payload,
-                upstate_core::Timestamp::now(),
-            )
-            .await?;
-        }
-        if let (TxInner::Postgres(t, _), false) = (&mut self.inner, self.events.is_empty()) {
-            let ids: Vec<i64> = self.events.iter().map(|(id, _)| *id).collect();
-            let payload = self.changes.payload(&ids);
-            crate::postgres::notify(t, CHANNEL, &payload).await?;
+        let told = |e: &Event| upstate_core::notify::NOTIFIED_KINDS.contains(&e.kind());
+        match &mut self.inner {
+            TxInner::Sqlite(_) => {
+                let ids: Vec<i64> = self
+                    .outbox_ids
+                    .iter()
+                    .zip(&self.events)
+                    .filter(|(_, e)| told(e))
+                    .map(|(id, _)| *id)
+                    .collect();
+                if let Some(first) = ids.first() {
+                    let payload = serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into());
+                    self.schedule(
+                        crate::deliveries::FAN_OUT_KIND,
+                        &format!("notify:{first}"),
+                        &payload,
+                        upstate_core::Timestamp::now(),
+                    )
+                    .await?;
+                }
+            }
+            TxInner::Postgres(t, _) if self.events.is_empty() => {
+                let jobs = self.scheduled_jobs.then(|| self.changes.jobs_payload());
+                crate::postgres::notify(t, None, jobs.as_deref()).await?;
+            }
+            TxInner::Postgres(t, _) => {
+                let written = crate::postgres::Outbox {
+                    events: &self.events,
+                    pages: &self.touched,
+                    told: &upstate_core::notify::NOTIFIED_KINDS,
+                    origin: &self.changes.jobs_payload(),
+                    jobs_scheduled: self.scheduled_jobs,
+                };
+                self.outbox_ids = crate::postgres::write_outbox(t, &written).await?;
+                self.scheduled_jobs |= self.events.iter().any(told);
+            }
         }
         match self.inner {
             TxInner::Sqlite(t) => t.commit().await?,
             TxInner::Postgres(t, _turn) => t.commit().await?,
         }
-        let events: Vec<Event> = self.events.into_iter().map(|(_, e)| e).collect();
-        self.changes.committed(events);
+        self.changes.committed(self.events);
         if self.scheduled_jobs {
             self.changes.jobs.notify_one();
         }

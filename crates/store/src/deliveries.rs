@@ -74,14 +74,17 @@ pub struct Planned {
 
 /// Stores each notice on its outbox row (the first rendering wins, so a
 /// second run sends what the first rendered) and inserts its deliveries,
-/// due now; returns how many deliveries are new.
+/// due now; returns how many deliveries are new. The fan-out `job` is done
+/// in the same transaction: fanned out and finished commit together, and a
+/// write costs one turn fewer (see `WriterTurn`).
 pub async fn fan_out(
     db: &Db,
+    job: &crate::jobs::Job,
     planned: &[Planned],
     now: Timestamp,
     give_up_after_ms: i64,
 ) -> StoreResult<u64> {
-    let mut tx = db.bookkeeping().await?;
+    let mut tx = db.bookkeeping_beside_turn().await?;
     let mut made = 0;
     for p in planned {
         let text = serde_json::to_string(&p.notice)
@@ -149,6 +152,7 @@ pub async fn fan_out(
             });
         }
     }
+    crate::jobs::finish_in(&mut tx, job).await?;
     tx.commit().await?;
     if made > 0 {
         db.changes.deliveries.notify_one();

@@ -170,6 +170,11 @@ async fn set_components(tx: &mut Tx, incident_id: Id, ids: &[Id]) -> StoreResult
     .execute(c)
     .await?
     .rows_affected());
+    link_components(tx, incident_id, ids).await
+}
+
+/// Adds affected components to an incident that has none of them yet.
+async fn link_components(tx: &mut Tx, incident_id: Id, ids: &[Id]) -> StoreResult<()> {
     for id in ids {
         on_tx!(&mut *tx, |c| sqlx::query(
             "INSERT INTO incident_components (incident_id, component_id) VALUES ($1, $2)"
@@ -183,46 +188,51 @@ async fn set_components(tx: &mut Tx, incident_id: Id, ids: &[Id]) -> StoreResult
     Ok(())
 }
 
-/// Refuses, naming `componentStatuses`, components not on the page.
-async fn require_movable(
-    tx: &mut Tx,
-    changes: &[ComponentStatusChange],
-    page_id: Id,
-) -> StoreResult<()> {
-    let ids: Vec<Id> = changes.iter().map(|c| c.component_id).collect();
-    components::require_all_on_page(tx, &ids, page_id)
-        .await
-        .map_err(|e| match e {
-            StoreError::InvalidReference { message, .. } => {
-                StoreError::invalid_ref("componentStatuses", message)
-            }
-            other => other,
-        })
-}
-
 /// Moves each named component to its status (history and change events as
 /// for any status change) and makes it one of the incident's affected
-/// components. The components must be on the incident's page.
+/// components unless it is among `linked` already. A component that is not
+/// on the incident's page is refused, naming `componentStatuses` (the
+/// transaction then rolls back what moved before it): the row it locks is
+/// the check, so a write reads each component once.
 async fn move_components(
     tx: &mut Tx,
     incident_id: Id,
     page_id: Id,
     changes: &[ComponentStatusChange],
+    linked: &[Id],
     at: Timestamp,
 ) -> StoreResult<()> {
-    require_movable(tx, changes, page_id).await?;
     for change in changes {
-        let current = components::get_locked(tx, change.component_id).await?;
+        let id = change.component_id;
+        let current = match components::get_locked(tx, id).await {
+            Ok(c) if c.status_page_id == page_id => c,
+            Ok(_) => {
+                return Err(StoreError::invalid_ref(
+                    "componentStatuses",
+                    format!("component {id} belongs to another status page"),
+                ));
+            }
+            Err(StoreError::NotFound(_)) => {
+                return Err(StoreError::invalid_ref(
+                    "componentStatuses",
+                    format!("no component with id {id}"),
+                ));
+            }
+            Err(e) => return Err(e),
+        };
         if current.status != change.status {
-            crate::monitors::take_over_if_by_hand(tx, change.component_id).await?;
+            crate::monitors::take_over_if_by_hand(tx, id).await?;
         }
-        components::set_status(tx, change.component_id, current.status, change.status, at).await?;
+        components::set_status(tx, id, current.status, change.status, at).await?;
+        if linked.contains(&id) {
+            continue;
+        }
         on_tx!(&mut *tx, |c| {
             sqlx::query(
             "INSERT INTO incident_components (incident_id, component_id) VALUES ($1, $2) ON CONFLICT DO NOTHING"
         )
         .bind(incident_id)
-        .bind(change.component_id)
+        .bind(id)
         .execute(c)
         .await?
         .rows_affected()
@@ -307,8 +317,14 @@ pub(crate) async fn create_in(
     now: Timestamp,
 ) -> StoreResult<(Id, crate::audit::Audited)> {
     pages::require_in(tx, new.status_page_id, "statusPageId").await?;
-    require_movable(tx, &new.component_statuses, new.status_page_id).await?;
-    components::require_all_on_page(tx, &new.component_ids, new.status_page_id).await?;
+    // Components that move are checked as they move (`move_components`).
+    let unmoved: Vec<Id> = new
+        .component_ids
+        .iter()
+        .copied()
+        .filter(|id| !new.component_statuses.iter().any(|c| c.component_id == *id))
+        .collect();
+    components::require_all_on_page(tx, &unmoved, new.status_page_id).await?;
     let resolved_at = (new.status == IncidentStatus::Resolved).then_some(now.millis());
     let id: i64 = on_tx!(tx, |c| {
         sqlx::query_scalar(
@@ -324,8 +340,16 @@ pub(crate) async fn create_in(
     .await?
     });
     add_update(tx, id, new.status, &new.message, now).await?;
-    set_components(tx, id, &new.component_ids).await?;
-    move_components(tx, id, new.status_page_id, &new.component_statuses, now).await?;
+    link_components(tx, id, &new.component_ids).await?;
+    move_components(
+        tx,
+        id,
+        new.status_page_id,
+        &new.component_statuses,
+        &new.component_ids,
+        now,
+    )
+    .await?;
     let summary = json!({ "title": &new.title, "status": new.status, "impact": new.impact, "statusPageId": new.status_page_id, "componentIds": &new.component_ids, "componentStatuses": &new.component_statuses, "message": &new.message });
     let audited = tx
         .audit(Action::IncidentCreate, "incident", Some(id), summary)
@@ -350,7 +374,6 @@ pub async fn update(
     let mut tx = db.begin_as(ctx).await?;
     let row = lock(&mut tx, id).await?;
     let current = row.into_incident(vec![], vec![])?;
-    require_movable(&mut tx, &patch.component_statuses, current.status_page_id).await?;
     if let Some(ids) = &patch.component_ids {
         components::require_all_on_page(&mut tx, ids, current.status_page_id).await?;
         set_components(&mut tx, id, ids).await?;
@@ -360,6 +383,7 @@ pub async fn update(
         id,
         current.status_page_id,
         &patch.component_statuses,
+        patch.component_ids.as_deref().unwrap_or_default(),
         now,
     )
     .await?;
@@ -441,6 +465,7 @@ pub async fn post_update(
         id,
         current.status_page_id,
         &new.component_statuses,
+        &[],
         now,
     )
     .await?;
@@ -501,7 +526,7 @@ pub(crate) async fn resolve_in(
     )
     .await?;
     add_update(tx, id, IncidentStatus::Resolved, &message, now).await?;
-    move_components(tx, id, current.status_page_id, &changes, now).await?;
+    move_components(tx, id, current.status_page_id, &changes, &[], now).await?;
     let audited = tx
         .audit(
             Action::IncidentResolve,

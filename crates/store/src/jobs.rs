@@ -53,9 +53,7 @@ impl Tx {
         .await?
         .rows_affected()
         });
-        if let TxInner::Postgres(t, _) = &mut self.inner {
-            crate::postgres::notify(t, CHANNEL, "").await?;
-        }
+        // Other instances' workers hear of it at commit (`Tx::commit`).
         self.scheduled_jobs = true;
         Ok(())
     }
@@ -89,7 +87,9 @@ where
         + for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow>
         + for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow>,
 {
-    let mut tx = db.bookkeeping().await?;
+    // One statement that skips rows others lock: it waits for no one, so
+    // it need not wait for the writers' turn either.
+    let mut tx = db.bookkeeping_beside_turn().await?;
     let until = now.millis() + lease_ms;
     let rows: Vec<T> = match &mut tx.inner {
         TxInner::Postgres(t, _) => {
@@ -124,7 +124,13 @@ pub async fn lease(db: &Db, now: Timestamp, lease_ms: i64, limit: i64) -> StoreR
 /// ran (its lease cleared) stays, for its new time.
 pub async fn finish(db: &Db, job: &Job) -> StoreResult<()> {
     let mut tx = db.bookkeeping().await?;
-    on_tx!(&mut tx, |c| sqlx::query(
+    finish_in(&mut tx, job).await?;
+    tx.commit().await
+}
+
+/// `finish`, inside the transaction that did the job's work.
+pub(crate) async fn finish_in(tx: &mut crate::db::Bookkeeping, job: &Job) -> StoreResult<()> {
+    on_tx!(&mut *tx, |c| sqlx::query(
         "DELETE FROM jobs WHERE id = $1 AND locked_until = $2"
     )
     .bind(job.id)
@@ -132,7 +138,7 @@ pub async fn finish(db: &Db, job: &Job) -> StoreResult<()> {
     .execute(c)
     .await?
     .rows_affected());
-    tx.commit().await
+    Ok(())
 }
 
 /// Gives a failed job back, to run again at `run_at`, with its error.

@@ -52,18 +52,107 @@ pub(crate) async fn migrate(pool: &PgPool) -> StoreResult<()> {
     Ok(())
 }
 
-/// Queues a notification, delivered to every instance if the transaction commits.
+/// Queues a commit's notifications (changed pages, and new jobs, whose
+/// payload names this instance), delivered to every instance if the
+/// transaction commits: one statement for both, as it runs inside the
+/// writers' turn.
 pub(crate) async fn notify(
     conn: &mut sqlx::PgConnection,
-    channel: &str,
-    payload: &str,
+    changes: Option<&str>,
+    jobs: Option<&str>,
 ) -> StoreResult<()> {
-    sqlx::query("SELECT pg_notify($1, $2)")
-        .bind(channel)
-        .bind(payload)
-        .execute(conn)
-        .await?;
+    let query = match (changes, jobs) {
+        (Some(payload), Some(origin)) => sqlx::query("SELECT pg_notify($1, $2), pg_notify($3, $4)")
+            .bind(changes::CHANNEL)
+            .bind(payload)
+            .bind(crate::jobs::CHANNEL)
+            .bind(origin),
+        (Some(payload), None) => sqlx::query("SELECT pg_notify($1, $2)")
+            .bind(changes::CHANNEL)
+            .bind(payload),
+        (None, Some(origin)) => sqlx::query("SELECT pg_notify($1, $2)")
+            .bind(crate::jobs::CHANNEL)
+            .bind(origin),
+        (None, None) => return Ok(()),
+    };
+    query.execute(conn).await?;
     Ok(())
+}
+
+/// A change's events, written at its commit (`Tx::commit`).
+pub(crate) struct Outbox<'a> {
+    pub events: &'a [upstate_core::events::Event],
+    /// The pages they change, stamped (their public `lastUpdated`).
+    pub pages: &'a [i64],
+    /// The kinds people are told of: a fan-out job is scheduled for those.
+    pub told: &'a [&'a str],
+    /// This instance, in the notifications.
+    pub origin: &'a str,
+    /// Whether the transaction scheduled jobs of its own.
+    pub jobs_scheduled: bool,
+}
+
+/// Writes a change's events into the outbox, stamps their pages, schedules
+/// the fan-out of those people are told of and notifies the other
+/// instances (changed pages; new jobs), all in one statement: inside the
+/// writers' turn each round trip counts. Returns the outbox ids, in the
+/// events' order. The fan-out job and the notification payload are those
+/// `Tx::schedule` and `Changes::payload` make on SQLite.
+pub(crate) async fn write_outbox(
+    conn: &mut sqlx::PgConnection,
+    out: &Outbox<'_>,
+) -> StoreResult<Vec<i64>> {
+    let mut pages = Vec::with_capacity(out.events.len());
+    let mut kinds = Vec::with_capacity(out.events.len());
+    let mut payloads = Vec::with_capacity(out.events.len());
+    for event in out.events {
+        // Status page 0: a change of every page (no foreign key to break).
+        pages.push(event.page().unwrap_or(0));
+        kinds.push(event.kind().to_string());
+        payloads.push(
+            serde_json::to_string(event).map_err(|e| {
+                crate::error::StoreError::Config(format!("unserializable event: {e}"))
+            })?,
+        );
+    }
+    let told: Vec<String> = out.told.iter().map(|k| (*k).to_string()).collect();
+    let (ids, _): (Vec<i64>, i64) = sqlx::query_as(
+        "WITH o AS ( \
+           INSERT INTO outbox (at, status_page_id, kind, payload) \
+           SELECT $1, u.page, u.kind, u.payload \
+           FROM UNNEST($2::bigint[], $3::text[], $4::text[]) WITH ORDINALITY AS u(page, kind, payload, n) \
+           ORDER BY u.n RETURNING id, kind), \
+         stamped AS (UPDATE status_pages SET updated_at = $1 WHERE id = ANY($5::bigint[]) RETURNING id), \
+         told AS (SELECT min(id) AS first, string_agg(id::text, ',' ORDER BY id) AS list \
+           FROM o WHERE kind = ANY($6::text[])), \
+         job AS ( \
+           INSERT INTO jobs (kind, dedupe_key, payload, run_at, created_at) \
+           SELECT $7, 'notify:' || first, '[' || list || ']', $1, $1 FROM told WHERE first IS NOT NULL \
+           ON CONFLICT (dedupe_key) DO UPDATE SET kind = EXCLUDED.kind, payload = EXCLUDED.payload, \
+             run_at = EXCLUDED.run_at, attempts = 0, locked_until = NULL, last_error = NULL \
+           RETURNING id), \
+         all_ids AS (SELECT string_agg(id::text, ',' ORDER BY id) AS list FROM o) \
+         SELECT COALESCE((SELECT array_agg(id ORDER BY id) FROM o), '{}'::bigint[]), \
+           (SELECT count(*) FROM stamped) \
+           + (SELECT count(*) FROM (SELECT pg_notify($8, CASE WHEN length($9 || ':' || list) > $10 \
+                THEN $9 || ':*' ELSE $9 || ':' || list END) FROM all_ids WHERE list IS NOT NULL) AS n1) \
+           + (SELECT count(*) FROM (SELECT pg_notify($11, $9) WHERE $12 OR EXISTS (SELECT 1 FROM job)) AS n2)",
+    )
+    .bind(upstate_core::Timestamp::now().millis())
+    .bind(&pages)
+    .bind(&kinds)
+    .bind(&payloads)
+    .bind(out.pages)
+    .bind(&told)
+    .bind(crate::deliveries::FAN_OUT_KIND)
+    .bind(changes::CHANNEL)
+    .bind(out.origin)
+    .bind(changes::MAX_PAYLOAD as i32)
+    .bind(crate::jobs::CHANNEL)
+    .bind(out.jobs_scheduled)
+    .fetch_one(conn)
+    .await?;
+    Ok(ids)
 }
 
 /// Follows every instance's notifications until the process ends: changed
@@ -82,7 +171,10 @@ pub(crate) async fn follow(pool: &PgPool, changes: &Changes) {
                     changes.jobs.notify_one();
                     while let Ok(n) = listener.recv().await {
                         if n.channel() == crate::jobs::CHANNEL {
-                            changes.jobs.notify_one();
+                            // This process's worker was woken at its commit.
+                            if !changes.is_own_jobs(n.payload()) {
+                                changes.jobs.notify_one();
+                            }
                         } else {
                             apply(pool, changes, n.payload()).await;
                         }

@@ -12,6 +12,7 @@ current components.
 
 import json
 import os
+import uuid
 import urllib.request
 from datetime import datetime, timedelta
 
@@ -62,9 +63,14 @@ def _body(ctx, body):
         body["components"] = [
             {"id": c["id"], "groupId": c.get("groupId")} for c in _listed("components")
         ]
-    # The fixture page keeps its address: other pages and settings name it.
-    if "slug" in body and ctx.operation is not None and ctx.operation.method.upper() == "PATCH":
+    # The fixture page keeps its address: other pages and settings name it;
+    # a new page takes one nobody has (the document says how a slug looks,
+    # not which are taken).
+    method = ctx.operation.method.upper() if ctx.operation is not None else ""
+    if "slug" in body and method == "PATCH":
         body["slug"] = F["slug"]
+    elif isinstance(body.get("slug"), str) and method == "POST":
+        body["slug"] = f"p-{uuid.uuid4().hex[:12]}"
     if isinstance(body.get("defaultPage"), str):
         body["defaultPage"] = F["slug"]
     start = _time(body.get("scheduledStartTime") or "")
@@ -78,11 +84,21 @@ def _body(ctx, body):
     return body
 
 
+def _declares(ctx, name):
+    """Whether the operation takes the query parameter `name`."""
+    raw = getattr(getattr(ctx.operation, "definition", None), "raw", None) or {}
+    return any(p.get("name") == name and p.get("in") == "query" for p in raw.get("parameters", []))
+
+
 def _query(ctx, query):
     if not isinstance(query, dict):
         return query
     if _num(query.get("component")):
         query["component"] = F["component"]
+        # The component is the fixture page's: name that page, not whichever
+        # is the default by then.
+        if _declares(ctx, "page"):
+            query["page"] = F["slug"]
     if isinstance(query.get("page"), str):
         query["page"] = F["slug"]
     # `to` defaults to now: a range ends after it starts.

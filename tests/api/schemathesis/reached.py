@@ -3,12 +3,14 @@ read from the ndjson reports it wrote (tests/api/contract.rs).
 
     python reached.py OPENAPI_JSON REPORT_DIR...
 
-Prints `reached N of M` and then each operation no answer succeeded for.
+Prints `reached N of M` and then each operation no answer succeeded for,
+with the statuses it got instead.
 """
 
 import glob
 import json
 import sys
+from collections import Counter, defaultdict
 
 
 def main():
@@ -22,6 +24,7 @@ def main():
         if method in ("get", "put", "post", "delete", "patch")
     }
     reached = set()
+    seen = defaultdict(Counter)
     for d in dirs:
         for report in glob.glob(f"{d}/*.ndjson"):
             with open(report) as f:
@@ -32,12 +35,15 @@ def main():
                     recorder = event["recorder"]
                     for interaction in (recorder.get("interactions") or {}).values():
                         response = interaction.get("response") or {}
-                        if 200 <= response.get("status_code", 0) < 300:
+                        status = response.get("status_code", 0)
+                        seen[recorder["label"]][status] += 1
+                        if 200 <= status < 300:
                             reached.add(recorder["label"])
     missing = sorted(operations - reached)
     print(f"reached {len(operations) - len(missing)} of {len(operations)}")
     for label in missing:
-        print(label)
+        statuses = ", ".join(f"{s}x{n}" for s, n in sorted(seen[label].items()))
+        print(f"{label}  ({statuses or 'not run'})")
 
 
 main()
