@@ -31,6 +31,11 @@ struct Fixtures {
     page: i64,
     component: i64,
     group: i64,
+    /// The first heartbeat monitor's token.
+    heartbeat: String,
+    incident: i64,
+    /// The second page, which carries a password.
+    page2: i64,
 }
 
 /// Who a pass calls as, and over which operations.
@@ -79,10 +84,13 @@ fn pass(s: &Server, fixtures: &Fixtures, caller: &Caller, phases: &str, workers:
         .env(
             "UPSTATE_FIXTURES",
             json!({"page": fixtures.page, "slug": "acme", "component": fixtures.component,
-                   "group": fixtures.group})
+                   "group": fixtures.group, "heartbeat": fixtures.heartbeat,
+                   "incident": fixtures.incident, "page2": fixtures.page2, "slug2": "beta"})
             .to_string(),
         )
         .env("UPSTATE_FIXTURE_BASE", &s.base)
+        .env("UPSTATE_FIXTURE_EMAIL", "owner@example.com")
+        .env("UPSTATE_FIXTURE_PASSWORD", crate::support::PASSWORD)
         .env("UPSTATE_FIXTURE_KEY", &s.key)
         .env(
             "HYPOTHESIS_STORAGE_DIRECTORY",
@@ -130,10 +138,13 @@ async fn schemathesis_finds_no_server_error_and_no_undocumented_answer(b: Backen
     let page = s.page("acme").await;
     let group = s.group(page, "Europe").await;
     let api = s.component(page, "API").await;
-    let fixtures = Fixtures {
+    let mut fixtures = Fixtures {
         page,
         component: api,
         group,
+        heartbeat: String::new(),
+        incident: 0,
+        page2: 0,
     };
     // Two rows of every kind an operation names by id: the hooks point
     // reads and changes at the first (id 1) and deletions at the second,
@@ -149,14 +160,17 @@ async fn schemathesis_finds_no_server_error_and_no_undocumented_answer(b: Backen
         .data(201)["id"]
         .as_i64()
         .expect("component id");
+    let mut incidents = vec![];
     for title in ["Slow API", "Login errors"] {
-        s.post(
-            "/api/v1/incidents",
-            json!({"title": title, "statusPageId": page, "message": "Looking",
+        let made = s
+            .post(
+                "/api/v1/incidents",
+                json!({"title": title, "statusPageId": page, "message": "Looking",
                    "componentStatuses": [{"componentId": api, "status": "degraded"}]}),
-        )
-        .await
-        .data(201);
+            )
+            .await
+            .data(201);
+        incidents.push(made["id"].as_i64().expect("incident id"));
     }
     for title in ["Upgrade", "Failover drill"] {
         s.post(
@@ -210,6 +224,13 @@ async fn schemathesis_finds_no_server_error_and_no_undocumented_answer(b: Backen
             ],
         ),
         (
+            "/api/notifications",
+            [
+                json!({"name": "On-call", "kind": "webhook", "target": "https://hooks.example.com/on-call"}),
+                json!({"name": "Status room", "kind": "webhook", "target": "https://hooks.example.com/room"}),
+            ],
+        ),
+        (
             "/api/subscribers",
             [
                 json!({"statusPageId": beta, "kind": "webhook", "target": "https://hooks.example.com/a",
@@ -222,7 +243,42 @@ async fn schemathesis_finds_no_server_error_and_no_undocumented_answer(b: Backen
         for body in bodies {
             let (status, answer, _) = person.send(Method::POST, path, Some(body)).await;
             assert!(status == 201 || status == 200, "{path}: {status} {answer}");
+            if let Some(url) = answer["data"]["heartbeatUrl"].as_str()
+                && fixtures.heartbeat.is_empty()
+            {
+                fixtures.heartbeat = url.rsplit('/').next().unwrap_or_default().to_string();
+            }
         }
+    }
+    // The second page is private (hooks.py knows its password).
+    fixtures.page2 = beta;
+    let (status, answer, _) = person
+        .send(
+            Method::PUT,
+            &format!("/api/statuspages/{beta}/password"),
+            Some(json!({"password": "fixture page password"})),
+        )
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    // Visitors' comments, on (two of them on the first incident).
+    fixtures.incident = incidents[0];
+    let (status, answer, _) = person
+        .send(
+            Method::PUT,
+            "/api/features",
+            Some(json!({"comments": true})),
+        )
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    for body in ["Thanks for the update", "Still slow here"] {
+        let (status, answer, _) = person
+            .send(
+                Method::POST,
+                "/api/comments",
+                Some(json!({"incidentId": fixtures.incident, "body": body})),
+            )
+            .await;
+        assert_eq!(status, 202, "{answer}");
     }
     let (cookie, csrf) = (person.cookie.clone(), person.csrf.clone());
     let server = &s;
@@ -242,7 +298,7 @@ async fn schemathesis_finds_no_server_error_and_no_undocumented_answer(b: Backen
         only: Some("^/api/(?!v1/|v2/)"),
         // What would end the session the pass runs in (its own routes are
         // tested by tests/api/auth.rs and accounts.rs).
-        skip: Some("^/api/auth/(logout|change-password|2fa/disable)$"),
+        skip: Some("^/api/auth/(login|logout|change-password|2fa/disable)$"),
     };
     tokio::task::block_in_place(|| {
         run(server, &fixtures, &by_key);
@@ -282,11 +338,14 @@ async fn schemathesis_finds_no_server_error_and_no_undocumented_answer(b: Backen
         .and_then(|l| l.split_once(" of "))
         .and_then(|(n, m)| Some((n.parse::<usize>().ok()?, m.parse::<usize>().ok()?)))
         .expect("reached.py's count");
-    // The floor where it stands (176 of 226 when written): what no
-    // generated request can reach is listed above (proofs of a secret,
-    // one-time tokens, bodies whose target depends on their kind).
+    // 199-206 of 226 (88-91%) when written; the floor is 85% so a run's
+    // luck does not fail it. What no generated request reaches is listed
+    // above with what it got instead (proofs of a second factor, one-time
+    // tokens, the first owner's setup, bodies whose target depends on their
+    // kind, routes that end the pass's own session, and explicit examples,
+    // which skip the hooks: they can unpublish the fixture page).
     assert!(
-        reached * 100 >= of * 75,
+        reached * 100 >= of * 85,
         "only {reached} of {of} operations ever succeeded:\n{said}"
     );
     assert!(

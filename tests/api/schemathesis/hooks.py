@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 import schemathesis
 
 F = json.loads(os.environ.get("UPSTATE_FIXTURES", "{}"))
+PAGE_PASSWORD = "fixture page password"
 
 
 def _num(v):
@@ -35,6 +36,91 @@ def _time(v):
         return None
 
 
+def _call(method, path, body=None):
+    """The fixture key's request to the server; the answer's `data`."""
+    req = urllib.request.Request(
+        f"{os.environ['UPSTATE_FIXTURE_BASE']}{path}",
+        method=method,
+        data=None if body is None else json.dumps(body).encode(),
+        headers={
+            "Authorization": f"Bearer {os.environ['UPSTATE_FIXTURE_KEY']}",
+            "Content-Type": "application/json",
+        },
+    )
+    with urllib.request.urlopen(req, timeout=10) as answer:
+        return json.load(answer)["data"]
+
+
+def _later(hours):
+    return (datetime.utcnow() + timedelta(hours=hours)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _incident():
+    return _call("POST", "/api/v1/incidents", {
+        "title": "Made for one request", "statusPageId": F["page"], "message": "Looking"})["id"]
+
+
+def _window():
+    return _call("POST", "/api/v1/maintenance", {
+        "title": "Made for one request", "statusPageId": F["page"],
+        "scheduledStartTime": _later(24), "scheduledEndTime": _later(25)})["id"]
+
+
+def _started_window():
+    w = _window()
+    _call("POST", f"/api/v1/maintenance/{w}/start", {})
+    return w
+
+
+def _component():
+    return _call("POST", "/api/v1/components", {
+        "name": f"c-{uuid.uuid4().hex[:8]}", "statusPageId": F["page"]})["id"]
+
+
+def _update():
+    incident = _incident()
+    _call("POST", f"/api/v1/incidents/{incident}/updates", {"message": "More"})
+    updates = _call("GET", f"/api/v1/incidents/{incident}")["updates"]
+    return updates[0]["id"]
+
+
+# A row made for one request, by what the operation does to it: deleting,
+# resolving, starting, completing or cancelling uses a row up once, and the
+# same row is reachable through several operations (the management API
+# and the application routes), so each such request gets its own.
+FRESH = [
+    ("DELETE", ("/api/v1/incidents/{id}", "/api/incidents/{id}"), _incident),
+    ("DELETE", ("/api/v1/maintenance/{id}", "/api/maintenance/{id}"), _window),
+    ("DELETE", ("/api/v1/components/{id}", "/api/components/{id}"), _component),
+    ("DELETE", ("/api/v1/component-groups/{id}", "/api/component-groups/{id}", "/api/groups/{id}"),
+     lambda: _call("POST", "/api/v1/component-groups", {
+         "name": f"g-{uuid.uuid4().hex[:8]}", "statusPageId": F["page"]})["id"]),
+    ("DELETE", ("/api/v1/statuspages/{id}", "/api/statuspages/{id}"),
+     lambda: _call("POST", "/api/v1/statuspages", {
+         "name": "Made for one request", "slug": f"d-{uuid.uuid4().hex[:12]}"})["id"]),
+    ("DELETE", ("/api/incident-updates/{id}",), _update),
+    ("DELETE", ("/api/notifications/{id}",),
+     lambda: _call("POST", "/api/notifications", {
+         "name": "Made for one request", "kind": "webhook",
+         "target": "https://hooks.example.com/once"})["id"]),
+    ("DELETE", ("/api/monitors/{id}",),
+     lambda: _call("POST", "/api/monitors", {
+         "componentId": _component(), "kind": "heartbeat", "intervalSeconds": 60})["id"]),
+    ("POST", ("/api/v1/incidents/{id}/resolve", "/api/incidents/{id}/resolve"), _incident),
+    ("POST", ("/api/v1/maintenance/{id}/start", "/api/maintenance/{id}/start",
+              "/api/v1/maintenance/{id}/cancel", "/api/maintenance/{id}/cancel"), _window),
+    ("POST", ("/api/v1/maintenance/{id}/complete", "/api/maintenance/{id}/complete"),
+     _started_window),
+]
+
+
+def _fresh(op):
+    for method, paths, make in FRESH:
+        if op.method.upper() == method and op.path in paths:
+            return make
+    return None
+
+
 def _listed(what):
     """The fixture page's components or groups, as they are now."""
     req = urllib.request.Request(
@@ -48,8 +134,25 @@ def _listed(what):
 def _body(ctx, body):
     if not isinstance(body, dict):
         return body
+    # Who signs in and proves it again is the owner the test made: a
+    # generated password is a wrong one (and wrong ones lock people out).
+    path = ctx.operation.path if ctx.operation is not None else ""
+    method = ctx.operation.method.upper() if ctx.operation is not None else ""
+    if path in ("/api/auth/login", "/api/admin/step-up/verify-password"):
+        if isinstance(body.get("email"), str):
+            body["email"] = os.environ.get("UPSTATE_FIXTURE_EMAIL", "")
+        if isinstance(body.get("password"), str):
+            body["password"] = os.environ.get("UPSTATE_FIXTURE_PASSWORD", "")
     if _num(body.get("statusPageId")):
         body["statusPageId"] = F["page"]
+    if _num(body.get("incidentId")):
+        body["incidentId"] = F["incident"]
+    # Comments stay offered: other operations read and moderate them.
+    if path == "/api/features":
+        body["comments"] = True
+    # The fixture pages stay published: every public read names them.
+    if body.get("isPublic") is False and method in ("PATCH", "PUT"):
+        body["isPublic"] = True
     if _num(body.get("groupId")):
         body["groupId"] = F["group"]
     if isinstance(body.get("componentIds"), list):
@@ -66,11 +169,19 @@ def _body(ctx, body):
     # The fixture page keeps its address: other pages and settings name it;
     # a new page takes one nobody has (the document says how a slug looks,
     # not which are taken).
-    method = ctx.operation.method.upper() if ctx.operation is not None else ""
     if "slug" in body and method == "PATCH":
         body["slug"] = F["slug"]
-    elif isinstance(body.get("slug"), str) and method == "POST":
+    elif isinstance(body.get("slug"), str) and path in ("/api/v1/statuspages", "/api/statuspages"):
         body["slug"] = f"p-{uuid.uuid4().hex[:12]}"
+    # Passwords go on the second page (so the first stays public for every
+    # other read), always the one the test knows, which opens it.
+    if path.endswith("/password") and isinstance(body.get("password"), str):
+        body["password"] = PAGE_PASSWORD
+    if path == "/api/verify-page-password":
+        if isinstance(body.get("slug"), str):
+            body["slug"] = F["slug2"]
+        if isinstance(body.get("password"), str):
+            body["password"] = PAGE_PASSWORD
     if isinstance(body.get("defaultPage"), str):
         body["defaultPage"] = F["slug"]
     start = _time(body.get("scheduledStartTime") or "")
@@ -93,6 +204,8 @@ def _declares(ctx, name):
 def _query(ctx, query):
     if not isinstance(query, dict):
         return query
+    if _num(query.get("incidentId")):
+        query["incidentId"] = F["incident"]
     if _num(query.get("component")):
         query["component"] = F["component"]
         # The component is the fixture page's: name that page, not whichever
@@ -113,11 +226,26 @@ def _path(ctx, params):
         return params
     if isinstance(params.get("slug"), str):
         params["slug"] = F["slug"]
+    op = ctx.operation
+    if isinstance(params.get("token"), str) and op is not None and op.path.startswith("/api/heartbeat/"):
+        params["token"] = F["heartbeat"]
     # A resource's id names the first row the test made of its kind (each
     # kind's first row has id 1), so reads and changes meet a real row; a
     # DELETE takes the second, so the first ones stay for the rest.
     if _num(params.get("id")):
         op = ctx.operation
+        # Only the second page has a password: it is set there, and taken
+        # off the first (which has none), so it stays for verify-page-password.
+        if op is not None and op.path.endswith("/password"):
+            params["id"] = F["page"] if op.method.upper() == "DELETE" else F["page2"]
+            return params
+        make = _fresh(op) if op is not None else None
+        if make is not None:
+            try:
+                params["id"] = make()
+                return params
+            except OSError:
+                pass  # the server is busy or down: the row named below
         delete = op is not None and op.method.upper() == "DELETE"
         # Users and keys start at 2: user 1 and key 1 run the passes.
         people = op is not None and op.path.startswith(("/api/admin/users", "/api/api-keys"))
