@@ -97,8 +97,9 @@ pub struct Tx {
     pub(crate) inner: TxInner,
     pub(crate) changes: Arc<Changes>,
     pub(crate) ctx: AuditCtx,
-    /// The events this transaction recorded, and their outbox ids: on
-    /// SQLite written as they are recorded, on PostgreSQL all at commit.
+    /// The events this transaction recorded, and (SQLite, which writes them
+    /// as they are recorded) their outbox ids; PostgreSQL writes them all at
+    /// commit.
     events: Vec<Event>,
     outbox_ids: Vec<i64>,
     touched: Vec<Id>,
@@ -424,18 +425,18 @@ impl Tx {
                 }
             }
             TxInner::Postgres(t, _) if self.events.is_empty() => {
-                let jobs = self.scheduled_jobs.then(|| self.changes.jobs_payload());
-                crate::postgres::notify(t, None, jobs.as_deref()).await?;
+                if self.scheduled_jobs {
+                    crate::postgres::notify_jobs(t, &self.changes.jobs_payload()).await?;
+                }
             }
             TxInner::Postgres(t, _) => {
                 let written = crate::postgres::Outbox {
                     events: &self.events,
                     pages: &self.touched,
-                    told: &upstate_core::notify::NOTIFIED_KINDS,
                     origin: &self.changes.jobs_payload(),
                     jobs_scheduled: self.scheduled_jobs,
                 };
-                self.outbox_ids = crate::postgres::write_outbox(t, &written).await?;
+                crate::postgres::write_outbox(t, &written).await?;
                 self.scheduled_jobs |= self.events.iter().any(told);
             }
         }

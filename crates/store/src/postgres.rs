@@ -52,30 +52,15 @@ pub(crate) async fn migrate(pool: &PgPool) -> StoreResult<()> {
     Ok(())
 }
 
-/// Queues a commit's notifications (changed pages, and new jobs, whose
-/// payload names this instance), delivered to every instance if the
-/// transaction commits: one statement for both, as it runs inside the
-/// writers' turn.
-pub(crate) async fn notify(
-    conn: &mut sqlx::PgConnection,
-    changes: Option<&str>,
-    jobs: Option<&str>,
-) -> StoreResult<()> {
-    let query = match (changes, jobs) {
-        (Some(payload), Some(origin)) => sqlx::query("SELECT pg_notify($1, $2), pg_notify($3, $4)")
-            .bind(changes::CHANNEL)
-            .bind(payload)
-            .bind(crate::jobs::CHANNEL)
-            .bind(origin),
-        (Some(payload), None) => sqlx::query("SELECT pg_notify($1, $2)")
-            .bind(changes::CHANNEL)
-            .bind(payload),
-        (None, Some(origin)) => sqlx::query("SELECT pg_notify($1, $2)")
-            .bind(crate::jobs::CHANNEL)
-            .bind(origin),
-        (None, None) => return Ok(()),
-    };
-    query.execute(conn).await?;
+/// Tells every instance's worker, if the transaction commits, that this
+/// instance scheduled jobs: for a commit that wrote no events (one that did
+/// says so in `write_outbox`).
+pub(crate) async fn notify_jobs(conn: &mut sqlx::PgConnection, origin: &str) -> StoreResult<()> {
+    sqlx::query("SELECT pg_notify($1, $2)")
+        .bind(crate::jobs::CHANNEL)
+        .bind(origin)
+        .execute(conn)
+        .await?;
     Ok(())
 }
 
@@ -84,8 +69,6 @@ pub(crate) struct Outbox<'a> {
     pub events: &'a [upstate_core::events::Event],
     /// The pages they change, stamped (their public `lastUpdated`).
     pub pages: &'a [i64],
-    /// The kinds people are told of: a fan-out job is scheduled for those.
-    pub told: &'a [&'a str],
     /// This instance, in the notifications.
     pub origin: &'a str,
     /// Whether the transaction scheduled jobs of its own.
@@ -93,15 +76,14 @@ pub(crate) struct Outbox<'a> {
 }
 
 /// Writes a change's events into the outbox, stamps their pages, schedules
-/// the fan-out of those people are told of and notifies the other
+/// the fan-out of those people are told of (`NOTIFIED_KINDS`) and notifies the other
 /// instances (changed pages; new jobs), all in one statement: inside the
-/// writers' turn each round trip counts. Returns the outbox ids, in the
-/// events' order. The fan-out job and the notification payload are those
+/// writers' turn each round trip counts. The fan-out job and the notification payload are those
 /// `Tx::schedule` and `Changes::payload` make on SQLite.
 pub(crate) async fn write_outbox(
     conn: &mut sqlx::PgConnection,
     out: &Outbox<'_>,
-) -> StoreResult<Vec<i64>> {
+) -> StoreResult<()> {
     let mut pages = Vec::with_capacity(out.events.len());
     let mut kinds = Vec::with_capacity(out.events.len());
     let mut payloads = Vec::with_capacity(out.events.len());
@@ -115,8 +97,8 @@ pub(crate) async fn write_outbox(
             })?,
         );
     }
-    let told: Vec<String> = out.told.iter().map(|k| (*k).to_string()).collect();
-    let (ids, _): (Vec<i64>, i64) = sqlx::query_as(
+    let told = upstate_core::notify::NOTIFIED_KINDS;
+    let _: (Vec<i64>, i64) = sqlx::query_as(
         "WITH o AS ( \
            INSERT INTO outbox (at, status_page_id, kind, payload) \
            SELECT $1, u.page, u.kind, u.payload \
@@ -143,7 +125,7 @@ pub(crate) async fn write_outbox(
     .bind(&kinds)
     .bind(&payloads)
     .bind(out.pages)
-    .bind(&told)
+    .bind(&told[..])
     .bind(crate::deliveries::FAN_OUT_KIND)
     .bind(changes::CHANNEL)
     .bind(out.origin)
@@ -152,7 +134,7 @@ pub(crate) async fn write_outbox(
     .bind(out.jobs_scheduled)
     .fetch_one(conn)
     .await?;
-    Ok(ids)
+    Ok(())
 }
 
 /// Follows every instance's notifications until the process ends: changed
