@@ -145,16 +145,51 @@ impl Failure {
     }
 }
 
-/// Resolves names with the system resolver and keeps only permitted
-/// addresses; a name left with none is an error that says why.
-struct GuardedResolver(Arc<Guard>);
+/// Resolves names with the system's configuration (resolv.conf, hosts)
+/// and keeps only permitted addresses; a name left with none is an error
+/// that says why. The lookup is hickory's, asynchronous: the system call
+/// (`getaddrinfo`) holds a blocking thread for as long as an unreachable
+/// name server makes it wait, and a burst of webhooks to names that do
+/// not answer would take the blocking pool from password hashing.
+struct GuardedResolver {
+    guard: Arc<Guard>,
+    dns: Option<Arc<hickory_resolver::TokioResolver>>,
+}
+
+impl GuardedResolver {
+    fn new(guard: Arc<Guard>, timeout: Duration) -> GuardedResolver {
+        let provider = hickory_resolver::net::runtime::TokioRuntimeProvider::default();
+        let dns = match hickory_resolver::TokioResolver::builder(provider) {
+            Ok(mut b) => {
+                let opts = b.options_mut();
+                opts.timeout = timeout.min(Duration::from_secs(5));
+                opts.attempts = 2;
+                b.build().ok().map(Arc::new)
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "no DNS configuration: names are looked up by the system");
+                None
+            }
+        };
+        GuardedResolver { guard, dns }
+    }
+}
 
 impl Resolve for GuardedResolver {
     fn resolve(&self, name: Name) -> Resolving {
-        let guard = self.0.clone();
+        let guard = self.guard.clone();
+        let dns = self.dns.clone();
         Box::pin(async move {
             let host = name.as_str().to_string();
-            let all: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let all: Vec<SocketAddr> = match dns {
+                Some(dns) => dns
+                    .lookup_ip(host.as_str())
+                    .await?
+                    .iter()
+                    .map(|ip| SocketAddr::new(ip, 0))
+                    .collect(),
+                None => tokio::net::lookup_host((host.as_str(), 0)).await?.collect(),
+            };
             let kept: Vec<SocketAddr> = all
                 .iter()
                 .copied()
@@ -223,7 +258,7 @@ impl Outgoing {
         let guard = Arc::new(guard);
         let for_redirects = guard.clone();
         let client = reqwest::Client::builder()
-            .dns_resolver(Arc::new(GuardedResolver(guard.clone())))
+            .dns_resolver(Arc::new(GuardedResolver::new(guard.clone(), timeout)))
             .no_proxy()
             .tls_info(tls != Tls::Verify)
             .tls_danger_accept_invalid_certs(tls == Tls::AcceptAndWatch)
