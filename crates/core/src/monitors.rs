@@ -198,6 +198,11 @@ impl MonitorInput {
         let mut e = FieldErrors::new();
         let mut c = current.clone();
         if let Some(k) = self.kind {
+            // A heartbeat has no target: switching to one drops the old
+            // kind's URL or address instead of refusing it.
+            if k == MonitorKind::Heartbeat && k != c.kind && self.target.is_none() {
+                c.target.clear();
+            }
             c.kind = k;
         }
         if let Some(t) = &self.target {
@@ -627,6 +632,34 @@ mod tests {
             run(true, 900);
         }
         assert_eq!(v.state, MonitorState::Degraded, "slow beyond the retries");
+    }
+
+    #[test]
+    fn a_monitor_switched_to_heartbeat_drops_its_target() {
+        let http = MonitorInput {
+            target: Some("https://example.com/health".into()),
+            ..Default::default()
+        }
+        .apply(&MonitorConfig::default())
+        .expect("an http monitor");
+        let beat = MonitorInput {
+            kind: Some(MonitorKind::Heartbeat),
+            ..Default::default()
+        }
+        .apply(&http)
+        .expect("switched");
+        assert_eq!(
+            (beat.kind, beat.target.as_str()),
+            (MonitorKind::Heartbeat, "")
+        );
+        // A target given with the switch is still checked (and refused).
+        let refused = MonitorInput {
+            kind: Some(MonitorKind::Heartbeat),
+            target: Some("https://example.com/".into()),
+            ..Default::default()
+        }
+        .apply(&http);
+        assert!(refused.is_err_and(|e| e.0.iter().any(|f| f.field == "target")));
     }
 
     #[test]

@@ -160,9 +160,10 @@ pub fn app(
             HeaderValue::from_static("no-referrer"),
         ))
         .layer(TraceLayer::new_for_http());
+    let mail = state.sender.has_mailer();
     public
         .with_state(state)
-        .merge(openapi::routes(openapi::finish(doc)))
+        .merge(openapi::routes(openapi::finish(doc, mail)))
         .merge(managed)
         .fallback(routes::not_found)
         .layer(axum::middleware::from_fn(retry::when_busy))

@@ -114,6 +114,19 @@ FRESH = [
 ]
 
 
+def _channel(kind):
+    """A channel of `kind` (a change may name the kind, which must be the
+    channel's own)."""
+    body = {"name": "Made for one request", "kind": kind}
+    if kind == "telegram":
+        body.update(target="-1001234567890", token="123456:ABC-DEF")
+    elif kind == "email":
+        body.update(target="ops@example.com")
+    else:
+        body.update(target=f"https://hooks.example.com/{kind}")
+    return _call("POST", "/api/notifications", body)["id"]
+
+
 def _fresh(op):
     for method, paths, make in FRESH:
         if op.method.upper() == method and op.path in paths:
@@ -146,13 +159,20 @@ def _body(ctx, body):
     if _num(body.get("statusPageId")):
         body["statusPageId"] = F["page"]
     if _num(body.get("incidentId")):
-        body["incidentId"] = F["incident"]
+        # Following an incident needs one that is still open (any request
+        # may have resolved the fixture's).
+        body["incidentId"] = _incident() if path == "/api/subscribers" else F["incident"]
     # Comments stay offered: other operations read and moderate them.
     if path == "/api/features":
         body["comments"] = True
     # The fixture pages stay published: every public read names them.
     if body.get("isPublic") is False and method in ("PATCH", "PUT"):
         body["isPublic"] = True
+    if isinstance(body.get("pageIds"), list):
+        body["pageIds"] = [F["page"]] if body["pageIds"] else []
+    # One monitor per component: a new one watches a component of its own.
+    if path == "/api/monitors" and method == "POST" and _num(body.get("componentId")):
+        body["componentId"] = _component()
     if _num(body.get("groupId")):
         body["groupId"] = F["group"]
     if isinstance(body.get("componentIds"), list):
@@ -221,7 +241,7 @@ def _query(ctx, query):
     return query
 
 
-def _path(ctx, params):
+def _path(ctx, params, body=None):
     if not isinstance(params, dict):
         return params
     if isinstance(params.get("slug"), str):
@@ -238,6 +258,15 @@ def _path(ctx, params):
         # off the first (which has none), so it stays for verify-page-password.
         if op is not None and op.path.endswith("/password"):
             params["id"] = F["page"] if op.method.upper() == "DELETE" else F["page2"]
+            return params
+        # A channel's change that names its kind meets a channel of that kind.
+        if (op is not None and op.path == "/api/notifications/{id}" and op.method.upper() == "PUT"
+                and isinstance(body, dict) and isinstance(body.get("kind"), str)):
+            params["id"] = _channel(body["kind"])
+            return params
+        # Monitor 1 stays the heartbeat whose token the heartbeat routes use.
+        if op is not None and op.path == "/api/monitors/{id}" and op.method.upper() == "PUT":
+            params["id"] = 2
             return params
         make = _fresh(op) if op is not None else None
         if make is not None:
@@ -258,5 +287,14 @@ def map_case(ctx, case):
     """Every phase's cases (coverage, examples, fuzzing, stateful) pass here."""
     case.body = _body(ctx, case.body)
     case.query = _query(ctx, case.query)
-    case.path_parameters = _path(ctx, case.path_parameters)
+    case.path_parameters = _path(ctx, case.path_parameters, case.body)
     return case
+
+
+@schemathesis.hook
+def before_add_examples(ctx, examples):
+    """The document's own examples (the examples phase, which does not pass
+    through `map_case`) get the same fixtures: an example may name an
+    incident that is resolved by now, or unpublish the fixture page."""
+    for case in examples:
+        map_case(ctx, case)

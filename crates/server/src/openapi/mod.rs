@@ -3,6 +3,8 @@
 //! be served without being documented. Served at `/api/openapi.json`, with a
 //! Swagger UI reference at `/api/docs` from assets vendored into the binary.
 
+mod kinds;
+
 use axum::Router;
 use serde::Serialize;
 use upstate_core::FieldError;
@@ -590,7 +592,9 @@ fn edge_answers(op: &mut utoipa::openapi::path::Operation, writes: bool) {
     }
 }
 
-pub fn finish(mut doc: OpenApi) -> OpenApi {
+/// `mail`: whether this install sends mail (the bodies that name an
+/// email kind offer it only then).
+pub fn finish(mut doc: OpenApi, mail: bool) -> OpenApi {
     doc.info.title = "Upstate API".into();
     doc.info.version = env!("CARGO_PKG_VERSION").into();
     // utoipa fills these from the crate metadata it can see: its own author's.
@@ -657,6 +661,7 @@ pub fn finish(mut doc: OpenApi) -> OpenApi {
         }
     }
     strict_bodies(&mut doc);
+    kinds::by_kind(&mut doc, mail);
     let components = doc.components.get_or_insert_with(Default::default);
     // Error bodies are referenced from response types, which register no schemas.
     let mut extra = vec![(
