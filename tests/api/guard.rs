@@ -134,10 +134,13 @@ async fn secret_routes(s: &Server) -> BTreeSet<String> {
             Some(r) => schemas[r.rsplit('/').next().unwrap()].clone(),
             None => schema.clone(),
         };
-        resolved["properties"]
-            .as_object()
-            .map(|o| o.keys().cloned().collect())
-            .unwrap_or_default()
+        // A body by kind is a oneOf of variants: any variant's fields count.
+        let variants = resolved["oneOf"].as_array().cloned().unwrap_or_default();
+        std::iter::once(&resolved)
+            .chain(variants.iter())
+            .filter_map(|v| v["properties"].as_object())
+            .flat_map(|o| o.keys().cloned())
+            .collect()
     };
     let mut found = BTreeSet::new();
     for (path, ops) in doc["paths"].as_object().unwrap() {
