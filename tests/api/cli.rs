@@ -95,7 +95,7 @@ async fn api_key_commands(b: Backend) {
 }
 
 async fn migrate_command(b: Backend) {
-    let db = TestDb::new(b).await;
+    let db = TestDb::empty(b).await;
     let (ok, out, err) = db.cli(&["migrate"]);
     assert!(ok, "{err}");
     assert!(out.contains("migrations applied"));

@@ -57,8 +57,8 @@ async fn postgres_schema(db: &TestDb) -> Schema {
     ignore = "UPSTATE_TEST_POSTGRES_URL was not set when the tests were built"
 )]
 async fn both_backends_migrate_to_the_same_tables_and_columns() {
-    let sqlite = TestDb::new(Backend::Sqlite).await;
-    let postgres = TestDb::new(Backend::Postgres).await;
+    let sqlite = TestDb::empty(Backend::Sqlite).await;
+    let postgres = TestDb::empty(Backend::Postgres).await;
     for db in [&sqlite, &postgres] {
         let (ok, _, err) = db.cli(&["migrate"]);
         assert!(ok, "migrate failed: {err}");

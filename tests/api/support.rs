@@ -1,6 +1,7 @@
 //! Test support: a fresh database per test (a temp SQLite file, or a new
-//! PostgreSQL database created from UPSTATE_TEST_POSTGRES_URL), the real
-//! `upstate` binary serving it on a free port, and a small HTTP client.
+//! PostgreSQL database created from UPSTATE_TEST_POSTGRES_URL), copied from
+//! one migrated template per test process (as crates.io's test-db does), the
+//! real `upstate` binary serving it on a free port, and a small HTTP client.
 
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -65,12 +66,116 @@ fn with_database(admin_url: &str, db: &str) -> String {
     format!("{root}/{db}{query}")
 }
 
+/// A unique database name (test databases are swept by `.ci/run` by their
+/// `upstate_test_` prefix).
+fn unique_name(what: &str) -> String {
+    format!(
+        "upstate_test_{what}{}_{}_{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::SeqCst),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0)
+    )
+}
+
+/// Runs `work` to its end on a runtime of its own (the templates outlive
+/// the test whose runtime made them).
+fn on_own_runtime<T: Send + 'static>(
+    work: impl std::future::Future<Output = T> + Send + 'static,
+) -> T {
+    std::thread::spawn(move || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime")
+            .block_on(work)
+    })
+    .join()
+    .expect("template thread")
+}
+
+/// Each backend's migrated template, made once per test process: a SQLite
+/// file to copy, or a PostgreSQL database to copy with `TEMPLATE`.
+static TEMPLATES: std::sync::Mutex<(Option<std::path::PathBuf>, Option<String>)> =
+    std::sync::Mutex::new((None, None));
+
+async fn migrated(url: String) {
+    let db = upstate_store::Db::connect(&url)
+        .await
+        .expect("connect to the template");
+    db.migrate().await.expect("migrate the template");
+    db.close().await;
+}
+
+fn sqlite_template() -> std::path::PathBuf {
+    let mut t = TEMPLATES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(path) = &t.0 {
+        return path.clone();
+    }
+    let dir = tempfile::tempdir().expect("temp dir").keep();
+    let made = dir.join("made.db");
+    let url = format!("sqlite://{}", made.display());
+    on_own_runtime(migrated(url.clone()));
+    // One self-contained file (no WAL beside it) to copy.
+    let path = dir.join("template.db");
+    let into = path.display().to_string();
+    on_own_runtime(async move {
+        let mut c = <sqlx::SqliteConnection as sqlx::Connection>::connect(&url)
+            .await
+            .expect("sqlite");
+        sqlx::Executor::execute(&mut c, sqlx::AssertSqlSafe(format!("VACUUM INTO '{into}'")))
+            .await
+            .expect("vacuum into the template");
+    });
+    t.0 = Some(path.clone());
+    path
+}
+
+fn postgres_template(admin: &str) -> String {
+    let mut t = TEMPLATES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(name) = &t.1 {
+        return name.clone();
+    }
+    let name = unique_name("template_");
+    let (admin_url, made) = (admin.to_string(), name.clone());
+    on_own_runtime(async move {
+        let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(&admin_url)
+            .await
+            .expect("connect to PostgreSQL");
+        sqlx::Executor::execute(
+            &mut conn,
+            sqlx::AssertSqlSafe(format!("CREATE DATABASE {made}")),
+        )
+        .await
+        .expect("create the template database");
+        migrated(with_database(&admin_url, &made)).await;
+    });
+    t.1 = Some(name.clone());
+    name
+}
+
 impl TestDb {
+    /// A database with every migration applied (copied from the template).
     pub async fn new(backend: Backend) -> TestDb {
+        Self::make(backend, true).await
+    }
+
+    /// A database with nothing in it, for what migrating itself does.
+    pub async fn empty(backend: Backend) -> TestDb {
+        Self::make(backend, false).await
+    }
+
+    async fn make(backend: Backend, migrated: bool) -> TestDb {
         let dir = tempfile::tempdir().expect("temp dir");
         match backend {
             Backend::Sqlite => {
-                let url = format!("sqlite://{}", dir.path().join("upstate.db").display());
+                let file = dir.path().join("upstate.db");
+                if migrated {
+                    std::fs::copy(sqlite_template(), &file).expect("copy the template");
+                }
+                let url = format!("sqlite://{}", file.display());
                 TestDb {
                     backend,
                     url,
@@ -80,21 +185,22 @@ impl TestDb {
             }
             Backend::Postgres => {
                 let admin = postgres_admin_url().expect("UPSTATE_TEST_POSTGRES_URL");
-                let name = format!(
-                    "upstate_test_{}_{}_{}",
-                    std::process::id(),
-                    COUNTER.fetch_add(1, Ordering::SeqCst),
-                    std::time::SystemTime::now()
-                        .duration_since(std::time::UNIX_EPOCH)
-                        .map(|d| d.subsec_nanos())
-                        .unwrap_or(0)
-                );
+                let name = unique_name("");
+                let template = if migrated {
+                    let admin = admin.clone();
+                    let made = tokio::task::spawn_blocking(move || postgres_template(&admin))
+                        .await
+                        .expect("template");
+                    format!(" TEMPLATE {made}")
+                } else {
+                    String::new()
+                };
                 let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(&admin)
                     .await
                     .expect("connect to PostgreSQL");
                 sqlx::Executor::execute(
                     &mut conn,
-                    sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")),
+                    sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}{template}")),
                 )
                 .await
                 .expect("create test database");
@@ -191,10 +297,21 @@ impl TestDb {
     }
 
     /// Creates a key with the CLI and returns its secret (the last stdout line).
+    /// A key with `scopes`, made in process by the store, as the CLI's
+    /// `api-key create` makes it (tests/api/cli.rs drives the CLI itself).
     pub fn create_key(&self, scopes: &str) -> String {
-        let (ok, out, err) = self.cli(&["api-key", "create", "--name", "test", "--scopes", scopes]);
-        assert!(ok, "api-key create failed: {err}");
-        out.lines().last().expect("a key line").trim().to_string()
+        let scopes = upstate_core::scope::parse_scopes(scopes).expect("scopes");
+        let url = self.url.clone();
+        on_own_runtime(async move {
+            let db = upstate_store::Db::connect(&url).await.expect("connect");
+            db.migrate().await.expect("migrate");
+            let ctx = upstate_store::AuditCtx::of(upstate_core::audit::Actor::cli());
+            let (_, key) = upstate_store::api_keys::create(&db, &ctx, "test", &scopes, None)
+                .await
+                .expect("api-key create");
+            db.close().await;
+            key
+        })
     }
 }
 
