@@ -24,8 +24,6 @@ pub struct TestApp {
     pub base: String,
     pub db: Db,
     key: String,
-    /// Added to the wall clock for every job round this harness runs.
-    offset_ms: i64,
     checker: upstate_jobs::monitors::Checker,
     stop: CancellationToken,
     pub test_db: TestDb,
@@ -84,7 +82,6 @@ impl TestApp {
             base,
             db,
             key,
-            offset_ms: 0,
             checker,
             stop,
             test_db,
@@ -93,13 +90,14 @@ impl TestApp {
         }
     }
 
-    /// The harness's "now": the wall clock moved by every `advance`.
+    /// The app's "now": the wall clock moved by every `advance`. The
+    /// routes, the store and the jobs read the same clock (`Db::clock`).
     pub fn now(&self) -> Timestamp {
-        Timestamp::from_millis(Timestamp::now().millis() + self.offset_ms)
+        self.db.clock.now()
     }
 
     pub fn advance(&mut self, by: Duration) {
-        self.offset_ms += by.as_millis() as i64;
+        self.db.clock.advance(by);
     }
 
     /// Moves the clock by `at_least`, or on to the next monitor check if
@@ -110,7 +108,8 @@ impl TestApp {
             .integers("SELECT COALESCE(MIN(next_run_at), 0) FROM monitors WHERE enabled")
             .await[0];
         let now = self.now().millis();
-        self.offset_ms += (next - now).max(at_least.as_millis() as i64);
+        let by = (next - now).max(at_least.as_millis() as i64);
+        self.db.clock.advance(Duration::from_millis(by as u64));
     }
 
     /// Runs every job due at the harness's now; returns how many finished.

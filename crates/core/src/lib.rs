@@ -6,6 +6,7 @@
 
 pub mod atlassian;
 pub mod audit;
+pub mod clock;
 pub mod comments;
 pub mod events;
 pub mod i18n;
@@ -34,6 +35,7 @@ pub mod uptime;
 pub mod validate;
 pub mod values;
 
+pub use clock::Clock;
 pub use model::*;
 pub use status::*;
 pub use timestamp::Timestamp;

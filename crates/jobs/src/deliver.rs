@@ -351,18 +351,17 @@ fn backoff_ms(attempts: i64) -> i64 {
     base + i64::from(rand::random::<u16>()) % (base / 5 + 1)
 }
 
-/// Expands the committed change whose outbox rows are `payload` (a JSON
-/// list of ids) into deliveries. Idempotent: the notices are rendered once
+/// Expands the committed change whose outbox rows are `ids` into
+/// deliveries. Idempotent: the notices are rendered once
 /// and each (event, recipient) is inserted once.
 pub async fn fan_out(
     db: &Db,
     sender_settings: &DeliverySettings,
     job: &Job,
+    ids: &[upstate_core::Id],
     now: Timestamp,
 ) -> StoreResult<u64> {
-    let ids: Vec<i64> = serde_json::from_str(&job.payload)
-        .map_err(|e| StoreError::Config(format!("bad fan-out payload: {e}")))?;
-    let events = deliveries::outbox_events(db, &ids).await?;
+    let events = deliveries::outbox_events(db, ids).await?;
     let channels: Vec<Sendable> = notifications::sendable(db)
         .await?
         .into_iter()
@@ -557,7 +556,7 @@ pub async fn run_sender(db: Db, sender: Sender, cancel: CancellationToken) {
 
 async fn send_loop(db: Db, sender: Sender, cancel: CancellationToken) {
     loop {
-        let round = send_due(&db, &sender, Timestamp::now()).await;
+        let round = send_due(&db, &sender, db.clock.now()).await;
         if let Err(e) = &round {
             tracing::warn!(error = %e, "delivery round failed");
         }
@@ -570,7 +569,7 @@ async fn send_loop(db: Db, sender: Sender, cancel: CancellationToken) {
             }
             Ok(_) => match deliveries::next_due(&db).await {
                 Ok(Some(at)) => {
-                    Duration::from_millis((at.millis() - Timestamp::now().millis()).max(0) as u64)
+                    Duration::from_millis((at.millis() - db.clock.now().millis()).max(0) as u64)
                         .min(SAFETY_POLL)
                 }
                 Ok(None) => SAFETY_POLL,

@@ -27,9 +27,9 @@ pub use deliver::{DeliverySettings, Sender, SmtpSettings, run_sender, send_due};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use upstate_core::audit::Actor;
-use upstate_core::{MaintenanceAction, Timestamp};
-use upstate_store::jobs::{self, Job};
-use upstate_store::{AuditCtx, Db, StoreError, deliveries, maintenance, retention};
+use upstate_core::{Id, MaintenanceAction, Timestamp};
+use upstate_store::jobs::{self, Job, Work};
+use upstate_store::{AuditCtx, Db, StoreError, maintenance, retention};
 
 /// How long a leased job is ours before another instance may take it.
 pub const LEASE_MS: i64 = 60_000;
@@ -51,12 +51,7 @@ fn message(action: MaintenanceAction) -> &'static str {
 }
 
 /// A window's due move, if it still is one when the job runs.
-async fn maintenance_move(db: &Db, job: &Job, now: Timestamp) -> Result<(), StoreError> {
-    let id = job
-        .dedupe_key
-        .strip_prefix("maintenance:")
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| StoreError::Config(format!("bad job key {:?}", job.dedupe_key)))?;
+async fn maintenance_move(db: &Db, id: Id, now: Timestamp) -> Result<(), StoreError> {
     let action = match maintenance::due_move(db, id, now).await {
         Ok(Some(action)) => action,
         // Deleted, moved later, no longer automatic, or done by someone else.
@@ -94,12 +89,14 @@ async fn run(
     job: &Job,
     now: Timestamp,
 ) -> Result<Ran, StoreError> {
-    match job.kind.as_str() {
-        maintenance::JOB_KIND => maintenance_move(db, job, now).await.map(|()| Ran::ToFinish),
-        deliveries::FAN_OUT_KIND => deliver::fan_out(db, settings, job, now)
+    match job.work()? {
+        Work::MoveMaintenance(window) => maintenance_move(db, window, now)
+            .await
+            .map(|()| Ran::ToFinish),
+        Work::FanOut(events) => deliver::fan_out(db, settings, job, &events, now)
             .await
             .map(|_| Ran::Finished),
-        retention::JOB_KIND => {
+        Work::Prune => {
             let days = upstate_store::settings::settings(db)
                 .await?
                 .delivery_log_days;
@@ -116,7 +113,6 @@ async fn run(
             }
             Ok(Ran::ToFinish)
         }
-        other => Err(StoreError::Config(format!("unknown job kind {other:?}"))),
     }
 }
 
@@ -139,7 +135,10 @@ pub async fn run_due(
     now: Timestamp,
 ) -> Result<usize, StoreError> {
     let swept = sweep(db, now).await?;
-    Ok(swept + run_jobs(db, settings, now).await?)
+    // What the sweep just made (a reminder's fan-out) is due at the clock's
+    // time of its commit, a little after `now`: it runs in this round too.
+    let after = now.max(db.clock.now());
+    Ok(swept + run_jobs(db, settings, after).await?)
 }
 
 /// Runs every job due at `now`; returns how many it finished.
@@ -181,7 +180,7 @@ const SWEEP_EVERY: Duration = Duration::from_secs(1);
 pub async fn run_scheduler(db: Db, settings: DeliverySettings, cancel: CancellationToken) {
     let mut last_sweep: Option<std::time::Instant> = None;
     loop {
-        let now = Timestamp::now();
+        let now = db.clock.now();
         let sweep_due = last_sweep.is_none_or(|at| at.elapsed() >= SWEEP_EVERY);
         let round = if sweep_due {
             last_sweep = Some(std::time::Instant::now());
@@ -195,7 +194,7 @@ pub async fn run_scheduler(db: Db, settings: DeliverySettings, cancel: Cancellat
         beats::beat(beats::Loop::Scheduler);
         let wait = match (round, jobs::next_run_at(&db).await) {
             (Ok(_), Ok(Some(at))) => {
-                let ms = (at.millis() - Timestamp::now().millis()).max(0) as u64;
+                let ms = (at.millis() - db.clock.now().millis()).max(0) as u64;
                 Duration::from_millis(ms).min(SAFETY_POLL)
             }
             (Ok(_), Ok(None)) => SAFETY_POLL,

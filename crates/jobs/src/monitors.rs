@@ -419,14 +419,14 @@ pub async fn run_monitors(db: Db, checker: Checker, cancel: CancellationToken) {
         }
         let room = IN_FLIGHT - work.len() as i64;
         if room > 0
-            && let Err(e) = start_due(&db, &checker, Timestamp::now(), room, &mut work).await
+            && let Err(e) = start_due(&db, &checker, db.clock.now(), room, &mut work).await
         {
             tracing::warn!(error = %e, "monitor round failed");
         }
         crate::beats::beat(crate::beats::Loop::Monitors);
         let wait = match monitors::next_due(&db).await {
             Ok(Some(at)) => {
-                let ms = (at.millis() - Timestamp::now().millis()).max(0) as u64;
+                let ms = (at.millis() - db.clock.now().millis()).max(0) as u64;
                 Duration::from_millis(ms).clamp(GATHER, POLL)
             }
             _ => POLL,

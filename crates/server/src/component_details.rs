@@ -79,7 +79,7 @@ pub async fn load(state: &AppState, id: Id) -> ApiResult<ComponentDetails> {
     let component = components::get(&state.db, id).await?;
     let page_id = component.status_page_id;
     let page = upstate_store::pages::get(&state.db, page_id).await?;
-    let now = Timestamp::now();
+    let now = state.db.clock.now();
     let since = now.plus_millis(-90 * DAY_MS);
     let changes: Vec<_> = upstate_store::public::status_history(&state.db, page_id, since)
         .await?

@@ -61,7 +61,7 @@ pub async fn require_key(
     mut req: Request,
     next: Next,
 ) -> Response {
-    let now = Timestamp::now();
+    let now = state.db.clock.now();
     let key = match bearer(req.headers()) {
         Some(secret) => match api_keys::find_by_secret(&state.db, secret).await {
             Ok(k) => k,
@@ -114,7 +114,7 @@ pub async fn key_from_headers(state: &AppState, headers: &HeaderMap) -> Result<A
     let key = api_keys::find_by_secret(&state.db, secret)
         .await?
         .ok_or_else(invalid)?;
-    let now = Timestamp::now();
+    let now = state.db.clock.now();
     if key.revoked_at.is_some() {
         return Err(ApiError::Unauthorized(
             "the API key has been revoked".into(),

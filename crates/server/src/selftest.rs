@@ -87,7 +87,7 @@ pub async fn run(state: &AppState) -> Report {
     let db = &state.db;
     let mut checks = vec![
         timed("database", async {
-            upstate_store::health::write_and_read(db, Timestamp::now())
+            upstate_store::health::write_and_read(db, state.db.clock.now())
                 .await
                 .map(|()| "wrote a row and read it back".to_string())
                 .map_err(|e| e.to_string())

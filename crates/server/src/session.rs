@@ -18,7 +18,6 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, header};
 use serde::Serialize;
 use std::net::SocketAddr;
-use upstate_core::Timestamp;
 use upstate_core::audit::Actor;
 use upstate_core::roles::Permission;
 use upstate_store::AuditCtx;
@@ -145,7 +144,7 @@ impl SignedIn {
             Err(e) => return Err(e.into()),
         };
         match s.verified_at {
-            Some(at) if Timestamp::now().millis() - at.millis() <= STEP_UP_MS => Ok(()),
+            Some(at) if state.db.clock.now().millis() - at.millis() <= STEP_UP_MS => Ok(()),
             _ => Err(refuse()),
         }
     }
@@ -185,7 +184,7 @@ impl FromRequestParts<AppState> for SignedIn {
                 ));
             }
         }
-        if Timestamp::now().millis() - session.last_seen_at.millis() > TOUCH_EVERY_MS {
+        if state.db.clock.now().millis() - session.last_seen_at.millis() > TOUCH_EVERY_MS {
             users::touch_session(&state.db, &session.id).await?;
         }
         let peer = parts

@@ -16,9 +16,9 @@ use std::io::Write;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use tokio::sync::{Mutex, OnceCell};
+use upstate_core::Id;
 use upstate_core::settings::Settings;
 use upstate_core::uptime::StatusChange;
-use upstate_core::{Id, Timestamp};
 use upstate_store::public::{self, PageData};
 use upstate_store::{Db, StoreError};
 
@@ -209,7 +209,7 @@ impl Snapshot {
 
     /// The page's component status changes of the last year, loaded once per snapshot.
     pub async fn history(&self, db: &Db) -> Result<&[StatusChange], ApiError> {
-        let since = Timestamp::now().plus_millis(-HISTORY_DAYS * 86_400_000);
+        let since = db.clock.now().plus_millis(-HISTORY_DAYS * 86_400_000);
         Ok(self
             .history
             .get_or_try_init(|| public::status_history(db, self.page_id, since))

@@ -102,7 +102,7 @@ pub async fn create(
     .bind(&prefix)
     .bind(hash(&secret))
     .bind(&scope_list)
-    .bind(Timestamp::now().millis())
+    .bind(db.clock.now().millis())
     .bind(expires_at.map(Timestamp::millis))
     .bind(ctx.actor.id.filter(|_| ctx.actor.kind == "user"))
     .fetch_one(c)
@@ -147,7 +147,7 @@ pub async fn revoke(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<ApiKey> {
         "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2 RETURNING ",
         key_cols!()
     ))
-    .bind(Timestamp::now().millis())
+    .bind(db.clock.now().millis())
     .bind(id)
     .fetch_optional(c)
     .await?);
@@ -250,7 +250,7 @@ pub async fn revoke_all_of(db: &Db, ctx: &AuditCtx, user: Id) -> StoreResult<u64
     let n = on_tx!(&mut tx, |c| sqlx::query(
         "UPDATE api_keys SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL"
     )
-    .bind(Timestamp::now().millis())
+    .bind(db.clock.now().millis())
     .bind(user)
     .execute(c)
     .await?

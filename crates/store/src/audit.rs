@@ -99,7 +99,7 @@ impl Tx {
         let mut event = AuditEvent {
             id: 0,
             seq: 0,
-            at: Timestamp::now(),
+            at: self.clock.now(),
             actor: ctx.actor,
             action: action.as_str().to_string(),
             target_type: target_type.to_string(),

@@ -95,7 +95,7 @@ pub async fn create(
     .bind(&new.author)
     .bind(&new.body)
     .bind(status.as_str())
-    .bind(Timestamp::now().millis())
+    .bind(db.clock.now().millis())
     .fetch_one(c)
     .await?);
     let comment = get_in(&mut tx, id).await?;
@@ -182,7 +182,7 @@ pub async fn moderate(db: &Db, ctx: &AuditCtx, id: Id, to: CommentStatus) -> Sto
         "UPDATE comments SET status = $1, moderated_at = $2 WHERE id = $3"
     )
     .bind(to.as_str())
-    .bind(Timestamp::now().millis())
+    .bind(db.clock.now().millis())
     .bind(id)
     .execute(c)
     .await

@@ -133,7 +133,7 @@ pub(crate) async fn record_history(
 }
 
 pub async fn create(db: &Db, ctx: &AuditCtx, new: NewComponent) -> StoreResult<Component> {
-    let now = Timestamp::now();
+    let now = db.clock.now();
     let mut tx = db.begin_as(ctx).await?;
     pages::require_in(&mut tx, new.status_page_id, "statusPageId").await?;
     if let Some(g) = new.group_id {
@@ -191,7 +191,7 @@ pub async fn update(
     id: Id,
     patch: ComponentPatch,
 ) -> StoreResult<Component> {
-    let now = Timestamp::now();
+    let now = db.clock.now();
     let mut tx = db.begin_as(ctx).await?;
     let current = get_locked(&mut tx, id).await?;
     let group_id = patch.group_id.apply(current.group_id);

@@ -77,6 +77,8 @@ impl WriterTurn {
 pub struct Db {
     pub(crate) pools: Pools,
     pub changes: Arc<Changes>,
+    /// The process's one clock: what every change, route and job calls now.
+    pub clock: upstate_core::Clock,
 }
 
 pub(crate) enum TxInner {
@@ -97,6 +99,7 @@ pub struct Tx {
     pub(crate) inner: TxInner,
     pub(crate) changes: Arc<Changes>,
     pub(crate) ctx: AuditCtx,
+    pub(crate) clock: upstate_core::Clock,
     /// The events this transaction recorded, and (SQLite, which writes them
     /// as they are recorded) their outbox ids; PostgreSQL writes them all at
     /// commit.
@@ -195,6 +198,7 @@ impl Db {
         Ok(Db {
             pools,
             changes: Arc::default(),
+            clock: upstate_core::Clock::default(),
         })
     }
 
@@ -238,6 +242,7 @@ impl Db {
             inner: self.begin_inner().await?,
             changes: self.changes.clone(),
             ctx: ctx.clone(),
+            clock: self.clock.clone(),
             events: Vec::new(),
             outbox_ids: Vec::new(),
             touched: Vec::new(),
@@ -358,7 +363,7 @@ impl Tx {
     pub(crate) async fn record(&mut self, event: Event) -> StoreResult<()> {
         let page = event.page();
         if let TxInner::Sqlite(_) = self.inner {
-            let now = upstate_core::Timestamp::now().millis();
+            let now = self.clock.now().millis();
             let payload = serde_json::to_string(&event)
                 .map_err(|e| StoreError::Config(format!("unserializable event: {e}")))?;
             // Status page 0: a change of every page (no foreign key to break).
@@ -413,15 +418,9 @@ impl Tx {
                     .filter(|(_, e)| told(e))
                     .map(|(id, _)| *id)
                     .collect();
-                if let Some(first) = ids.first() {
-                    let payload = serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into());
-                    self.schedule(
-                        crate::deliveries::FAN_OUT_KIND,
-                        &format!("notify:{first}"),
-                        &payload,
-                        upstate_core::Timestamp::now(),
-                    )
-                    .await?;
+                if !ids.is_empty() {
+                    self.schedule(&crate::jobs::Work::FanOut(ids), self.clock.now())
+                        .await?;
                 }
             }
             TxInner::Postgres(t, _) if self.events.is_empty() => {
@@ -435,6 +434,7 @@ impl Tx {
                     pages: &self.touched,
                     origin: &self.changes.jobs_payload(),
                     jobs_scheduled: self.scheduled_jobs,
+                    at: self.clock.now(),
                 };
                 crate::postgres::write_outbox(t, &written).await?;
                 self.scheduled_jobs |= self.events.iter().any(told);

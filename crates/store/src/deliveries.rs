@@ -26,8 +26,6 @@ macro_rules! delivery_cols {
     };
 }
 
-/// The job kind that expands a committed change into deliveries.
-pub const FAN_OUT_KIND: &str = "notify";
 /// How much of a receiver's answer the log keeps.
 pub const BODY_KEPT: usize = 1024;
 

@@ -90,7 +90,7 @@ pub async fn locked_until(db: &Db, keys: &[&str]) -> StoreResult<Option<Timestam
     .bind(key(3))
     .fetch_one(c)
     .await?);
-    let now = Timestamp::now().millis();
+    let now = db.clock.now().millis();
     Ok(until.filter(|u| *u > now).map(Timestamp::from_millis))
 }
 
@@ -102,7 +102,7 @@ pub async fn count(db: &Db, key: &str) -> StoreResult<i64> {
     .bind(key)
     .fetch_optional(c)
     .await?);
-    let now = Timestamp::now().millis();
+    let now = db.clock.now().millis();
     Ok(row
         .filter(|(_, at)| *at >= now - FORGET_AFTER_MS)
         .map_or(0, |(n, _)| n))
@@ -111,7 +111,7 @@ pub async fn count(db: &Db, key: &str) -> StoreResult<i64> {
 /// Counts one failure against every subject, locks those past their free
 /// failures, ends the mortal subject at its limit, and audits all of it.
 pub async fn record(db: &Db, ctx: &AuditCtx, f: Failure<'_>) -> StoreResult<Outcome> {
-    let now = Timestamp::now().millis();
+    let now = db.clock.now().millis();
     let mut tx = db.begin_as(ctx).await?;
     let mut outcome = Outcome::default();
     let mut locks = Vec::new();

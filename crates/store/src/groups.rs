@@ -81,7 +81,7 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: NewGroup) -> StoreResult<Compo
         .bind(new.status_page_id)
         .bind(&new.name)
         .bind(position)
-        .bind(Timestamp::now().millis())
+        .bind(db.clock.now().millis())
         .fetch_one(c)
         .await?
     });
@@ -220,7 +220,7 @@ pub async fn reorder(db: &Db, ctx: &AuditCtx, layout: &Layout) -> StoreResult<()
                 "names a group that is not on this page",
             ));
         }
-        let now = Timestamp::now().millis();
+        let now = db.clock.now().millis();
         for (i, (id, group)) in places.iter().enumerate() {
             on_tx!(&mut tx, |c| sqlx::query(
                 "UPDATE components SET position = $1, group_id = $2, updated_at = $3 WHERE id = $4"

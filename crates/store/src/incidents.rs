@@ -303,7 +303,7 @@ fn moved(
 
 pub async fn create(db: &Db, ctx: &AuditCtx, new: NewIncident) -> StoreResult<Incident> {
     let mut tx = db.begin_as(ctx).await?;
-    let (id, audited) = create_in(&mut tx, new, Timestamp::now()).await?;
+    let (id, audited) = create_in(&mut tx, new, db.clock.now()).await?;
     tx.commit(audited).await?;
     get(db, id).await
 }
@@ -370,7 +370,7 @@ pub async fn update(
     id: Id,
     patch: IncidentPatch,
 ) -> StoreResult<Incident> {
-    let now = Timestamp::now();
+    let now = db.clock.now();
     let mut tx = db.begin_as(ctx).await?;
     let row = lock(&mut tx, id).await?;
     let current = row.into_incident(vec![], vec![])?;
@@ -439,7 +439,7 @@ pub async fn post_update(
     id: Id,
     new: NewIncidentUpdate,
 ) -> StoreResult<IncidentUpdate> {
-    let now = Timestamp::now();
+    let now = db.clock.now();
     let mut tx = db.begin_as(ctx).await?;
     let current = lock(&mut tx, id).await?.into_incident(vec![], vec![])?;
     let status = new.status.unwrap_or(current.status);
@@ -496,7 +496,7 @@ pub async fn resolve(
     resolution: (String, Vec<ComponentStatusChange>),
 ) -> StoreResult<Incident> {
     let mut tx = db.begin_as(ctx).await?;
-    let audited = resolve_in(&mut tx, id, resolution, Timestamp::now()).await?;
+    let audited = resolve_in(&mut tx, id, resolution, db.clock.now()).await?;
     tx.commit(audited).await?;
     get(db, id).await
 }
@@ -646,7 +646,7 @@ pub async fn edit_update(
     on_tx!(&mut tx, |c| sqlx::query(
         "UPDATE incidents SET updated_at = $1 WHERE id = $2"
     )
-    .bind(Timestamp::now().millis())
+    .bind(db.clock.now().millis())
     .bind(incident)
     .execute(c)
     .await?

@@ -12,10 +12,95 @@
 //! every instance listens to.
 
 use crate::db::{Db, Tx, TxInner};
-use crate::error::StoreResult;
+use crate::error::{StoreError, StoreResult};
 use upstate_core::{Id, Timestamp};
 
 pub const CHANNEL: &str = "upstate_jobs";
+
+/// A job row's `kind` column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobKind {
+    /// Start or complete a maintenance window on time.
+    Maintenance,
+    /// Expand a committed change into deliveries.
+    Notify,
+    /// Prune the delivery log, old checks and followers (hourly).
+    Prune,
+}
+
+impl JobKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobKind::Maintenance => "maintenance",
+            JobKind::Notify => "notify",
+            JobKind::Prune => "prune",
+        }
+    }
+}
+
+/// What a job asks for. A row keeps it in three columns (`kind`,
+/// `dedupe_key`, `payload`); this is the one place that writes and reads
+/// them, so the store that schedules work and the worker that runs it never
+/// agree on strings by hand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Work {
+    /// The window's next automatic move (start or complete).
+    MoveMaintenance(Id),
+    /// The outbox rows of one committed change, to be told.
+    FanOut(Vec<Id>),
+    Prune,
+}
+
+impl Work {
+    pub fn kind(&self) -> JobKind {
+        match self {
+            Work::MoveMaintenance(_) => JobKind::Maintenance,
+            Work::FanOut(_) => JobKind::Notify,
+            Work::Prune => JobKind::Prune,
+        }
+    }
+
+    /// The one job a thing has: scheduling the same key again moves it.
+    /// A change's fan-out is named by its first outbox row (PostgreSQL
+    /// builds the same name in `postgres::write_outbox`).
+    pub fn key(&self) -> String {
+        match self {
+            Work::MoveMaintenance(id) => format!("{}:{id}", JobKind::Maintenance.as_str()),
+            Work::FanOut(ids) => format!(
+                "{}:{}",
+                JobKind::Notify.as_str(),
+                ids.first().copied().unwrap_or_default()
+            ),
+            Work::Prune => JobKind::Prune.as_str().to_string(),
+        }
+    }
+
+    fn payload(&self) -> String {
+        match self {
+            Work::FanOut(ids) => serde_json::to_string(ids).unwrap_or_else(|_| "[]".into()),
+            _ => "{}".into(),
+        }
+    }
+
+    /// Reads a row's columns back; a row no release of ours wrote is an error
+    /// that names it.
+    pub fn read(kind: &str, key: &str, payload: &str) -> Result<Work, String> {
+        let kind: JobKind = serde_json::from_value(serde_json::Value::String(kind.into()))
+            .map_err(|_| format!("unknown job kind {kind:?}"))?;
+        match kind {
+            JobKind::Maintenance => key
+                .strip_prefix("maintenance:")
+                .and_then(|id| id.parse().ok())
+                .map(Work::MoveMaintenance)
+                .ok_or_else(|| format!("bad maintenance job key {key:?}")),
+            JobKind::Notify => serde_json::from_str(payload)
+                .map(Work::FanOut)
+                .map_err(|e| format!("bad fan-out payload: {e}")),
+            JobKind::Prune => Ok(Work::Prune),
+        }
+    }
+}
 
 /// A leased job. `lease` is the lease's token: only its holder may finish it.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -29,15 +114,17 @@ pub struct Job {
     pub lease: i64,
 }
 
+impl Job {
+    /// What this job asks for.
+    pub fn work(&self) -> StoreResult<Work> {
+        Work::read(&self.kind, &self.dedupe_key, &self.payload).map_err(StoreError::Config)
+    }
+}
+
 impl Tx {
-    /// Schedules (or moves) the job named `key` to run at `run_at`.
-    pub(crate) async fn schedule(
-        &mut self,
-        kind: &str,
-        key: &str,
-        payload: &str,
-        run_at: Timestamp,
-    ) -> StoreResult<()> {
+    /// Schedules `work` (or moves its job) to run at `run_at`.
+    pub(crate) async fn schedule(&mut self, work: &Work, run_at: Timestamp) -> StoreResult<()> {
+        let (kind, key, payload) = (work.kind().as_str(), work.key(), work.payload());
         on_tx!(self, |c| {
             sqlx::query(
             "INSERT INTO jobs (kind, dedupe_key, payload, run_at, created_at) VALUES ($1, $2, $3, $4, $5) \
@@ -45,10 +132,10 @@ impl Tx {
              attempts = 0, locked_until = NULL, last_error = NULL"
         )
         .bind(kind)
-        .bind(key)
-        .bind(payload)
+        .bind(&key)
+        .bind(&payload)
         .bind(run_at.millis())
-        .bind(Timestamp::now().millis())
+        .bind(self.clock.now().millis())
         .execute(c)
         .await?
         .rows_affected()
@@ -58,12 +145,13 @@ impl Tx {
         Ok(())
     }
 
-    /// Removes the job named `key`, if there is one.
-    pub(crate) async fn unschedule(&mut self, key: &str) -> StoreResult<()> {
+    /// Removes `work`'s job, if there is one.
+    pub(crate) async fn unschedule(&mut self, work: &Work) -> StoreResult<()> {
+        let key = work.key();
         on_tx!(self, |c| sqlx::query(
             "DELETE FROM jobs WHERE dedupe_key = $1"
         )
-        .bind(key)
+        .bind(&key)
         .execute(c)
         .await?
         .rows_affected());
@@ -179,4 +267,28 @@ pub async fn by_key(db: &Db, key: &str) -> StoreResult<Option<(Timestamp, i64, O
     .fetch_optional(c)
     .await?);
     Ok(row.map(|(at, n, e)| (Timestamp::from_millis(at), n, e)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn work_reads_back_as_it_was_written() {
+        for work in [
+            Work::MoveMaintenance(42),
+            Work::FanOut(vec![7, 8, 9]),
+            Work::Prune,
+        ] {
+            let read = Work::read(work.kind().as_str(), &work.key(), &work.payload());
+            assert_eq!(read, Ok(work));
+        }
+        // The names the rows of earlier releases carry.
+        assert_eq!(Work::MoveMaintenance(3).key(), "maintenance:3");
+        assert_eq!(Work::FanOut(vec![5, 6]).key(), "notify:5");
+        assert_eq!(Work::Prune.key(), "prune");
+        assert!(Work::read("reindex", "x", "{}").is_err_and(|e| e.contains("reindex")));
+        assert!(Work::read("maintenance", "maintenance:x", "{}").is_err());
+        assert!(Work::read("notify", "notify:1", "not json").is_err());
+    }
 }

@@ -9,6 +9,7 @@
 use crate::audit::AuditCtx;
 use crate::db::{Db, Tx};
 use crate::error::{StoreError, StoreResult};
+use crate::jobs::Work;
 use crate::rows::{LinkRow, MaintenanceRow, UpdateRow, by_owner, parse_enum};
 use crate::{components, pages};
 use serde_json::json;
@@ -195,7 +196,7 @@ async fn insert(
     new: &NewMaintenance,
     occurrence: Option<(Id, Timestamp)>,
 ) -> StoreResult<Option<Id>> {
-    let now = Timestamp::now();
+    let now = db.clock.now();
     let mut tx = db.begin_as(ctx).await?;
     pages::require_in(&mut tx, new.status_page_id, "statusPageId").await?;
     components::require_all_on_page(&mut tx, &new.component_ids, new.status_page_id).await?;
@@ -373,7 +374,7 @@ pub async fn transition(
     action: MaintenanceAction,
     message: &str,
 ) -> StoreResult<Maintenance> {
-    let now = Timestamp::now();
+    let now = db.clock.now();
     let mut tx = db.begin_as(ctx).await?;
     let current = lock(&mut tx, id).await?;
     let next = current.status.apply(action)?;
@@ -421,7 +422,7 @@ pub async fn update(
     id: Id,
     patch: MaintenancePatch,
 ) -> StoreResult<Maintenance> {
-    let now = Timestamp::now();
+    let now = db.clock.now();
     let mut tx = db.begin_as(ctx).await?;
     let current = lock(&mut tx, id).await?;
     patch.check_window(&current).map_err(|e| {
@@ -492,7 +493,7 @@ pub async fn update(
 
 /// Deleting an in-progress window first gives its components back.
 pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
-    let now = Timestamp::now();
+    let now = db.clock.now();
     let mut tx = db.begin_as(ctx).await?;
     let current = lock(&mut tx, id).await?;
     if current.status == MaintenanceStatus::InProgress {
@@ -522,7 +523,7 @@ pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
             json!({ "title": &current.title, "status": current.status }),
         )
         .await?;
-    tx.unschedule(&job_key(id)).await?;
+    tx.unschedule(&Work::MoveMaintenance(id)).await?;
     tx.record(Event::MaintenanceDeleted {
         page: current.status_page_id,
         maintenance: id,
@@ -533,12 +534,9 @@ pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
 
 /// Windows the scheduler must move now: auto-start windows whose start has
 /// come (start) and in-progress auto-start windows whose end has come (complete).
-/// The job kind of a window's next automatic move.
-pub const JOB_KIND: &str = "maintenance";
-
 /// The name of a window's one job.
 pub fn job_key(id: Id) -> String {
-    format!("maintenance:{id}")
+    Work::MoveMaintenance(id).key()
 }
 
 /// Keeps a window's job in step with the window, in the transaction that
@@ -560,10 +558,10 @@ async fn plan(tx: &mut Tx, id: Id) -> StoreResult<()> {
     };
     match due {
         Some(at) => {
-            tx.schedule(JOB_KIND, &job_key(id), "{}", Timestamp::from_millis(at))
+            tx.schedule(&Work::MoveMaintenance(id), Timestamp::from_millis(at))
                 .await
         }
-        None => tx.unschedule(&job_key(id)).await,
+        None => tx.unschedule(&Work::MoveMaintenance(id)).await,
     }
 }
 

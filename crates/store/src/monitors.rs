@@ -165,7 +165,7 @@ pub async fn create(
     component: Id,
     c: &MonitorConfig,
 ) -> StoreResult<Monitor> {
-    let now = Timestamp::now();
+    let now = db.clock.now();
     let mut tx = db.begin_as(ctx).await?;
     crate::components::get_locked(&mut tx, component)
         .await
@@ -224,7 +224,7 @@ pub async fn update(
     c: &MonitorConfig,
     manual: Option<bool>,
 ) -> StoreResult<Monitor> {
-    let now = Timestamp::now();
+    let now = db.clock.now();
     let mut tx = db.begin_as(ctx).await?;
     let current = locked(&mut tx, id).await?;
     let changed = current.monitor.config != *c;

@@ -186,7 +186,7 @@ pub async fn create(
     require_filters(&mut tx, &new).await?;
     let made = (kind == ChannelKind::Webhook).then(new_secret);
     let secret = made.clone().or(new.token.clone());
-    let now = Timestamp::now().millis();
+    let now = db.clock.now().millis();
     let row: Row = on_tx!(&mut tx, |c| {
         sqlx::query_as(concat!(
         "INSERT INTO notification_channels (name, kind, target, secret, page_ids, component_ids, \
@@ -256,7 +256,7 @@ pub async fn update(
     .bind(json_list(patch.component_ids.as_ref().unwrap_or(&c0.component_ids)))
     .bind(json_list(patch.event_kinds.as_ref().unwrap_or(&c0.event_kinds)))
     .bind(patch.enabled.unwrap_or(c0.enabled))
-    .bind(Timestamp::now().millis())
+    .bind(db.clock.now().millis())
     .bind(id)
     .fetch_one(c)
     .await?

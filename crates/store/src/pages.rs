@@ -52,7 +52,7 @@ pub(crate) async fn require_in(tx: &mut Tx, id: Id, field: &'static str) -> Stor
 }
 
 pub async fn create(db: &Db, ctx: &AuditCtx, new: NewPage) -> StoreResult<StatusPage> {
-    let now = Timestamp::now().millis();
+    let now = db.clock.now().millis();
     let s = new.settings;
     let mut tx = db.begin_as(ctx).await?;
     let row: PageRow = on_tx!(&mut tx, |c| {
@@ -140,7 +140,7 @@ pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, patch: PagePatch) -> StoreR
         .bind(s.show_uptime.unwrap_or(p.show_uptime))
         .bind(s.uptime_days.unwrap_or(p.uptime_days))
         .bind(s.time_zone.unwrap_or(p.time_zone))
-        .bind(Timestamp::now().millis())
+        .bind(db.clock.now().millis())
         .bind(id)
         .bind(s.show_response_times.unwrap_or(p.show_response_times))
         .bind(s.past_incident_days.unwrap_or(p.past_incident_days))
@@ -188,7 +188,7 @@ pub async fn set_password(
         "UPDATE status_pages SET password_hash = $1, updated_at = $2 WHERE id = $3 RETURNING id"
     )
     .bind(hash.as_deref())
-    .bind(Timestamp::now().millis())
+    .bind(db.clock.now().millis())
     .bind(id)
     .fetch_optional(c)
     .await?);

@@ -73,6 +73,8 @@ pub(crate) struct Outbox<'a> {
     pub origin: &'a str,
     /// Whether the transaction scheduled jobs of its own.
     pub jobs_scheduled: bool,
+    /// The commit's time (the events', the pages' stamp, the fan-out's).
+    pub at: upstate_core::Timestamp,
 }
 
 /// Writes a change's events into the outbox, stamps their pages, schedules
@@ -109,7 +111,7 @@ pub(crate) async fn write_outbox(
            FROM o WHERE kind = ANY($6::text[])), \
          job AS ( \
            INSERT INTO jobs (kind, dedupe_key, payload, run_at, created_at) \
-           SELECT $7, 'notify:' || first, '[' || list || ']', $1, $1 FROM told WHERE first IS NOT NULL \
+           SELECT $7, $7 || ':' || first, '[' || list || ']', $1, $1 FROM told WHERE first IS NOT NULL \
            ON CONFLICT (dedupe_key) DO UPDATE SET kind = EXCLUDED.kind, payload = EXCLUDED.payload, \
              run_at = EXCLUDED.run_at, attempts = 0, locked_until = NULL, last_error = NULL \
            RETURNING id), \
@@ -120,13 +122,14 @@ pub(crate) async fn write_outbox(
                 THEN $9 || ':*' ELSE $9 || ':' || list END) FROM all_ids WHERE list IS NOT NULL) AS n1) \
            + (SELECT count(*) FROM (SELECT pg_notify($11, $9) WHERE $12 OR EXISTS (SELECT 1 FROM job)) AS n2)",
     )
-    .bind(upstate_core::Timestamp::now().millis())
+    .bind(out.at.millis())
     .bind(&pages)
     .bind(&kinds)
     .bind(&payloads)
     .bind(out.pages)
     .bind(&told[..])
-    .bind(crate::deliveries::FAN_OUT_KIND)
+    // The fan-out's kind, and its key's prefix (`jobs::Work::key`).
+    .bind(crate::jobs::JobKind::Notify.as_str())
     .bind(changes::CHANNEL)
     .bind(out.origin)
     .bind(changes::MAX_PAYLOAD as i32)

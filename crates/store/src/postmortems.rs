@@ -86,7 +86,7 @@ pub async fn put(
     change: &PostmortemChange,
     only_if_draft: bool,
 ) -> StoreResult<Postmortem> {
-    let now = Timestamp::now().millis();
+    let now = db.clock.now().millis();
     let mut tx = db.begin_as(ctx).await?;
     let page: Option<i64> = locked!(
         &mut tx,

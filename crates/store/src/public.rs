@@ -186,7 +186,10 @@ pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
         ..Default::default()
     };
     let windows = maintenance::list(db, &unfinished).await?;
-    let since = Timestamp::now().plus_millis(-PAST_MAINTENANCE_DAYS * 86_400_000);
+    let since = db
+        .clock
+        .now()
+        .plus_millis(-PAST_MAINTENANCE_DAYS * 86_400_000);
     let finished = MaintenanceFilter {
         page_id: Some(page_id),
         finished: Some(true),

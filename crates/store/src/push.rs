@@ -6,14 +6,14 @@
 use crate::db::Db;
 use crate::error::StoreResult;
 use crate::subscribers::{set_components, token};
+use upstate_core::Id;
 use upstate_core::push::PushSubscription;
-use upstate_core::{Id, Timestamp};
 
 /// Adds (or refreshes the keys and components of) a browser's
 /// subscription to `page`; push needs no opt-in link, the browser's own
 /// permission prompt is the consent.
 pub async fn subscribe(db: &Db, page: Id, s: &PushSubscription) -> StoreResult<Id> {
-    let now = Timestamp::now().millis();
+    let now = db.clock.now().millis();
     let mut tx = db.bookkeeping().await?;
     let id: i64 = on_tx!(&mut tx, |c| {
         sqlx::query_scalar(
@@ -95,7 +95,7 @@ pub async fn keep_vapid(db: &Db, private: &str, public: &str) -> StoreResult<(St
     )
     .bind(private)
     .bind(public)
-    .bind(Timestamp::now().millis())
+    .bind(db.clock.now().millis())
     .execute(c)
     .await?
     .rows_affected()

@@ -94,7 +94,7 @@ pub async fn create(db: &Db, ctx: &AuditCtx, new: QuickLinkFields) -> StoreResul
     .bind(&label)
     .bind(url.as_str())
     .bind(position)
-    .bind(Timestamp::now().millis())
+    .bind(db.clock.now().millis())
     .fetch_one(c)
     .await?
     });

@@ -101,7 +101,7 @@ fn ids_json(ids: &[Id]) -> String {
 }
 
 pub async fn create(db: &Db, ctx: &AuditCtx, f: &RecurringFields) -> StoreResult<Recurring> {
-    let now = Timestamp::now().millis();
+    let now = db.clock.now().millis();
     let mut tx = db.begin_as(ctx).await?;
     pages::require_in(&mut tx, f.status_page_id, "statusPageId").await?;
     crate::components::require_all_on_page(&mut tx, &f.component_ids, f.status_page_id).await?;
@@ -159,7 +159,7 @@ pub async fn update(
     .bind(f.auto_start)
     .bind(f.horizon_days)
     .bind(ids_json(&f.component_ids))
-    .bind(Timestamp::now().millis())
+    .bind(db.clock.now().millis())
     .bind(id)
     .execute(c)
     .await?

@@ -19,9 +19,6 @@ use crate::error::StoreResult;
 use upstate_core::Timestamp;
 use upstate_core::measurements::Resolution;
 
-pub const JOB_KIND: &str = "prune";
-/// The job's `dedupe_key`.
-pub const JOB_KEY: &str = "prune";
 /// How often the job runs.
 pub const EVERY_MS: i64 = 3_600_000;
 const DAY_MS: i64 = 86_400_000;
@@ -89,7 +86,7 @@ pub async fn prune(db: &Db, now: Timestamp, keep_days: i64) -> StoreResult<Prune
          WHERE dedupe_key = $2"
     )
     .bind(now.millis() + EVERY_MS)
-    .bind(JOB_KEY)
+    .bind(crate::jobs::Work::Prune.key())
     .execute(c)
     .await?
     .rows_affected());

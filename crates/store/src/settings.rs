@@ -9,10 +9,10 @@ use crate::error::{StoreError, StoreResult};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
+use upstate_core::FieldErrors;
 use upstate_core::audit::Action;
 use upstate_core::events::Event;
 use upstate_core::settings::{Features, Settings};
-use upstate_core::{FieldErrors, Timestamp};
 
 /// The stored document `name`, or its default when never saved. A document
 /// that no longer reads (hand-edited) is an error, not silently the default:
@@ -71,7 +71,7 @@ async fn change<T: Document>(
     f: impl FnOnce(T) -> Result<T, FieldErrors>,
 ) -> StoreResult<T> {
     let name = T::NAME;
-    let now = Timestamp::now().millis();
+    let now = db.clock.now().millis();
     let mut tx = db.begin_as(ctx).await?;
     // The row must exist to be locked.
     on_tx!(&mut tx, |c| {

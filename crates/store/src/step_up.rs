@@ -27,7 +27,7 @@ pub async fn create(db: &Db, session_id: &str, user: Id) -> StoreResult<String> 
     .bind(token_hash(&t))
     .bind(session_id)
     .bind(user)
-    .bind(Timestamp::now().millis())
+    .bind(db.clock.now().millis())
     .execute(c)
     .await?
     .rows_affected());
@@ -80,7 +80,7 @@ pub async fn verify(
     method: &str,
     valid_ms: i64,
 ) -> StoreResult<()> {
-    let now = Timestamp::now().millis();
+    let now = db.clock.now().millis();
     let mut tx = db.begin_as(ctx).await?;
     let n = on_tx!(&mut tx, |c| {
         sqlx::query(

@@ -158,7 +158,7 @@ pub async fn subscribe(
     follows: Follows<'_>,
     verified: bool,
 ) -> StoreResult<(Id, Subscribed)> {
-    let now = Timestamp::now().millis();
+    let now = db.clock.now().millis();
     let mut tx = db.bookkeeping().await?;
     let found: Option<(i64, Option<i64>, Option<i64>)> = on_tx!(&mut tx, |c| {
         sqlx::query_as(

@@ -68,7 +68,7 @@ pub async fn get(db: &Db, id: Id) -> StoreResult<IncidentTemplate> {
 const TAKEN: &str = "a template with this name exists already";
 
 pub async fn create(db: &Db, ctx: &AuditCtx, f: &TemplateFields) -> StoreResult<IncidentTemplate> {
-    let now = Timestamp::now().millis();
+    let now = db.clock.now().millis();
     let mut tx = db.begin_as(ctx).await?;
     let id: i64 = on_tx!(&mut tx, |c| {
         sqlx::query_scalar(
@@ -113,7 +113,7 @@ pub async fn replace(
     .bind(&f.message)
     .bind(f.status.as_str())
     .bind(f.impact.as_str())
-    .bind(Timestamp::now().millis())
+    .bind(db.clock.now().millis())
     .bind(id)
     .execute(c)
     .await

@@ -7,8 +7,8 @@ use crate::db::Db;
 use crate::error::{StoreError, StoreResult};
 use crate::users::{Session, token_hash};
 use serde_json::json;
+use upstate_core::Id;
 use upstate_core::audit::Action;
-use upstate_core::{Id, Timestamp};
 
 #[derive(Debug, Clone, Default)]
 pub struct TotpState {
@@ -168,7 +168,7 @@ pub async fn spend_code(db: &Db, user: Id, code: &str) -> StoreResult<bool> {
         sqlx::query(
         "UPDATE recovery_codes SET used_at = $1 WHERE user_id = $2 AND code_hash = $3 AND used_at IS NULL"
     )
-    .bind(Timestamp::now().millis())
+    .bind(db.clock.now().millis())
     .bind(user)
     .bind(token_hash(code.trim()))
     .execute(c)
@@ -215,7 +215,7 @@ pub async fn pending_user(
     .fetch_optional(c)
     .await?);
     Ok(row
-        .filter(|(_, created)| Timestamp::now().millis() - created < valid_ms)
+        .filter(|(_, created)| db.clock.now().millis() - created < valid_ms)
         .map(|(user, _)| (id, user)))
 }
 

@@ -94,7 +94,7 @@ pub async fn create(
     .bind(name)
     .bind(role.as_str())
     .bind(password_hash)
-    .bind(Timestamp::now().millis())
+    .bind(db.clock.now().millis())
     .fetch_one(c)
     .await
     .map_err(|e| StoreError::unique(e, "a user with this email already exists"))?
@@ -203,7 +203,7 @@ pub async fn start_session(
     user: &User,
     absolute_ms: i64,
 ) -> StoreResult<(Session, String)> {
-    let now = Timestamp::now();
+    let now = db.clock.now();
     let token = token();
     let session = Session {
         id: token_hash(&token),
@@ -259,7 +259,7 @@ pub async fn session(db: &Db, token: &str, idle_ms: i64) -> StoreResult<Option<S
     let Some((user_id, csrf_token, last_seen, expires)) = row else {
         return Ok(None);
     };
-    let now = Timestamp::now().millis();
+    let now = db.clock.now().millis();
     if now >= expires || now - last_seen > idle_ms {
         end_session(db, &id).await?;
         return Ok(None);
@@ -279,7 +279,7 @@ pub async fn touch_session(db: &Db, id: &str) -> StoreResult<()> {
     on_tx!(&mut tx, |c| sqlx::query(
         "UPDATE sessions SET last_seen_at = $1 WHERE id = $2"
     )
-    .bind(Timestamp::now().millis())
+    .bind(db.clock.now().millis())
     .bind(id)
     .execute(c)
     .await?
@@ -332,7 +332,7 @@ pub async fn issue_setup_token(db: &Db, valid_ms: i64) -> StoreResult<Option<Str
         "INSERT INTO setup_tokens (token_hash, expires_at) VALUES ($1, $2)"
     )
     .bind(token_hash(&token))
-    .bind(Timestamp::now().plus_millis(valid_ms).millis())
+    .bind(db.clock.now().plus_millis(valid_ms).millis())
     .execute(c)
     .await?
     .rows_affected());
@@ -350,7 +350,7 @@ pub async fn setup_owner(
     name: &str,
     password_hash: &str,
 ) -> StoreResult<User> {
-    let now = Timestamp::now().millis();
+    let now = db.clock.now().millis();
     let mut tx = db.begin_as(ctx).await?;
     let spent = on_tx!(&mut tx, |c| {
         sqlx::query(

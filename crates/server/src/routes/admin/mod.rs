@@ -174,7 +174,7 @@ impl Screen {
 }
 
 async fn dashboard(State(state): State<AppState>, s: Screen) -> Result<Response, Response> {
-    let now = Timestamp::now();
+    let now = state.db.clock.now();
     let with_status = pages_with_status(&state).await?;
     let open = IncidentFilter {
         status: Some("unresolved".into()),
@@ -385,10 +385,9 @@ async fn maintenance_list(State(state): State<AppState>, s: Screen) -> Page {
         .await
         .map_err(fail)?
     {
-        let next =
-            upstate_store::recurring::upcoming(&state.db, &r, upstate_core::Timestamp::now())
-                .await
-                .unwrap_or_default();
+        let next = upstate_store::recurring::upcoming(&state.db, &r, state.db.clock.now())
+            .await
+            .unwrap_or_default();
         recurring.push((r, next));
     }
     let screen = view::MaintenanceScreen {
@@ -744,7 +743,7 @@ async fn monitor_screen(State(state): State<AppState>, s: Screen, PathId(id): Pa
     let checks = upstate_store::monitors::checks(&state.db, id, 50)
         .await
         .map_err(fail)?;
-    let now = Timestamp::now();
+    let now = state.db.clock.now();
     let day = upstate_store::monitor_stats::series(
         &state.db,
         id,

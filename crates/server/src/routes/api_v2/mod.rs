@@ -127,7 +127,7 @@ async fn metrics(State(state): State<AppState>, q: QueryParams) -> ApiResult<Res
         &mut errors,
     ) as u32;
     errors.into_result()?;
-    let now = Timestamp::now();
+    let now = state.db.clock.now();
     let since = now.plus_millis(-(i64::from(days) + 1) * 86_400_000);
     let mut out = vec![];
     let monitors = upstate_store::monitors::list(&state.db).await?;

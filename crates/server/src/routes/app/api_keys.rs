@@ -154,7 +154,7 @@ async fn create(
     };
     let expires_at = input
         .expires_in_days
-        .and_then(|d| e.check("expiresInDays", key_expiry(Timestamp::now(), d)));
+        .and_then(|d| e.check("expiresInDays", key_expiry(state.db.clock.now(), d)));
     e.into_result()?;
     let (Some(name), Some(scopes)) = (name, scopes) else {
         return Err(ApiError::BadRequest("fields".into()));

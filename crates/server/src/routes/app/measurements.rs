@@ -69,7 +69,7 @@ async fn response_times(
     let at = |name: &str, e: &mut FieldErrors| {
         q.get(name).and_then(|v| e.check(name, Timestamp::parse(v)))
     };
-    let now = Timestamp::now();
+    let now = state.db.clock.now();
     let to = at("to", &mut e).unwrap_or(now);
     let from = at("from", &mut e).unwrap_or(to.plus_millis(-resolution.default_window_ms()));
     if from >= to {
@@ -132,7 +132,7 @@ async fn reset_stats(
     PathId(id): PathId,
 ) -> ApiResult<Response> {
     caller.require(Permission::PagesWrite)?;
-    let r = monitor_stats::reset(&state.db, &caller.audit, id, Timestamp::now()).await?;
+    let r = monitor_stats::reset(&state.db, &caller.audit, id, state.db.clock.now()).await?;
     Ok(data(ResetDone {
         component_id: id,
         checks: r.checks,

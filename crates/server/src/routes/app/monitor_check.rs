@@ -107,7 +107,7 @@ async fn check_one(
     }
     e.into_result()?;
     let id = id.unwrap_or_default();
-    Ok(data(check(&state, id, Timestamp::now()).await?))
+    Ok(data(check(&state, id, state.db.clock.now()).await?))
 }
 
 #[utoipa::path(post, path = "/api/monitor/check", tag = "monitoring", operation_id = "checkMonitors",
@@ -130,7 +130,7 @@ async fn check_many(
         }
         None => return Err(FieldErrors::single("componentIds", "is required").into()),
     };
-    let now = Timestamp::now();
+    let now = state.db.clock.now();
     let mut out = Vec::with_capacity(ids.len());
     for id in ids {
         match check(&state, id, now).await {

@@ -11,9 +11,9 @@ use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::response::Response;
 use serde::Serialize;
+use upstate_core::FieldErrors;
 use upstate_core::monitors::{CheckResult, Monitor, MonitorConfig, MonitorInput};
 use upstate_core::roles::Permission;
-use upstate_core::{FieldErrors, Timestamp};
 use upstate_store::monitors;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -179,7 +179,9 @@ async fn test_now(
 ) -> ApiResult<Response> {
     caller.require(Permission::PagesWrite)?;
     let m = monitors::get(&state.db, id).await?;
-    Ok(data(state.checker.check(&m.config, Timestamp::now()).await))
+    Ok(data(
+        state.checker.check(&m.config, state.db.clock.now()).await,
+    ))
 }
 
 /// What a heartbeat call is told.
@@ -191,7 +193,7 @@ struct Beat {
 }
 
 async fn beat(state: &AppState, token: &str) -> ApiResult<Response> {
-    let r = monitors::heartbeat(&state.db, token, Timestamp::now()).await?;
+    let r = monitors::heartbeat(&state.db, token, state.db.clock.now()).await?;
     Ok(data(Beat {
         message: "Heartbeat received.".into(),
         state: r.verdict.state,

@@ -13,9 +13,9 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::response::Response;
 use serde::Serialize;
+use upstate_core::FieldErrors;
 use upstate_core::notify::{Channel, ChannelInput, ChannelKind, Delivery, DeliveryStatus};
 use upstate_core::roles::Permission;
-use upstate_core::{FieldErrors, Timestamp};
 use upstate_store::{deliveries, notifications, pages};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -146,13 +146,13 @@ async fn test(
         None => pages::list(&state.db).await?.into_iter().next(),
     };
     let notice = state.sender.test_notice(&channel, page.as_ref());
-    let row = deliveries::begin_test(&state.db, id, Timestamp::now()).await?;
+    let row = deliveries::begin_test(&state.db, id, state.db.clock.now()).await?;
     let attempt = state
         .sender
         .send(&channel, &notice, &format!("msg_{row}"))
         .await;
     Ok(data(
-        deliveries::finish_test(&state.db, row, &attempt, Timestamp::now()).await?,
+        deliveries::finish_test(&state.db, row, &attempt, state.db.clock.now()).await?,
     ))
 }
 

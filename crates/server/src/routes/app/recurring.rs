@@ -44,7 +44,7 @@ struct Expanded {
 }
 
 async fn planned(state: &AppState, r: Recurring) -> ApiResult<Planned> {
-    let upcoming = recurring::upcoming(&state.db, &r, Timestamp::now()).await?;
+    let upcoming = recurring::upcoming(&state.db, &r, state.db.clock.now()).await?;
     Ok(Planned {
         template: r,
         upcoming,
@@ -80,7 +80,7 @@ async fn expand_and_list(
     let mut e = FieldErrors::new();
     let page = q.id("statusPageId", &mut e);
     e.into_result()?;
-    let created = recurring::expand(&state.db, Timestamp::now()).await?;
+    let created = recurring::expand(&state.db, state.db.clock.now()).await?;
     let mut templates = Vec::new();
     for r in recurring::list(&state.db, page).await? {
         templates.push(planned(&state, r).await?);
@@ -102,7 +102,7 @@ async fn create(
     let zones = zones(&state).await?;
     let fields = input.apply(None, zone_of(&zones))?;
     let r = recurring::create(&state.db, &caller.audit, &fields).await?;
-    recurring::expand(&state.db, Timestamp::now()).await?;
+    recurring::expand(&state.db, state.db.clock.now()).await?;
     let id = r.id;
     Ok(created(
         format!("/api/maintenance/recurring/{id}"),
@@ -140,7 +140,7 @@ async fn change(
     let zones = zones(&state).await?;
     let fields = input.apply(Some(&recurring::fields(&current)), zone_of(&zones))?;
     let r = recurring::update(&state.db, &caller.audit, id, &fields).await?;
-    recurring::expand(&state.db, Timestamp::now()).await?;
+    recurring::expand(&state.db, state.db.clock.now()).await?;
     Ok(data(planned(&state, r).await?))
 }
 

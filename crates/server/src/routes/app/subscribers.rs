@@ -357,7 +357,7 @@ async fn verify(State(state): State<AppState>, headers: HeaderMap, q: QueryParam
     let html = link_lang(&state, &q, &headers).await;
     let lang = html.unwrap_or(Lang::En);
     let token = q.get("token").unwrap_or("").to_string();
-    match subscribers::verify(&state.db, &token, upstate_core::Timestamp::now()).await {
+    match subscribers::verify(&state.db, &token, state.db.clock.now()).await {
         Ok(page) => {
             let p = pages::get(&state.db, page).await.ok();
             let name = p.as_ref().map_or("…", |p| p.name.as_str());

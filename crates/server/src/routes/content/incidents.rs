@@ -92,7 +92,7 @@ async fn generate_rca(
             .map(|c| c.name)
             .collect();
     let change = upstate_core::postmortem::PostmortemChange {
-        body: upstate_core::postmortem::draft(&incident, &names, Timestamp::now()),
+        body: upstate_core::postmortem::draft(&incident, &names, state.db.clock.now()),
         published: false,
     };
     Ok(data(

@@ -11,7 +11,7 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use metrics::{counter, gauge, with_local_recorder};
 use metrics_exporter_prometheus::PrometheusBuilder;
-use upstate_core::{ComponentStatus, IncidentStatus, MonitorState, Timestamp};
+use upstate_core::{ComponentStatus, IncidentStatus, MonitorState};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -61,7 +61,7 @@ struct Figures {
 
 async fn figures(state: &AppState) -> Result<Figures, ApiError> {
     let db = &state.db;
-    let now = Timestamp::now();
+    let now = state.db.clock.now();
     let pages: Vec<_> = upstate_store::pages::list(db)
         .await?
         .into_iter()

@@ -220,7 +220,7 @@ async fn uptime(
                         &d.components,
                         h,
                         days,
-                        Timestamp::now(),
+                        state.db.clock.now(),
                     ))
                 })
                 .await?;
