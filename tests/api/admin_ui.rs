@@ -91,7 +91,8 @@ async fn press(d: &Driver, button: &str) {
     let loaded = d
         .until(
             "return window.__before === undefined && document.readyState === 'complete'",
-            Duration::from_secs(10),
+            // Generous: four tests at a time on two cores slow a browser down.
+            Duration::from_secs(30),
         )
         .await;
     assert!(loaded.is_some(), "{button:?} led to no new page");

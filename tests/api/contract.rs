@@ -13,7 +13,7 @@ use crate::support::{Backend, Browser, Server};
 use reqwest::Method;
 use serde_json::json;
 
-on_both_backends!(schemathesis_finds_no_server_error_and_no_undocumented_answer);
+on_both_backends!(long: schemathesis_finds_no_server_error_and_no_undocumented_answer);
 
 /// Each caller's passes: the document's examples and the boundary values of
 /// every constraint (coverage; one worker, as schemathesis 4.32's coverage

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-on_both_backends!(sigkill_under_concurrent_writers_loses_nothing_acknowledged);
+on_both_backends!(long: sigkill_under_concurrent_writers_loses_nothing_acknowledged);
 
 const ENV: [(&str, &str); 3] = [
     ("UPSTATE_OUTGOING_ALLOW", "127.0.0.1"),

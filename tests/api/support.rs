@@ -29,8 +29,27 @@ pub fn postgres_admin_url() -> Option<String> {
 /// Runs a test body once per backend. Without UPSTATE_TEST_POSTGRES_URL at
 /// build time (see build.rs) the PostgreSQL run is compiled as ignored, so the
 /// summary line of the run says how many were left out; CI always sets it.
+///
+/// `long:` marks the probes that take minutes (the contract fuzzer, the
+/// SIGKILL crash test): they run when the tests are built with
+/// `UPSTATE_TEST_LONG=1` (CI does) and are otherwise listed as ignored, so a
+/// change's own run stays short.
 #[macro_export]
 macro_rules! on_both_backends {
+    (long: $($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            #[cfg_attr(not(long_tests), ignore = "a long probe: build the tests with UPSTATE_TEST_LONG=1 to run it (CI does)")]
+            async fn sqlite() {
+                super::$name($crate::support::Backend::Sqlite).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            #[cfg_attr(not(all(postgres_tests, long_tests)), ignore = "a long probe on PostgreSQL: build the tests with UPSTATE_TEST_LONG=1 and UPSTATE_TEST_POSTGRES_URL (CI does)")]
+            async fn postgres() {
+                super::$name($crate::support::Backend::Postgres).await
+            }
+        }
+    )*};
     ($($name:ident),* $(,)?) => {$(
         mod $name {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -905,8 +924,9 @@ pub fn root() -> std::path::PathBuf {
 }
 
 /// Whether the real peers a test drives (Chromium, npm or PyPI packages; see
-/// scripts/test-deps) are installed. Without them the test says it skipped,
-/// unless `UPSTATE_TEST_EXTERNAL=required` (CI), which makes it a failure.
+/// scripts/test-deps) are installed. Without them the test says SKIPPED in
+/// the run's output (and counts as passed: libtest has no skip), unless
+/// `UPSTATE_TEST_EXTERNAL=required` (CI), which makes it a failure.
 pub fn peers_available(test: &str, paths: &[std::path::PathBuf]) -> bool {
     let missing: Vec<String> = paths
         .iter()
@@ -921,7 +941,10 @@ pub fn peers_available(test: &str, paths: &[std::path::PathBuf]) -> bool {
         std::env::var("UPSTATE_TEST_EXTERNAL").as_deref() != Ok("required"),
         "{msg}"
     );
-    eprintln!("skipping {msg}");
+    // Straight to the process's stderr: `eprintln!` is captured by the test
+    // harness and shown only for failures, and a skip must be seen.
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "SKIPPED {msg}");
     false
 }
 

@@ -204,7 +204,7 @@ fn channel(create: bool, mail: bool) -> Value {
         if !create && kinds == ["webhook"] {
             props.insert(
                 "rotateSecret".into(),
-                json!({"type": "boolean", "description": "Make a new signing secret (shown once)."}),
+                json!({"type": "boolean", "enum": [true], "description": "Make a new signing secret (shown once); `false` is the same as leaving it out."}),
             );
         }
         let required: Vec<&str> = if create {
