@@ -120,6 +120,20 @@ fn on_own_runtime<T: Send + 'static>(
 static TEMPLATES: std::sync::Mutex<(Option<std::path::PathBuf>, Option<String>)> =
     std::sync::Mutex::new((None, None));
 
+/// `CREATE DATABASE name` on the server `admin` names (`template`: empty,
+/// or ` TEMPLATE other`).
+async fn create_database(admin: &str, name: &str, template: &str) {
+    let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(admin)
+        .await
+        .expect("connect to PostgreSQL");
+    sqlx::Executor::execute(
+        &mut conn,
+        sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}{template}")),
+    )
+    .await
+    .expect("create a test database");
+}
+
 async fn migrated(url: String) {
     let db = upstate_store::Db::connect(&url)
         .await
@@ -160,15 +174,7 @@ fn postgres_template(admin: &str) -> String {
     let name = unique_name("template_");
     let (admin_url, made) = (admin.to_string(), name.clone());
     on_own_runtime(async move {
-        let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(&admin_url)
-            .await
-            .expect("connect to PostgreSQL");
-        sqlx::Executor::execute(
-            &mut conn,
-            sqlx::AssertSqlSafe(format!("CREATE DATABASE {made}")),
-        )
-        .await
-        .expect("create the template database");
+        create_database(&admin_url, &made, "").await;
         migrated(with_database(&admin_url, &made)).await;
     });
     t.1 = Some(name.clone());
@@ -214,15 +220,7 @@ impl TestDb {
                 } else {
                     String::new()
                 };
-                let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(&admin)
-                    .await
-                    .expect("connect to PostgreSQL");
-                sqlx::Executor::execute(
-                    &mut conn,
-                    sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}{template}")),
-                )
-                .await
-                .expect("create test database");
+                create_database(&admin, &name, &template).await;
                 let url = with_database(&admin, &name);
                 TestDb {
                     backend,
