@@ -798,14 +798,29 @@ impl TestDb {
         )
     }
 
-    /// Creates a user who signs in with `PASSWORD`; returns their id.
+    /// Creates a user who signs in with `PASSWORD`; returns their id. Made
+    /// in process by the store, as the CLI's `user create` makes one
+    /// (tests/api/cli.rs drives the CLI itself); the password's hash is
+    /// computed once per test process.
     pub fn user(&self, email: &str, role: &str) -> i64 {
-        let (ok, out, err) = self.add_user(email, role, PASSWORD);
-        assert!(ok, "user create failed: {err}");
-        out.split_whitespace()
-            .nth(2)
-            .and_then(|id| id.parse().ok())
-            .expect("user id")
+        static HASH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        let hash = HASH
+            .get_or_init(|| upstate_server::hash_password(PASSWORD).expect("hash"))
+            .clone();
+        let email = upstate_core::values::Email::parse(email).expect("email");
+        let role: upstate_core::roles::Role = role.parse().expect("role");
+        let url = self.url.clone();
+        on_own_runtime(async move {
+            let db = upstate_store::Db::connect(&url).await.expect("connect");
+            db.migrate().await.expect("migrate");
+            let ctx = upstate_store::AuditCtx::of(upstate_core::audit::Actor::cli());
+            let user =
+                upstate_store::users::create(&db, &ctx, &email, "Test User", role, &hash)
+                    .await
+                    .expect("user create");
+            db.close().await;
+            user.id
+        })
     }
 }
 
