@@ -814,10 +814,9 @@ impl TestDb {
             let db = upstate_store::Db::connect(&url).await.expect("connect");
             db.migrate().await.expect("migrate");
             let ctx = upstate_store::AuditCtx::of(upstate_core::audit::Actor::cli());
-            let user =
-                upstate_store::users::create(&db, &ctx, &email, "Test User", role, &hash)
-                    .await
-                    .expect("user create");
+            let user = upstate_store::users::create(&db, &ctx, &email, "Test User", role, &hash)
+                .await
+                .expect("user create");
             db.close().await;
             user.id
         })

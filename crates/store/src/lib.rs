@@ -21,6 +21,7 @@ pub mod health;
 pub mod incidents;
 pub mod jobs;
 pub mod maintenance;
+mod migrations_in_step;
 pub mod monitor_stats;
 pub mod monitors;
 pub mod notifications;
