@@ -636,18 +636,20 @@ mod tests {
 
     #[test]
     fn a_monitor_switched_to_heartbeat_drops_its_target() {
-        let http = MonitorInput {
+        let Ok(http) = (MonitorInput {
             target: Some("https://example.com/health".into()),
             ..Default::default()
-        }
-        .apply(&MonitorConfig::default())
-        .expect("an http monitor");
-        let beat = MonitorInput {
+        })
+        .apply(&MonitorConfig::default()) else {
+            panic!("an http monitor is accepted");
+        };
+        let Ok(beat) = (MonitorInput {
             kind: Some(MonitorKind::Heartbeat),
             ..Default::default()
-        }
-        .apply(&http)
-        .expect("switched");
+        })
+        .apply(&http) else {
+            panic!("a switch to heartbeat is accepted");
+        };
         assert_eq!(
             (beat.kind, beat.target.as_str()),
             (MonitorKind::Heartbeat, "")

@@ -116,6 +116,29 @@ pub struct Bookkeeping {
     pub(crate) inner: TxInner,
 }
 
+/// Either kind of write transaction, for statements that run inside both
+/// (a visitor's subscription is bookkeeping, an operator's is a change of
+/// record, audited in the same transaction). `on_tx!` takes it like either.
+pub(crate) struct Within<'a> {
+    pub(crate) inner: &'a mut TxInner,
+}
+
+impl Tx {
+    pub(crate) fn within(&mut self) -> Within<'_> {
+        Within {
+            inner: &mut self.inner,
+        }
+    }
+}
+
+impl Bookkeeping {
+    pub(crate) fn within(&mut self) -> Within<'_> {
+        Within {
+            inner: &mut self.inner,
+        }
+    }
+}
+
 /// Runs `$body` with `$c` bound to an executor of the live backend's read pool.
 /// The body is written once and type-checked once per backend.
 macro_rules! on_db {

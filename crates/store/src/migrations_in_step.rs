@@ -6,6 +6,8 @@
 //! `tests/api/migrations.rs` checks the tables and columns both make.
 
 #[cfg(test)]
+// A test that cannot read the migrations must stop there, loudly.
+#[allow(clippy::expect_used)]
 mod tests {
     use std::path::Path;
 

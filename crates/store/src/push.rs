@@ -30,7 +30,7 @@ pub async fn subscribe(db: &Db, page: Id, s: &PushSubscription) -> StoreResult<I
     .fetch_one(c)
     .await?
     });
-    set_components(&mut tx, id, &s.component_ids).await?;
+    set_components(&mut tx.within(), id, &s.component_ids).await?;
     tx.commit().await?;
     Ok(id)
 }

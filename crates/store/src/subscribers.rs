@@ -13,7 +13,7 @@
 //! address itself. An operator's removal is audited.
 
 use crate::audit::AuditCtx;
-use crate::db::{Bookkeeping, Db};
+use crate::db::{Db, Within};
 use crate::error::{StoreError, StoreResult};
 use crate::rows::parse_enum;
 use serde_json::json;
@@ -104,7 +104,7 @@ pub enum Subscribed {
 /// of the page's, so an incident follower who makes one becomes a page
 /// subscriber.
 pub(crate) async fn set_components(
-    tx: &mut Bookkeeping,
+    tx: &mut Within<'_>,
     id: Id,
     components: &[Id],
 ) -> StoreResult<()> {
@@ -160,7 +160,114 @@ pub async fn subscribe(
 ) -> StoreResult<(Id, Subscribed)> {
     let now = db.clock.now().millis();
     let mut tx = db.bookkeeping().await?;
-    let found: Option<(i64, Option<i64>, Option<i64>)> = on_tx!(&mut tx, |c| {
+    let (id, outcome, _) =
+        subscribe_in(&mut tx.within(), now, page, kind, target, follows, verified).await?;
+    tx.commit().await?;
+    if outcome == Subscribed::Confirming {
+        db.changes.deliveries.notify_one();
+    }
+    Ok((id, outcome))
+}
+
+/// An operator's subscription (`subscribe`), audited in its own
+/// transaction: the subscriber and its audit event exist together or not
+/// at all.
+#[allow(clippy::too_many_arguments)]
+pub async fn add(
+    db: &Db,
+    ctx: &AuditCtx,
+    page: Id,
+    kind: ChannelKind,
+    target: &str,
+    follows: Follows<'_>,
+    verified: bool,
+) -> StoreResult<Subscriber> {
+    let now = db.clock.now().millis();
+    let mut tx = db.begin_as(ctx).await?;
+    let (id, outcome, confirmed) =
+        subscribe_in(&mut tx.within(), now, page, kind, target, follows, verified).await?;
+    let (components, incident) = match follows {
+        Follows::Page(ids) => (ids.to_vec(), None),
+        Follows::Incident(i) => (Vec::new(), Some(i)),
+    };
+    let audited = tx
+        .audit(
+            Action::SubscriberCreate,
+            "subscriber",
+            Some(id),
+            json!({ "statusPageId": page, "kind": kind, "target": target,
+                    "componentIds": components, "incidentId": incident,
+                    "skippedConfirmation": confirmed }),
+        )
+        .await?;
+    tx.commit(audited).await?;
+    if outcome == Subscribed::Confirming {
+        db.changes.deliveries.notify_one();
+    }
+    get(db, id).await
+}
+
+/// Subscribers of one page from a list (the CSV import), with one audit
+/// event, in one transaction: all of them or none. Returns how many were
+/// added and how many were there already.
+pub async fn import(
+    db: &Db,
+    ctx: &AuditCtx,
+    page: Id,
+    rows: &[upstate_core::notify::Subscription],
+    skip_confirmation: bool,
+) -> StoreResult<(usize, usize)> {
+    let now = db.clock.now().millis();
+    let mut tx = db.begin_as(ctx).await?;
+    let (mut imported, mut unchanged, mut confirming) = (0, 0, false);
+    for r in rows {
+        let verified = r.kind != ChannelKind::Email || skip_confirmation;
+        let follows = Follows::Page(&r.component_ids);
+        let (_, outcome, _) = subscribe_in(
+            &mut tx.within(),
+            now,
+            page,
+            r.kind,
+            &r.target,
+            follows,
+            verified,
+        )
+        .await?;
+        confirming |= outcome == Subscribed::Confirming;
+        if outcome == Subscribed::Unchanged {
+            unchanged += 1;
+        } else {
+            imported += 1;
+        }
+    }
+    let audited = tx
+        .audit(
+            Action::SubscriberImport,
+            "subscriber",
+            None,
+            json!({ "statusPageId": page, "imported": imported, "unchanged": unchanged,
+                    "skippedConfirmation": skip_confirmation }),
+        )
+        .await?;
+    tx.commit(audited).await?;
+    if confirming {
+        db.changes.deliveries.notify_one();
+    }
+    Ok((imported, unchanged))
+}
+
+/// `subscribe`'s statements, inside the caller's transaction; also says
+/// whether the subscriber is confirmed now.
+async fn subscribe_in(
+    tx: &mut Within<'_>,
+    now: i64,
+    page: Id,
+    kind: ChannelKind,
+    target: &str,
+    follows: Follows<'_>,
+    verified: bool,
+) -> StoreResult<(Id, Subscribed, bool)> {
+    let found: Option<(i64, Option<i64>, Option<i64>)> = on_tx!(tx, |c| {
         sqlx::query_as(
         "SELECT id, verified_at, confirm_sent FROM subscribers WHERE page_id = $1 AND kind = $2 AND target = $3"
     )
@@ -176,7 +283,7 @@ pub async fn subscribe(
     };
     let id = match found {
         Some((id, ..)) => id,
-        None => on_tx!(&mut tx, |c| {
+        None => on_tx!(tx, |c| {
             sqlx::query_scalar(
                 "INSERT INTO subscribers (page_id, kind, target, token, verified_at, created_at, scope, joined_after) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT COALESCE(MAX(id), 0) FROM outbox)) RETURNING id",
@@ -193,9 +300,9 @@ pub async fn subscribe(
         }),
     };
     match follows {
-        Follows::Page(components) => set_components(&mut tx, id, components).await?,
+        Follows::Page(components) => set_components(tx, id, components).await?,
         Follows::Incident(incident) => {
-            on_tx!(&mut tx, |c| {
+            on_tx!(tx, |c| {
                 sqlx::query(
                 "INSERT INTO subscriber_incidents (subscriber_id, incident_id) VALUES ($1, $2) ON CONFLICT DO NOTHING"
             )
@@ -213,7 +320,7 @@ pub async fn subscribe(
             Subscribed::Unchanged
         }
         Some((_, None, _)) if verified => {
-            on_tx!(&mut tx, |c| sqlx::query(
+            on_tx!(tx, |c| sqlx::query(
                 "UPDATE subscribers SET verified_at = $1, confirm_token = NULL, \
                  joined_after = (SELECT COALESCE(MAX(id), 0) FROM outbox) WHERE id = $2"
             )
@@ -229,7 +336,7 @@ pub async fn subscribe(
         None => Subscribed::Confirming,
     };
     if outcome == Subscribed::Confirming {
-        on_tx!(&mut tx, |c| {
+        on_tx!(tx, |c| {
             sqlx::query(
             "UPDATE subscribers SET confirm_token = $1, confirm_until = $2, confirm_sent = $3 WHERE id = $4"
         )
@@ -241,7 +348,7 @@ pub async fn subscribe(
         .await?
         .rows_affected()
         });
-        on_tx!(&mut tx, |c| {
+        on_tx!(tx, |c| {
             sqlx::query(
             "INSERT INTO deliveries (event_id, subscriber_id, recipient, kind, status, run_at, give_up_at, created_at) \
              VALUES (NULL, $1, $2, 'confirm', 'pending', $3, $4, $3)"
@@ -255,11 +362,13 @@ pub async fn subscribe(
         .rows_affected()
         });
     }
-    tx.commit().await?;
-    if outcome == Subscribed::Confirming {
-        db.changes.deliveries.notify_one();
-    }
-    Ok((id, outcome))
+    let confirmed: bool = on_tx!(tx, |c| sqlx::query_scalar(
+        "SELECT verified_at IS NOT NULL FROM subscribers WHERE id = $1"
+    )
+    .bind(id)
+    .fetch_one(c)
+    .await?);
+    Ok((id, outcome, confirmed))
 }
 
 /// Opens an opt-in link at `now`: the subscriber's page id once verified.
@@ -357,7 +466,7 @@ pub async fn followers(db: &Db, incident: Id) -> StoreResult<i64> {
 /// incident follower who makes one becomes a page subscriber.
 pub async fn choose(db: &Db, id: Id, components: &[Id]) -> StoreResult<()> {
     let mut tx = db.bookkeeping().await?;
-    set_components(&mut tx, id, components).await?;
+    set_components(&mut tx.within(), id, components).await?;
     tx.commit().await
 }
 
@@ -456,48 +565,6 @@ pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
             "subscriber",
             Some(id),
             json!({ "statusPageId": page, "target": target }),
-        )
-        .await?;
-    tx.commit(audited).await
-}
-
-/// Records in the audit log that an operator added a subscriber.
-pub async fn audit_added(
-    db: &Db,
-    ctx: &AuditCtx,
-    s: &Subscriber,
-    confirmed: bool,
-) -> StoreResult<()> {
-    let mut tx = db.begin_as(ctx).await?;
-    let audited = tx
-        .audit(
-            Action::SubscriberCreate,
-            "subscriber",
-            Some(s.id),
-            json!({ "statusPageId": s.status_page_id, "kind": s.kind, "target": s.target,
-                    "componentIds": s.component_ids, "skippedConfirmation": confirmed }),
-        )
-        .await?;
-    tx.commit(audited).await
-}
-
-/// Records in the audit log that an operator imported subscribers.
-pub async fn audit_import(
-    db: &Db,
-    ctx: &AuditCtx,
-    page: Id,
-    imported: usize,
-    unchanged: usize,
-    skipped_confirmation: bool,
-) -> StoreResult<()> {
-    let mut tx = db.begin_as(ctx).await?;
-    let audited = tx
-        .audit(
-            Action::SubscriberImport,
-            "subscriber",
-            None,
-            json!({ "statusPageId": page, "imported": imported, "unchanged": unchanged,
-                    "skippedConfirmation": skipped_confirmation }),
         )
         .await?;
     tx.commit(audited).await

@@ -122,30 +122,11 @@ async fn import(
         }
     }
     e.into_result()?;
-    let (mut imported, mut unchanged) = (0, 0);
-    for r in &rows {
-        let verified = r.kind != ChannelKind::Email || input.skip_confirmation;
-        let (_, outcome) = subscribers::subscribe(
-            &state.db,
-            page,
-            r.kind,
-            &r.target,
-            subscribers::Follows::Page(&r.component_ids),
-            verified,
-        )
-        .await?;
-        if outcome == subscribers::Subscribed::Unchanged {
-            unchanged += 1;
-        } else {
-            imported += 1;
-        }
-    }
-    subscribers::audit_import(
+    let (imported, unchanged) = subscribers::import(
         &state.db,
         &caller.audit,
         page,
-        imported,
-        unchanged,
+        &rows,
         input.skip_confirmation,
     )
     .await?;
@@ -286,26 +267,32 @@ async fn subscribe(
             Some(i) => subscribers::Follows::Incident(i),
             None => subscribers::Follows::Page(&sub.component_ids),
         };
-        let (id, _) =
-            subscribers::subscribe(&state.db, page, sub.kind, &sub.target, follows, verified)
-                .await?;
-        Ok((caller, page, sub.kind, id, sub.incident_id))
+        // An operator's is audited with it; a visitor's is bookkeeping.
+        let made = match &caller {
+            Some(c) => Some(
+                subscribers::add(
+                    &state.db,
+                    &c.audit,
+                    page,
+                    sub.kind,
+                    &sub.target,
+                    follows,
+                    verified,
+                )
+                .await?,
+            ),
+            None => {
+                subscribers::subscribe(&state.db, page, sub.kind, &sub.target, follows, verified)
+                    .await?;
+                None
+            }
+        };
+        Ok((made, page, sub.kind, sub.incident_id))
     }
     .await;
     match result {
-        Ok((Some(caller), _, _, id, _)) => {
-            let answer = async {
-                let s = subscribers::get(&state.db, id).await?;
-                subscribers::audit_added(&state.db, &caller.audit, &s, s.verified).await?;
-                Ok::<_, StoreError>(s)
-            }
-            .await;
-            match answer {
-                Ok(s) => created(format!("/api/subscribers/{id}"), s),
-                Err(e) => ApiError::from(e).into_response(),
-            }
-        }
-        Ok((None, page, kind, _, incident)) => {
+        Ok((Some(s), ..)) => created(format!("/api/subscribers/{}", s.id), s),
+        Ok((None, page, kind, incident)) => {
             let lang = form.unwrap_or(Lang::En);
             let (title, message) = match kind {
                 ChannelKind::Email => ("notice.inbox_title", "notice.inbox"),
