@@ -41,18 +41,16 @@ mod tests {
     #[test]
     fn each_migration_says_the_same_in_both_dialects() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
-        let mut names: Vec<String> = std::fs::read_dir(root.join("sqlite"))
-            .expect("sqlite migrations")
-            .filter_map(Result::ok)
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        let mut pg: Vec<String> = std::fs::read_dir(root.join("postgres"))
-            .expect("postgres migrations")
-            .filter_map(Result::ok)
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        pg.sort();
+        let listed = |dialect: &str| {
+            let mut names: Vec<String> = std::fs::read_dir(root.join(dialect))
+                .expect("migrations")
+                .filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+        };
+        let (names, pg) = (listed("sqlite"), listed("postgres"));
         assert_eq!(names, pg, "the same migrations, by name, in both folders");
         let mut apart = Vec::new();
         for name in &names {
