@@ -82,6 +82,30 @@ async fn fill(d: &Driver, label: &str, text: &str) {
     let f = field(d, label).await;
     f.clear().await.unwrap();
     f.send_keys(text).await.unwrap();
+    // A Markdown field's live preview grows below it when the server
+    // answers: wait for it, or a click that follows may land where a button
+    // was before the layout moved (and press nothing).
+    let last: String = text
+        .split_whitespace()
+        .last()
+        .unwrap_or("")
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
+    let id = f.attr("id").await.unwrap().unwrap_or_default();
+    if !last.is_empty()
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        let settled = format!(
+            "var a = document.getElementById('{id}'); \
+             if (!a || !a.hasAttribute('data-preview')) return true; \
+             var b = a.closest('.field') && a.closest('.field').querySelector('.preview-body'); \
+             return !!b && b.textContent.indexOf('{last}') >= 0;"
+        );
+        d.until(&settled, Duration::from_secs(10)).await;
+    }
 }
 
 /// Clicks a button or link and waits for the next page to load.
@@ -91,7 +115,7 @@ async fn press(d: &Driver, button: &str) {
     let loaded = d
         .until(
             "return window.__before === undefined && document.readyState === 'complete'",
-            // Generous: four tests at a time on two cores slow a browser down.
+            // Generous: several tests at a time on two cores slow a browser.
             Duration::from_secs(30),
         )
         .await;
