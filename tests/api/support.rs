@@ -320,8 +320,8 @@ impl TestDb {
         let scopes = upstate_core::scope::parse_scopes(scopes).expect("scopes");
         let url = self.url.clone();
         on_own_runtime(async move {
+            // Migrated already: a copy of the template (`TestDb::new`).
             let db = upstate_store::Db::connect(&url).await.expect("connect");
-            db.migrate().await.expect("migrate");
             let ctx = upstate_store::AuditCtx::of(upstate_core::audit::Actor::cli());
             let (_, key) = upstate_store::api_keys::create(&db, &ctx, "test", &scopes, None)
                 .await
@@ -811,8 +811,8 @@ impl TestDb {
         let role: upstate_core::roles::Role = role.parse().expect("role");
         let url = self.url.clone();
         on_own_runtime(async move {
+            // Migrated already: a copy of the template (`TestDb::new`).
             let db = upstate_store::Db::connect(&url).await.expect("connect");
-            db.migrate().await.expect("migrate");
             let ctx = upstate_store::AuditCtx::of(upstate_core::audit::Actor::cli());
             let user = upstate_store::users::create(&db, &ctx, &email, "Test User", role, &hash)
                 .await

@@ -362,12 +362,8 @@ async fn subscribe_in(
         .rows_affected()
         });
     }
-    let confirmed: bool = on_tx!(tx, |c| sqlx::query_scalar(
-        "SELECT verified_at IS NOT NULL FROM subscribers WHERE id = $1"
-    )
-    .bind(id)
-    .fetch_one(c)
-    .await?);
+    // Confirmed before, or now without the opt-in.
+    let confirmed = verified || matches!(found, Some((_, Some(_), _)));
     Ok((id, outcome, confirmed))
 }
 
