@@ -19,7 +19,8 @@ const TARGET_MAX: usize = 2_000;
 const KEYWORD_MAX: usize = 200;
 const BODY_MAX: usize = 10_000;
 const HEADERS_MAX: usize = 20;
-const METHODS: [&str; 6] = ["GET", "HEAD", "POST", "PUT", "PATCH", "OPTIONS"];
+/// The request methods an HTTP monitor may use.
+pub const METHODS: [&str; 6] = ["GET", "HEAD", "POST", "PUT", "PATCH", "OPTIONS"];
 /// The record types a DNS monitor may ask for.
 pub const DNS_TYPES: [&str; 6] = ["A", "AAAA", "CNAME", "MX", "NS", "TXT"];
 pub const CERT_DAYS_MAX: i64 = 365;

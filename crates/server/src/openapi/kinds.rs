@@ -12,7 +12,7 @@
 
 use serde_json::{Map, Value, json};
 use upstate_core::monitors::{
-    CERT_DAYS_MAX, DNS_TYPES, INTERVAL_MAX_S, INTERVAL_MIN_S, RETRIES_MAX, TIMEOUT_MIN_MS,
+    CERT_DAYS_MAX, DNS_TYPES, INTERVAL_MAX_S, INTERVAL_MIN_S, METHODS, RETRIES_MAX, TIMEOUT_MIN_MS,
 };
 use upstate_core::notify::{FILTER_MAX, NOTIFIED_KINDS};
 use upstate_core::schema;
@@ -87,10 +87,7 @@ fn monitor(create: bool) -> Value {
         ("degradedAboveMs", int(0, TIMEOUT_MIN_MS - 1)),
         ("openIncident", json!({"type": "boolean"})),
         ("enabled", json!({"type": "boolean"})),
-        (
-            "method",
-            any_of(&["GET", "HEAD", "POST", "PUT", "PATCH", "OPTIONS"]),
-        ),
+        ("method", any_of(&METHODS)),
         (
             "headers",
             json!({"type": "array", "maxItems": 20, "items": {
