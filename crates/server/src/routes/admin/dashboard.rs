@@ -1,0 +1,52 @@
+//! The dashboard: pages with their status, open incidents, coming windows, recent audit.
+
+use super::{Screen, fail, pages_with_status};
+use crate::state::AppState;
+use crate::views::admin as view;
+use axum::extract::State;
+use axum::response::Response;
+use upstate_core::MaintenanceStatus;
+use upstate_store::audit::AuditFilter;
+use upstate_store::incidents::IncidentFilter;
+use upstate_store::maintenance::MaintenanceFilter;
+use upstate_store::{audit, incidents, maintenance};
+
+pub(super) async fn dashboard(
+    State(state): State<AppState>,
+    s: Screen,
+) -> Result<Response, Response> {
+    let now = state.db.clock.now();
+    let with_status = pages_with_status(&state).await?;
+    let open = IncidentFilter {
+        status: Some("unresolved".into()),
+        limit: 20,
+        ..Default::default()
+    };
+    let unfinished = MaintenanceFilter {
+        finished: Some(false),
+        ending_after: Some(now),
+        ..Default::default()
+    };
+    let mut windows = maintenance::list(&state.db, &unfinished)
+        .await
+        .map_err(fail)?;
+    windows.retain(|m| {
+        matches!(
+            m.status,
+            MaintenanceStatus::Scheduled | MaintenanceStatus::InProgress
+        )
+    });
+    windows.sort_by_key(|m| m.scheduled_start_time);
+    let recent = AuditFilter {
+        limit: 8,
+        ..Default::default()
+    };
+    let data = view::DashboardData {
+        pages: with_status,
+        open_incidents: incidents::list(&state.db, &open).await.map_err(fail)?,
+        maintenance: windows,
+        audit: audit::list(&state.db, &recent).await.map_err(fail)?,
+        now,
+    };
+    Ok(s.show(view::dashboard(&s.frame("dashboard"), s.flash(), &data)))
+}

@@ -1,0 +1,46 @@
+//! Status pages: the list and one page's screen (groups, components, links).
+
+use super::{Page, Screen, fail, pages_with_status};
+use crate::extract::PathId;
+use crate::state::AppState;
+use crate::views::admin as view;
+use axum::extract::State;
+use upstate_store::{components, groups, pages, users};
+
+pub(super) async fn pages_list(State(state): State<AppState>, s: Screen) -> Page {
+    let all = pages_with_status(&state).await?;
+    let chosen = users::current_page(&state.db, s.who.session.user.id)
+        .await
+        .map_err(fail)?
+        .filter(|id| all.iter().any(|(p, _)| p.id == *id));
+    let current = chosen.or_else(|| all.first().map(|(p, _)| p.id));
+    Ok(s.show(view::pages_list(
+        &s.frame("pages"),
+        s.flash(),
+        &all,
+        current,
+    )))
+}
+
+pub(super) async fn page_screen(
+    State(state): State<AppState>,
+    s: Screen,
+    PathId(id): PathId,
+) -> Page {
+    let screen = view::PageScreen {
+        page: pages::get(&state.db, id).await.map_err(fail)?,
+        groups: groups::list(&state.db, Some(id)).await.map_err(fail)?,
+        components: components::list(&state.db, Some(id), None)
+            .await
+            .map_err(fail)?,
+        links: upstate_store::quick_links::list(&state.db, Some(id))
+            .await
+            .map_err(fail)?,
+        password_set: pages::password_hash(&state.db, id)
+            .await
+            .map_err(fail)?
+            .is_some(),
+        public_url: state.settings.public_url.trim_end_matches('/').to_string(),
+    };
+    Ok(s.show(view::page_screen(&s.frame("pages"), s.flash(), &screen)))
+}
