@@ -459,12 +459,18 @@ async fn webhook_subscribers_operators_and_bad_input(b: Backend) {
     )
     .await
     .invalid_fields(&["csv"]);
-    s.post(
+    let foreign = s
+        .post(
         "/api/subscribers/import",
-        json!({"statusPageId": page, "csv": format!("target,kind,componentIds\nhttps://a.example/h,webhook,{elsewhere}\n")}),
+        json!({"statusPageId": page, "csv": format!("target,kind,componentIds\nhttps://a.example/h,webhook,{api}\nhttps://b.example/h,webhook,{elsewhere}\n")}),
     )
-    .await
-    .invalid_fields(&["csv"]);
+    .await;
+    foreign.invalid_fields(&["csv"]);
+    assert_eq!(
+        foreign.body["errors"][0]["message"],
+        format!("row 2: {elsewhere} is no component of this page"),
+        "the row and the component are named"
+    );
     assert_eq!(
         s.db.integers("SELECT COUNT(*) FROM subscribers").await,
         before

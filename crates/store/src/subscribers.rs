@@ -145,8 +145,98 @@ pub enum Follows<'a> {
     Incident(Id),
 }
 
-/// Subscribes `target` to `page` (components and incident already checked
-/// to be the page's). `verified` skips the opt-in (webhooks, chat,
+/// What a subscription may follow: components of its own page, and an
+/// incident of its page that is not resolved (no more updates will come).
+/// Returns the field that is wrong and why, or None.
+fn refusal(
+    page: Id,
+    follows: Follows<'_>,
+    component_pages: &[(Id, Option<i64>)],
+    incident: Option<(i64, String)>,
+) -> Option<(&'static str, String)> {
+    match follows {
+        Follows::Page(_) => component_pages
+            .iter()
+            .find(|(_, p)| *p != Some(page))
+            .map(|(c, _)| ("componentIds", format!("{c} is no component of this page"))),
+        Follows::Incident(id) => match incident {
+            Some((p, status)) if p == page && status == "resolved" => Some((
+                "incidentId",
+                "is resolved: no more updates will come (subscribe to the page instead)".into(),
+            )),
+            Some((p, _)) if p == page => None,
+            _ => Some(("incidentId", format!("{id} is no incident of this page"))),
+        },
+    }
+}
+
+const COMPONENT_PAGE: &str = "SELECT page_id FROM components WHERE id = $1";
+const INCIDENT_PAGE: &str = "SELECT page_id, status FROM incidents WHERE id = $1";
+
+/// `refusal` of a request before it is made (a visitor's typo should not
+/// count against their sign-up limit); `subscribe_in` asks again inside
+/// its transaction, which is what holds.
+pub async fn check(db: &Db, page: Id, follows: Follows<'_>) -> StoreResult<()> {
+    let mut comps = Vec::new();
+    let mut incident = None;
+    match follows {
+        Follows::Page(ids) => {
+            for &id in ids {
+                let p: Option<i64> = on_db!(db, |c| sqlx::query_scalar(COMPONENT_PAGE)
+                    .bind(id)
+                    .fetch_optional(c)
+                    .await?);
+                comps.push((id, p));
+            }
+        }
+        Follows::Incident(id) => {
+            incident = on_db!(db, |c| sqlx::query_as(INCIDENT_PAGE)
+                .bind(id)
+                .fetch_optional(c)
+                .await?);
+        }
+    }
+    refused(refusal(page, follows, &comps, incident))
+}
+
+async fn check_in(
+    tx: &mut Within<'_>,
+    page: Id,
+    follows: Follows<'_>,
+) -> StoreResult<Option<(&'static str, String)>> {
+    let mut comps = Vec::new();
+    let mut incident = None;
+    match follows {
+        Follows::Page(ids) => {
+            for &id in ids {
+                let p: Option<i64> = on_tx!(tx, |c| sqlx::query_scalar(COMPONENT_PAGE)
+                    .bind(id)
+                    .fetch_optional(c)
+                    .await?);
+                comps.push((id, p));
+            }
+        }
+        Follows::Incident(id) => {
+            incident = on_tx!(tx, |c| sqlx::query_as(INCIDENT_PAGE)
+                .bind(id)
+                .fetch_optional(c)
+                .await?);
+        }
+    }
+    Ok(refusal(page, follows, &comps, incident))
+}
+
+fn refused(r: Option<(&'static str, String)>) -> StoreResult<()> {
+    match r {
+        Some((field, message)) => Err(StoreError::Invalid(upstate_core::FieldErrors::single(
+            field, message,
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Subscribes `target` to `page`; components and incident must be the
+/// page's (refused as invalid fields otherwise). `verified` skips the opt-in (webhooks, chat,
 /// operators). Following an incident adds it to an existing subscriber's
 /// list and changes nothing else; subscribing to the page makes an
 /// incident follower a page subscriber.
@@ -220,9 +310,14 @@ pub async fn import(
     let now = db.clock.now().millis();
     let mut tx = db.begin_as(ctx).await?;
     let (mut imported, mut unchanged, mut confirming) = (0, 0, false);
-    for r in rows {
+    let mut wrong = upstate_core::FieldErrors::new();
+    for (i, r) in rows.iter().enumerate() {
         let verified = r.kind != ChannelKind::Email || skip_confirmation;
         let follows = Follows::Page(&r.component_ids);
+        if let Some((_, message)) = check_in(&mut tx.within(), page, follows).await? {
+            wrong.push("csv", format!("row {}: {message}", i + 1));
+            continue;
+        }
         let (_, outcome, _) = subscribe_in(
             &mut tx.within(),
             now,
@@ -239,6 +334,9 @@ pub async fn import(
         } else {
             imported += 1;
         }
+    }
+    if !wrong.is_empty() {
+        return Err(StoreError::Invalid(wrong));
     }
     let audited = tx
         .audit(
@@ -267,6 +365,7 @@ async fn subscribe_in(
     follows: Follows<'_>,
     verified: bool,
 ) -> StoreResult<(Id, Subscribed, bool)> {
+    refused(check_in(tx, page, follows).await?)?;
     let found: Option<(i64, Option<i64>, Option<i64>)> = on_tx!(tx, |c| {
         sqlx::query_as(
         "SELECT id, verified_at, confirm_sent FROM subscribers WHERE page_id = $1 AND kind = $2 AND target = $3"
