@@ -304,9 +304,16 @@ async fn a_day_of_checks(app: &TestApp, monitor: i64) {
                 error: None,
                 cert_expires_at: None,
             };
-            upstate_store::monitors::record(&app.db, monitor, None, &r, now.plus_millis(60_000))
-                .await
-                .expect("record");
+            upstate_store::monitors::record(
+                &app.db,
+                monitor,
+                None,
+                &r,
+                now.plus_millis(60_000),
+                &upstate_core::monitors::IncidentWords::in_lang(upstate_core::i18n::Lang::En),
+            )
+            .await
+            .expect("record");
         }
     }
 }

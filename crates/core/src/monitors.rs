@@ -732,3 +732,29 @@ mod tests {
         assert_eq!(host_port("[::1]:80"), Ok(("::1".into(), 80)));
     }
 }
+
+/// What a monitor that opens incidents writes on the public page, in the
+/// install's language. Chosen above the store (which records, and does not
+/// translate); `{name}` is filled with the component's name when an
+/// incident is opened or resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IncidentWords {
+    pub title: String,
+    pub message: String,
+    pub recovered: String,
+}
+
+impl IncidentWords {
+    pub fn in_lang(lang: crate::i18n::Lang) -> IncidentWords {
+        IncidentWords {
+            title: lang.t("monitor.incident_title").to_string(),
+            message: lang.t("monitor.incident_text").to_string(),
+            recovered: lang.t("monitor.recovered").to_string(),
+        }
+    }
+
+    /// One of the texts, about the component called `name`.
+    pub fn about(text: &str, name: &str) -> String {
+        text.replace("{name}", name)
+    }
+}

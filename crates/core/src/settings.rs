@@ -180,6 +180,17 @@ impl Default for Settings {
     }
 }
 
+impl Settings {
+    /// The language the install writes in where no visitor chose one
+    /// (messages, monitor incidents): its default language, else English.
+    pub fn language(&self) -> crate::i18n::Lang {
+        self.default_language
+            .as_deref()
+            .and_then(crate::i18n::Lang::parse)
+            .unwrap_or(crate::i18n::Lang::En)
+    }
+}
+
 /// `PUT /api/settings`: any subset; `null` clears a nullable setting.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -404,13 +404,8 @@ pub async fn fan_out(
 
 /// The language messages are written in: the install's default language
 /// of public pages.
-async fn install_lang(db: &Db) -> StoreResult<Lang> {
-    let install = upstate_store::settings::settings(db).await?;
-    Ok(install
-        .default_language
-        .as_deref()
-        .and_then(Lang::parse)
-        .unwrap_or(Lang::En))
+pub(crate) async fn install_lang(db: &Db) -> StoreResult<Lang> {
+    Ok(upstate_store::settings::settings(db).await?.language())
 }
 
 /// Makes every delivery due at `now`; returns how many it settled.

@@ -15,7 +15,7 @@ use tokio::sync::{Notify, Semaphore};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use upstate_core::monitors::{
-    CheckResult, MonitorConfig, cert_expiring, dns_server, expected_codes, host_port,
+    CheckResult, IncidentWords, MonitorConfig, cert_expiring, dns_server, expected_codes, host_port,
 };
 use upstate_core::{MonitorKind, Timestamp};
 use upstate_store::monitors::{self, Stored};
@@ -352,9 +352,13 @@ async fn start_due(
     work: &mut Work,
 ) -> StoreResult<()> {
     let round = Instant::now();
+    let words = Arc::new(IncidentWords::in_lang(
+        crate::deliver::install_lang(db).await?,
+    ));
     for (id, lease) in monitors::lease_due(db, now, LEASE_MS, room).await? {
         let checker = checker.clone();
         let db = db.clone();
+        let words = words.clone();
         work.spawn(async move {
             let m: Stored = match monitors::stored(&db, id).await {
                 Ok(m) => m,
@@ -371,7 +375,7 @@ async fn start_due(
                 o.check(m.monitor.component_id, m.monitor.config.kind, &r, late_ms);
             }
             let next = next_run(&m.monitor.config, id, at);
-            monitors::record(&db, id, Some(lease), &r, next).await
+            monitors::record(&db, id, Some(lease), &r, next, &words).await
         });
     }
     Ok(())

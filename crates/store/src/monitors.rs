@@ -13,8 +13,7 @@ use crate::db::{Db, Tx};
 use crate::error::{StoreError, StoreResult};
 use serde_json::json;
 use upstate_core::audit::{Action, Actor, ActorKind};
-use upstate_core::i18n::Lang;
-use upstate_core::monitors::{CheckResult, Monitor, MonitorConfig, Verdict, judge};
+use upstate_core::monitors::{CheckResult, IncidentWords, Monitor, MonitorConfig, Verdict, judge};
 use upstate_core::{
     ComponentStatus, Id, Impact, IncidentStatus, MonitorKind, MonitorState, NewIncident, Timestamp,
 };
@@ -354,6 +353,7 @@ pub async fn record(
     lease: Option<i64>,
     r: &CheckResult,
     next_run_at: Timestamp,
+    words: &IncidentWords,
 ) -> StoreResult<Option<Recorded>> {
     let ctx = AuditCtx::of(Actor::system("monitor"));
     let mut tx = db.begin_as(&ctx).await?;
@@ -429,7 +429,7 @@ pub async fn record(
     // The incident a move calls for commits with the move, or neither does:
     // no down component without its incident after a crash.
     if m.monitor.config.open_incident
-        && let Some(a) = follow_up(db, &mut tx, &m.monitor, moved_to, r.at).await?
+        && let Some(a) = follow_up(db, &mut tx, &m.monitor, moved_to, r.at, words).await?
     {
         audited.get_or_insert(a);
     }
@@ -439,8 +439,8 @@ pub async fn record(
 }
 
 /// A monitor that opens incidents: one when its component goes down
-/// (unless it has one open), resolved when the component recovers. In the
-/// install's language, saying nothing of the target (an internal address
+/// (unless it has one open), resolved when the component recovers, in the
+/// caller's `words` (which say nothing of the target: an internal address
 /// is nobody's business on a public page). An incident someone resolved or
 /// deleted by hand is left as it is. Runs in the check's transaction;
 /// returns the audit proof when it changed an incident.
@@ -450,25 +450,23 @@ async fn follow_up(
     m: &Monitor,
     moved_to: Option<ComponentStatus>,
     at: Timestamp,
+    words: &IncidentWords,
 ) -> StoreResult<Option<crate::audit::Audited>> {
-    let lang = crate::settings::settings(db)
-        .await?
-        .default_language
-        .as_deref()
-        .and_then(Lang::parse)
-        .unwrap_or(Lang::En);
+    if moved_to.is_none() {
+        return Ok(None);
+    }
     let component = crate::components::get(db, m.component_id).await?;
-    let say = |key: &str| lang.t(key).replace("{name}", &component.name);
+    let say = |text: &str| IncidentWords::about(text, &component.name);
     match (moved_to, m.incident_id) {
         (Some(ComponentStatus::MajorOutage), None) => {
             let (incident, audited) = crate::incidents::create_in(
                 tx,
                 NewIncident {
-                    title: say("monitor.incident_title"),
+                    title: say(&words.title),
                     status: IncidentStatus::Investigating,
                     impact: Impact::Major,
                     status_page_id: component.status_page_id,
-                    message: say("monitor.incident_text"),
+                    message: say(&words.message),
                     component_ids: vec![component.id],
                     component_statuses: Vec::new(),
                 },
@@ -479,7 +477,7 @@ async fn follow_up(
             Ok(Some(audited))
         }
         (Some(ComponentStatus::Operational), Some(incident)) => {
-            let done = (say("monitor.recovered"), Vec::new());
+            let done = (say(&words.recovered), Vec::new());
             let audited = match crate::incidents::resolve_in(tx, incident, done, at).await {
                 Ok(a) => Some(a),
                 // Resolved or deleted by hand meanwhile: nothing to do (no
@@ -528,7 +526,12 @@ async fn follow_verdict(
 
 /// A heartbeat from the watched service: a good check now, and the next
 /// silence that counts one interval on. Unknown tokens are `NotFound`.
-pub async fn heartbeat(db: &Db, token: &str, now: Timestamp) -> StoreResult<Recorded> {
+pub async fn heartbeat(
+    db: &Db,
+    token: &str,
+    now: Timestamp,
+    words: &IncidentWords,
+) -> StoreResult<Recorded> {
     let found: Option<(i64, String, bool)> = on_db!(db, |c| sqlx::query_as(
         "SELECT id, config, enabled FROM monitors WHERE heartbeat_token = $1"
     )
@@ -550,7 +553,7 @@ pub async fn heartbeat(db: &Db, token: &str, now: Timestamp) -> StoreResult<Reco
         cert_expires_at: None,
     };
     let next = Timestamp::from_millis(now.millis() + c.interval_seconds * 1_000);
-    record(db, id, None, &r, next)
+    record(db, id, None, &r, next, words)
         .await?
         .ok_or(StoreError::NotFound("heartbeat monitor"))
 }

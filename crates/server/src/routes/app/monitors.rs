@@ -193,7 +193,9 @@ struct Beat {
 }
 
 async fn beat(state: &AppState, token: &str) -> ApiResult<Response> {
-    let r = monitors::heartbeat(&state.db, token, state.db.clock.now()).await?;
+    let site = state.snapshots.settings().await?;
+    let words = upstate_core::monitors::IncidentWords::in_lang(site.language());
+    let r = monitors::heartbeat(&state.db, token, state.db.clock.now(), &words).await?;
     Ok(data(Beat {
         message: "Heartbeat received.".into(),
         state: r.verdict.state,
