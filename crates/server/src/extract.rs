@@ -145,17 +145,3 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for FormOrJson<T> {
         parse(&json).map(|t| FormOrJson(t, true))
     }
 }
-
-/// The items of a comma-separated, quality-weighted header (`Accept-Encoding`,
-/// `Accept-Language`, `Accept`) over all its lines, as `input::weighted` reads
-/// each.
-pub fn weighted(
-    headers: &axum::http::HeaderMap,
-    name: header::HeaderName,
-) -> impl Iterator<Item = (&str, f32)> {
-    headers
-        .get_all(name)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(input::weighted)
-}

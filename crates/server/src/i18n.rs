@@ -55,7 +55,7 @@ impl Negotiate for Lang {
             return l;
         }
         let mut best: Option<(f32, Lang)> = None;
-        for (tag, q) in crate::extract::weighted(headers, header::ACCEPT_LANGUAGE) {
+        for (tag, q) in crate::accept::weighted(headers, header::ACCEPT_LANGUAGE) {
             let Some(lang) = Lang::parse(tag) else {
                 continue;
             };

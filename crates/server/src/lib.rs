@@ -1,5 +1,6 @@
 //! Upstate's HTTP server: the axum application and its lifecycle.
 
+mod accept;
 mod caller;
 mod client_ip;
 mod component_details;

@@ -4,9 +4,10 @@
 //! ETag (304 when current), CORS for any origin, and the per-address limit
 //! of each route.
 
+use crate::accept::weighted;
 use crate::client_ip::client_ip;
 use crate::error::ApiError;
-use crate::extract::{QueryParams, weighted};
+use crate::extract::QueryParams;
 use crate::key_auth::rate_headers;
 use crate::page_gate;
 use crate::rate_limit::{Limits, Subject};

@@ -3,26 +3,9 @@
 
 use crate::db::{Db, Tx};
 use crate::error::StoreResult;
+pub use crate::writer::{AuditCtx, Audited};
 use upstate_core::audit::{self, Action, Actor, AuditEvent, GENESIS, Verification};
 use upstate_core::{Id, Timestamp};
-
-/// Who is writing, and from where: carried by every write transaction.
-#[derive(Debug, Clone)]
-pub struct AuditCtx {
-    pub actor: Actor,
-    pub client_addr: Option<String>,
-    pub user_agent: Option<String>,
-}
-
-impl AuditCtx {
-    pub fn of(actor: Actor) -> AuditCtx {
-        AuditCtx {
-            actor,
-            client_addr: None,
-            user_agent: None,
-        }
-    }
-}
 
 macro_rules! audit_cols {
     () => {
@@ -70,19 +53,6 @@ impl From<EventRow> for AuditEvent {
             prev_hash: r.prev_hash,
             hash: r.hash,
         }
-    }
-}
-
-/// Proof that a transaction appended its audit event: `Tx::commit` asks for
-/// it, and only `Tx::audit` makes one.
-#[must_use = "a change commits with its audit event"]
-pub struct Audited(());
-
-impl Audited {
-    /// For a transaction that wrote only bookkeeping (a monitor's check
-    /// that moved nothing): nothing anyone audits or hears of.
-    pub(crate) fn bookkeeping() -> Audited {
-        Audited(())
     }
 }
 
@@ -167,7 +137,7 @@ impl Tx {
         .rows_affected()
         });
         self.changes.set_audit_head((event.seq, event.hash));
-        Ok(Audited(()))
+        Ok(Audited::appended())
     }
 }
 

@@ -3,9 +3,9 @@
 //! (`$n` placeholders, `RETURNING`, `ON CONFLICT`, integers for time); what
 //! differs lives in `sqlite.rs` and `postgres.rs`.
 
-use crate::audit::{AuditCtx, Audited};
 use crate::changes::Changes;
 use crate::error::{StoreError, StoreResult};
+use crate::writer::{AuditCtx, Audited};
 use sqlx::{PgPool, Postgres, Sqlite, SqlitePool, Transaction};
 use std::sync::Arc;
 use upstate_core::Id;
@@ -442,7 +442,7 @@ impl Tx {
                     .map(|(id, _)| *id)
                     .collect();
                 if !ids.is_empty() {
-                    self.schedule(&crate::jobs::Work::FanOut(ids), self.clock.now())
+                    self.schedule(&crate::work::Work::FanOut(ids), self.clock.now())
                         .await?;
                 }
             }

@@ -41,6 +41,8 @@ pub mod subscribers;
 pub mod templates;
 pub mod two_factor;
 pub mod users;
+mod work;
+mod writer;
 
 pub use audit::AuditCtx;
 pub use changes::Changes;

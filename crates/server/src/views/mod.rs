@@ -11,6 +11,7 @@ mod detail;
 mod gate;
 mod notice;
 mod page;
+mod refusal;
 
 pub use detail::{history, incident, maintenance};
 pub use gate::gate;

@@ -5,8 +5,8 @@
 //! These are pages for people, not API operations, so they are not in the
 //! OpenAPI document.
 
+use crate::accept::weighted;
 use crate::error::ApiError;
-use crate::extract::weighted;
 use crate::i18n::{Lang, Negotiate};
 use crate::page_gate;
 use crate::public_reads::{host_slug, limit_route, offered, serve, serve_page, visible_page};
