@@ -4,7 +4,8 @@
 use crate::audit::AuditCtx;
 use crate::db::{Db, Tx};
 use crate::error::{StoreError, StoreResult};
-use crate::rows::{IncidentRow, LinkRow, UpdateRow, by_owner};
+use crate::rows::{IncidentRow, UpdateRow};
+use crate::timeline;
 use crate::{components, pages};
 use serde_json::json;
 use upstate_core::audit::Action;
@@ -22,17 +23,6 @@ pub struct IncidentFilter {
     pub created_between: Option<(Timestamp, Timestamp)>,
 }
 
-// The same WHERE clause selects the incidents and their children, so a list
-// costs three queries whatever its length.
-macro_rules! incident_filter {
-    () => {
-        " FROM incidents WHERE ($1 IS NULL OR page_id = $1) \
-          AND ($2 IS NULL OR status = $2 OR ($2 = 'unresolved' AND status <> 'resolved')) \
-          AND ($4 IS NULL OR created_at >= $4) AND ($5 IS NULL OR created_at < $5) \
-          ORDER BY created_at DESC, id DESC LIMIT $3"
-    };
-}
-
 pub async fn list(db: &Db, f: &IncidentFilter) -> StoreResult<Vec<Incident>> {
     let (from, until) = f
         .created_between
@@ -41,7 +31,10 @@ pub async fn list(db: &Db, f: &IncidentFilter) -> StoreResult<Vec<Incident>> {
     let rows: Vec<IncidentRow> = on_db!(db, |c| sqlx::query_as(concat!(
         "SELECT ",
         incident_cols!(),
-        incident_filter!()
+        " FROM incidents WHERE ($1 IS NULL OR page_id = $1) \
+          AND ($2 IS NULL OR status = $2 OR ($2 = 'unresolved' AND status <> 'resolved')) \
+          AND ($4 IS NULL OR created_at >= $4) AND ($5 IS NULL OR created_at < $5) \
+          ORDER BY created_at DESC, id DESC LIMIT $3"
     ))
     .bind(f.page_id)
     .bind(f.status.as_deref())
@@ -50,50 +43,22 @@ pub async fn list(db: &Db, f: &IncidentFilter) -> StoreResult<Vec<Incident>> {
     .bind(until)
     .fetch_all(c)
     .await?);
-    let updates: Vec<UpdateRow> = on_db!(db, |c| sqlx::query_as(concat!(
-        "SELECT incident_id AS owner_id, id, status, message, created_at FROM incident_updates \
-         WHERE incident_id IN (SELECT id",
-        incident_filter!(),
-        ") ORDER BY created_at DESC, id DESC"
-    ))
-    .bind(f.page_id)
-    .bind(f.status.as_deref())
-    .bind(f.limit)
-    .bind(from)
-    .bind(until)
-    .fetch_all(c)
-    .await?);
-    let links: Vec<LinkRow> = on_db!(db, |c| {
-        sqlx::query_as(concat!(
-            "SELECT incident_id AS owner_id, component_id FROM incident_components WHERE incident_id IN (SELECT id",
-            incident_filter!(),
-            ") ORDER BY component_id"
-        ))
-        .bind(f.page_id)
-        .bind(f.status.as_deref())
-        .bind(f.limit)
-        .bind(from)
-        .bind(until)
-        .fetch_all(c)
-        .await?
-    });
-    assemble(rows, updates, links)
+    assemble(db, rows).await
 }
 
-fn assemble(
-    rows: Vec<IncidentRow>,
-    updates: Vec<UpdateRow>,
-    links: Vec<LinkRow>,
-) -> StoreResult<Vec<Incident>> {
-    let mut updates = by_owner(updates, |u| u.owner_id, UpdateRow::into_incident_update)?;
-    let mut links = by_owner(links, |l| l.owner_id, |l| Ok(l.component_id))?;
+async fn assemble(db: &Db, rows: Vec<IncidentRow>) -> StoreResult<Vec<Incident>> {
+    let ids: Vec<Id> = rows.iter().map(|r| r.id).collect();
+    let mut children = timeline::of(
+        db,
+        &timeline::INCIDENTS,
+        &ids,
+        UpdateRow::into_incident_update,
+    )
+    .await?;
     rows.into_iter()
         .map(|r| {
-            let id = r.id;
-            r.into_incident(
-                updates.remove(&id).unwrap_or_default(),
-                links.remove(&id).unwrap_or_default(),
-            )
+            let (updates, links) = children.take(r.id);
+            r.into_incident(updates, links)
         })
         .collect()
 }
@@ -108,23 +73,8 @@ pub async fn get(db: &Db, id: Id) -> StoreResult<Incident> {
     .fetch_optional(c)
     .await?);
     let row = row.ok_or(StoreError::NotFound("incident"))?;
-    let updates: Vec<UpdateRow> = on_db!(db, |c| {
-        sqlx::query_as(
-        "SELECT incident_id AS owner_id, id, status, message, created_at FROM incident_updates WHERE incident_id = $1 ORDER BY created_at DESC, id DESC"
-    )
-    .bind(id)
-    .fetch_all(c)
-    .await?
-    });
-    let links: Vec<LinkRow> = on_db!(db, |c| {
-        sqlx::query_as(
-        "SELECT incident_id AS owner_id, component_id FROM incident_components WHERE incident_id = $1 ORDER BY component_id"
-    )
-    .bind(id)
-    .fetch_all(c)
-    .await?
-    });
-    assemble(vec![row], updates, links)?
+    assemble(db, vec![row])
+        .await?
         .pop()
         .ok_or(StoreError::NotFound("incident"))
 }

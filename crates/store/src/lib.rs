@@ -39,6 +39,7 @@ mod sqlite;
 pub mod step_up;
 pub mod subscribers;
 pub mod templates;
+mod timeline;
 pub mod two_factor;
 pub mod users;
 mod work;

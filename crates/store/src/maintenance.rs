@@ -10,7 +10,8 @@ use crate::audit::AuditCtx;
 use crate::db::{Db, Tx};
 use crate::error::{StoreError, StoreResult};
 use crate::jobs::Work;
-use crate::rows::{LinkRow, MaintenanceRow, UpdateRow, by_owner, parse_enum};
+use crate::rows::{MaintenanceRow, UpdateRow, parse_enum};
+use crate::timeline;
 use crate::{components, pages};
 use serde_json::json;
 use upstate_core::audit::Action;
@@ -31,16 +32,6 @@ pub struct MaintenanceFilter {
     pub finished: Option<bool>,
 }
 
-macro_rules! maintenance_filter {
-    () => {
-        " FROM maintenance WHERE ($1 IS NULL OR page_id = $1) AND ($2 IS NULL OR status = $2) \
-          AND ($3 IS NULL OR (status = 'scheduled' AND scheduled_start > $3)) \
-          AND ($4 IS NULL OR scheduled_start >= $4) AND ($5 IS NULL OR scheduled_start < $5) \
-          AND ($6 IS NULL OR scheduled_end >= $6) \
-          AND ($7 IS NULL OR (status IN ('completed', 'cancelled')) = $7)"
-    };
-}
-
 pub async fn list(db: &Db, f: &MaintenanceFilter) -> StoreResult<Vec<Maintenance>> {
     let status = f.status.map(MaintenanceStatus::as_str);
     let after = f.upcoming_after.map(Timestamp::millis);
@@ -52,7 +43,11 @@ pub async fn list(db: &Db, f: &MaintenanceFilter) -> StoreResult<Vec<Maintenance
     let rows: Vec<MaintenanceRow> = on_db!(db, |c| sqlx::query_as(concat!(
         "SELECT ",
         maintenance_cols!(),
-        maintenance_filter!(),
+        " FROM maintenance WHERE ($1 IS NULL OR page_id = $1) AND ($2 IS NULL OR status = $2) \
+          AND ($3 IS NULL OR (status = 'scheduled' AND scheduled_start > $3)) \
+          AND ($4 IS NULL OR scheduled_start >= $4) AND ($5 IS NULL OR scheduled_start < $5) \
+          AND ($6 IS NULL OR scheduled_end >= $6) \
+          AND ($7 IS NULL OR (status IN ('completed', 'cancelled')) = $7)",
         " ORDER BY scheduled_start, id"
     ))
     .bind(f.page_id)
@@ -64,55 +59,22 @@ pub async fn list(db: &Db, f: &MaintenanceFilter) -> StoreResult<Vec<Maintenance
     .bind(f.finished)
     .fetch_all(c)
     .await?);
-    let updates: Vec<UpdateRow> = on_db!(db, |c| {
-        sqlx::query_as(concat!(
-        "SELECT maintenance_id AS owner_id, id, status, message, created_at FROM maintenance_updates WHERE maintenance_id IN (SELECT id",
-        maintenance_filter!(),
-        ") ORDER BY created_at DESC, id DESC"
-    ))
-    .bind(f.page_id)
-    .bind(status)
-    .bind(after)
-    .bind(from)
-    .bind(until)
-    .bind(ending_after)
-    .bind(f.finished)
-    .fetch_all(c)
-    .await?
-    });
-    let links: Vec<LinkRow> = on_db!(db, |c| {
-        sqlx::query_as(concat!(
-        "SELECT maintenance_id AS owner_id, component_id FROM maintenance_components WHERE maintenance_id IN (SELECT id",
-        maintenance_filter!(),
-        ") ORDER BY component_id"
-    ))
-    .bind(f.page_id)
-    .bind(status)
-    .bind(after)
-    .bind(from)
-    .bind(until)
-    .bind(ending_after)
-    .bind(f.finished)
-    .fetch_all(c)
-    .await?
-    });
-    assemble(rows, updates, links)
+    assemble(db, rows).await
 }
 
-fn assemble(
-    rows: Vec<MaintenanceRow>,
-    updates: Vec<UpdateRow>,
-    links: Vec<LinkRow>,
-) -> StoreResult<Vec<Maintenance>> {
-    let mut updates = by_owner(updates, |u| u.owner_id, UpdateRow::into_maintenance_update)?;
-    let mut links = by_owner(links, |l| l.owner_id, |l| Ok(l.component_id))?;
+async fn assemble(db: &Db, rows: Vec<MaintenanceRow>) -> StoreResult<Vec<Maintenance>> {
+    let ids: Vec<Id> = rows.iter().map(|r| r.id).collect();
+    let mut children = timeline::of(
+        db,
+        &timeline::MAINTENANCE,
+        &ids,
+        UpdateRow::into_maintenance_update,
+    )
+    .await?;
     rows.into_iter()
         .map(|r| {
-            let id = r.id;
-            r.into_maintenance(
-                updates.remove(&id).unwrap_or_default(),
-                links.remove(&id).unwrap_or_default(),
-            )
+            let (updates, links) = children.take(r.id);
+            r.into_maintenance(updates, links)
         })
         .collect()
 }
@@ -127,23 +89,8 @@ pub async fn get(db: &Db, id: Id) -> StoreResult<Maintenance> {
     .fetch_optional(c)
     .await?);
     let row = row.ok_or(StoreError::NotFound("maintenance"))?;
-    let updates: Vec<UpdateRow> = on_db!(db, |c| {
-        sqlx::query_as(
-        "SELECT maintenance_id AS owner_id, id, status, message, created_at FROM maintenance_updates WHERE maintenance_id = $1 ORDER BY created_at DESC, id DESC"
-    )
-    .bind(id)
-    .fetch_all(c)
-    .await?
-    });
-    let links: Vec<LinkRow> = on_db!(db, |c| {
-        sqlx::query_as(
-        "SELECT maintenance_id AS owner_id, component_id FROM maintenance_components WHERE maintenance_id = $1 ORDER BY component_id"
-    )
-    .bind(id)
-    .fetch_all(c)
-    .await?
-    });
-    assemble(vec![row], updates, links)?
+    assemble(db, vec![row])
+        .await?
         .pop()
         .ok_or(StoreError::NotFound("maintenance"))
 }
