@@ -1,34 +1,45 @@
 //! Web push (RFC 8030) messages to visitors' browsers: the payload
-//! encrypted to the subscription's keys per RFC 8291 (aes128gcm) and
-//! signed with the install's VAPID key (RFC 8292), both by the `web-push`
-//! crate; the request goes out through our SSRF-guarded client like every
+//! encrypted to the subscription's keys per RFC 8291 (aes128gcm) by the
+//! `web-push-native` crate (RustCrypto: no OpenSSL to build or ship), and
+//! signed with the install's VAPID key (RFC 8292) through the JWT crate it
+//! carries; the request goes out through our SSRF-guarded client like every
 //! other message.
 
 use crate::messages::Request;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use std::time::Duration;
 use upstate_core::notify::Notice;
 use upstate_store::{Db, StoreResult, push};
-use web_push::{
-    ContentEncoding, SubscriptionInfo, Urgency, VapidSignatureBuilder, WebPushMessageBuilder,
+use web_push_native::jwt_simple::algorithms::{
+    ECDSAP256KeyPairLike, ECDSAP256PublicKeyLike, ES256KeyPair,
 };
+use web_push_native::jwt_simple::claims::Claims;
+use web_push_native::{Auth, WebPushBuilder, p256};
 
 /// How long a push service keeps a message for an offline browser.
-const TTL_SECS: u32 = 24 * 3_600;
+const TTL_SECS: u64 = 24 * 3_600;
+/// How long a VAPID signature holds (RFC 8292: at most a day).
+const VAPID_HOURS: u64 = 12;
 /// Push services take 4 KB encrypted; the text is cut well below.
 const TEXT_MAX: usize = 1_500;
 
-/// A fresh P-256 key pair as (private, public) base64url: 32 random bytes
-/// are a valid scalar all but never; a rare invalid one is drawn again.
+/// A fresh P-256 key pair as (private, public) base64url: the raw scalar,
+/// and the uncompressed point browsers take as `applicationServerKey`.
 fn make_pair() -> Result<(String, String), String> {
-    for _ in 0..16 {
-        let secret: [u8; 32] = rand::random();
-        let private = URL_SAFE_NO_PAD.encode(secret);
-        if let Ok(builder) = VapidSignatureBuilder::from_base64_no_sub(&private) {
-            return Ok((private, URL_SAFE_NO_PAD.encode(builder.get_public_key())));
-        }
-    }
-    Err("could not make a VAPID key".into())
+    let pair = ES256KeyPair::generate();
+    let public = pair.public_key().public_key().to_bytes_uncompressed();
+    Ok((
+        URL_SAFE_NO_PAD.encode(pair.to_bytes()),
+        URL_SAFE_NO_PAD.encode(public),
+    ))
+}
+
+/// A key as browsers hand it out: base64url, padded or not.
+fn decode(field: &str, value: &str) -> Result<Vec<u8>, String> {
+    URL_SAFE_NO_PAD
+        .decode(value.trim_end_matches('='))
+        .map_err(|_| format!("the subscription's {field} is not base64url"))
 }
 
 /// The install's VAPID key pair, made and stored on first use.
@@ -38,22 +49,6 @@ pub async fn vapid_keys(db: &Db) -> StoreResult<(String, String)> {
     }
     let (private, public) = make_pair().map_err(upstate_store::StoreError::Config)?;
     push::keep_vapid(db, &private, &public).await
-}
-
-/// Header names as push services expect them (`http` gives them lowercase
-/// and borrowed; ours are static).
-fn header_name(lower: &str) -> Option<&'static str> {
-    Some(match lower {
-        "ttl" => "TTL",
-        "urgency" => "Urgency",
-        "topic" => "Topic",
-        "content-encoding" => "Content-Encoding",
-        "content-type" => "Content-Type",
-        "authorization" => "Authorization",
-        "crypto-key" => "Crypto-Key",
-        "encryption" => "Encryption",
-        _ => return None,
-    })
 }
 
 fn cut(s: &str, max: usize) -> String {
@@ -77,20 +72,30 @@ pub fn request(
     notice: &Notice,
     id: &str,
 ) -> Result<Request, String> {
-    let info = SubscriptionInfo::new(endpoint, p256dh, auth);
-    let mut signer = VapidSignatureBuilder::from_base64(private_key, &info)
+    let uri: http::Uri = endpoint.parse().map_err(|e| format!("bad endpoint: {e}"))?;
+    let browser = p256::PublicKey::from_sec1_bytes(&decode("p256dh", p256dh)?)
+        .map_err(|_| "the subscription's p256dh is no P-256 point".to_string())?;
+    let secret: [u8; 16] = decode("auth", auth)?
+        .try_into()
+        .map_err(|_| "the subscription's auth secret is not 16 bytes".to_string())?;
+    let key = ES256KeyPair::from_bytes(&decode("VAPID key", private_key)?)
         .map_err(|e| format!("VAPID key: {e}"))?;
-    signer.add_claim("sub", subject);
-    // RFC 8292's audience is the endpoint's origin, port included; the
-    // crate's default drops a non-default port.
+    // RFC 8292's audience is the endpoint's origin, port included (the
+    // crate's own signer drops a non-default port), so we sign it here.
     let origin = url::Url::parse(endpoint)
         .map_err(|e| format!("bad endpoint: {e}"))?
         .origin()
         .ascii_serialization();
-    signer.add_claim("aud", origin.as_str());
-    let signature = signer
-        .build()
+    let claims = Claims::create(web_push_native::jwt_simple::prelude::Duration::from_hours(
+        VAPID_HOURS,
+    ))
+    .with_audience(origin)
+    .with_subject(subject);
+    let token = key
+        .sign(claims)
         .map_err(|e| format!("VAPID signature: {e}"))?;
+    let vapid_public =
+        URL_SAFE_NO_PAD.encode(key.public_key().public_key().to_bytes_uncompressed());
     let payload = serde_json::to_vec(&serde_json::json!({
         "id": id,
         "title": notice.title,
@@ -100,23 +105,22 @@ pub fn request(
         "kind": notice.kind,
     }))
     .map_err(|e| e.to_string())?;
-    let mut builder = WebPushMessageBuilder::new(&info);
-    builder.set_payload(ContentEncoding::Aes128Gcm, &payload);
-    builder.set_ttl(TTL_SECS);
-    builder.set_urgency(Urgency::High);
-    builder.set_vapid_signature(signature);
-    let message = builder
-        .build()
+    let req = WebPushBuilder::new(uri, browser, Auth::from(secret))
+        .with_valid_duration(Duration::from_secs(TTL_SECS))
+        .build(payload)
         .map_err(|e| format!("the subscription's keys do not work: {e}"))?;
-    let req = web_push::request_builder::build_request::<Vec<u8>>(message);
-    let headers = req
-        .headers()
-        .iter()
-        .filter_map(|(name, value)| {
-            let name = header_name(name.as_str())?;
-            Some((name, value.to_str().ok()?.to_string()))
-        })
-        .collect();
+    let mut headers: Vec<(&'static str, String)> = vec![
+        (
+            "Authorization",
+            format!("vapid t={token}, k={vapid_public}"),
+        ),
+        ("Urgency", "high".into()),
+    ];
+    for name in ["TTL", "Content-Encoding", "Content-Type"] {
+        if let Some(v) = req.headers().get(name).and_then(|v| v.to_str().ok()) {
+            headers.push((name, v.to_string()));
+        }
+    }
     Ok(Request {
         url: endpoint.to_string(),
         headers,
