@@ -35,7 +35,7 @@ pub async fn run(db: &Db, cmd: KeyCommand) -> anyhow::Result<()> {
             let name = validate::name(&name).map_err(|m| anyhow::anyhow!("--name {m}"))?;
             let scopes = parse_scopes(&scopes).map_err(|e| anyhow::anyhow!("--scopes {e}"))?;
             let expires_at = expires_in_days
-                .map(|d| key_expiry(Timestamp::now(), i64::from(d)))
+                .map(|d| key_expiry(db.clock.now(), i64::from(d)))
                 .transpose()
                 .map_err(|m| anyhow::anyhow!("--expires-in-days {m}"))?;
             let (key, secret) =
@@ -62,7 +62,7 @@ pub async fn run(db: &Db, cmd: KeyCommand) -> anyhow::Result<()> {
                 "{:<6} {:<24} {:<14} {:<18} {:<10} {:<26} {:<26}",
                 "ID", "NAME", "PREFIX", "SCOPES", "STATE", "EXPIRES", "LAST USED"
             );
-            let now = Timestamp::now();
+            let now = db.clock.now();
             for k in keys {
                 let scopes: Vec<&str> = k.scopes.iter().map(|s| s.as_str()).collect();
                 let state = if k.revoked_at.is_some() {

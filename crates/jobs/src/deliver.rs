@@ -231,6 +231,7 @@ impl Sender {
         page: &StatusPage,
         lang: Lang,
         id: &str,
+        now: Timestamp,
     ) -> Attempt {
         let Some(token) = &r.confirm_token else {
             return refused("the confirmation is no longer needed".into());
@@ -255,7 +256,7 @@ impl Sender {
             subject_id: 0,
             state: "confirm".into(),
             impact: None,
-            at: Timestamp::now(),
+            at: now,
             lang: lang.code().into(),
         };
         self.mail(&r.target, &notice, id, None).await
@@ -269,6 +270,7 @@ impl Sender {
         r: &subscribers::Reachable,
         notice: &Notice,
         id: &str,
+        now: Timestamp,
     ) -> Attempt {
         if r.kind == upstate_core::notify::ChannelKind::Email {
             let leave = format!(
@@ -292,8 +294,8 @@ impl Sender {
                 component_ids: Vec::new(),
                 event_kinds: Vec::new(),
                 enabled: true,
-                created_at: Timestamp::now(),
-                updated_at: Timestamp::now(),
+                created_at: now,
+                updated_at: now,
             },
             secret: None,
         };
@@ -305,6 +307,7 @@ impl Sender {
         &self,
         channel: &Sendable,
         page: Option<&upstate_core::StatusPage>,
+        now: Timestamp,
     ) -> Notice {
         let base = self.settings.public_url.trim_end_matches('/');
         Notice {
@@ -323,7 +326,7 @@ impl Sender {
             subject_id: 0,
             state: "operational".into(),
             impact: None,
-            at: Timestamp::now(),
+            at: now,
             lang: String::new(),
         }
     }
@@ -480,7 +483,7 @@ pub async fn send_due(db: &Db, sender: &Sender, now: Timestamp) -> StoreResult<u
             let id = format!("msg_{}", d.id);
             let attempt = match (notice, recipient, d.kind.as_str()) {
                 (_, Recipient::Subscriber(Some((r, Some(page)))), "confirm") => {
-                    sender.confirm(&r, &page, lang, &id).await
+                    sender.confirm(&r, &page, lang, &id, now).await
                 }
                 (Some(n), Recipient::Subscriber(Some((r, _))), _)
                     if r.kind == upstate_core::notify::ChannelKind::Push =>
@@ -488,7 +491,7 @@ pub async fn send_due(db: &Db, sender: &Sender, now: Timestamp) -> StoreResult<u
                     sender.push(&r, vapid.as_deref(), &n, &id).await
                 }
                 (Some(n), Recipient::Subscriber(Some((r, _))), _) if r.verified => {
-                    sender.tell_subscriber(&r, &n, &id).await
+                    sender.tell_subscriber(&r, &n, &id, now).await
                 }
                 (Some(n), Recipient::Channel(Some(c)), _) if c.channel.enabled => {
                     sender.send(&c, &n, &id).await

@@ -196,8 +196,8 @@ fn network(ip: IpAddr) -> String {
 }
 
 /// 429 until `until`, rounded up to whole seconds.
-fn retry_after(until: Timestamp) -> ApiError {
-    let ms = (until.millis() - Timestamp::now().millis()).max(0) as u64;
+fn retry_after(until: Timestamp, now: Timestamp) -> ApiError {
+    let ms = (until.millis() - now.millis()).max(0) as u64;
     ApiError::RateLimited {
         retry_after_secs: ms.div_ceil(1000).max(1),
     }
@@ -246,7 +246,7 @@ impl Guard {
         let counters = self.counters(a.secret, &a.account);
         let keys: Vec<&str> = counters.iter().map(|c| c.key.as_str()).collect();
         if let Some(until) = failures::locked_until(&self.state.db, &keys).await? {
-            return Err(retry_after(until));
+            return Err(retry_after(until, self.state.db.clock.now()));
         }
         let mortal = a.mortal.map(|m| {
             let (key, free) = match &m {

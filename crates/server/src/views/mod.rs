@@ -40,12 +40,19 @@ pub struct View<'a> {
 }
 
 impl<'a> View<'a> {
-    pub fn new(d: &'a PageData, lang: Lang, version: u64, here: String) -> View<'a> {
+    /// `now` is the clock's (tests move it), not the wall's.
+    pub fn new(
+        d: &'a PageData,
+        lang: Lang,
+        version: u64,
+        here: String,
+        now: Timestamp,
+    ) -> View<'a> {
         let tz = TimeZone::get(&d.page.time_zone).unwrap_or(TimeZone::UTC);
         View {
             d,
             lang,
-            now: Timestamp::now(),
+            now,
             tz,
             version,
             here,
@@ -91,7 +98,8 @@ impl<'a> View<'a> {
     }
 
     pub fn zoned_now(&self) -> jiff::Zoned {
-        jiff::Timestamp::now().to_zoned(self.tz.clone())
+        self.zoned(self.now)
+            .unwrap_or_else(|| jiff::Timestamp::now().to_zoned(self.tz.clone()))
     }
 
     /// An instant in the page's zone, e.g. `2026-11-22 14:05 CET`.

@@ -145,7 +145,9 @@ async fn test(
         Some(p) => pages::get(&state.db, *p).await.ok(),
         None => pages::list(&state.db).await?.into_iter().next(),
     };
-    let notice = state.sender.test_notice(&channel, page.as_ref());
+    let notice = state
+        .sender
+        .test_notice(&channel, page.as_ref(), state.db.clock.now());
     let row = deliveries::begin_test(&state.db, id, state.db.clock.now()).await?;
     let attempt = state
         .sender

@@ -61,8 +61,8 @@ struct StepUpStatus {
     method: Option<String>,
 }
 
-fn status_of(s: Option<StepUp>) -> StepUpStatus {
-    let now = Timestamp::now().millis();
+fn status_of(s: Option<StepUp>, now: Timestamp) -> StepUpStatus {
+    let now = now.millis();
     match s {
         None => StepUpStatus {
             verified: false,
@@ -88,6 +88,7 @@ fn status_of(s: Option<StepUp>) -> StepUpStatus {
 async fn step_up_latest(State(state): State<AppState>, me: SignedIn) -> ApiResult<Response> {
     Ok(data(status_of(
         step_up::latest(&state.db, &me.session.id).await?,
+        state.db.clock.now(),
     )))
 }
 
@@ -99,9 +100,10 @@ async fn step_up_status(
     me: SignedIn,
     Path(token): Path<String>,
 ) -> ApiResult<Response> {
-    Ok(data(status_of(Some(
-        step_up::get(&state.db, &me.session.id, &token).await?,
-    ))))
+    Ok(data(status_of(
+        Some(step_up::get(&state.db, &me.session.id, &token).await?),
+        state.db.clock.now(),
+    )))
 }
 
 /// A step-up proven with the account's password.
@@ -145,9 +147,10 @@ async fn verified(
         STEP_UP_MS,
     )
     .await?;
-    Ok(data(status_of(Some(
-        step_up::get(&state.db, &me.session.id, token).await?,
-    ))))
+    Ok(data(status_of(
+        Some(step_up::get(&state.db, &me.session.id, token).await?),
+        state.db.clock.now(),
+    )))
 }
 
 #[utoipa::path(post, path = "/api/admin/step-up/verify-password", tag = "step-up", operation_id = "stepUpVerifyPassword",

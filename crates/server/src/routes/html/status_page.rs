@@ -338,7 +338,13 @@ async fn render(
         };
         let next = uri.path_and_query().map_or("/", |p| p.as_str());
         let body = views::gate(
-            &View::new(&snap.data, lang, snap.version, kind.path(slug)),
+            &View::new(
+                &snap.data,
+                lang,
+                snap.version,
+                kind.path(slug),
+                state.db.clock.now(),
+            ),
             next,
             error,
         );
@@ -358,8 +364,14 @@ async fn render(
     let key = format!("html:{}:{}:{}", kind.key(), lang.code(), u8::from(explicit));
     let built = snap
         .timed_or(key, || async {
-            let view =
-                View::new(&snap.data, lang, snap.version, kind.path(slug)).keeping_lang(explicit);
+            let view = View::new(
+                &snap.data,
+                lang,
+                snap.version,
+                kind.path(slug),
+                state.db.clock.now(),
+            )
+            .keeping_lang(explicit);
             Ok(build(state, &view, &snap, &kind)
                 .await?
                 .map(|html| Body::typed(html.into_bytes(), "text/html; charset=utf-8")))
