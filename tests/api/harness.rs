@@ -8,7 +8,9 @@
 //! The black-box tests (`support::Server`, the real binary) stay the rule;
 //! this is for what the binary cannot be asked from outside: time, and the
 //! deliveries it makes, which go to real local receivers
-//! (`receiver::Receiver`); the test runs the sender when it chooses.
+//! (`receiver::Receiver`); the test runs the sender when it chooses. A test
+//! ends with no due job or delivery left unrun unless it says why
+//! (checked on drop).
 
 use crate::support::{Backend, TestDb};
 use reqwest::Method;
@@ -29,6 +31,7 @@ pub struct TestApp {
     pub test_db: TestDb,
     http: reqwest::Client,
     pub sender: upstate_jobs::Sender,
+    leave_pending: bool,
 }
 
 impl TestApp {
@@ -87,6 +90,7 @@ impl TestApp {
             test_db,
             http: reqwest::Client::new(),
             sender,
+            leave_pending: false,
         }
     }
 
@@ -133,6 +137,22 @@ impl TestApp {
         upstate_jobs::send_due(&self.db, &self.sender, self.now())
             .await
             .expect("delivery round")
+    }
+
+    /// Runs what is due until nothing is: jobs, then the deliveries they
+    /// made. Returns how many of each ran, for the test to say what it
+    /// expected (the drop check refuses a test that leaves them unrun).
+    pub async fn settle(&self) -> (usize, usize) {
+        let (mut jobs, mut deliveries) = (0, 0);
+        loop {
+            let j = self.run_jobs().await;
+            let d = self.send_deliveries().await;
+            if j + d == 0 {
+                return (jobs, deliveries);
+            }
+            jobs += j;
+            deliveries += d;
+        }
     }
 
     /// Sends a keyed request; returns (status, JSON body or Null).
@@ -192,8 +212,58 @@ impl TestApp {
     }
 }
 
+impl TestApp {
+    /// Says that this test leaves due work unrun on purpose (it is about
+    /// something else); the drop check then lets it be.
+    pub fn leave_pending(&mut self) {
+        self.leave_pending = true;
+    }
+
+    /// Due jobs and deliveries nobody ran, as "N jobs, M deliveries", or None.
+    fn pending(&self) -> Option<String> {
+        let now = self.now().millis();
+        let db = &self.test_db;
+        // Its own thread and runtime: a drop cannot await, and the test's
+        // runtime may be a current-thread one.
+        let (jobs, deliveries) = std::thread::scope(|s| {
+            s.spawn(|| {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("runtime");
+                rt.block_on(async {
+                    let jobs = db
+                        .integers(&format!("SELECT COUNT(*) FROM jobs WHERE run_at <= {now} AND kind <> 'prune'"))
+                        .await[0];
+                    let deliveries = db
+                        .integers(&format!(
+                            "SELECT COUNT(*) FROM deliveries WHERE status = 'pending' AND run_at <= {now}"
+                        ))
+                        .await[0];
+                    (jobs, deliveries)
+                })
+            })
+            .join()
+            .expect("pending check")
+        });
+        (jobs + deliveries > 0).then(|| format!("{jobs} jobs, {deliveries} deliveries"))
+    }
+}
+
+/// Like crates.io's `TestApp`: a test ends with nothing due left behind
+/// unnoticed (a job it forgot to run, a message it never sent), unless it
+/// said so (`leave_pending`) or failed already.
 impl Drop for TestApp {
     fn drop(&mut self) {
         self.stop.cancel();
+        if self.leave_pending || std::thread::panicking() {
+            return;
+        }
+        if let Some(left) = self.pending() {
+            panic!(
+                "the test left due work unrun ({left}): run it (run_jobs, send_deliveries) \
+                 and check what it did, or say why with leave_pending"
+            );
+        }
     }
 }

@@ -208,6 +208,11 @@ async fn a_window_moves_when_the_test_clock_reaches_it(b: Backend) {
         matches!(job, Ok(None)),
         "a finished window has no job left: {job:?}"
     );
+    let (_, told) = app.settle().await;
+    assert_eq!(
+        told, 0,
+        "nobody subscribed: the fan-outs ran and told no one"
+    );
 }
 
 /// A window's status and its component's.

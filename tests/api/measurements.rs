@@ -172,6 +172,11 @@ async fn response_times_come_in_every_resolution(b: Backend) {
         (Value::Null, json!([]))
     );
     assert_eq!(q["summary"]["checks"], 0);
+    let (_, told) = app.settle().await;
+    assert_eq!(
+        told, 0,
+        "nobody subscribed: the fan-outs ran and told no one"
+    );
 }
 
 async fn bad_queries_are_refused(b: Backend) {
@@ -286,6 +291,11 @@ async fn a_reset_starts_the_figures_over(b: Backend) {
         )
         .await;
     assert_eq!(r["summary"]["checks"], 1, "{r}");
+    let (_, told) = app.settle().await;
+    assert_eq!(
+        told, 0,
+        "nobody subscribed: the fan-outs ran and told no one"
+    );
 }
 
 /// A day of hourly checks, recorded through the store's own path as the
@@ -421,4 +431,9 @@ async fn the_public_page_charts_response_times(b: Backend) {
     )
     .await;
     assert!(!html("").await.contains("class=\"rt\""), "switched off");
+    let (_, told) = app.settle().await;
+    assert_eq!(
+        told, 0,
+        "nobody subscribed: the fan-outs ran and told no one"
+    );
 }

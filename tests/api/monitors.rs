@@ -351,6 +351,11 @@ async fn an_operators_hand_and_maintenance_hold_the_component(b: Backend) {
     .await;
     assert_eq!(tick(&mut app, STEP, &id).await, "down");
     assert_eq!(status_of(&app, &api).await, "major_outage");
+    let (_, told) = app.settle().await;
+    assert_eq!(
+        told, 0,
+        "nobody subscribed: the fan-outs ran and told no one"
+    );
 }
 
 async fn tcp_and_heartbeat_monitors(b: Backend) {
@@ -423,6 +428,11 @@ async fn tcp_and_heartbeat_monitors(b: Backend) {
         .await
         .unwrap();
     assert_eq!(unknown.status(), 404);
+    let (_, told) = app.settle().await;
+    assert_eq!(
+        told, 0,
+        "nobody subscribed: the fan-outs ran and told no one"
+    );
 }
 
 async fn dns_monitors_compare_the_answer(b: Backend) {
@@ -477,6 +487,11 @@ async fn dns_monitors_compare_the_answer(b: Backend) {
     .await;
     dns.answer(Some(Ipv4Addr::new(198, 51, 100, 7)));
     assert_eq!(tick(&mut app, STEP, &id).await, "up");
+    let (_, told) = app.settle().await;
+    assert_eq!(
+        told, 0,
+        "nobody subscribed: the fan-outs ran and told no one"
+    );
 }
 
 /// A self-signed certificate for 127.0.0.1 valid for `days`, and an HTTPS
@@ -593,6 +608,11 @@ async fn https_monitors_watch_the_certificate(b: Backend) {
     assert_eq!(tick(&mut app, STEP, &id).await, "up");
     assert_eq!(status_of(&app, &api).await, "operational");
     let _ = server.kill();
+    let (_, told) = app.settle().await;
+    assert_eq!(
+        told, 0,
+        "nobody subscribed: the fan-outs ran and told no one"
+    );
 }
 
 async fn bad_monitors_are_refused_and_nothing_is_stored(b: Backend) {
@@ -869,5 +889,10 @@ async fn a_monitor_opens_and_resolves_its_incident(b: Backend) {
     assert_eq!(
         opened_by,
         ["monitor incident.create", "monitor incident.resolve"]
+    );
+    let (_, told) = app.settle().await;
+    assert_eq!(
+        told, 0,
+        "nobody subscribed: the fan-outs ran and told no one"
     );
 }

@@ -316,6 +316,11 @@ async fn recurring_maintenance_makes_each_occurrence_once(b: Backend) {
         .await;
     assert_eq!(status, 404);
     assert_eq!(windows(&app, "Nightly backup").await.len(), 3);
+    let (_, told) = app.settle().await;
+    assert_eq!(
+        told, 0,
+        "nobody subscribed: the fan-outs ran and told no one"
+    );
 }
 
 async fn bad_recurring_templates_are_refused(b: Backend) {
