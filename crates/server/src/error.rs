@@ -23,6 +23,8 @@ pub enum ApiError {
     MethodNotAllowed,
     Conflict(String),
     PayloadTooLarge,
+    /// Request line and headers over `request_gate::HEAD_MAX_BYTES`.
+    HeadersTooLarge,
     UnsupportedMediaType,
     Validation(FieldErrors),
     RateLimited {
@@ -97,6 +99,11 @@ impl ApiError {
                 "urn:upstate:problem:payload-too-large",
                 "Payload too large",
             ),
+            ApiError::HeadersTooLarge => (
+                StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                "urn:upstate:problem:request-header-fields-too-large",
+                "Request header fields too large",
+            ),
             ApiError::UnsupportedMediaType => (
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "urn:upstate:problem:unsupported-media-type",
@@ -153,6 +160,9 @@ impl ApiError {
             | ApiError::Conflict(d) => d.clone(),
             ApiError::MethodNotAllowed => "this route does not accept this method".into(),
             ApiError::PayloadTooLarge => "the request body exceeds the size limit".into(),
+            ApiError::HeadersTooLarge => {
+                "the request's headers are larger or more numerous than this server accepts".into()
+            }
             ApiError::UnsupportedMediaType => {
                 "send the body as JSON with Content-Type: application/json".into()
             }

@@ -7,12 +7,17 @@
 //!   of any query parameter (`400`): PostgreSQL cannot even compare text
 //!   holding one, so it must not reach a query;
 //! - an HTTP/1.1 request without `Host` is malformed (RFC 9112 §3.2): `400`;
+//! - a request line and headers over 400 KiB: `431` (hyper's own limit is
+//!   its read buffer, which a head arriving in one large read can pass);
 //! - a declared body over the limit is answered `413` at once, before a byte
 //!   of it is read; any body must arrive whole within the body timeout
 //!   (`408`), so a client sending a byte now and then cannot hold a
 //!   connection and a handler for ever. Bodies are read here, within the
 //!   limit, and handed on in memory (which also lets `retry` run a request
-//!   again).
+//!   again). A body refused as too large is read on (and thrown away) for
+//!   a moment before the answer, up to a bound: closing on unread bytes
+//!   resets the connection, and the client would see a broken pipe instead
+//!   of the `413`.
 //!
 //! On the way out it adds what depends on how the install is reached, not
 //! on the route: `Strict-Transport-Security` when visitors come over https,
@@ -27,6 +32,12 @@ use axum::response::{IntoResponse, Response};
 use percent_encoding::percent_decode;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// The most request line and headers a request may have.
+pub(crate) const HEAD_MAX_BYTES: usize = 400 * 1024;
+/// How much of a refused body is read on before the answer, and for how long.
+const DRAIN_MAX_BYTES: usize = 8 * 1024 * 1024;
+const DRAIN_FOR: Duration = Duration::from_secs(2);
 
 #[derive(Debug, Clone)]
 pub(crate) struct Gate {
@@ -62,7 +73,10 @@ async fn admit(gate: &Gate, req: Request, next: Next) -> Response {
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
-    if declared.is_some_and(|n| n > gate.max_body_bytes as u64) {
+    if let Some(n) = declared.filter(|n| *n > gate.max_body_bytes as u64) {
+        if n <= DRAIN_MAX_BYTES as u64 {
+            drain(req.into_body()).await;
+        }
         return close(ApiError::PayloadTooLarge.into_response());
     }
     let (parts, body) = req.into_parts();
@@ -84,6 +98,13 @@ async fn admit(gate: &Gate, req: Request, next: Next) -> Response {
         .await
 }
 
+/// Reads and drops what a refused body still sends, up to `DRAIN_MAX_BYTES`
+/// and `DRAIN_FOR`, so the refusal reaches the client.
+async fn drain(body: Body) {
+    let read = axum::body::to_bytes(body, DRAIN_MAX_BYTES);
+    let _ = tokio::time::timeout(DRAIN_FOR, read).await;
+}
+
 /// Whether a request carries a body to read (hyper knows from its
 /// `Content-Length` or `Transfer-Encoding`).
 fn has_body(req: &Request) -> bool {
@@ -100,6 +121,16 @@ fn close(mut res: Response) -> Response {
 
 fn check_head(req: &Request) -> Result<(), ApiError> {
     let uri = req.uri();
+    let head: usize = req
+        .headers()
+        .iter()
+        .map(|(name, value)| name.as_str().len() + value.len() + 4)
+        .sum::<usize>()
+        + uri.path().len()
+        + uri.query().map_or(0, str::len);
+    if head > HEAD_MAX_BYTES {
+        return Err(ApiError::HeadersTooLarge);
+    }
     if req.version() == Version::HTTP_11
         && uri.authority().is_none()
         && !req.headers().contains_key(header::HOST)
