@@ -173,30 +173,38 @@ fn refusal(
 const COMPONENT_PAGE: &str = "SELECT page_id FROM components WHERE id = $1";
 const INCIDENT_PAGE: &str = "SELECT page_id, status FROM incidents WHERE id = $1";
 
+/// The facts `refusal` needs, read through `$run` (`on_db` for the read
+/// pool, `on_tx` inside a transaction): one text for both.
+macro_rules! follows_refused {
+    ($run:ident, $on:expr, $page:expr, $follows:expr) => {{
+        let mut comps = Vec::new();
+        let mut incident = None;
+        match $follows {
+            Follows::Page(ids) => {
+                for &id in ids {
+                    let p: Option<i64> = $run!($on, |c| sqlx::query_scalar(COMPONENT_PAGE)
+                        .bind(id)
+                        .fetch_optional(c)
+                        .await?);
+                    comps.push((id, p));
+                }
+            }
+            Follows::Incident(id) => {
+                incident = $run!($on, |c| sqlx::query_as(INCIDENT_PAGE)
+                    .bind(id)
+                    .fetch_optional(c)
+                    .await?);
+            }
+        }
+        refusal($page, $follows, &comps, incident)
+    }};
+}
+
 /// `refusal` of a request before it is made (a visitor's typo should not
 /// count against their sign-up limit); `subscribe_in` asks again inside
 /// its transaction, which is what holds.
 pub async fn check(db: &Db, page: Id, follows: Follows<'_>) -> StoreResult<()> {
-    let mut comps = Vec::new();
-    let mut incident = None;
-    match follows {
-        Follows::Page(ids) => {
-            for &id in ids {
-                let p: Option<i64> = on_db!(db, |c| sqlx::query_scalar(COMPONENT_PAGE)
-                    .bind(id)
-                    .fetch_optional(c)
-                    .await?);
-                comps.push((id, p));
-            }
-        }
-        Follows::Incident(id) => {
-            incident = on_db!(db, |c| sqlx::query_as(INCIDENT_PAGE)
-                .bind(id)
-                .fetch_optional(c)
-                .await?);
-        }
-    }
-    refused(refusal(page, follows, &comps, incident))
+    refused(follows_refused!(on_db, db, page, follows))
 }
 
 async fn check_in(
@@ -204,26 +212,7 @@ async fn check_in(
     page: Id,
     follows: Follows<'_>,
 ) -> StoreResult<Option<(&'static str, String)>> {
-    let mut comps = Vec::new();
-    let mut incident = None;
-    match follows {
-        Follows::Page(ids) => {
-            for &id in ids {
-                let p: Option<i64> = on_tx!(tx, |c| sqlx::query_scalar(COMPONENT_PAGE)
-                    .bind(id)
-                    .fetch_optional(c)
-                    .await?);
-                comps.push((id, p));
-            }
-        }
-        Follows::Incident(id) => {
-            incident = on_tx!(tx, |c| sqlx::query_as(INCIDENT_PAGE)
-                .bind(id)
-                .fetch_optional(c)
-                .await?);
-        }
-    }
-    Ok(refusal(page, follows, &comps, incident))
+    Ok(follows_refused!(on_tx, tx, page, follows))
 }
 
 fn refused(r: Option<(&'static str, String)>) -> StoreResult<()> {
