@@ -2,6 +2,13 @@
 //! on PostgreSQL. Panicking on a broken expectation is what tests are for.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+/// The tests' own HTTP clients share reqwest with the jobs crate, whose TLS
+/// provider (ring) a process sets once; set it before any test makes one.
+#[ctor::ctor(unsafe)]
+fn tls_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 mod support;
 
 mod accounts;

@@ -257,6 +257,10 @@ impl Outgoing {
     ) -> Result<Outgoing, String> {
         let guard = Arc::new(guard);
         let for_redirects = guard.clone();
+        // TLS by rustls on ring (a small C and assembly build, where the
+        // default aws-lc is a large one). The process's provider is set once,
+        // by whichever client comes first; it is the same one every time.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder()
             .dns_resolver(Arc::new(GuardedResolver::new(guard.clone(), timeout)))
             .no_proxy()
