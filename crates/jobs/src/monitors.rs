@@ -352,10 +352,15 @@ async fn start_due(
     work: &mut Work,
 ) -> StoreResult<()> {
     let round = Instant::now();
+    let leased = monitors::lease_due(db, now, LEASE_MS, room).await?;
+    if leased.is_empty() {
+        return Ok(());
+    }
+    // Read once per round that has checks, not on every idle tick.
     let words = Arc::new(IncidentWords::in_lang(
         crate::deliver::install_lang(db).await?,
     ));
-    for (id, lease) in monitors::lease_due(db, now, LEASE_MS, room).await? {
+    for (id, lease) in leased {
         let checker = checker.clone();
         let db = db.clone();
         let words = words.clone();
