@@ -1,5 +1,5 @@
 use crate::on_both_backends;
-use crate::support::{BIN, Backend, Browser, Server};
+use crate::support::{BIN, Backend, Browser, Server, setup_token_in};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::process::Command;
@@ -39,25 +39,9 @@ async fn call(
     (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
-pub(crate) fn setup_token(log: &str) -> Option<String> {
-    let at = log.find("no users yet")?;
-    log[at..]
-        .split(|c: char| !c.is_ascii_hexdigit())
-        .find(|w| w.len() == 64)
-        .map(String::from)
-}
-
 async fn first_owner_from_the_setup_link(b: Backend) {
     let mut s = Server::start(b).await;
-    let mut token = None;
-    for _ in 0..50 {
-        token = setup_token(&s.log());
-        if token.is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let token = token.expect("a fresh install logs a setup link");
+    let token = s.setup_token().await;
     let send = async |body: Value| {
         s.send(Method::POST, "/api/auth/setup", None, Some(body))
             .await
@@ -84,7 +68,7 @@ async fn first_owner_from_the_setup_link(b: Backend) {
     std::fs::write(s.db.dir.path().join("server.log"), "").unwrap();
     s.restart(&[]);
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(setup_token(&s.log()).is_none());
+    assert!(setup_token_in(&s.log()).is_none());
 }
 
 async fn cli_users_sign_in_with_sessions_and_roles(b: Backend) {
@@ -334,7 +318,7 @@ async fn password_change_ends_other_sessions(b: Backend) {
 }
 
 async fn sign_in_is_throttled_without_telling_who_exists(b: Backend) {
-    let s = Server::start(b).await;
+    let s = Server::in_process(b, |_| {}).await;
     assert!(s.db.add_user("real@example.com", "viewer", PW).0);
     let attempt = async |email: &str, pw: &str| {
         let r = reqwest::Client::new()
@@ -363,7 +347,7 @@ async fn sign_in_is_throttled_without_telling_who_exists(b: Backend) {
     let (status, retry, _) = attempt("real@example.com", PW).await;
     assert_eq!(status, 429);
     assert!(retry.unwrap().parse::<u64>().unwrap() >= 1);
-    tokio::time::sleep(Duration::from_millis(4_200)).await;
+    s.advance(Duration::from_millis(4_200));
     let (status, _, _) = attempt("real@example.com", PW).await;
     assert_eq!(status, 200, "the lock is temporary");
     let (status, _, _) = attempt("real@example.com", "wrong password here").await;
@@ -382,57 +366,38 @@ async fn sign_in_is_throttled_without_telling_who_exists(b: Backend) {
 }
 
 async fn sessions_expire_idle_and_absolute(b: Backend) {
-    let s = Server::start(b).await;
+    let s = Server::in_process(b, |_| {}).await;
     assert!(s.db.add_user("e@example.com", "viewer", PW).0);
+    let me = async |b: &Browser| {
+        call(&s, b, Method::GET, "/api/auth/me", false, None)
+            .await
+            .0
+    };
     let idle = Browser::login(&s, "e@example.com", PW).await.ok().unwrap();
     let old = Browser::login(&s, "e@example.com", PW).await.ok().unwrap();
+    let minute = Duration::from_secs(60);
+    s.advance(29 * minute);
+    assert_eq!(me(&idle).await, 200, "29 minutes idle is not yet too long");
+    assert_eq!(me(&old).await, 200);
+    s.advance(20 * minute);
+    assert_eq!(me(&old).await, 200);
+    s.advance(11 * minute);
+    assert_eq!(me(&idle).await, 401, "31 minutes idle");
+    // Used every 20 minutes, a session still ends 12 hours after sign-in.
+    let mut lived = 60 * minute;
     let live = Browser::login(&s, "e@example.com", PW).await.ok().unwrap();
-    let now = time::OffsetDateTime::now_utc().unix_timestamp() * 1000;
-    let id = |b: &Browser| {
-        use sha2_digest::hash;
-        hash(b.cookie.trim_start_matches("upstate_session="))
-    };
-    s.db.execute(&format!(
-        "UPDATE sessions SET last_seen_at = {} WHERE id = '{}'",
-        now - 31 * 60_000,
-        id(&idle)
-    ))
-    .await;
-    s.db.execute(&format!(
-        "UPDATE sessions SET expires_at = {} WHERE id = '{}'",
-        now - 1,
-        id(&old)
-    ))
-    .await;
-    assert_eq!(
-        call(&s, &idle, Method::GET, "/api/auth/me", false, None)
-            .await
-            .0,
-        401,
-        "30 minutes idle"
-    );
-    assert_eq!(
-        call(&s, &old, Method::GET, "/api/auth/me", false, None)
-            .await
-            .0,
-        401,
-        "12 hours in all"
-    );
-    assert_eq!(
-        call(&s, &live, Method::GET, "/api/auth/me", false, None)
-            .await
-            .0,
-        200
-    );
-}
-
-mod sha2_digest {
-    /// The session id the server stores for a cookie token.
-    pub fn hash(token: &str) -> String {
-        use sha2::Digest;
-        sha2::Sha256::digest(token.as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
+    while lived < 12 * 60 * minute - 20 * minute {
+        assert_eq!(
+            me(&old).await,
+            200,
+            "{} min after sign-in",
+            lived.as_secs() / 60
+        );
+        s.advance(20 * minute);
+        lived += 20 * minute;
+        assert_eq!(me(&live).await, 200);
     }
+    s.advance(12 * 60 * minute - lived);
+    assert_eq!(me(&old).await, 401, "12 hours in all");
+    assert_eq!(me(&live).await, 200, "a later sign-in lives on");
 }

@@ -4,7 +4,6 @@
 //! an incident reported and seen on the public page, sign-out. Screenshots
 //! land in `target/screenshots/admin/`.
 
-use crate::accounts::setup_token;
 use crate::browser::{Driver, browser_available};
 use crate::on_both_backends;
 use crate::support::{Backend, Server};
@@ -175,16 +174,6 @@ async fn text(d: &Driver, css: &str) -> String {
     }
 }
 
-async fn token_of(s: &Server) -> String {
-    for _ in 0..50 {
-        if let Some(t) = setup_token(&s.log()) {
-            return t;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("a fresh install logs a setup link: {}", s.log());
-}
-
 async fn no_axe_violations(d: &Driver, page: &str) {
     let v = d.axe().await;
     assert!(
@@ -199,7 +188,7 @@ async fn first_run_to_a_reported_incident_in_chromium(b: Backend) {
         return;
     }
     let s = Server::start(b).await;
-    let token = token_of(&s).await;
+    let token = s.setup_token().await;
     assert!(
         s.log().contains(&format!("/admin/setup?token={token}")),
         "the log line is a link to open"
@@ -1768,7 +1757,7 @@ async fn notification_channels_in_chromium(b: Backend) {
     )
     .await
     .data(201);
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    s.quiet().await;
     assert_eq!(rx.got().len(), 2, "an update is not among the ticked kinds");
     d.c().set_window_size(1280, 1500).await.unwrap();
     d.c().goto(&format!("{}{here}", s.base)).await.unwrap();

@@ -3,10 +3,9 @@
 //! right answer while locked, names in Retry-After when it accepts again, and
 //! writes every failure and lock to the audit log without the guess.
 
-use crate::accounts::setup_token;
 use crate::on_both_backends;
 use crate::support::{Backend, Browser, PASSWORD, Server};
-use crate::two_factor::{code, now};
+use crate::two_factor::code;
 use reqwest::Method;
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
@@ -54,8 +53,14 @@ fn locked(status: u16, body: &Value, headers: &HeaderMap) -> u64 {
     secs
 }
 
-async fn wait(secs: u64) {
-    tokio::time::sleep(Duration::from_secs(secs)).await;
+/// Lets `secs` pass on the server's clock (the lock-outs read it).
+fn wait(s: &Server, secs: u64) {
+    s.advance(Duration::from_secs(secs));
+}
+
+/// Believes loopback's `X-Forwarded-For` (the tests speak for many addresses).
+fn trust_loopback(s: &mut upstate_server::ServerSettings) {
+    s.trusted_proxies = vec!["127.0.0.1/32".parse().expect("range")];
 }
 
 /// A JSON POST without a session; returns (status, body, headers).
@@ -81,8 +86,9 @@ async fn as_browser(b: &Browser, path: &str, body: Value) -> (u16, Value, Header
 }
 
 /// A six-digit code that is none of the secret's codes of the drift window.
-fn wrong_code(secret: &str) -> String {
-    let valid: Vec<String> = [now() - 30, now(), now() + 30]
+fn wrong_code(s: &Server, secret: &str) -> String {
+    let now = s.unix_secs();
+    let valid: Vec<String> = [now - 30, now, now + 30]
         .iter()
         .map(|t| code(secret, *t))
         .collect();
@@ -93,14 +99,14 @@ fn wrong_code(secret: &str) -> String {
 }
 
 /// Turns two-factor on for a signed-in browser; returns (secret, recovery codes).
-async fn enable_2fa(b: &Browser) -> (String, Vec<String>) {
+async fn enable_2fa(s: &Server, b: &Browser) -> (String, Vec<String>) {
     let (status, setup, _) = b.send(Method::POST, "/api/auth/2fa/setup", None).await;
     assert_eq!(status, 200, "{setup}");
     let secret = setup["data"]["secret"].as_str().unwrap().to_string();
     let (status, codes, _) = as_browser(
         b,
         "/api/auth/2fa/verify-setup",
-        json!({"code": code(&secret, now())}),
+        json!({"code": code(&secret, s.unix_secs())}),
     )
     .await;
     assert_eq!(status, 200, "{codes}");
@@ -118,7 +124,7 @@ async fn enable_2fa(b: &Browser) -> (String, Vec<String>) {
 async fn two_factor_user(s: &Server, email: &str) -> (Browser, String, Vec<String>) {
     s.db.user(email, "owner");
     let b = Browser::signed_in(s, email).await;
-    let (secret, codes) = enable_2fa(&b).await;
+    let (secret, codes) = enable_2fa(s, &b).await;
     (b, secret, codes)
 }
 
@@ -162,20 +168,12 @@ async fn secret_routes(s: &Server) -> BTreeSet<String> {
 }
 
 async fn every_route_that_accepts_a_secret_is_guarded(b: Backend) {
-    let s = Server::start(b).await;
+    let s = Server::in_process(b, |_| {}).await;
     let mut walked = BTreeSet::new();
     let mut guesses: Vec<String> = Vec::new();
 
     // The setup link (before any user exists): 3 wrong tokens, then locked.
-    let mut token = None;
-    for _ in 0..50 {
-        token = setup_token(&s.log());
-        if token.is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let token = token.expect("a setup link");
+    let token = s.setup_token().await;
     let setup = |t: &str| json!({"token": t, "email": "owner@example.com", "name": "Olga", "password": PASSWORD});
     for i in 0..3 {
         let guess = format!("{i}{}", "feedface".repeat(8))[..64].to_string();
@@ -187,7 +185,7 @@ async fn every_route_that_accepts_a_secret_is_guarded(b: Backend) {
         guesses.push(guess);
     }
     let (status, body, headers) = post(&s, "/api/auth/setup", setup(&token), &[]).await;
-    wait(locked(status, &body, &headers)).await;
+    wait(&s, locked(status, &body, &headers));
     assert_eq!(
         post(&s, "/api/auth/setup", setup(&token), &[]).await.0,
         201,
@@ -204,7 +202,7 @@ async fn every_route_that_accepts_a_secret_is_guarded(b: Backend) {
         guesses.push(guess);
     }
     let (status, body, headers) = post(&s, "/api/auth/login", login(PASSWORD), &[]).await;
-    wait(locked(status, &body, &headers)).await;
+    wait(&s, locked(status, &body, &headers));
     assert_eq!(
         post(&s, "/api/auth/login", login(PASSWORD), &[]).await.0,
         200
@@ -226,7 +224,7 @@ async fn every_route_that_accepts_a_secret_is_guarded(b: Backend) {
     }
     let (status, body, headers) =
         as_browser(&me, "/api/auth/change-password", change(PASSWORD)).await;
-    wait(locked(status, &body, &headers)).await;
+    wait(&s, locked(status, &body, &headers));
     assert_eq!(
         as_browser(&me, "/api/auth/change-password", change(PASSWORD))
             .await
@@ -241,7 +239,7 @@ async fn every_route_that_accepts_a_secret_is_guarded(b: Backend) {
     let (_, started, _) = me.send(Method::POST, "/api/auth/2fa/setup", None).await;
     let secret = started["data"]["secret"].as_str().unwrap().to_string();
     for _ in 0..3 {
-        let guess = wrong_code(&secret);
+        let guess = wrong_code(&s, &secret);
         assert_eq!(
             as_browser(&me, "/api/auth/2fa/verify-setup", json!({"code": guess}))
                 .await
@@ -249,10 +247,10 @@ async fn every_route_that_accepts_a_secret_is_guarded(b: Backend) {
             422
         );
     }
-    let right = json!({"code": code(&secret, now())});
+    let right = json!({"code": code(&secret, s.unix_secs())});
     let (status, body, headers) = as_browser(&me, "/api/auth/2fa/verify-setup", right).await;
-    wait(locked(status, &body, &headers)).await;
-    let right = json!({"code": code(&secret, now())});
+    wait(&s, locked(status, &body, &headers));
+    let right = json!({"code": code(&secret, s.unix_secs())});
     assert_eq!(
         as_browser(&me, "/api/auth/2fa/verify-setup", right).await.0,
         200
@@ -273,7 +271,7 @@ async fn every_route_that_accepts_a_secret_is_guarded(b: Backend) {
     }
     let (status, body, headers) =
         as_browser(&me, "/api/auth/2fa/disable", json!({"password": PASSWORD})).await;
-    wait(locked(status, &body, &headers)).await;
+    wait(&s, locked(status, &body, &headers));
     assert_eq!(
         as_browser(&me, "/api/auth/2fa/disable", json!({"password": PASSWORD}))
             .await
@@ -285,7 +283,7 @@ async fn every_route_that_accepts_a_secret_is_guarded(b: Backend) {
     // New recovery codes: a current code as proof.
     let (me, secret, _) = two_factor_user(&s, "regen@example.com").await;
     for _ in 0..3 {
-        let guess = wrong_code(&secret);
+        let guess = wrong_code(&s, &secret);
         assert_eq!(
             as_browser(
                 &me,
@@ -297,9 +295,9 @@ async fn every_route_that_accepts_a_secret_is_guarded(b: Backend) {
             422
         );
     }
-    let next = || json!({"code": code(&secret, now() + 30)});
+    let next = || json!({"code": code(&secret, s.unix_secs() + 30)});
     let (status, body, headers) = as_browser(&me, "/api/auth/2fa/regenerate-codes", next()).await;
-    wait(locked(status, &body, &headers)).await;
+    wait(&s, locked(status, &body, &headers));
     assert_eq!(
         as_browser(&me, "/api/auth/2fa/regenerate-codes", next())
             .await
@@ -315,7 +313,7 @@ async fn every_route_that_accepts_a_secret_is_guarded(b: Backend) {
         .ok()
         .unwrap();
     for _ in 0..3 {
-        let guess = wrong_code(&secret);
+        let guess = wrong_code(&s, &secret);
         assert_eq!(
             as_browser(&pending, "/api/auth/verify-2fa", json!({"code": guess}))
                 .await
@@ -325,7 +323,7 @@ async fn every_route_that_accepts_a_secret_is_guarded(b: Backend) {
     }
     let right = json!({"recoveryCode": recovery[0]});
     let (status, body, headers) = as_browser(&pending, "/api/auth/verify-2fa", right.clone()).await;
-    wait(locked(status, &body, &headers)).await;
+    wait(&s, locked(status, &body, &headers));
     assert_eq!(
         as_browser(&pending, "/api/auth/verify-2fa", right).await.0,
         200
@@ -356,7 +354,7 @@ async fn every_route_that_accepts_a_secret_is_guarded(b: Backend) {
     let right = |t: &str| json!({"token": t, "password": PASSWORD});
     let (status, body, headers) =
         as_browser(&me, "/api/admin/step-up/verify-password", right(&t)).await;
-    wait(locked(status, &body, &headers)).await;
+    wait(&s, locked(status, &body, &headers));
     let t = new_step_up(&me).await;
     assert_eq!(
         as_browser(&me, "/api/admin/step-up/verify-password", right(&t))
@@ -369,7 +367,7 @@ async fn every_route_that_accepts_a_secret_is_guarded(b: Backend) {
     let (me, secret, _) = two_factor_user(&s, "stepup-totp@example.com").await;
     let t = new_step_up(&me).await;
     for (i, expected) in [422, 422, 409].into_iter().enumerate() {
-        let proof = json!({"token": t, "code": wrong_code(&secret)});
+        let proof = json!({"token": t, "code": wrong_code(&s, &secret)});
         assert_eq!(
             as_browser(&me, "/api/admin/step-up/verify-totp", proof)
                 .await
@@ -378,9 +376,9 @@ async fn every_route_that_accepts_a_secret_is_guarded(b: Backend) {
             "proof {i}"
         );
     }
-    let next = |t: &str| json!({"token": t, "code": code(&secret, now() + 30)});
+    let next = |t: &str| json!({"token": t, "code": code(&secret, s.unix_secs() + 30)});
     let (status, body, headers) = as_browser(&me, "/api/admin/step-up/verify-totp", next(&t)).await;
-    wait(locked(status, &body, &headers)).await;
+    wait(&s, locked(status, &body, &headers));
     let t = new_step_up(&me).await;
     assert_eq!(
         as_browser(&me, "/api/admin/step-up/verify-totp", next(&t))
@@ -406,7 +404,7 @@ async fn every_route_that_accepts_a_secret_is_guarded(b: Backend) {
     }
     let (status, body, headers) =
         post(&s, "/api/verify-page-password", visit("open sesame"), &[]).await;
-    wait(locked(status, &body, &headers)).await;
+    wait(&s, locked(status, &body, &headers));
     assert_eq!(
         post(&s, "/api/verify-page-password", visit("open sesame"), &[])
             .await
@@ -472,7 +470,7 @@ async fn every_route_that_accepts_a_secret_is_guarded(b: Backend) {
 }
 
 async fn a_pending_sign_in_dies_of_wrong_codes_and_a_password_does_not_wash_them_away(b: Backend) {
-    let s = Server::start(b).await;
+    let s = Server::in_process(b, |_| {}).await;
     let (_, secret, recovery) = two_factor_user(&s, "pending@example.com").await;
     let pending = Browser::login(&s, "pending@example.com", PASSWORD)
         .await
@@ -482,16 +480,16 @@ async fn a_pending_sign_in_dies_of_wrong_codes_and_a_password_does_not_wash_them
         as_browser(
             &pending,
             "/api/auth/verify-2fa",
-            json!({"code": wrong_code(&secret)}),
+            json!({"code": wrong_code(&s, &secret)}),
         )
         .await
         .0
     };
     // Two free failures, then each waits out its lock (1 s after the third, 2 s after the fourth).
     let mut answers = vec![guess().await, guess().await, guess().await];
-    wait(1).await;
+    wait(&s, 1);
     answers.push(guess().await);
-    wait(2).await;
+    wait(&s, 2);
     answers.push(guess().await);
     assert_eq!(
         answers,
@@ -509,7 +507,7 @@ async fn a_pending_sign_in_dies_of_wrong_codes_and_a_password_does_not_wash_them
         .ok()
         .unwrap();
     let (status, body, headers) = as_browser(&again, "/api/auth/verify-2fa", right.clone()).await;
-    wait(locked(status, &body, &headers)).await;
+    wait(&s, locked(status, &body, &headers));
     let (status, body, _) = as_browser(&again, "/api/auth/verify-2fa", right).await;
     assert_eq!(status, 200, "{body}");
 
@@ -526,7 +524,7 @@ async fn a_pending_sign_in_dies_of_wrong_codes_and_a_password_does_not_wash_them
 }
 
 async fn a_step_up_dies_of_wrong_proofs(b: Backend) {
-    let s = Server::start(b).await;
+    let s = Server::in_process(b, |_| {}).await;
     s.db.user("admin@example.com", "owner");
     let me = Browser::signed_in(&s, "admin@example.com").await;
     let (_, created, _) = me.send(Method::POST, "/api/admin/step-up", None).await;
@@ -551,14 +549,14 @@ async fn a_step_up_dies_of_wrong_proofs(b: Backend) {
         .send(Method::GET, &format!("/api/admin/step-up/{token}"), None)
         .await;
     assert_eq!(status, 404, "the ended step-up is gone: {state}");
-    wait(1).await;
+    wait(&s, 1);
     let proof = json!({"token": token, "password": PASSWORD});
     let (status, _, _) = as_browser(&me, "/api/admin/step-up/verify-password", proof).await;
     assert_eq!(status, 409, "the right password cannot revive it");
 }
 
 async fn a_lock_on_one_account_leaves_the_others_behind_the_address_alone(b: Backend) {
-    let s = Server::start(b).await;
+    let s = Server::in_process(b, |_| {}).await;
     s.db.user("victim@example.com", "viewer");
     s.db.user("colleague@example.com", "viewer");
     let login = |email: &str, pw: &str| json!({"email": email, "password": pw});
@@ -585,7 +583,7 @@ async fn a_lock_on_one_account_leaves_the_others_behind_the_address_alone(b: Bac
     assert_eq!(status, 200, "{body}");
 
     // An address that floods many accounts is locked for all of them.
-    let s = Server::start_with(b, &[("UPSTATE_TRUSTED_PROXIES", "127.0.0.1")]).await;
+    let s = Server::in_process(b, trust_loopback).await;
     s.db.user("someone@example.com", "viewer");
     let flood = [("x-forwarded-for", "198.51.100.9")];
     for i in 0..50 {
@@ -616,7 +614,7 @@ async fn a_lock_on_one_account_leaves_the_others_behind_the_address_alone(b: Bac
 }
 
 async fn retry_after_names_the_latest_lock(b: Backend) {
-    let s = Server::start_with(b, &[("UPSTATE_TRUSTED_PROXIES", "127.0.0.1")]).await;
+    let s = Server::in_process(b, trust_loopback).await;
     s.db.user("target@example.com", "viewer");
     let from = |ip: &'static str| [("x-forwarded-for", ip)];
     let wrong = json!({"email": "target@example.com", "password": "guess"});
@@ -628,7 +626,7 @@ async fn retry_after_names_the_latest_lock(b: Backend) {
         assert_eq!(status, 401, "attempt {i}: {body}");
         assert!(headers.get("retry-after").is_none());
         if i >= 2 {
-            wait(1u64 << (i - 2)).await;
+            wait(&s, 1u64 << (i - 2));
         }
     }
     let (status, body, _) = post(&s, "/api/auth/login", wrong.clone(), &from("203.0.113.1")).await;
@@ -652,7 +650,7 @@ async fn retry_after_names_the_latest_lock(b: Backend) {
         secs >= 7,
         "Retry-After names the latest lock (8 s), not the first to end: {secs}"
     );
-    wait(secs).await;
+    wait(&s, secs);
     let (status, body, _) = post(&s, "/api/auth/login", right, &from("203.0.113.1")).await;
     assert_eq!(
         status, 200,

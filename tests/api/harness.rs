@@ -22,6 +22,56 @@ use upstate_core::audit::Actor;
 use upstate_core::scope::Scope;
 use upstate_store::{AuditCtx, Db};
 
+/// The application serving `db` on a free port of this process: the same
+/// router the binary serves, without its job loops (whoever holds it runs
+/// the jobs, or does not need them).
+pub struct Here {
+    pub base: String,
+    pub sender: upstate_jobs::Sender,
+    pub checker: upstate_jobs::monitors::Checker,
+    /// Cancelled: the server stops.
+    pub stop: CancellationToken,
+}
+
+/// Serves `db` here with `settings` (its public URL set to where it
+/// listens) and `delivery`; 127.0.0.1 is allowed to deliveries and monitor
+/// checks (the receivers live there).
+pub async fn serve_here(
+    db: &Db,
+    mut settings: upstate_server::ServerSettings,
+    mut delivery: upstate_jobs::DeliverySettings,
+) -> Here {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let base = format!("http://{}", listener.local_addr().expect("addr"));
+    settings.public_url = base.clone();
+    delivery.allow.push("127.0.0.1/32".parse().expect("range"));
+    // Links in messages lead back to this server.
+    delivery.public_url = base.clone();
+    let sender = upstate_jobs::Sender::new(delivery).expect("sender");
+    let checker = upstate_jobs::monitors::Checker::new(&upstate_jobs::monitors::MonitorSettings {
+        allow: vec!["127.0.0.1/32".parse().expect("range")],
+        ..Default::default()
+    })
+    .expect("checker");
+    let app = upstate_server::app(db.clone(), &settings, sender.clone(), checker.clone());
+    let stop = CancellationToken::new();
+    let until = stop.clone();
+    tokio::spawn(upstate_server::serve(
+        listener,
+        app,
+        &settings,
+        async move { until.cancelled().await },
+    ));
+    Here {
+        base,
+        sender,
+        checker,
+        stop,
+    }
+}
+
 pub struct TestApp {
     pub base: String,
     pub db: Db,
@@ -41,10 +91,7 @@ impl TestApp {
 
     /// With these delivery settings; 127.0.0.1 is always allowed (the
     /// receivers live there).
-    pub async fn spawn_with(
-        backend: Backend,
-        mut delivery: upstate_jobs::DeliverySettings,
-    ) -> TestApp {
+    pub async fn spawn_with(backend: Backend, delivery: upstate_jobs::DeliverySettings) -> TestApp {
         let test_db = TestDb::new(backend).await;
         let db = Db::connect(&test_db.url).await.expect("connect");
         db.migrate().await.expect("migrate");
@@ -52,35 +99,17 @@ impl TestApp {
         let (_, key) = upstate_store::api_keys::create(&db, &ctx, "harness", &[Scope::Admin], None)
             .await
             .expect("key");
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let base = format!("http://{}", listener.local_addr().expect("addr"));
         let settings = upstate_server::ServerSettings {
             api_rate_per_minute: 100_000,
             api_rate_per_hour: 1_000_000,
-            public_url: base.clone(),
             ..Default::default()
         };
-        delivery.allow.push("127.0.0.1/32".parse().expect("range"));
-        // Links in messages lead back to this server.
-        delivery.public_url = base.clone();
-        let sender = upstate_jobs::Sender::new(delivery).expect("sender");
-        let checker =
-            upstate_jobs::monitors::Checker::new(&upstate_jobs::monitors::MonitorSettings {
-                allow: vec!["127.0.0.1/32".parse().expect("range")],
-                ..Default::default()
-            })
-            .expect("checker");
-        let app = upstate_server::app(db.clone(), &settings, sender.clone(), checker.clone());
-        let stop = CancellationToken::new();
-        let until = stop.clone();
-        tokio::spawn(upstate_server::serve(
-            listener,
-            app,
-            &settings,
-            async move { until.cancelled().await },
-        ));
+        let Here {
+            base,
+            sender,
+            checker,
+            stop,
+        } = serve_here(&db, settings, delivery).await;
         TestApp {
             base,
             db,

@@ -7,16 +7,13 @@ use crate::on_both_backends;
 use crate::support::{Backend, Server, at_offset_ms};
 use serde_json::json;
 use std::time::Duration;
+use upstate_core::Timestamp;
 
 on_both_backends!(
     a_window_has_one_job_that_follows_it,
     a_job_whose_lease_runs_out_is_taken_over,
     a_window_moves_when_the_test_clock_reaches_it
 );
-
-fn now_ms() -> i64 {
-    (time::OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000) as i64
-}
 
 /// The run times of a window's job (none, or exactly one).
 async fn job_of(s: &Server, id: i64) -> Vec<i64> {
@@ -99,40 +96,60 @@ async fn a_window_has_one_job_that_follows_it(b: Backend) {
 }
 
 async fn a_job_whose_lease_runs_out_is_taken_over(b: Backend) {
-    let s = Server::start(b).await;
-    let p = s.page("p").await;
-    let body = json!({"title": "DB", "statusPageId": p, "scheduledStartTime": at_offset_ms(1_000),
-                      "scheduledEndTime": at_offset_ms(3_600_000), "autoStart": true});
-    let id = s.post("/api/v1/maintenance", body).await.data(201)["id"]
+    use crate::harness::TestApp;
+    use reqwest::Method;
+    let mut app = TestApp::spawn(b).await;
+    let p = app.page("p").await;
+    let start = app.now().millis() + 1_000;
+    let body = json!({"title": "DB", "statusPageId": p,
+                      "scheduledStartTime": Timestamp::from_millis(start),
+                      "scheduledEndTime": Timestamp::from_millis(start + 3_600_000),
+                      "autoStart": true});
+    let id = app
+        .data(Method::POST, "/api/v1/maintenance", Some(body), 201)
+        .await["id"]
         .as_i64()
         .unwrap();
     // As if another instance had leased the job and died: its lease holds
     // for 4 s, and nobody may run the job before then.
-    let until = now_ms() + 4_000;
-    s.db.execute(&format!(
-        "UPDATE jobs SET locked_until = {until}, attempts = 1 WHERE dedupe_key = 'maintenance:{id}'"
-    ))
-    .await;
-    let status = async || {
-        s.get(&format!("/api/v1/maintenance/{id}")).await.data(200)["status"]
+    let until = app.now().millis() + 4_000;
+    app.test_db
+        .execute(&format!(
+            "UPDATE jobs SET locked_until = {until}, attempts = 1 WHERE dedupe_key = 'maintenance:{id}'"
+        ))
+        .await;
+    let status = async |app: &TestApp| {
+        app.data(Method::GET, &format!("/api/v1/maintenance/{id}"), None, 200)
+            .await["status"]
             .as_str()
             .unwrap()
             .to_string()
     };
-    tokio::time::sleep(Duration::from_millis(2_500)).await;
-    assert_eq!(status().await, "scheduled", "the dead lease still holds");
-    let started = s
-        .eventually(Duration::from_secs(10), async || {
-            status().await == "in_progress"
-        })
-        .await;
-    assert!(started, "a worker took the job over once the lease ran out");
-    assert!(now_ms() >= until, "not before the lease ended");
+    // (The fan-out of "maintenance scheduled" is free to run meanwhile.)
+    app.advance(Duration::from_millis(2_500));
+    app.run_jobs().await;
     assert_eq!(
-        job_of(&s, id).await.len(),
-        1,
+        status(&app).await,
+        "scheduled",
+        "the dead lease still holds"
+    );
+    app.advance(Duration::from_millis(1_500));
+    assert!(app.run_jobs().await >= 1);
+    assert_eq!(
+        status(&app).await,
+        "in_progress",
+        "taken over once the lease ran out"
+    );
+    assert_eq!(
+        app.test_db
+            .integers(&format!(
+                "SELECT run_at FROM jobs WHERE dedupe_key = 'maintenance:{id}'"
+            ))
+            .await,
+        [start + 3_600_000],
         "the job now waits for the end"
     );
+    app.settle().await;
 }
 
 /// The in-process harness runs an auto-start window through its life in no

@@ -98,7 +98,7 @@ async fn email_subscribers_confirm_then_hear_and_leave_with_one_click(b: Backend
         "no answer tells who is subscribed"
     );
     sink.wait_for(2, WAIT).await;
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    s.quiet().await;
     let to_reader = |m: &Vec<Value>| {
         m.iter()
             .filter(|m| m["rcpt_tos"] == json!(["reader@example.com"]))
@@ -176,7 +176,7 @@ async fn email_subscribers_confirm_then_hear_and_leave_with_one_click(b: Backend
     )
     .await
     .data(201);
-    tokio::time::sleep(Duration::from_millis(1200)).await;
+    s.quiet().await;
     assert_eq!(
         to_reader(&sink.got()),
         2,
@@ -1034,7 +1034,7 @@ async fn visitors_follow_one_incident_from_its_page(b: Backend) {
     // The page subscriber hears of all three (the components' return is
     // told within the resolution); the follower of the outage's two.
     rx.wait_for(5, WAIT).await;
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    s.quiet().await;
     assert_eq!(
         types_at(&rx, "/follower"),
         ["incident.updated", "incident.resolved"]
@@ -1176,7 +1176,7 @@ async fn visitors_follow_one_incident_from_its_page(b: Backend) {
     .await
     .data(201);
     let got = sink.wait_for(2, WAIT).await;
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    s.quiet().await;
     let to_reader: Vec<String> = sink
         .got()
         .iter()

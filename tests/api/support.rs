@@ -367,6 +367,9 @@ pub struct Server {
     pub key: String,
     pub db: TestDb,
     child: Option<Child>,
+    /// Served in this process instead (`in_process`): its store, whose
+    /// clock `advance` moves, and what stops it.
+    here: Option<(upstate_store::Db, tokio_util::sync::CancellationToken)>,
     client: reqwest::Client,
 }
 
@@ -494,8 +497,106 @@ impl Server {
             key,
             db,
             child: Some(child),
+            here: None,
             client: reqwest::Client::new(),
         }
+    }
+
+    /// The application served from this process with the binary's
+    /// defaults (changed by `settings`), and its clock in the test's hands:
+    /// for what the binary would make a test wait for in real time (a
+    /// lock-out running out). No job loop runs; process-level behaviour
+    /// (signals, restarts, the log) needs `start`.
+    pub async fn in_process(
+        backend: Backend,
+        settings: impl FnOnce(&mut upstate_server::ServerSettings),
+    ) -> Server {
+        let db = TestDb::new(backend).await;
+        let key = db.create_key("admin");
+        let store = upstate_store::Db::connect(&db.url).await.expect("connect");
+        // What the binary takes on plain-HTTP loopback.
+        let mut server = upstate_server::ServerSettings {
+            secure_cookies: false,
+            ..Default::default()
+        };
+        settings(&mut server);
+        let here =
+            crate::harness::serve_here(&store, server, upstate_jobs::DeliverySettings::default())
+                .await;
+        Server {
+            base: here.base,
+            key,
+            db,
+            child: None,
+            here: Some((store, here.stop)),
+            client: reqwest::Client::new(),
+        }
+    }
+
+    /// Moves the in-process server's clock on.
+    pub fn advance(&self, by: Duration) {
+        let (store, _) = self
+            .here
+            .as_ref()
+            .expect("advance needs Server::in_process");
+        store.clock.advance(by);
+    }
+
+    /// The server's now in Unix seconds (what an authenticator app's clock
+    /// must read for its codes to match): moved by `advance` in process.
+    pub fn unix_secs(&self) -> u64 {
+        match &self.here {
+            Some((store, _)) => (store.clock.now().millis() / 1000) as u64,
+            None => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .expect("clock")
+                .as_secs(),
+        }
+    }
+
+    /// Waits until the server has nothing due left to do: no job due (but
+    /// the hourly prune) and no delivery pending. Whatever a change was to
+    /// send has been sent (and answered) by then, so a count of what
+    /// arrived is final: the wait for "and nothing more comes".
+    pub async fn quiet(&self) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let now = self.unix_secs() * 1000 + 999;
+            let left = self
+                .db
+                .integers(&format!(
+                    "SELECT (SELECT COUNT(*) FROM jobs WHERE run_at <= {now} AND kind <> 'prune') \
+                          + (SELECT COUNT(*) FROM deliveries WHERE status = 'pending' AND run_at <= {now})"
+                ))
+                .await[0];
+            if left == 0 {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{left} jobs and deliveries still due after 20 s"
+            );
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+
+    /// The first-owner setup link's token of an install with no users yet:
+    /// read from the binary's log, or issued in process as the binary does
+    /// at start.
+    pub async fn setup_token(&self) -> String {
+        if let Some((store, _)) = &self.here {
+            return upstate_store::users::issue_setup_token(store, 24 * 3_600_000)
+                .await
+                .expect("issue setup token")
+                .expect("no users yet");
+        }
+        for _ in 0..50 {
+            if let Some(t) = setup_token_in(&self.log()) {
+                return t;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("a fresh install logs a setup link: {}", self.log());
     }
 
     /// Sends SIGTERM and waits for the process to exit; returns whether it exited cleanly.
@@ -536,6 +637,7 @@ impl Server {
             let _ = old.kill();
             let _ = old.wait();
         }
+        assert!(self.here.is_none(), "an in-process server is not restarted");
         let (child, base) = spawn(&self.db, env);
         self.child = Some(child);
         self.base = base;
@@ -736,6 +838,10 @@ impl Server {
     }
 
     pub fn log(&self) -> String {
+        assert!(
+            self.here.is_none(),
+            "an in-process server writes no log of its own"
+        );
         std::fs::read_to_string(self.db.dir.path().join("server.log")).unwrap_or_default()
     }
 }
@@ -746,7 +852,19 @@ impl Drop for Server {
             let _ = c.kill();
             let _ = c.wait();
         }
+        if let Some((_, stop)) = self.here.take() {
+            stop.cancel();
+        }
     }
+}
+
+/// The token of the setup link a log announces, if any.
+pub fn setup_token_in(log: &str) -> Option<String> {
+    let at = log.find("no users yet")?;
+    log[at..]
+        .split(|c: char| !c.is_ascii_hexdigit())
+        .find(|w| w.len() == 64)
+        .map(String::from)
 }
 
 /// RFC 3339 for now plus an offset in milliseconds.

@@ -59,10 +59,3 @@ pub fn recovery_codes() -> Vec<String> {
         })
         .collect()
 }
-
-pub fn now_secs() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}

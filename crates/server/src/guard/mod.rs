@@ -368,7 +368,7 @@ impl Guard {
                 Code::Recovery(c) => Ok(two_factor::spend_code(db, user.id, &c).await?),
                 Code::Totp(c) => {
                     let secret = two_factor::state(db, user.id).await?.secret;
-                    match secret.and_then(|s| verify::totp_step(&s, &c, crate::totp::now_secs())) {
+                    match secret.and_then(|s| verify::totp_step(&s, &c, clock_secs(db))) {
                         Some(step) => Ok(two_factor::use_step(db, user.id, step).await?),
                         None => Ok(false),
                     }
@@ -397,7 +397,7 @@ impl Guard {
         };
         let mut step = None;
         self.attempt(attempt, async {
-            step = verify::totp_step(secret, code, crate::totp::now_secs());
+            step = verify::totp_step(secret, code, clock_secs(&self.state.db));
             Ok(step.is_some())
         })
         .await?;
@@ -445,6 +445,12 @@ impl Guard {
             ApiError::Conflict("this setup link is used, expired or no longer needed".into())
         })
     }
+}
+
+/// The install's clock in whole seconds, for TOTP steps: the same clock as
+/// every other time the server keeps (moved in tests, the wall clock here).
+fn clock_secs(db: &upstate_store::Db) -> u64 {
+    u64::try_from(db.clock.now().millis() / 1000).unwrap_or(0)
 }
 
 #[cfg(test)]
