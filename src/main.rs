@@ -2,13 +2,11 @@
 
 mod cli_keys;
 mod cli_users;
-mod config;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use config::{Config, Overrides};
-use tokio_util::sync::CancellationToken;
-use upstate_store::Db;
+use upstate::config::{Config, Overrides};
+use upstate::service::{self, open};
 
 #[derive(Parser)]
 #[command(name = "upstate", version, about = "Self-hosted status pages")]
@@ -63,18 +61,6 @@ fn main() -> std::process::ExitCode {
     }
 }
 
-async fn open(config: &Config) -> anyhow::Result<Db> {
-    config.prepare_storage()?;
-    let db = Db::connect(&config.database_url).await.with_context(|| {
-        format!(
-            "cannot open database {}",
-            upstate_store::redact(&config.database_url)
-        )
-    })?;
-    db.migrate().await.context("cannot apply migrations")?;
-    Ok(db)
-}
-
 async fn run(cli: Cli) -> anyhow::Result<()> {
     let config = Config::resolve(&cli.overrides)?;
     match cli.command.unwrap_or(Command::Serve) {
@@ -116,68 +102,25 @@ fn release_startup_heap() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn release_startup_heap() {}
 
-/// How long the first-owner setup link printed at start-up stays valid.
-const SETUP_VALID_MS: i64 = 24 * 3_600_000;
-
 async fn serve(config: Config) -> anyhow::Result<()> {
     tracing::info!(?config, "starting");
     let db = open(&config).await?;
     let listener = tokio::net::TcpListener::bind(&config.addr)
         .await
         .with_context(|| format!("cannot listen on {}", config.addr))?;
-    let local = listener.local_addr()?;
-    let cancel = CancellationToken::new();
-    let mut settings = config.server.clone();
-    if settings.public_url.is_empty() {
-        // Not configured: where this server really listens (port 0 resolved).
-        settings.public_url = format!("http://{local}");
-    }
-    let mut delivery = config.delivery.clone();
-    delivery.public_url = settings.public_url.clone();
-    let sender = upstate_jobs::Sender::new(delivery.clone()).map_err(anyhow::Error::msg)?;
-    let scheduler = tokio::spawn(upstate_jobs::run_scheduler(
-        db.clone(),
-        delivery,
-        cancel.clone(),
-    ));
-    let deliveries = tokio::spawn(upstate_jobs::run_sender(
-        db.clone(),
-        sender.clone(),
-        cancel.clone(),
-    ));
-    let checker =
-        upstate_jobs::monitors::Checker::new(&config.monitors).map_err(anyhow::Error::msg)?;
-    let monitors = tokio::spawn(upstate_jobs::monitors::run_monitors(
-        db.clone(),
-        checker.clone(),
-        cancel.clone(),
-    ));
-    let app = upstate_server::app(db.clone(), &settings, sender, checker);
-    release_startup_heap();
-    // Scripts and tests read this line to learn the port (useful with :0).
-    println!("upstate listening on http://{local}");
-    if let Some(token) = upstate_store::users::issue_setup_token(&db, SETUP_VALID_MS).await? {
-        tracing::warn!(
-            "no users yet: open {}/admin/setup?token={token} within 24 hours to create the first owner \
-             (or run `upstate user create --role owner`)",
-            settings.public_url.trim_end_matches('/')
-        );
-    }
-    tracing::info!(%local, backend = ?db.backend(), "listening");
-    let stop = cancel.clone();
-    upstate_server::serve(listener, app, &settings, async move {
-        shutdown_signal().await;
-        tracing::info!("shutting down: finishing requests in flight");
-        stop.cancel();
+    service::run(config, db, listener, shutdown_signal(), |started| {
+        release_startup_heap();
+        // Scripts and tests read this line to learn the port (useful with :0).
+        println!("upstate listening on {}", started.url);
+        if let Some(token) = started.setup_token {
+            tracing::warn!(
+                "no users yet: open {}/admin/setup?token={token} within 24 hours to create the first owner \
+                 (or run `upstate user create --role owner`)",
+                started.public_url
+            );
+        }
     })
-    .await?;
-    cancel.cancel();
-    let _ = scheduler.await;
-    let _ = deliveries.await;
-    let _ = monitors.await;
-    db.close().await;
-    tracing::info!("stopped");
-    Ok(())
+    .await
 }
 
 async fn shutdown_signal() {

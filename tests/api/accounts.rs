@@ -40,7 +40,7 @@ async fn call(
 }
 
 async fn first_owner_from_the_setup_link(b: Backend) {
-    let mut s = Server::start(b).await;
+    let mut s = Server::process(b).await;
     let token = s.setup_token().await;
     let send = async |body: Value| {
         s.send(Method::POST, "/api/auth/setup", None, Some(body))

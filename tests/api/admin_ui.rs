@@ -187,7 +187,7 @@ async fn first_run_to_a_reported_incident_in_chromium(b: Backend) {
     if !browser_available("first_run_to_a_reported_incident_in_chromium") {
         return;
     }
-    let s = Server::start(b).await;
+    let s = Server::process(b).await;
     let token = s.setup_token().await;
     assert!(
         s.log().contains(&format!("/admin/setup?token={token}")),

@@ -5,10 +5,10 @@
 //! its clock and runs the jobs that are due by then, so "an hour later" takes
 //! no time and nothing happens behind the test's back.
 //!
-//! The black-box tests (`support::Server`, the real binary) stay the rule;
-//! this is for what the binary cannot be asked from outside: time, and the
-//! deliveries it makes, which go to real local receivers
-//! (`receiver::Receiver`); the test runs the sender when it chooses. A test
+//! `support::Server` runs the whole service (job loops too) the way the
+//! binary does; this is for a test that must say when each job and
+//! delivery runs: deliveries go to real local receivers
+//! (`receiver::Receiver`), and the test runs the sender when it chooses. A test
 //! ends with no due job or delivery left unrun unless it says why
 //! (checked on drop).
 

@@ -10,7 +10,7 @@ on_both_backends!(
 );
 
 async fn missed_windows_are_caught_up_after_restart(b: Backend) {
-    let mut s = Server::start(b).await;
+    let mut s = Server::process(b).await;
     let p = s.page("p").await;
     let ended = s.component(p, "ended").await;
     let ongoing = s.component(p, "ongoing").await;
@@ -61,7 +61,7 @@ async fn missed_windows_are_caught_up_after_restart(b: Backend) {
 }
 
 async fn graceful_shutdown_finishes_requests_in_flight(b: Backend) {
-    let mut s = Server::start(b).await;
+    let mut s = Server::process(b).await;
     let addr = s.base.trim_start_matches("http://").to_string();
     let body = serde_json::to_vec(&json!({"name": "Written during shutdown", "slug": "inflight"}))
         .unwrap();

@@ -483,7 +483,7 @@ async fn a_dead_senders_lease_runs_out_and_another_sender_delivers(b: Backend) {
 async fn private_targets_are_refused_unless_allowed_even_by_redirect(b: Backend) {
     let rx = Receiver::start().await;
     // No allow-list: the receiver on 127.0.0.1 is out of reach.
-    let s = Server::start(b).await;
+    let s = Server::process(b).await;
     let id = s
         .post(
             "/api/notifications",

@@ -440,7 +440,7 @@ async fn incident_maintenance_and_history_pages(b: Backend) {
 }
 
 async fn custom_domains_and_the_default_page(b: Backend) {
-    let mut s = Server::start(b).await;
+    let mut s = Server::process(b).await;
     let (p, _) = seeded(&s).await;
     s.patch(
         &format!("/api/v1/statuspages/{p}"),
@@ -544,7 +544,7 @@ pub async fn next_sse<B: AsRef<[u8]>>(
 }
 
 async fn event_stream_reports_a_change_within_a_second(b: Backend) {
-    let s = Server::start(b).await;
+    let s = Server::process(b).await;
     let (_, ids) = seeded(&s).await;
     let r = reqwest::get(format!("{}/api/public/status/acme/events", s.base))
         .await

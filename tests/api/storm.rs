@@ -272,7 +272,7 @@ fn raw(base: &str, request: &[u8]) -> (u16, String, Value) {
 /// What fuzzing and hostile clients sent: each gets a clear problem, the
 /// same on both databases, and nothing is stored or changed.
 async fn hostile_requests_get_clear_answers_before_the_database(b: Backend) {
-    let s = Server::start(b).await;
+    let s = Server::process(b).await;
     let page = s.page("acme").await;
     s.component(page, "API").await;
     let before = s.snapshot().await;

@@ -1,7 +1,8 @@
 //! Test support: a fresh database per test (a temp SQLite file, or a new
 //! PostgreSQL database created from UPSTATE_TEST_POSTGRES_URL), copied from
 //! one migrated template per test process (as crates.io's test-db does), the
-//! real `upstate` binary serving it on a free port, and a small HTTP client.
+//! service `upstate serve` runs serving it on a free port (in this process,
+//! or the real binary where a test needs a process), and a small HTTP client.
 
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -361,15 +362,24 @@ impl Drop for TestDb {
     }
 }
 
+/// The service of a `Server` running in the test's process.
+struct Here {
+    /// Its store, whose clock `advance` moves.
+    store: upstate_store::Db,
+    /// Cancelled: the service stops.
+    stop: tokio_util::sync::CancellationToken,
+    /// The setup link's token it announced at start, if it had no users.
+    setup_token: Option<String>,
+}
+
 /// A running `upstate serve`.
 pub struct Server {
     pub base: String,
     pub key: String,
     pub db: TestDb,
     child: Option<Child>,
-    /// Served in this process instead (`in_process`): its store, whose
-    /// clock `advance` moves, and what stops it.
-    here: Option<(upstate_store::Db, tokio_util::sync::CancellationToken)>,
+    /// Served in this process instead (`start`, `in_process`).
+    here: Option<Here>,
     client: reqwest::Client,
 }
 
@@ -483,11 +493,78 @@ pub fn spawn(db: &TestDb, env: &[(&str, &str)]) -> (Child, String) {
 }
 
 impl Server {
+    /// The service `upstate serve` runs (HTTP and job loops), started in
+    /// this process on a fresh database with the binary's configuration:
+    /// no process to start, and a clock the test may move (`advance`).
+    /// Process-level behaviour (signals, restarts, the log, environment)
+    /// needs `process` or `start_with`.
     pub async fn start(backend: Backend) -> Server {
+        if std::env::var_os("UPSTATE_TEST_PROCESS").is_some() {
+            return Self::process(backend).await;
+        }
+        Self::in_process(backend, |_| {}).await
+    }
+
+    /// `start` with its server settings changed by `settings`.
+    pub async fn in_process(
+        backend: Backend,
+        settings: impl FnOnce(&mut upstate_server::ServerSettings),
+    ) -> Server {
+        let db = TestDb::new(backend).await;
+        let key = db.create_key("admin");
+        // An empty file of its own, as the binary started in the test's
+        // directory finds none: a developer's ./upstate.toml stays out.
+        let file = db.dir.path().join("upstate.toml");
+        std::fs::write(&file, "").expect("configuration file");
+        let mut config = upstate::config::Config::resolve(&upstate::config::Overrides {
+            config: Some(file),
+            database_url: Some(db.url.clone()),
+            addr: Some("127.0.0.1:0".into()),
+            ..Default::default()
+        })
+        .expect("configuration");
+        settings(&mut config.server);
+        let store = upstate::service::open(&config)
+            .await
+            .expect("open database");
+        let listener = tokio::net::TcpListener::bind(&config.addr)
+            .await
+            .expect("bind");
+        let base = format!("http://{}", listener.local_addr().expect("address"));
+        let stop = tokio_util::sync::CancellationToken::new();
+        let until = stop.clone();
+        let (tell, told) = tokio::sync::oneshot::channel();
+        tokio::spawn(upstate::service::run(
+            config,
+            store.clone(),
+            listener,
+            async move { until.cancelled().await },
+            move |started| {
+                let _ = tell.send(started.setup_token.map(String::from));
+            },
+        ));
+        let setup_token = told.await.expect("the service started");
+        Server {
+            base,
+            key,
+            db,
+            child: None,
+            here: Some(Here {
+                store,
+                stop,
+                setup_token,
+            }),
+            client: reqwest::Client::new(),
+        }
+    }
+
+    /// The real binary in its own process, for what needs one: signals,
+    /// restarts, its log.
+    pub async fn process(backend: Backend) -> Server {
         Self::start_with(backend, &[]).await
     }
 
-    /// Starts a server with extra environment (limits, say), and an admin key.
+    /// The binary started with extra environment (limits, say), and an admin key.
     pub async fn start_with(backend: Backend, env: &[(&str, &str)]) -> Server {
         let db = TestDb::new(backend).await;
         let key = db.create_key("admin");
@@ -502,51 +579,20 @@ impl Server {
         }
     }
 
-    /// The application served from this process with the binary's
-    /// defaults (changed by `settings`), and its clock in the test's hands:
-    /// for what the binary would make a test wait for in real time (a
-    /// lock-out running out). No job loop runs; process-level behaviour
-    /// (signals, restarts, the log) needs `start`.
-    pub async fn in_process(
-        backend: Backend,
-        settings: impl FnOnce(&mut upstate_server::ServerSettings),
-    ) -> Server {
-        let db = TestDb::new(backend).await;
-        let key = db.create_key("admin");
-        let store = upstate_store::Db::connect(&db.url).await.expect("connect");
-        // What the binary takes on plain-HTTP loopback.
-        let mut server = upstate_server::ServerSettings {
-            secure_cookies: false,
-            ..Default::default()
-        };
-        settings(&mut server);
-        let here =
-            crate::harness::serve_here(&store, server, upstate_jobs::DeliverySettings::default())
-                .await;
-        Server {
-            base: here.base,
-            key,
-            db,
-            child: None,
-            here: Some((store, here.stop)),
-            client: reqwest::Client::new(),
-        }
-    }
-
     /// Moves the in-process server's clock on.
     pub fn advance(&self, by: Duration) {
-        let (store, _) = self
+        let here = self
             .here
             .as_ref()
-            .expect("advance needs Server::in_process");
-        store.clock.advance(by);
+            .expect("advance needs an in-process server");
+        here.store.clock.advance(by);
     }
 
     /// The server's now in Unix seconds (what an authenticator app's clock
     /// must read for its codes to match): moved by `advance` in process.
     pub fn unix_secs(&self) -> u64 {
         match &self.here {
-            Some((store, _)) => (store.clock.now().millis() / 1000) as u64,
+            Some(here) => (here.store.clock.now().millis() / 1000) as u64,
             None => std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .expect("clock")
@@ -580,15 +626,14 @@ impl Server {
         }
     }
 
-    /// The first-owner setup link's token of an install with no users yet:
-    /// read from the binary's log, or issued in process as the binary does
-    /// at start.
+    /// The first-owner setup link's token of an install with no users yet,
+    /// as the service announced it at start (the binary logs it).
     pub async fn setup_token(&self) -> String {
-        if let Some((store, _)) = &self.here {
-            return upstate_store::users::issue_setup_token(store, 24 * 3_600_000)
-                .await
-                .expect("issue setup token")
-                .expect("no users yet");
+        if let Some(here) = &self.here {
+            return here
+                .setup_token
+                .clone()
+                .expect("a setup link (no users at start)");
         }
         for _ in 0..50 {
             if let Some(t) = setup_token_in(&self.log()) {
@@ -606,6 +651,7 @@ impl Server {
     }
 
     pub fn signal_term(&self) {
+        assert!(self.here.is_none(), "signals need Server::process");
         if let Some(child) = &self.child {
             let pid = nix::unistd::Pid::from_raw(child.id() as i32);
             let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
@@ -637,7 +683,7 @@ impl Server {
             let _ = old.kill();
             let _ = old.wait();
         }
-        assert!(self.here.is_none(), "an in-process server is not restarted");
+        assert!(self.here.is_none(), "restarts need Server::process");
         let (child, base) = spawn(&self.db, env);
         self.child = Some(child);
         self.base = base;
@@ -838,10 +884,7 @@ impl Server {
     }
 
     pub fn log(&self) -> String {
-        assert!(
-            self.here.is_none(),
-            "an in-process server writes no log of its own"
-        );
+        assert!(self.here.is_none(), "the log needs Server::process");
         std::fs::read_to_string(self.db.dir.path().join("server.log")).unwrap_or_default()
     }
 }
@@ -852,8 +895,8 @@ impl Drop for Server {
             let _ = c.kill();
             let _ = c.wait();
         }
-        if let Some((_, stop)) = self.here.take() {
-            stop.cancel();
+        if let Some(here) = self.here.take() {
+            here.stop.cancel();
         }
     }
 }

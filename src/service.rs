@@ -1,0 +1,99 @@
+//! The service `upstate serve` runs: the HTTP server and the three job
+//! loops (scheduler, deliveries, monitors) on one database, stopped
+//! together.
+
+use crate::config::Config;
+use anyhow::Context;
+use std::future::Future;
+use tokio_util::sync::CancellationToken;
+use upstate_store::Db;
+
+/// How long the first-owner setup link logged at start stays valid.
+const SETUP_VALID_MS: i64 = 24 * 3_600_000;
+
+/// Opens (creating an SQLite file's directory) and migrates the database.
+pub async fn open(config: &Config) -> anyhow::Result<Db> {
+    config.prepare_storage()?;
+    let db = Db::connect(&config.database_url).await.with_context(|| {
+        format!(
+            "cannot open database {}",
+            upstate_store::redact(&config.database_url)
+        )
+    })?;
+    db.migrate().await.context("cannot apply migrations")?;
+    Ok(db)
+}
+
+/// What a started service tells whoever started it, before it serves.
+pub struct Started<'a> {
+    /// Where it listens (`http://` and the bound address).
+    pub url: &'a str,
+    /// Where visitors reach it (configured, or `url`).
+    pub public_url: &'a str,
+    /// The first owner's setup link token, on an install with no users yet
+    /// (valid for 24 hours).
+    pub setup_token: Option<&'a str>,
+}
+
+/// Serves `db` on `listener` with the job loops until `shutdown` resolves,
+/// then finishes requests in flight and stops the loops. `started` is
+/// called once the routes are built, before the first request is served
+/// (the binary prints the address there: scripts and tests read the port
+/// from that line).
+pub async fn run(
+    config: Config,
+    db: Db,
+    listener: tokio::net::TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    started: impl FnOnce(Started<'_>),
+) -> anyhow::Result<()> {
+    let local = listener.local_addr()?;
+    let cancel = CancellationToken::new();
+    let mut settings = config.server.clone();
+    if settings.public_url.is_empty() {
+        // Not configured: where this server really listens (port 0 resolved).
+        settings.public_url = format!("http://{local}");
+    }
+    let mut delivery = config.delivery.clone();
+    delivery.public_url = settings.public_url.clone();
+    let sender = upstate_jobs::Sender::new(delivery.clone()).map_err(anyhow::Error::msg)?;
+    let scheduler = tokio::spawn(upstate_jobs::run_scheduler(
+        db.clone(),
+        delivery,
+        cancel.clone(),
+    ));
+    let deliveries = tokio::spawn(upstate_jobs::run_sender(
+        db.clone(),
+        sender.clone(),
+        cancel.clone(),
+    ));
+    let checker =
+        upstate_jobs::monitors::Checker::new(&config.monitors).map_err(anyhow::Error::msg)?;
+    let monitors = tokio::spawn(upstate_jobs::monitors::run_monitors(
+        db.clone(),
+        checker.clone(),
+        cancel.clone(),
+    ));
+    let app = upstate_server::app(db.clone(), &settings, sender, checker);
+    let setup_token = upstate_store::users::issue_setup_token(&db, SETUP_VALID_MS).await?;
+    started(Started {
+        url: &format!("http://{local}"),
+        public_url: settings.public_url.trim_end_matches('/'),
+        setup_token: setup_token.as_deref(),
+    });
+    tracing::info!(%local, backend = ?db.backend(), "listening");
+    let stop = cancel.clone();
+    upstate_server::serve(listener, app, &settings, async move {
+        shutdown.await;
+        tracing::info!("shutting down: finishing requests in flight");
+        stop.cancel();
+    })
+    .await?;
+    cancel.cancel();
+    let _ = scheduler.await;
+    let _ = deliveries.await;
+    let _ = monitors.await;
+    db.close().await;
+    tracing::info!("stopped");
+    Ok(())
+}
