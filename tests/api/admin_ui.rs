@@ -29,7 +29,7 @@ on_both_backends!(
     monitors_in_chromium
 );
 
-const PW: &str = "correct horse battery staple";
+pub(crate) const PW: &str = "correct horse battery staple";
 
 /// The browser's session cookie, for requests made beside it.
 async fn admin_cookie(d: &Driver) -> String {
@@ -38,7 +38,7 @@ async fn admin_cookie(d: &Driver) -> String {
 }
 
 /// Where a screenshot of this run goes: `admin/{name}-{backend}`.
-fn shot(b: Backend, name: &str) -> String {
+pub(crate) fn shot(b: Backend, name: &str) -> String {
     let backend = if b == Backend::Sqlite {
         "sqlite"
     } else {
@@ -155,7 +155,7 @@ async fn click(d: &Driver, button: &str) {
         .unwrap();
 }
 
-async fn path(d: &Driver) -> String {
+pub(crate) async fn path(d: &Driver) -> String {
     let url = d.c().current_url().await.unwrap();
     match url.query() {
         Some(q) => format!("{}?{q}", url.path()),
@@ -174,7 +174,7 @@ async fn text(d: &Driver, css: &str) -> String {
     }
 }
 
-async fn no_axe_violations(d: &Driver, page: &str) {
+pub(crate) async fn no_axe_violations(d: &Driver, page: &str) {
     let v = d.axe().await;
     assert!(
         v.is_empty(),
@@ -546,7 +546,7 @@ async fn incident_routes_serve_people_by_role(b: Backend) {
     assert_eq!(s.get(&format!("/api/v1/incidents/{id}")).await.status, 200);
 }
 
-async fn sign_in(d: &Driver, s: &Server, email: &str) {
+pub(crate) async fn sign_in(d: &Driver, s: &Server, email: &str) {
     d.c()
         .goto(&format!("{}/admin/login", s.base))
         .await

@@ -53,6 +53,7 @@ mod public_layout;
 mod push;
 mod rate_limits;
 mod receiver;
+mod roles;
 mod scheduler;
 mod selftest;
 mod settings;

@@ -28,6 +28,39 @@ pub enum Permission {
 }
 
 impl Permission {
+    /// What the permission lets a person do, as a person would say it.
+    fn deed(self) -> &'static str {
+        match self {
+            Permission::PagesRead => "read the status pages here",
+            Permission::IncidentsWrite => "report incidents and plan maintenance",
+            Permission::PagesWrite => "change pages, components and groups",
+            Permission::RolesView => "see the roles",
+            Permission::AuditView => "read the audit log",
+            Permission::KeysManage => "manage API keys",
+            Permission::UsersManage => "manage the team",
+            Permission::SettingsWrite => "change settings, notification channels and subscribers",
+        }
+    }
+
+    /// The refusal a person reads when their role lacks this permission:
+    /// who may ("Only editors and above can change pages, components and
+    /// groups."), never the permission's internal name.
+    pub fn refusal(self) -> String {
+        let least = Role::ALL
+            .iter()
+            .rev()
+            .find(|r| r.has(self))
+            .copied()
+            .unwrap_or(Role::Owner);
+        let who = match least {
+            Role::Viewer => "Everyone on the team",
+            Role::Editor => "Only editors and above",
+            Role::Admin => "Only admins and owners",
+            Role::Owner => "Only owners",
+        };
+        format!("{who} can {}.", self.deed())
+    }
+
     pub const ALL: [Permission; 8] = [
         Permission::PagesRead,
         Permission::IncidentsWrite,
@@ -142,6 +175,21 @@ mod tests {
         assert!(!Role::Editor.has(Permission::RolesView));
         assert!(!Role::Viewer.has(Permission::IncidentsWrite));
         assert!(Role::Viewer < Role::Editor && Role::Admin < Role::Owner);
+    }
+
+    #[test]
+    fn refusals_name_who_may_in_words() {
+        assert_eq!(
+            Permission::PagesWrite.refusal(),
+            "Only editors and above can change pages, components and groups."
+        );
+        assert_eq!(
+            Permission::KeysManage.refusal(),
+            "Only admins and owners can manage API keys."
+        );
+        for p in Permission::ALL {
+            assert!(!p.refusal().contains('_'), "{p:?}");
+        }
     }
 
     #[test]

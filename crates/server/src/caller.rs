@@ -59,10 +59,12 @@ impl Caller {
         if self.role().is_some_and(|r| r.has(p)) {
             return Ok(());
         }
-        let name = permission_name(p);
         Err(ApiError::Forbidden(match self.who {
-            Who::Key(_) => format!("this API key's scope does not include the {name} permission"),
-            Who::Person(_) => format!("your role lacks the {name} permission"),
+            Who::Key(_) => format!(
+                "this API key's scope does not include the {} permission",
+                permission_name(p)
+            ),
+            Who::Person(_) => p.refusal(),
         }))
     }
 

@@ -153,13 +153,7 @@ impl SignedIn {
         if self.session.user.role.has(p) {
             Ok(())
         } else {
-            Err(ApiError::Forbidden(format!(
-                "your role lacks the {} permission",
-                serde_json::to_value(p)
-                    .ok()
-                    .and_then(|v| v.as_str().map(String::from))
-                    .unwrap_or_default()
-            )))
+            Err(ApiError::Forbidden(p.refusal()))
         }
     }
 }

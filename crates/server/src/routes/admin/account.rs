@@ -5,6 +5,7 @@ use crate::state::AppState;
 use crate::views::admin as view;
 use axum::extract::State;
 use axum::http::header;
+use upstate_core::roles::Permission;
 
 pub(super) async fn account(State(state): State<AppState>, s: Screen) -> Page {
     let user = &s.who.session.user;
@@ -34,6 +35,9 @@ pub(super) async fn account(State(state): State<AppState>, s: Screen) -> Page {
 }
 
 pub(super) async fn keys(State(state): State<AppState>, s: Screen) -> Page {
+    if let Some(refused) = s.refuse(Permission::KeysManage, "keys") {
+        return Ok(refused);
+    }
     let mine = upstate_store::api_keys::list_of(&state.db, s.who.session.user.id)
         .await
         .map_err(fail)?;

@@ -45,7 +45,11 @@ pub(super) async fn dashboard(
         pages: with_status,
         open_incidents: incidents::list(&state.db, &open).await.map_err(fail)?,
         maintenance: windows,
-        audit: audit::list(&state.db, &recent).await.map_err(fail)?,
+        // Only for those who may read the audit log (its screen's rule).
+        audit: match s.who.require(upstate_core::roles::Permission::AuditView) {
+            Ok(()) => Some(audit::list(&state.db, &recent).await.map_err(fail)?),
+            Err(_) => None,
+        },
         now,
     };
     Ok(s.show(view::dashboard(&s.frame("dashboard"), s.flash(), &data)))

@@ -7,6 +7,7 @@ use crate::views::admin as view;
 use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Redirect};
 use serde::Deserialize;
+use upstate_core::roles::Permission;
 use upstate_store::incidents::IncidentFilter;
 use upstate_store::{components, incidents, pages};
 
@@ -20,6 +21,9 @@ pub(super) async fn incident_new(
     s: Screen,
     Query(q): Query<NewIncidentQuery>,
 ) -> Page {
+    if let Some(refused) = s.refuse(Permission::IncidentsWrite, "incidents") {
+        return Ok(refused);
+    }
     let templates = upstate_store::templates::list(&state.db)
         .await
         .map_err(fail)?;
@@ -38,6 +42,9 @@ pub(super) async fn incident_new(
 }
 
 pub(super) async fn templates_screen(State(state): State<AppState>, s: Screen) -> Page {
+    if let Some(refused) = s.refuse(Permission::IncidentsWrite, "incidents") {
+        return Ok(refused);
+    }
     let list = upstate_store::templates::list(&state.db)
         .await
         .map_err(fail)?;

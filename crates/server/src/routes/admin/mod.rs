@@ -177,7 +177,7 @@ impl Screen {
         }
         let body = maud::html! {
             header.top { h1 { "Not for your role" } }
-            div.card { p { "Your role (" (self.who.session.user.role.as_str()) ") does not open this screen. An owner or admin can change roles." } }
+            div.card { p { (p.refusal()) " Your role is " (self.who.session.user.role.as_str()) "; an owner or admin can change roles." } }
         };
         Some(html(
             StatusCode::FORBIDDEN,

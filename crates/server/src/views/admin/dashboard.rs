@@ -6,6 +6,7 @@ use crate::form_bridge::Flash;
 use maud::{Markup, html};
 use upstate_core::audit::AuditEvent;
 use upstate_core::public::status_label;
+use upstate_core::roles::Permission;
 use upstate_core::{ComponentStatus, Incident, Maintenance, StatusPage, Timestamp};
 
 pub struct DashboardData {
@@ -13,7 +14,8 @@ pub struct DashboardData {
     pub pages: Vec<(StatusPage, ComponentStatus)>,
     pub open_incidents: Vec<Incident>,
     pub maintenance: Vec<Maintenance>,
-    pub audit: Vec<AuditEvent>,
+    /// The latest audit events; None for a role that may not read them.
+    pub audit: Option<Vec<AuditEvent>>,
     pub now: Timestamp,
 }
 
@@ -27,14 +29,18 @@ pub fn dashboard(frame: &Frame, flash: Option<&Flash>, d: &DashboardData) -> Mar
     let body = html! {
         header.top {
             h1 { "Dashboard" }
-            a.button href="/admin/incidents/new" { "Report an incident" }
+            @if frame.may(Permission::IncidentsWrite) {
+                a.button href="/admin/incidents/new" { "Report an incident" }
+            }
         }
         div.grid {
             section.card aria-labelledby="h-pages" {
                 h2 #h-pages { "Status pages" }
                 @if d.pages.is_empty() {
                     p.empty { "No status page yet." }
-                    p { "Create one with the API (" a href="/api/docs/" { "reference" } ")." }
+                    @if frame.may(Permission::PagesWrite) {
+                        p { a href="/admin/pages" { "Create the first one" } " under Status pages." }
+                    }
                 } @else {
                     ul.rows {
                         @for (p, status) in &d.pages {
@@ -76,13 +82,14 @@ pub fn dashboard(frame: &Frame, flash: Option<&Flash>, d: &DashboardData) -> Mar
                     }
                 }
             }
+            @if let Some(audit) = &d.audit {
             section.card aria-labelledby="h-audit" {
                 h2 #h-audit { "Recent activity" }
-                @if d.audit.is_empty() {
+                @if audit.is_empty() {
                     p.empty { "Nothing yet." }
                 } @else {
                     ul.rows {
-                        @for e in &d.audit {
+                        @for e in audit {
                             li {
                                 span { code { (e.action) } br; span.muted { (e.actor.label) } }
                                 span.muted { (when(e.at)) }
@@ -90,6 +97,7 @@ pub fn dashboard(frame: &Frame, flash: Option<&Flash>, d: &DashboardData) -> Mar
                         }
                     }
                 }
+            }
             }
         }
     };

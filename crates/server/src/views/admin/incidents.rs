@@ -5,6 +5,7 @@ use super::{COMPONENT_STATUSES, Frame, Input, action, bridge, component_status_n
 use crate::form_bridge::Flash;
 use maud::{Markup, html};
 use upstate_core::postmortem::Postmortem;
+use upstate_core::roles::Permission;
 use upstate_core::templates::IncidentTemplate;
 use upstate_core::{Component, ComponentStatus, Incident, IncidentStatus, StatusPage};
 
@@ -188,7 +189,9 @@ pub fn incidents_list(
     let body = html! {
         header.top {
             h1 { "Incidents" }
-            a.button href="/admin/incidents/new" { "Report an incident" }
+            @if frame.may(Permission::IncidentsWrite) {
+                a.button href="/admin/incidents/new" { "Report an incident" }
+            }
         }
         section.card aria-labelledby="h-open" {
             h2 #h-open { "Open" }
@@ -218,9 +221,12 @@ pub fn incident_detail(
         .filter(|c| i.affected_components.contains(&c.id))
         .map(|c| c.name.as_str())
         .collect();
+    // A viewer reads the record; every control below is for those who may change it.
+    let w = frame.may(Permission::IncidentsWrite);
     let body = html! {
         header.top {
             h1 { (i.title) }
+            @if w {
             span.actions {
                 @if !resolved {
                     form.inline method="post" action=(format!("/api/incidents/{}/resolve", i.id)) {
@@ -236,6 +242,7 @@ pub fn incident_detail(
                 }
                 (action(frame, &back, &format!("/api/incidents/{}", i.id), "DELETE", "Delete", Some("Delete this incident and its timeline? Visitors will no longer see it."), Some("Incident deleted.")))
             }
+            }
         }
         p.muted {
             (page_name(pages, i.status_page_id)) " · " span class=(format!("pill s-{}", i.impact.as_str())) { (i.impact.as_str()) }
@@ -247,6 +254,7 @@ pub fn incident_detail(
                 }
             }
         }
+        @if w {
         details.edit.card {
             summary { "Edit title and impact" }
             form.stack method="post" action=(format!("/api/incidents/{}", i.id)) {
@@ -264,7 +272,9 @@ pub fn incident_detail(
                 div { button.secondary type="submit" { "Save title and impact" } }
             }
         }
+        }
         div.grid {
+            @if w {
             section.card aria-labelledby="h-post" {
                 h2 #h-post { "Post an update" }
                 form.stack method="post" action=(format!("/api/incidents/{}/updates", i.id)) {
@@ -289,6 +299,7 @@ pub fn incident_detail(
                     div { button type="submit" { "Post update" } }
                 }
             }
+            }
             section.card aria-labelledby="h-timeline" {
                 h2 #h-timeline { "Timeline" }
                 ol.timeline {
@@ -299,6 +310,7 @@ pub fn incident_detail(
                                 strong { (u.status.as_str()) } " · " (at)
                             }
                             div.msg { (u.message) }
+                            @if w {
                             div.update-tools {
                                 details.edit {
                                     summary { "Edit" span.visually-hidden { " the update of " (at) } }
@@ -317,6 +329,7 @@ pub fn incident_detail(
                                         button.link.danger type="submit" { "Delete" span.visually-hidden { " the update of " (at) } }
                                     }
                                 }
+                            }
                             }
                         }
                     }
@@ -339,12 +352,16 @@ pub fn incident_detail(
                     Some(_) => "A draft: only the team sees it.",
                 }
             }
-            @if !published {
+            @if !w {
+                @if let Some(p) = postmortem { div.msg { (p.body) } }
+            }
+            @if w && !published {
                 form.inline method="post" action=(format!("/api/incidents/{}/rca/generate", i.id)) {
                     (bridge(&back, &back, Some("Draft written from the incident's record."), Some(frame.csrf)))
                     button.secondary type="submit" { (if postmortem.is_some() { "Write a new draft" } else { "Generate a draft" }) }
                 }
             }
+            @if w {
             form.stack method="post" action=(format!("/api/incidents/{}/rca", i.id)) {
                 (bridge(&back, &back, Some("Postmortem saved."), Some(frame.csrf)))
                 input type="hidden" name="_method" value="PUT";
@@ -354,6 +371,7 @@ pub fn incident_detail(
                     label { input type="checkbox" name="published:bool" checked[published]; " Published on the public page" }
                 }
                 div { button type="submit" { "Save postmortem" } }
+            }
             }
         }
     };

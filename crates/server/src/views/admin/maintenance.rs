@@ -7,6 +7,7 @@ use super::{Frame, Input, action, bridge, local_input, page, when_in};
 use crate::form_bridge::Flash;
 use maud::{Markup, html};
 use upstate_core::recurring::Recurring;
+use upstate_core::roles::Permission;
 use upstate_core::{Component, Maintenance, MaintenanceStatus, StatusPage};
 
 pub struct MaintenanceScreen {
@@ -81,6 +82,8 @@ pub fn maintenance_list(frame: &Frame, flash: Option<&Flash>, s: &MaintenanceScr
     let back = "/admin/maintenance";
     let page_of = |id: i64| s.pages.iter().find(|p| p.id == id);
     let current = s.current.and_then(page_of);
+    // A viewer sees the windows; the controls are for those who may plan them.
+    let w = frame.may(Permission::IncidentsWrite);
     let body = html! {
         header.top { h1 { "Maintenance" } }
         section.card aria-labelledby="h-windows" {
@@ -97,6 +100,7 @@ pub fn maintenance_list(frame: &Frame, flash: Option<&Flash>, s: &MaintenanceScr
                         }
                         span.actions {
                             span.pill.s-maintenance { (m.status.as_str().replace('_', " ")) }
+                            @if w {
                             @match m.status {
                                 MaintenanceStatus::Scheduled => {
                                     (action(frame, back, &format!("/api/maintenance/{}/start", m.id), "POST", "Start", None, Some("Maintenance started.")))
@@ -108,14 +112,16 @@ pub fn maintenance_list(frame: &Frame, flash: Option<&Flash>, s: &MaintenanceScr
                                 _ => {}
                             }
                             (action(frame, back, &format!("/api/maintenance/{}", m.id), "DELETE", "Delete", Some("Delete this window?"), Some("Maintenance deleted.")))
+                            }
                         }
-                        @if let (Some(p), true) = (p, matches!(m.status, MaintenanceStatus::Scheduled | MaintenanceStatus::InProgress)) {
+                        @if let (Some(p), true, true) = (p, w, matches!(m.status, MaintenanceStatus::Scheduled | MaintenanceStatus::InProgress)) {
                             (edit(frame, s, m, p))
                         }
                     }
                 }
             } }
         }
+        @if w {
         section.card aria-labelledby="h-schedule" {
             h2 #h-schedule { "Schedule maintenance" }
             @match current {
@@ -139,6 +145,7 @@ pub fn maintenance_list(frame: &Frame, flash: Option<&Flash>, s: &MaintenanceScr
                     }
                 }
             }
+        }
         }
         (recurring_section(frame, flash, s, current))
     };
@@ -177,13 +184,15 @@ fn recurring_section(
                                 }
                             }
                         }
+                        @if frame.may(Permission::IncidentsWrite) {
                         span.actions {
                             (action(frame, back, &format!("/api/maintenance/recurring/{}", r.id), "DELETE", "Delete", Some("Delete this rule? Windows it made stay."), Some("Recurring maintenance deleted.")))
+                        }
                         }
                     }
                 }
             } }
-            @if let Some(p) = current {
+            @if let (Some(p), true) = (current, frame.may(Permission::IncidentsWrite)) {
                 h3 { "Repeat maintenance on " (p.name) }
                 form.stack method="post" action="/api/maintenance/recurring" {
                     (bridge(back, back, Some("Recurring maintenance added."), Some(frame.csrf)))

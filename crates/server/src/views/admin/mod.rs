@@ -70,6 +70,15 @@ pub struct Frame<'a> {
     pub here: &'static str,
 }
 
+impl Frame<'_> {
+    /// Whether the signed-in person's role may do what `p` allows: every
+    /// screen asks this before it offers a control, so no one is shown a
+    /// form the server would refuse them.
+    pub fn may(&self, p: Permission) -> bool {
+        self.role.has(p)
+    }
+}
+
 const LOGO: PreEscaped<&str> = PreEscaped(
     r##"<svg width="22" height="22" viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="10" fill="#22c55e"/><path d="M7 12.5l3 3 7-7" stroke="#fff" stroke-width="2.4" fill="none" stroke-linecap="round" stroke-linejoin="round"/></svg>"##,
 );
@@ -94,47 +103,52 @@ pub fn page(frame: &Frame, title: &str, flash: Option<&Flash>, body: Markup) -> 
         ("incidents", "/admin/incidents", "Incidents"),
         ("maintenance", "/admin/maintenance", "Maintenance"),
         ("monitors", "/admin/monitors", "Monitors"),
-        ("keys", "/admin/keys", "API keys"),
     ];
     let managers = [
         (
-            frame.role.has(Permission::IncidentsWrite),
+            frame.may(Permission::KeysManage),
+            "keys",
+            "/admin/keys",
+            "API keys",
+        ),
+        (
+            frame.may(Permission::IncidentsWrite),
             "comments",
             "/admin/comments",
             "Comments",
         ),
         (
-            frame.role.has(Permission::UsersManage),
+            frame.may(Permission::UsersManage),
             "users",
             "/admin/users",
             "Users",
         ),
         (
-            frame.role.has(Permission::AuditView),
+            frame.may(Permission::AuditView),
             "audit",
             "/admin/audit",
             "Audit log",
         ),
         (
-            frame.role.has(Permission::SettingsWrite),
+            frame.may(Permission::SettingsWrite),
             "notifications",
             "/admin/notifications",
             "Notifications",
         ),
         (
-            frame.role.has(Permission::SettingsWrite),
+            frame.may(Permission::SettingsWrite),
             "subscribers",
             "/admin/subscribers",
             "Subscribers",
         ),
         (
-            frame.role.has(Permission::SettingsWrite),
+            frame.may(Permission::SettingsWrite),
             "settings",
             "/admin/settings",
             "Settings",
         ),
         (
-            frame.role.has(Permission::SettingsWrite),
+            frame.may(Permission::SettingsWrite),
             "system",
             "/admin/system",
             "System",

@@ -11,6 +11,7 @@ use crate::form_bridge::Flash;
 use maud::{Markup, html};
 use upstate_core::links::QuickLink;
 use upstate_core::public::status_label;
+use upstate_core::roles::Permission;
 use upstate_core::{Component, ComponentGroup, ComponentStatus, StatusPage};
 
 pub fn pages_list(
@@ -24,7 +25,7 @@ pub fn pages_list(
         section.card aria-labelledby="h-all" {
             h2 #h-all { "All pages" }
             @if pages.is_empty() {
-                p.empty { "No status page yet: create the first below." }
+                p.empty { "No status page yet" @if frame.may(Permission::PagesWrite) { ": create the first below" } "." }
             } @else {
                 ul.rows {
                     @for (p, status) in pages {
@@ -51,6 +52,7 @@ pub fn pages_list(
                 }
             }
         }
+        @if frame.may(Permission::PagesWrite) {
         section.card aria-labelledby="h-new" {
             h2 #h-new { "New page" }
             form.stack method="post" action="/api/statuspages" {
@@ -61,6 +63,7 @@ pub fn pages_list(
                 div.field { label { input type="checkbox" name="isPublic:bool" checked; " Public (anyone can open it)" } }
                 div { button type="submit" { "Create page" } }
             }
+        }
         }
     };
     page(frame, "Status pages", flash, body)
@@ -268,6 +271,9 @@ fn component_row(frame: &Frame, back: &str, layout: &Layout, i: usize) -> Markup
     html! {
         li data-component=(c.id) {
             span { strong { a href=(format!("/admin/components/{}", c.id)) { (c.name) } } @if !c.description.is_empty() { br; span.muted { (c.description) } } }
+            @if !frame.may(Permission::PagesWrite) {
+                span class=(format!("pill s-{}", c.status.as_str())) { (component_status_name(c.status)) }
+            } @else {
             span.actions {
                 (layout_button(frame, back, layout.component_moved(i, true), "Move up", &c.name))
                 (layout_button(frame, back, layout.component_moved(i, false), "Move down", &c.name))
@@ -322,6 +328,7 @@ fn component_row(frame: &Frame, back: &str, layout: &Layout, i: usize) -> Markup
                     }
                 }
             }
+            }
         }
     }
 }
@@ -335,6 +342,8 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
             .filter(|&i| layout.comps[i].1 == g)
             .collect()
     };
+    // What a viewer sees is the page as it stands, with no control to change it.
+    let w = frame.may(Permission::PagesWrite);
     let body = html! {
         header.top {
             h1 { (p.name) }
@@ -342,7 +351,7 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
         }
         section.card aria-labelledby="h-components" {
             h2 #h-components { "Components" }
-            @if !s.components.is_empty() {
+            @if w && !s.components.is_empty() {
                 p.muted.hint-drag { "Drag rows to reorder them or move them between groups, or use the arrow buttons." }
                 // Filled and sent by admin.js after a drag.
                 form #layout-form method="post" action="/api/groups/reorder" hidden {
@@ -351,17 +360,25 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
                     input type="hidden" name="statusPageId:int" value=(p.id);
                 }
             }
-            @if s.components.is_empty() { p.empty { "No components yet: add what your users rely on below." } }
+            @if s.components.is_empty() { p.empty { "No components yet" @if w { ": add what your users rely on below" } "." } }
             @for (gi, g) in layout.groups.iter().enumerate() {
                 div.group-head {
                     h3 { (g.name) }
-                    span.actions {
-                        (layout_button(frame, &back, layout.group_moved(gi, true), "Move up", &format!("group {}", g.name)))
-                        (layout_button(frame, &back, layout.group_moved(gi, false), "Move down", &format!("group {}", g.name)))
+                    @if w {
+                        span.actions {
+                            (layout_button(frame, &back, layout.group_moved(gi, true), "Move up", &format!("group {}", g.name)))
+                            (layout_button(frame, &back, layout.group_moved(gi, false), "Move down", &format!("group {}", g.name)))
+                        }
                     }
                 }
-                ul.rows data-group=(g.id) {
-                    @for i in in_group(Some(g.id)) { (component_row(frame, &back, &layout, i)) }
+                @let members = in_group(Some(g.id));
+                @if members.is_empty() && !w {
+                    p.empty { "No components in this group." }
+                } @else {
+                    // Empty, it is where a dragged component can be dropped.
+                    ul.rows data-group=(g.id) {
+                        @for i in members { (component_row(frame, &back, &layout, i)) }
+                    }
                 }
             }
             @let ungrouped = in_group(None);
@@ -370,6 +387,7 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
                 ul.rows data-group="" { @for i in ungrouped { (component_row(frame, &back, &layout, i)) } }
             }
         }
+        @if w {
         div.grid {
             section.card aria-labelledby="h-add" {
                 h2 #h-add { "Add a component" }
@@ -414,6 +432,7 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
                 }
             }
         }
+        }
         section.card aria-labelledby="h-links" {
             h2 #h-links { "Quick links" }
             p.muted { "Links in the public page's header: your support site, your main site, your docs." }
@@ -422,10 +441,11 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
                 @for l in &s.links {
                     li {
                         span { strong { (l.label) } br; span.muted { (l.url) } }
-                        (action(frame, &back, &format!("/api/quicklinks/{}", l.id), "DELETE", &format!("Remove link {}", l.label), Some("Remove this link from the public page?"), Some("Link removed.")))
+                        @if w { (action(frame, &back, &format!("/api/quicklinks/{}", l.id), "DELETE", &format!("Remove link {}", l.label), Some("Remove this link from the public page?"), Some("Link removed."))) }
                     }
                 }
             } }
+            @if w {
             form.stack method="post" action="/api/quicklinks" {
                 (bridge(&back, &back, Some("Link added."), Some(frame.csrf)))
                 input type="hidden" name="statusPageId:int" value=(p.id);
@@ -433,7 +453,9 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
                 (Input { id: Some("f-link-url"), hint: Some("https://…"), ..Input::new("url", "Link address", "url") }.render(flash))
                 div { button type="submit" { "Add link" } }
             }
+            }
         }
+        @if w {
         section.card aria-labelledby="h-settings" {
             h2 #h-settings { "Settings" }
             form.stack method="post" action=(format!("/api/statuspages/{}", p.id)) {
@@ -468,7 +490,9 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
             }
             p.muted { "Created " (when(p.created_at)) "." }
         }
+        }
         (share(s))
+        @if w {
         section.card aria-labelledby="h-visitors" {
             h2 #h-visitors { "Visitor password" }
             p.muted {
@@ -496,6 +520,7 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
                 (step_up_field("page", &format!("to delete {}", p.name), flash))
                 div { button.danger type="submit" { "Delete page" } }
             }
+        }
         }
     };
     page(frame, &p.name, flash, body)

@@ -1,0 +1,189 @@
+//! Every screen offers only what the person's role may do (one place
+//! decides: `Frame::may`), and a refusal that still happens says who may,
+//! in words: a viewer reads the pages, incidents and maintenance with no
+//! control on them; an editor changes them but sees no audit events, keys
+//! or settings.
+
+use crate::admin_ui::{PW, no_axe_violations, path, shot, sign_in};
+use crate::browser::{Driver, browser_available};
+use crate::on_both_backends;
+use crate::support::{Backend, Browser, Server, at_offset_ms};
+use reqwest::Method;
+use serde_json::json;
+
+on_both_backends!(screens_show_each_role_only_what_it_may_do);
+
+/// The forms of the screen in Chromium that change something: all but
+/// signing out, choosing the page to work on, and searches (GET).
+async fn write_forms(d: &Driver, screen: &str) -> Vec<String> {
+    let found = d
+        .js("return [...document.querySelectorAll('form')]
+               .filter(f => f.method === 'post')
+               .map(f => f.getAttribute('action'))
+               .filter(a => a !== '/api/auth/logout' && a !== '/api/statuspages/current');")
+        .await;
+    serde_json::from_value(found).unwrap_or_else(|e| panic!("{screen}: {e}"))
+}
+
+async fn visit(d: &Driver, s: &Server, screen: &str) {
+    d.c().goto(&format!("{}{screen}", s.base)).await.unwrap();
+    assert_eq!(path(d).await, screen, "{screen} opens");
+}
+
+async fn text(d: &Driver) -> String {
+    d.js("return document.body.innerText")
+        .await
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
+async fn screens_show_each_role_only_what_it_may_do(b: Backend) {
+    if !browser_available("screens_show_each_role_only_what_it_may_do") {
+        return;
+    }
+    let s = Server::start(b).await;
+    assert!(s.db.add_user("vi@example.com", "viewer", PW).0);
+    assert!(s.db.add_user("ed@example.com", "editor", PW).0);
+    let p = s.page("acme").await;
+    let c = s.component(p, "API").await;
+    s.group(p, "Core").await;
+    let inc = s.incident(p, "Slow answers").await["id"].as_i64().unwrap();
+    s.post(
+        "/api/v1/maintenance",
+        json!({"title": "Database upgrade", "statusPageId": p, "componentIds": [c],
+               "scheduledStartTime": at_offset_ms(3_600_000), "scheduledEndTime": at_offset_ms(7_200_000)}),
+    )
+    .await
+    .data(201);
+    // Some activity an editor must not read on the dashboard.
+    s.post(
+        "/api/v1/statuspages",
+        json!({"name": "Other", "slug": "other"}),
+    )
+    .await
+    .data(201);
+
+    let screens = [
+        "/admin".to_string(),
+        "/admin/pages".to_string(),
+        format!("/admin/pages/{p}"),
+        "/admin/incidents".to_string(),
+        format!("/admin/incidents/{inc}"),
+        "/admin/maintenance".to_string(),
+        "/admin/monitors".to_string(),
+        format!("/admin/components/{c}"),
+    ];
+
+    // A viewer: every screen it opens, and not one control.
+    let d = Driver::start(&[]).await;
+    d.c().set_window_size(1280, 1000).await.unwrap();
+    sign_in(&d, &s, "vi@example.com").await;
+    for screen in &screens {
+        visit(&d, &s, screen).await;
+        assert_eq!(
+            write_forms(&d, screen).await,
+            Vec::<String>::new(),
+            "a viewer is offered no change on {screen}"
+        );
+        let buttons = d
+            .js("return [...document.querySelectorAll('button, a.button')].map(b => b.innerText.trim())
+                   .filter(t => t !== 'Sign out' && !t.startsWith('Work on') && t !== 'View public page'
+                                && !t.startsWith('Back to'));")
+            .await;
+        assert_eq!(buttons, json!([]), "a viewer is offered these on {screen}");
+    }
+    visit(&d, &s, &format!("/admin/pages/{p}")).await;
+    let seen = text(&d).await;
+    assert!(
+        seen.contains("API") && seen.contains("Operational"),
+        "{seen}"
+    );
+    no_axe_violations(&d, "page screen as a viewer").await;
+    d.screenshot(&shot(b, "roles-viewer-page")).await;
+    let nav = d
+        .js("return document.querySelector('nav[aria-label=Admin]').innerText")
+        .await;
+    let nav = nav.as_str().unwrap();
+    for hidden in ["API keys", "Audit log", "Settings", "Comments"] {
+        assert!(
+            !nav.contains(hidden),
+            "a viewer's menu lists {hidden}: {nav}"
+        );
+    }
+    // A screen of another role answers in words, not with a permission's name.
+    d.c()
+        .goto(&format!("{}/admin/incidents/new", s.base))
+        .await
+        .unwrap();
+    let refused = text(&d).await;
+    assert!(
+        refused.contains("Only editors and above can report incidents and plan maintenance."),
+        "{refused}"
+    );
+    d.quit().await;
+
+    // An editor: changes pages and incidents, but reads no audit events and
+    // sees no keys or settings.
+    let d = Driver::start(&[]).await;
+    d.c().set_window_size(1280, 1000).await.unwrap();
+    sign_in(&d, &s, "ed@example.com").await;
+    let seen = text(&d).await;
+    assert!(seen.contains("Report an incident"), "{seen}");
+    assert!(!seen.contains("Recent activity"), "{seen}");
+    for action in ["statuspage.create", "api_key.create", "user.create"] {
+        assert!(
+            !seen.contains(action),
+            "an editor's dashboard shows {action}"
+        );
+    }
+    d.screenshot(&shot(b, "roles-editor-dashboard")).await;
+    visit(&d, &s, &format!("/admin/pages/{p}")).await;
+    assert!(!write_forms(&d, "page screen").await.is_empty());
+    visit(&d, &s, &format!("/admin/incidents/{inc}")).await;
+    assert!(
+        write_forms(&d, "incident")
+            .await
+            .contains(&format!("/api/incidents/{inc}/updates")),
+        "an editor posts updates"
+    );
+    let nav = d
+        .js("return document.querySelector('nav[aria-label=Admin]').innerText")
+        .await;
+    let nav = nav.as_str().unwrap();
+    for hidden in ["API keys", "Audit log", "Settings", "Users"] {
+        assert!(
+            !nav.contains(hidden),
+            "an editor's menu lists {hidden}: {nav}"
+        );
+    }
+    d.c().goto(&format!("{}/admin/keys", s.base)).await.unwrap();
+    let refused = text(&d).await;
+    assert!(
+        refused.contains("Only admins and owners can manage API keys."),
+        "{refused}"
+    );
+    d.quit().await;
+
+    // A request sent anyway is refused in the same words, and changes nothing.
+    let ed = Browser::login(&s, "ed@example.com", PW)
+        .await
+        .expect("the editor signs in");
+    let (status, problem, _) = ed
+        .send(
+            Method::POST,
+            "/api/notifications",
+            Some(json!({"name": "Ops", "kind": "webhook", "target": "https://example.com/x"})),
+        )
+        .await;
+    assert_eq!(status, 403, "{problem}");
+    assert_eq!(
+        problem["detail"],
+        "Only admins and owners can change settings, notification channels and subscribers."
+    );
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM notification_channels")
+            .await,
+        [0]
+    );
+}
