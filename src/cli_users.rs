@@ -49,10 +49,17 @@ pub async fn run(db: &Db, cmd: UserCommand) -> anyhow::Result<()> {
     let hash = tokio::task::spawn_blocking(move || upstate_server::hash_password(&password))
         .await?
         .map_err(|e| anyhow::anyhow!(e))?;
-    let user =
-        upstate_store::users::create(db, &AuditCtx::of(Actor::cli()), &email, &name, role, &hash)
-            .await
-            .context("cannot create the user")?;
+    let user = upstate_store::users::create(
+        db,
+        &AuditCtx::of(Actor::cli()),
+        &email,
+        &name,
+        role,
+        &hash,
+        false,
+    )
+    .await
+    .context("cannot create the user")?;
     println!(
         "Created user {} <{}> with role {}.",
         user.id,

@@ -77,7 +77,7 @@ async fn field(d: &Driver, label: &str) -> Element {
         .unwrap_or_else(|_| panic!("no control labelled {label:?}"))
 }
 
-async fn fill(d: &Driver, label: &str, text: &str) {
+pub(crate) async fn fill(d: &Driver, label: &str, text: &str) {
     let f = field(d, label).await;
     f.clear().await.unwrap();
     f.send_keys(text).await.unwrap();
@@ -108,7 +108,7 @@ async fn fill(d: &Driver, label: &str, text: &str) {
 }
 
 /// Clicks a button or link and waits for the next page to load.
-async fn press(d: &Driver, button: &str) {
+pub(crate) async fn press(d: &Driver, button: &str) {
     d.js("window.__before = true").await;
     click(d, button).await;
     let loaded = d

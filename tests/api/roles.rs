@@ -4,14 +4,17 @@
 //! control on them; an editor changes them but sees no audit events, keys
 //! or settings.
 
-use crate::admin_ui::{PW, no_axe_violations, path, shot, sign_in};
+use crate::admin_ui::{PW, fill, no_axe_violations, path, press, shot, sign_in};
 use crate::browser::{Driver, browser_available};
 use crate::on_both_backends;
 use crate::support::{Backend, Browser, Server, at_offset_ms};
 use reqwest::Method;
 use serde_json::json;
 
-on_both_backends!(screens_show_each_role_only_what_it_may_do);
+on_both_backends!(
+    screens_show_each_role_only_what_it_may_do,
+    a_password_someone_else_chose_is_changed_at_first_sign_in,
+);
 
 /// The forms of the screen in Chromium that change something: all but
 /// signing out, choosing the page to work on, and searches (GET).
@@ -186,4 +189,80 @@ async fn screens_show_each_role_only_what_it_may_do(b: Backend) {
             .await,
         [0]
     );
+}
+
+async fn a_password_someone_else_chose_is_changed_at_first_sign_in(b: Backend) {
+    if !browser_available("a_password_someone_else_chose_is_changed_at_first_sign_in") {
+        return;
+    }
+    let s = Server::start(b).await;
+    assert!(s.db.add_user("ad@example.com", "admin", PW).0);
+    let admin = Browser::login(&s, "ad@example.com", PW)
+        .await
+        .expect("the admin signs in");
+    let given = "a password the admin chose";
+    let (status, made, _) = admin
+        .send(
+            Method::POST,
+            "/api/admin/users",
+            Some(json!({"email": "nora@example.com", "name": "Nora", "role": "editor", "password": given})),
+        )
+        .await;
+    assert_eq!(status, 201, "{made}");
+    assert_eq!(made["data"]["mustChangePassword"], true);
+
+    let d = Driver::start(&[]).await;
+    d.c().set_window_size(1280, 1000).await.unwrap();
+    d.c()
+        .goto(&format!("{}/admin/login", s.base))
+        .await
+        .unwrap();
+    fill(&d, "Email", "nora@example.com").await;
+    fill(&d, "Password", given).await;
+    press(&d, "Sign in").await;
+    assert_eq!(
+        path(&d).await,
+        "/admin/account",
+        "sent to choose a password"
+    );
+    let seen = text(&d).await;
+    assert!(seen.contains("Choose your own password"), "{seen}");
+    no_axe_violations(&d, "account, password to change").await;
+    d.screenshot(&shot(b, "account-given-password")).await;
+    // No other screen opens until it is changed.
+    for screen in ["/admin", "/admin/incidents", "/admin/pages"] {
+        d.c().goto(&format!("{}{screen}", s.base)).await.unwrap();
+        assert_eq!(path(&d).await, "/admin/account", "{screen} waits");
+    }
+    // A wrong "given" password is refused beside the field; nothing changes.
+    fill(&d, "Password you were given", "not what was given").await;
+    fill(&d, "New password", "my very own passphrase").await;
+    press(&d, "Change password").await;
+    assert_eq!(path(&d).await, "/admin/account");
+    assert!(text(&d).await.contains("is wrong"));
+    fill(&d, "Password you were given", given).await;
+    fill(&d, "New password", "my very own passphrase").await;
+    press(&d, "Change password").await;
+    assert_eq!(path(&d).await, "/admin", "on to the dashboard");
+    assert!(text(&d).await.contains("Password changed."));
+    d.c()
+        .goto(&format!("{}/admin/incidents", s.base))
+        .await
+        .unwrap();
+    assert_eq!(path(&d).await, "/admin/incidents", "every screen opens now");
+    d.quit().await;
+    let nora = Browser::login(&s, "nora@example.com", "my very own passphrase")
+        .await
+        .expect("the new password signs in");
+    let (_, me, _) = nora.send(Method::GET, "/api/auth/me", None).await;
+    assert_eq!(me["data"]["mustChangePassword"], false, "{me}");
+    // The change is in the audit log, once.
+    let id = made["data"]["id"].as_i64().unwrap();
+    let changed = s
+        .db
+        .integers(&format!(
+            "SELECT COUNT(*) FROM audit_events WHERE action = 'user.change_password' AND target_id = {id}"
+        ))
+        .await;
+    assert_eq!(changed, [1]);
 }

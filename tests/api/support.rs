@@ -975,9 +975,10 @@ impl TestDb {
             // Migrated already: a copy of the template (`TestDb::new`).
             let db = upstate_store::Db::connect(&url).await.expect("connect");
             let ctx = upstate_store::AuditCtx::of(upstate_core::audit::Actor::cli());
-            let user = upstate_store::users::create(&db, &ctx, &email, "Test User", role, &hash)
-                .await
-                .expect("user create");
+            let user =
+                upstate_store::users::create(&db, &ctx, &email, "Test User", role, &hash, false)
+                    .await
+                    .expect("user create");
             db.close().await;
             user.id
         })

@@ -24,6 +24,9 @@ pub struct User {
     pub totp_enabled: bool,
     pub created_at: Timestamp,
     pub last_login_at: Option<Timestamp>,
+    /// Signed in with a password someone else chose: the screens ask for a
+    /// new one before anything else.
+    pub must_change_password: bool,
 }
 
 #[derive(sqlx::FromRow)]
@@ -35,6 +38,7 @@ struct UserRow {
     totp_enabled: bool,
     created_at: i64,
     last_login_at: Option<i64>,
+    must_change_password: bool,
 }
 
 impl TryFrom<UserRow> for User {
@@ -48,13 +52,14 @@ impl TryFrom<UserRow> for User {
             totp_enabled: r.totp_enabled,
             created_at: Timestamp::from_millis(r.created_at),
             last_login_at: r.last_login_at.map(Timestamp::from_millis),
+            must_change_password: r.must_change_password,
         })
     }
 }
 
 macro_rules! user_cols {
     () => {
-        "id, email, name, role, totp_enabled, created_at, last_login_at"
+        "id, email, name, role, totp_enabled, created_at, last_login_at, must_change_password"
     };
 }
 
@@ -83,11 +88,12 @@ pub async fn create(
     name: &str,
     role: Role,
     password_hash: &str,
+    chosen_by_another: bool,
 ) -> StoreResult<User> {
     let mut tx = db.begin_as(ctx).await?;
     let row: UserRow = on_tx!(&mut tx, |c| {
         sqlx::query_as(concat!(
-        "INSERT INTO users (email, name, role, password_hash, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING ",
+        "INSERT INTO users (email, name, role, password_hash, created_at, must_change_password) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ",
         user_cols!()
     ))
     .bind(email.as_str())
@@ -95,6 +101,7 @@ pub async fn create(
     .bind(role.as_str())
     .bind(password_hash)
     .bind(db.clock.now().millis())
+    .bind(chosen_by_another)
     .fetch_one(c)
     .await
     .map_err(|e| StoreError::unique(e, "a user with this email already exists"))?
@@ -149,18 +156,21 @@ pub async fn password_hash(db: &Db, id: Id) -> StoreResult<String> {
 }
 
 /// Sets a new password and ends every session of the user but `keep`.
+/// `chosen_by_another` (a reset): its holder is asked to change it.
 pub async fn change_password(
     db: &Db,
     ctx: &AuditCtx,
     id: Id,
     new_hash: &str,
     keep: Option<&str>,
+    chosen_by_another: bool,
 ) -> StoreResult<()> {
     let mut tx = db.begin_as(ctx).await?;
     on_tx!(&mut tx, |c| sqlx::query(
-        "UPDATE users SET password_hash = $1 WHERE id = $2"
+        "UPDATE users SET password_hash = $1, must_change_password = $2 WHERE id = $3"
     )
     .bind(new_hash)
+    .bind(chosen_by_another)
     .bind(id)
     .execute(c)
     .await?

@@ -25,7 +25,12 @@ pub(super) async fn account(State(state): State<AppState>, s: Screen) -> Page {
             None => view::TwoFactor::Off,
         }
     };
-    let mut res = s.show(view::account(&s.frame("account"), s.flash(), &tf));
+    let mut res = s.show(view::account(
+        &s.frame("account"),
+        s.flash(),
+        &tf,
+        user.must_change_password,
+    ));
     // The recovery codes it may show must not stay in any cache.
     res.headers_mut().insert(
         header::CACHE_CONTROL,

@@ -140,6 +140,10 @@ impl FromRequestParts<AppState> for Screen {
             }
             Err(e) => return Err(e.into_response()),
         };
+        // A password someone else chose is replaced before any other work.
+        if who.session.user.must_change_password && parts.uri.path() != "/admin/account" {
+            return Err(Redirect::to("/admin/account#h-password").into_response());
+        }
         let site = state.snapshots.settings().await.map_err(fail)?;
         Ok(Screen {
             who,

@@ -213,6 +213,7 @@ async fn change_password(
         me.session.user.id,
         &hash,
         Some(&me.session.id),
+        false,
     )
     .await?;
     Ok(StatusCode::NO_CONTENT.into_response())

@@ -105,7 +105,7 @@ async fn users_create(
     };
     grantable(&me, role)?;
     let hash = password::hash(pw).await?;
-    let user = users::create(&state.db, &me.audit, &email, &name, role, &hash).await?;
+    let user = users::create(&state.db, &me.audit, &email, &name, role, &hash, true).await?;
     Ok((StatusCode::CREATED, data(user)).into_response())
 }
 
@@ -202,7 +202,7 @@ async fn act(
             me.require_step_up(state, headers).await?;
             let temporary = users::token()[..20].to_string();
             let hash = password::hash(temporary.clone()).await?;
-            users::change_password(&state.db, &me.audit, id, &hash, None).await?;
+            users::change_password(&state.db, &me.audit, id, &hash, None, true).await?;
             ActionResult {
                 action: action.into(),
                 temporary_password: Some(temporary),

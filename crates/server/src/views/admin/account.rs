@@ -15,7 +15,27 @@ pub enum TwoFactor {
     On,
 }
 
-pub fn account(frame: &Frame, flash: Option<&Flash>, tf: &TwoFactor) -> Markup {
+/// The change-password form; `given` when the person signed in with a
+/// password someone else chose, which they must replace before anything else.
+fn password_form(frame: &Frame, flash: Option<&Flash>, given: bool) -> Markup {
+    html! {
+        section.card aria-labelledby="h-password" {
+            h2 #h-password { (if given { "Choose your own password" } else { "Change password" }) }
+            @if given {
+                p.alert role="status" { "The password you signed in with was chosen by whoever made your account. Choose your own to go on: the other screens open once it is changed." }
+            }
+            form.stack method="post" action="/api/auth/change-password" {
+                (bridge("/admin/account", if given { "/admin" } else { "/admin/account" }, Some("Password changed. Your other sessions were signed out."), Some(frame.csrf)))
+                (Input { autocomplete: Some("current-password"), ..Input::new("currentPassword", if given { "Password you were given" } else { "Current password" }, "password") }.render(flash))
+                (Input { autocomplete: Some("new-password"), meter: Some("strength"), hint: Some("At least 12 characters."), ..Input::new("newPassword", "New password", "password") }.render(flash))
+                div.meter aria-hidden="true" { span #strength {} }
+                div { button type="submit" { "Change password" } }
+            }
+        }
+    }
+}
+
+pub fn account(frame: &Frame, flash: Option<&Flash>, tf: &TwoFactor, given: bool) -> Markup {
     let codes: Vec<String> = flash
         .and_then(|f| f.values.get("recoveryCodes"))
         .and_then(|v| v.as_array())
@@ -27,6 +47,7 @@ pub fn account(frame: &Frame, flash: Option<&Flash>, tf: &TwoFactor) -> Markup {
         .unwrap_or_default();
     let body = html! {
         header.top { h1 { "Your account" } }
+        @if given { (password_form(frame, flash, true)) }
         @if !codes.is_empty() {
             section.card.codes aria-labelledby="h-codes" {
                 h2 #h-codes { "Your recovery codes" }
@@ -61,16 +82,7 @@ pub fn account(frame: &Frame, flash: Option<&Flash>, tf: &TwoFactor) -> Markup {
                     }
                 }
             }
-            section.card aria-labelledby="h-password" {
-                h2 #h-password { "Change password" }
-                form.stack method="post" action="/api/auth/change-password" {
-                    (bridge("/admin/account", "/admin/account", Some("Password changed. Your other sessions were signed out."), Some(frame.csrf)))
-                    (Input { autocomplete: Some("current-password"), ..Input::new("currentPassword", "Current password", "password") }.render(flash))
-                    (Input { autocomplete: Some("new-password"), meter: Some("strength"), hint: Some("At least 12 characters."), ..Input::new("newPassword", "New password", "password") }.render(flash))
-                    div.meter aria-hidden="true" { span #strength {} }
-                    div { button type="submit" { "Change password" } }
-                }
-            }
+            @if !given { (password_form(frame, flash, false)) }
         }
     };
     page(frame, "Your account", flash, body)
