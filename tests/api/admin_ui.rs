@@ -927,8 +927,37 @@ async fn operator_screens_in_chromium(b: Backend) {
     );
     no_axe_violations(&d, "incident").await;
     d.screenshot(&shot("incident")).await;
-    press(&d, "Resolve").await;
+    // Resolving asks for the words visitors will read, prefilled.
+    click(&d, "Resolve").await;
+    let prefilled = field(&d, "Resolution message")
+        .await
+        .prop("value")
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    assert_eq!(prefilled, "This incident has been resolved.");
+    d.screenshot(&shot("incident-resolve")).await;
+    fill(&d, "Resolution message", "The **rollback** fixed it.").await;
+    press(&d, "Resolve incident").await;
     assert!(text(&d, ".alert.notice").await.contains("resolved"));
+    // The timeline shows it as visitors will (Markdown rendered), and
+    // keeps the source behind Edit.
+    let timeline = text(&d, "ol.timeline").await;
+    assert!(
+        timeline.contains("The rollback fixed it."),
+        "the resolution is in the timeline: {timeline}"
+    );
+    assert_eq!(
+        d.js("return document.querySelector('ol.timeline .msg strong').textContent")
+            .await,
+        "rollback"
+    );
+    assert_eq!(
+        d.js("return [...document.querySelectorAll('ol.timeline textarea')].some(t => t.value === 'The **rollback** fixed it.')")
+            .await,
+        json!(true),
+        "the source stays behind Edit"
+    );
     assert_eq!(
         api_status().await,
         "operational",

@@ -3,6 +3,7 @@ use crate::support::{Backend, Server};
 use serde_json::{Value, json};
 
 on_both_backends!(
+    resolving_without_words_says_so_in_the_install_language,
     incident_lifecycle,
     incident_transitions_any_to_any,
     incident_filters_and_limits,
@@ -470,4 +471,54 @@ async fn incidents_move_their_components(b: Backend) {
         s.db.texts("SELECT kind FROM outbox WHERE kind = 'component.status_changed'")
             .await;
     assert_eq!(events.len(), 4);
+}
+
+/// Visitors read a resolution: one without a message says that it is
+/// resolved, in the install's language, never an empty line.
+async fn resolving_without_words_says_so_in_the_install_language(b: Backend) {
+    let s = Server::start(b).await;
+    let p = s.page("acme").await;
+    let last_words = async |id: &Value| {
+        let inc = s.get(&format!("/api/v1/incidents/{id}")).await.data(200);
+        assert_eq!(inc["status"], "resolved");
+        inc["updates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|u| u["status"] == "resolved")
+            .map(|u| u["message"].clone())
+            .unwrap()
+    };
+    let first = s.incident(p, "Slow").await["id"].clone();
+    s.post_empty(&format!("/api/v1/incidents/{first}/resolve"))
+        .await
+        .data(200);
+    assert_eq!(last_words(&first).await, "This incident has been resolved.");
+
+    s.send(
+        reqwest::Method::PUT,
+        "/api/settings",
+        Some(&s.key),
+        Some(json!({"defaultLanguage": "de"})),
+    )
+    .await
+    .data(200);
+    let second = s.incident(p, "Langsam").await["id"].clone();
+    s.post(
+        &format!("/api/v1/incidents/{second}/resolve"),
+        json!({"message": "  "}),
+    )
+    .await
+    .data(200);
+    assert_eq!(last_words(&second).await, "Dieser Vorfall wurde behoben.");
+
+    // Words of one's own stay as written.
+    let third = s.incident(p, "Errors").await["id"].clone();
+    s.post(
+        &format!("/api/v1/incidents/{third}/resolve"),
+        json!({"message": "Rolled back."}),
+    )
+    .await
+    .data(200);
+    assert_eq!(last_words(&third).await, "Rolled back.");
 }

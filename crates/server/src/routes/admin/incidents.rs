@@ -97,5 +97,6 @@ pub(super) async fn incident_detail(
         &comps,
         pm.as_ref(),
         followers,
+        s.site.language().t("incident.resolved_message"),
     )))
 }

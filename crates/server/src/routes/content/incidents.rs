@@ -318,6 +318,7 @@ async fn add_update(
     tag = "incidents",
     operation_id = "resolveIncident",
     summary = "Resolve an incident",
+    description = "Without a message, the resolution says \"This incident has been resolved.\" in the install's default language.",
     params(("id" = i64, Path, description = "Incident id")),
     request_body = Option<ResolveInput>,
     responses((status = 200, body = Data<Incident>), KeyErrors, BodyErrors, NotFound, Conflict),
@@ -330,8 +331,14 @@ async fn resolve(
     OptionalBody(input): OptionalBody<ResolveInput>,
 ) -> ApiResult<Response> {
     caller.require(Permission::IncidentsWrite)?;
+    let (mut message, changes) = input.validate()?;
+    if message.trim().is_empty() {
+        // Visitors read the resolution: never an empty "Resolved –".
+        let site = state.snapshots.settings().await?;
+        message = site.language().t("incident.resolved_message").to_string();
+    }
     Ok(data(
-        incidents::resolve(&state.db, &caller.audit, id, input.validate()?).await?,
+        incidents::resolve(&state.db, &caller.audit, id, (message, changes)).await?,
     ))
 }
 

@@ -213,6 +213,7 @@ pub fn incident_detail(
     components: &[Component],
     postmortem: Option<&Postmortem>,
     followers: i64,
+    resolved_text: &str,
 ) -> Markup {
     let back = format!("/admin/incidents/{}", i.id);
     let resolved = i.status == IncidentStatus::Resolved;
@@ -229,15 +230,21 @@ pub fn incident_detail(
             @if w {
             span.actions {
                 @if !resolved {
-                    form.inline method="post" action=(format!("/api/incidents/{}/resolve", i.id)) {
-                        (bridge(&back, &back, Some("Incident resolved; its components are operational again."), Some(frame.csrf)))
-                        // Resolving returns what it affected to operational
-                        // (as Statuspage does); "Post an update" picks otherwise.
-                        @for c in components.iter().filter(|c| i.affected_components.contains(&c.id) && c.status != ComponentStatus::Operational) {
-                            input type="hidden" name="componentStatuses[][componentId]:int" value=(c.id);
-                            input type="hidden" name="componentStatuses[][status]:req" value="operational";
+                    // One way to resolve: with words visitors will read,
+                    // prefilled and editable (a disclosure: no script needed).
+                    details.resolve {
+                        summary.button { "Resolve" }
+                        form.stack.card method="post" action=(format!("/api/incidents/{}/resolve", i.id)) {
+                            (bridge(&back, &back, Some("Incident resolved; its components are operational again."), Some(frame.csrf)))
+                            // Resolving returns what it affected to operational
+                            // (as Statuspage does).
+                            @for c in components.iter().filter(|c| i.affected_components.contains(&c.id) && c.status != ComponentStatus::Operational) {
+                                input type="hidden" name="componentStatuses[][componentId]:int" value=(c.id);
+                                input type="hidden" name="componentStatuses[][status]:req" value="operational";
+                            }
+                            (Input { id: Some("f-resolve-message"), value: Some(resolved_text.to_string()), hint: Some("Markdown. Visitors and subscribers read it."), preview: Some("message"), ..Input::new("message", "Resolution message", "textarea") }.render(flash))
+                            div { button type="submit" { "Resolve incident" } }
                         }
-                        button type="submit" { "Resolve" }
                     }
                 }
                 (action(frame, &back, &format!("/api/incidents/{}", i.id), "DELETE", "Delete", Some("Delete this incident and its timeline? Visitors will no longer see it."), Some("Incident deleted.")))
@@ -282,8 +289,10 @@ pub fn incident_detail(
                     fieldset.field {
                         legend { "Status" }
                         div.choices {
-                            @for (value, label) in STATUSES {
-                                label { input type="radio" name="status" value=(value) checked[i.status.as_str() == value]; (label) }
+                            // Resolving has its own form above (it returns
+                            // the components and words the resolution).
+                            @for (value, label) in &STATUSES[..3] {
+                                label { input type="radio" name="status" value=(value) checked[i.status.as_str() == *value]; (label) }
                             }
                         }
                     }
@@ -309,7 +318,8 @@ pub fn incident_detail(
                             div.meta {
                                 strong { (u.status.as_str()) } " · " (at)
                             }
-                            div.msg { (u.message) }
+                            // As visitors see it; the source is behind Edit.
+                            div.msg.rendered { (crate::views::message_markdown(&u.message)) }
                             @if w {
                             div.update-tools {
                                 details.edit {
