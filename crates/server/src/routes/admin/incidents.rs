@@ -89,14 +89,17 @@ pub(super) async fn incident_detail(
     let followers = upstate_store::subscribers::followers(&state.db, id)
         .await
         .map_err(fail)?;
+    let screen = view::IncidentScreen {
+        incident: &incident,
+        pages: &all,
+        components: &comps,
+        postmortem: pm.as_ref(),
+        followers,
+        resolved_text: s.site.language().t("incident.resolved_message"),
+    };
     Ok(s.show(view::incident_detail(
         &s.frame("incidents"),
         s.flash(),
-        &incident,
-        &all,
-        &comps,
-        pm.as_ref(),
-        followers,
-        s.site.language().t("incident.resolved_message"),
+        &screen,
     )))
 }

@@ -205,16 +205,29 @@ pub fn incidents_list(
     page(frame, "Incidents", flash, body)
 }
 
-pub fn incident_detail(
-    frame: &Frame,
-    flash: Option<&Flash>,
-    i: &Incident,
-    pages: &[StatusPage],
-    components: &[Component],
-    postmortem: Option<&Postmortem>,
-    followers: i64,
-    resolved_text: &str,
-) -> Markup {
+/// What one incident's screen shows.
+pub struct IncidentScreen<'a> {
+    pub incident: &'a Incident,
+    pub pages: &'a [StatusPage],
+    /// The components of the incident's page.
+    pub components: &'a [Component],
+    pub postmortem: Option<&'a Postmortem>,
+    /// Visitors who follow this incident.
+    pub followers: i64,
+    /// The resolution's words offered before the operator writes their own
+    /// (in the install's language).
+    pub resolved_text: &'a str,
+}
+
+pub fn incident_detail(frame: &Frame, flash: Option<&Flash>, screen: &IncidentScreen) -> Markup {
+    let IncidentScreen {
+        incident: i,
+        pages,
+        components,
+        postmortem,
+        followers,
+        resolved_text,
+    } = *screen;
     let back = format!("/admin/incidents/{}", i.id);
     let resolved = i.status == IncidentStatus::Resolved;
     let affected: Vec<&str> = components

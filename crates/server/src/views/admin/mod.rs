@@ -20,7 +20,9 @@ pub use account::{TwoFactor, account};
 pub use comments::{CommentsScreen, comments};
 pub use component::component;
 pub use dashboard::{DashboardData, dashboard};
-pub use incidents::{IncidentForm, incident_detail, incident_new, incidents_list, templates};
+pub use incidents::{
+    IncidentForm, IncidentScreen, incident_detail, incident_new, incidents_list, templates,
+};
 pub use maintenance::{MaintenanceScreen, maintenance_list};
 pub use monitors::{MonitorScreen, Row as MonitorRow, monitor, monitors};
 pub use notifications::{ChannelScreen, channel, channels};
