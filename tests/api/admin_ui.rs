@@ -1006,6 +1006,13 @@ async fn operator_screens_in_chromium(b: Backend) {
     // Maintenance: scheduled, started, completed.
     press(&d, "Maintenance").await;
     fill(&d, "Title", "Database upgrade").await;
+    // Markdown, with the live preview incident messages have.
+    fill(&d, "Description", "Upgrading the **primary database**.").await;
+    assert_eq!(
+        d.js("return document.querySelector('#f-description').closest('.field').querySelector('.preview-body strong').textContent")
+            .await,
+        "primary database"
+    );
     let start = "2030-01-02T03:04";
     d.js(&format!(
         "document.getElementById('f-scheduledStartTime').value = '{start}';
@@ -1023,6 +1030,17 @@ async fn operator_screens_in_chromium(b: Backend) {
     assert_eq!(
         m[0]["scheduledStartTime"], "2030-01-02T02:04:00.000Z",
         "entered in the page's time zone (Berlin, UTC+1 in winter)"
+    );
+    // Visitors read the description rendered, not its asterisks.
+    let public = reqwest::get(format!("{}/s/acme", s.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        public.contains("<strong>primary database</strong>") && !public.contains("**primary"),
+        "the public page renders the description"
     );
     assert!(
         text(&d, "section[aria-labelledby=h-windows]")

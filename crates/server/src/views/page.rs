@@ -347,13 +347,14 @@ pub(super) fn maintenance_card(v: &View, m: &Maintenance) -> Markup {
                 time datetime=(m.scheduled_end_time.to_rfc3339()) { (v.absolute(m.scheduled_end_time)) }
                 @if !affected.is_empty() { " · " (v.t("label.affected")) ": " (affected) }
             }
-            @if !m.description.is_empty() { p.msg dir="auto" { (m.description) } }
+            // Markdown, as incident messages are.
+            @if !m.description.is_empty() { div.msg.md dir="auto" { (super::message_markdown(&m.description)) } }
             @if !m.updates.is_empty() {
                 ol.timeline {
                     @for u in &m.updates {
                         li {
                             p.when { strong { (v.t(maintenance_status_key(u.status))) } " — " (v.when(u.created_at)) }
-                            p.msg dir="auto" { (u.message) }
+                            div.msg.md dir="auto" { (super::message_markdown(&u.message)) }
                         }
                     }
                 }

@@ -55,7 +55,8 @@ fn edit(frame: &Frame, s: &MaintenanceScreen, m: &Maintenance, p: &StatusPage) -
                 }
                 div.field {
                     label for=(format!("{prefix}-desc")) { "Description" span.visually-hidden { " of " (m.title) } }
-                    textarea #(format!("{prefix}-desc")) name="description" { (m.description) }
+                    textarea #(format!("{prefix}-desc")) name="description" data-preview="message" aria-describedby=(format!("{prefix}-desc-hint")) { (m.description) }
+                    span.hint id=(format!("{prefix}-desc-hint")) { "Markdown." }
                 }
                 div.field {
                     label for=(format!("{prefix}-start")) { "Starts" span.visually-hidden { " (" (m.title) ")" } }
@@ -136,7 +137,7 @@ pub fn maintenance_list(frame: &Frame, flash: Option<&Flash>, s: &MaintenanceScr
                         input type="hidden" name="statusPageId:int" value=(p.id);
                         input type="hidden" name="_tz" value=(p.time_zone);
                         (Input::new("title", "Title", "text").render(flash))
-                        (Input { required: false, ..Input::new("description", "Description", "textarea") }.render(flash))
+                        (Input { required: false, hint: Some("Markdown."), preview: Some("message"), ..Input::new("description", "Description", "textarea") }.render(flash))
                         (Input { form_name: Some("scheduledStartTime:datetime"), hint: Some(&p.time_zone), ..Input::new("scheduledStartTime", "Starts", "datetime-local") }.render(flash))
                         (Input { form_name: Some("scheduledEndTime:datetime"), hint: Some(&p.time_zone), ..Input::new("scheduledEndTime", "Ends", "datetime-local") }.render(flash))
                         (affected(s, p.id, &[], "new"))
