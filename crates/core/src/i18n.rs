@@ -98,6 +98,22 @@ impl Lang {
         self.t(key).replace("{n}", &n.to_string())
     }
 
+    /// A span of time as people say it: its two largest units, at least a
+    /// minute ("1 h 35 min", "2 d 3 h"). One function for every place that
+    /// says how long something took, so the page and the postmortem agree.
+    pub fn duration(self, ms: i64) -> String {
+        let minutes = (ms / 60_000).max(1);
+        let (d, h, m) = (minutes / 1_440, minutes / 60 % 24, minutes % 60);
+        let parts: Vec<String> = [("dur.days", d), ("dur.hours", h), ("dur.minutes", m)]
+            .into_iter()
+            .skip_while(|(_, n)| *n == 0)
+            .take(2)
+            .filter(|(_, n)| *n > 0)
+            .map(|(key, n)| self.tn(key, n))
+            .collect();
+        parts.join(" ")
+    }
+
     /// The text for `key` in this language only, without fallback.
     pub fn entry(self, key: &str) -> Option<&'static str> {
         DICTIONARIES[&self].get(key).map(String::as_str)

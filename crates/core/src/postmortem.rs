@@ -62,13 +62,10 @@ impl PostmortemInput {
     }
 }
 
+/// How long from `from` to `to`, as the public page says it (the draft is
+/// written in English, as its headings are).
 fn duration(from: Timestamp, to: Timestamp) -> String {
-    let minutes = ((to.millis() - from.millis()).max(0) / 60_000) as u64;
-    match (minutes / 60, minutes % 60) {
-        (0, m) => format!("{m} min"),
-        (h, 0) => format!("{h} h"),
-        (h, m) => format!("{h} h {m} min"),
-    }
+    crate::i18n::Lang::En.duration(to.millis() - from.millis())
 }
 
 fn when(t: Timestamp) -> String {
@@ -86,15 +83,18 @@ pub fn draft(i: &Incident, components: &[String], now: Timestamp) -> String {
     let end = i.resolved_at.unwrap_or(now);
     let mut out = format!("# Postmortem: {}\n\n", i.title);
     out.push_str("## Summary\n\n");
+    let impact = match i.impact {
+        crate::Impact::None => "no visible impact".to_string(),
+        other => format!("{} impact", other.as_str()),
+    };
     out.push_str(&format!(
-        "On {}, {} ({} impact). ",
-        when(i.created_at),
+        "\"{}\" began on {}, with {impact}. ",
         i.title,
-        i.impact.as_str()
+        when(i.created_at),
     ));
     if i.status == IncidentStatus::Resolved {
         out.push_str(&format!(
-            "It was resolved after {}.\n\n",
+            "It was resolved {} later.\n\n",
             duration(i.created_at, end)
         ));
     } else {
@@ -123,12 +123,27 @@ pub fn draft(i: &Incident, components: &[String], now: Timestamp) -> String {
     let mut updates = i.updates.clone();
     updates.sort_by_key(|u| (u.created_at, u.id));
     for u in &updates {
-        let message = u.message.trim().replace('\n', " ");
+        // Every line after the first is indented into the list item, so an
+        // update of several paragraphs (or with a list of its own) stays
+        // inside its item instead of ending the timeline.
+        let message = u
+            .message
+            .trim()
+            .lines()
+            .map(|l| {
+                if l.trim().is_empty() {
+                    String::new()
+                } else {
+                    format!("  {l}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
         out.push_str(&format!(
             "- **{}** · {}: {}\n",
             when(u.created_at),
             u.status.as_str(),
-            message
+            message.trim_start()
         ));
     }
     out.push_str("\n## Root cause\n\n_To be written: what failed, and why._\n\n");
@@ -172,7 +187,10 @@ mod tests {
         };
         let d = draft(&i, &["API".into()], t0);
         assert!(d.starts_with("# Postmortem: Checkout errors"));
-        assert!(d.contains("resolved after 1 h 35 min"), "{d}");
+        assert!(
+            d.contains("\"Checkout errors\" began on 2023-11-14 22:13 UTC, with major impact. It was resolved 1 h 35 min later."),
+            "{d}"
+        );
         assert!(d.contains("Affected components: API"));
         let looking = d.find("investigating: Looking");
         let fixed = d.find("resolved: Fixed");
@@ -185,6 +203,49 @@ mod tests {
             d,
             draft(&i, &["API".into()], t0),
             "the same draft every time"
+        );
+    }
+
+    #[test]
+    fn durations_read_as_on_the_page_and_paragraphs_stay_in_their_item() {
+        let t0 = Timestamp::from_millis(1_700_000_000_000);
+        let i = Incident {
+            id: 1,
+            title: "Blip".into(),
+            status: IncidentStatus::Resolved,
+            impact: Impact::None,
+            status_page_id: 1,
+            created_at: t0,
+            resolved_at: Some(t0.plus_millis(20_000)),
+            updates: vec![IncidentUpdate {
+                id: 1,
+                message: "First we saw errors.\n\nThen:\n- a restart\n- a rollback".into(),
+                status: IncidentStatus::Investigating,
+                created_at: t0,
+            }],
+            affected_components: vec![],
+            updated_at: t0,
+        };
+        let d = draft(&i, &[], t0);
+        // As the page says "Lasted 1 min", never "0 min".
+        assert!(
+            d.contains("with no visible impact. It was resolved 1 min later."),
+            "{d}"
+        );
+        assert!(d.contains("- Duration: 1 min"), "{d}");
+        let html = crate::markdown::to_html(&d);
+        let (Some(from), Some(to)) = (html.find("Timeline"), html.find("Root cause")) else {
+            panic!("no timeline: {html}");
+        };
+        let timeline = &html[from..to];
+        assert_eq!(timeline.matches("<ul>").count(), 2, "{timeline}");
+        let (Some(from), Some(to)) = (timeline.find("<li>"), timeline.rfind("</li>")) else {
+            panic!("no item: {timeline}");
+        };
+        let item = &timeline[from..to];
+        assert!(
+            item.contains("Then:") && item.contains("a rollback"),
+            "the whole update is inside its item: {timeline}"
         );
     }
 }

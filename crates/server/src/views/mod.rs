@@ -134,16 +134,7 @@ impl<'a> View<'a> {
     /// A span of time in its two largest units ("2 h 5 min", "3 d 4 h");
     /// under a minute counts as one.
     pub fn duration(&self, ms: i64) -> String {
-        let minutes = (ms / 60_000).max(1);
-        let (d, h, m) = (minutes / 1_440, minutes / 60 % 24, minutes % 60);
-        let parts: Vec<String> = [("dur.days", d), ("dur.hours", h), ("dur.minutes", m)]
-            .into_iter()
-            .skip_while(|(_, n)| *n == 0)
-            .take(2)
-            .filter(|(_, n)| *n > 0)
-            .map(|(key, n)| self.lang.tn(key, n))
-            .collect();
-        parts.join(" ")
+        self.lang.duration(ms)
     }
 
     /// "5 min ago", "in 2 h", from the dictionaries.
