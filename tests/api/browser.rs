@@ -151,7 +151,8 @@ impl Driver {
         std::fs::write(path, png).unwrap();
     }
 
-    /// axe-core's WCAG 2.0–2.2 A/AA violations on the current page.
+    /// axe-core's WCAG 2.0–2.2 A/AA violations on the current page, and two
+    /// best practices a page must keep: one h1, landmarks told apart.
     pub(crate) async fn axe(&self) -> Vec<Value> {
         let source = std::fs::read_to_string(axe_path()).expect("axe-core");
         self.c()
@@ -159,7 +160,8 @@ impl Driver {
             .await
             .expect("load axe-core");
         let script = "const done = arguments[arguments.length - 1];
-            axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']}})
+            axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']},
+                                rules: {'page-has-heading-one': {enabled: true}, 'landmark-unique': {enabled: true}}})
               .then(r => done(r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
                   nodes: v.nodes.map(n => n.html).slice(0, 3)}))))
               .catch(e => done([{id: 'axe-error', help: String(e)}]));";

@@ -59,11 +59,13 @@
   function listen() {
     var url = document.body.getAttribute("data-events");
     if (!url || !window.EventSource || !document.getElementById("live")) return;
-    var last = null;
+    // The version this page was rendered at: a change made before the
+    // stream connected is told by its first event, and shown then.
+    var last = document.getElementById("live").getAttribute("data-version");
     var source = new EventSource(url);
     source.addEventListener("status", function (e) {
       var version = null;
-      try { version = JSON.parse(e.data).version; } catch (err) { return; }
+      try { version = String(JSON.parse(e.data).version); } catch (err) { return; }
       if (last !== null && version !== last) refresh();
       last = version;
     });

@@ -307,11 +307,15 @@ fn document(v: &View, title: &str, main: Markup, content: bool) -> String {
                         img.hero src=(img) alt="";
                     }
                     div.wrap {
-                        a.brand href=(v.href("")) {
-                            @if let Some(logo) = p.logo_url.as_ref().filter(|_| content) {
-                                img src=(logo) alt=(p.name) height="40";
-                            } @else {
-                                span.name { (p.name) }
+                        // The page's name is the document's one heading of
+                        // the first rank (every section below is an h2).
+                        h1.brand-h {
+                            a.brand href=(v.href("")) {
+                                @if let Some(logo) = p.logo_url.as_ref().filter(|_| content) {
+                                    img src=(logo) alt=(p.name) height="40";
+                                } @else {
+                                    span.name { (p.name) }
+                                }
                             }
                         }
                         @if content && !p.description.is_empty() { p.desc { (p.description) } }

@@ -271,6 +271,8 @@ fn widget_html(d: &PageData, lang: Lang, base: &str, theme: &str) -> String {
                 script src=(assets::WIDGET_JS.url) defer {}
             }
             body {
+                // The document's one heading: the page and how it is.
+                h1 {
                 a class={ "w " (status_class(s)) } href=(page_url) target="_blank" rel="noopener" data-status=(s.as_str())
                     data-events={ "/api/public/status/" (d.page.slug) "/events" }
                     data-labels=(table(&|st| lang.t(overall_key(st))))
@@ -278,13 +280,14 @@ fn widget_html(d: &PageData, lang: Lang, base: &str, theme: &str) -> String {
                     span.dot aria-hidden="true" { (status_symbol(s)) }
                     span { strong { (d.page.name) } ": " span.label { (lang.t(overall_key(s))) } }
                 }
+                }
             }
         }
     }
     .into_string()
 }
 
-const WIDGET_CSS: &str = "body{margin:0;font:14px/1.4 system-ui,sans-serif}\
+const WIDGET_CSS: &str = "body{margin:0;font:14px/1.4 system-ui,sans-serif}h1{margin:0;font:inherit}\
 .w{display:flex;gap:.5em;align-items:center;padding:.5em .75em;border:1px solid #d0d7de;border-radius:8px;\
 color:#1f2328;background:#fff;text-decoration:none}.w:focus-visible{outline:3px solid #0550ae}\
 .dot{display:inline-flex;flex:none;width:1.4em;height:1.4em;border-radius:50%;color:#fff;justify-content:center;align-items:center;font-weight:700}\

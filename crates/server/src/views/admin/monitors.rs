@@ -322,7 +322,7 @@ pub fn monitor(frame: &Frame, flash: Option<&Flash>, s: &MonitorScreen) -> Marku
             @if s.checks.is_empty() {
                 p.empty { "No checks yet." }
             } @else {
-                div.scroll-x tabindex="0" role="region" aria-label="Latest checks" { table.events {
+                div.scroll-x tabindex="0" role="region" aria-label="Table of the latest checks" { table.events {
                     thead { tr { th { "When" } th { "Result" } th { "Time" } th { "Answer" } } }
                     tbody {
                         @for c in s.checks {

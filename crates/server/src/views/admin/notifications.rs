@@ -324,7 +324,7 @@ pub fn channel(frame: &Frame, flash: Option<&Flash>, s: &ChannelScreen) -> Marku
             @if s.log.is_empty() {
                 p.empty { "Nothing sent yet." }
             } @else {
-                div.scroll-x tabindex="0" role="region" aria-label="Deliveries" { table.events {
+                div.scroll-x tabindex="0" role="region" aria-label="Table of the deliveries" { table.events {
                     thead { tr { th { "When" } th { "Message" } th { "State" } th { "Tries" } th { "Answer" } } }
                     tbody {
                         @for d in s.log {

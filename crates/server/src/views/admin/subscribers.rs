@@ -50,7 +50,7 @@ pub fn subscribers(frame: &Frame, flash: Option<&Flash>, s: &SubscribersScreen) 
                 h2 #h-history { "Sent to " (sub.target) }
                 @if log.is_empty() { p.empty { "Nothing sent yet." } }
                 @else {
-                    div.scroll-x tabindex="0" role="region" aria-label="Deliveries" { table.events {
+                    div.scroll-x tabindex="0" role="region" aria-label="Table of the deliveries" { table.events {
                         thead { tr { th { "When" } th { "Message" } th { "State" } th { "Answer" } } }
                         tbody {
                             @for d in log {

@@ -272,7 +272,7 @@ pub fn audit(
                 button.secondary type="submit" { "Filter" }
             }
             @if events.is_empty() { p.empty { "No events." } }
-            div.scroll-x tabindex="0" role="region" aria-label="Audit events" { table.events {
+            div.scroll-x tabindex="0" role="region" aria-label="Table of the audit events" { table.events {
                 thead { tr { th { "When" } th { "Who" } th { "Action" } th { "Target" } th { "From" } } }
                 tbody {
                     @for e in events {
