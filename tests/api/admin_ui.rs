@@ -26,7 +26,8 @@ on_both_backends!(
     notification_channels_in_chromium,
     comments_in_chromium,
     recurring_maintenance_in_chromium,
-    monitors_in_chromium
+    monitors_in_chromium,
+    a_new_page_slug_follows_its_name_in_chromium
 );
 
 pub(crate) const PW: &str = "correct horse battery staple";
@@ -2120,5 +2121,42 @@ async fn monitors_in_chromium(b: Backend) {
         .await
         .unwrap();
     assert!(text(&d, "#h-monitor + p").await.contains("Its monitor is"));
+    d.quit().await;
+}
+
+/// The slug is filled in from the name as one types, until typed by hand;
+/// an empty key list is a sentence, not an empty box.
+async fn a_new_page_slug_follows_its_name_in_chromium(b: Backend) {
+    if !browser_available("a_new_page_slug_follows_its_name_in_chromium") {
+        return;
+    }
+    let (s, d) = signed_in_browser(b, "owner@example.com", "owner").await;
+    d.c().goto(&format!("{}/admin/keys", s.base)).await.unwrap();
+    assert_eq!(
+        d.js("return document.querySelector('section[aria-labelledby=h-keys] ul') === null")
+            .await,
+        true,
+        "no empty list under \"No keys yet.\""
+    );
+    press(&d, "Status pages").await;
+    let slug = async || {
+        field(&d, "Slug")
+            .await
+            .prop("value")
+            .await
+            .unwrap()
+            .unwrap_or_default()
+    };
+    fill(&d, "Name", "Café Status 24/7").await;
+    assert_eq!(slug().await, "cafe-status-24-7");
+    fill(&d, "Slug", "ours").await;
+    fill(&d, "Name", "Something else").await;
+    assert_eq!(slug().await, "ours", "a slug typed by hand stays");
+    press(&d, "Create page").await;
+    assert!(path(&d).await.starts_with("/admin/pages/"));
+    assert_eq!(s.db.texts("SELECT slug FROM status_pages").await, ["ours"]);
+    // Renaming a page never moves its address.
+    fill(&d, "Name", "Renamed").await;
+    assert_eq!(slug().await, "ours");
     d.quit().await;
 }

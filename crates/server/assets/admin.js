@@ -109,3 +109,21 @@
     render();
   });
 })();
+
+// A new page's slug follows its name as one types (lowercase letters,
+// digits and hyphens), until the slug is edited by hand. Only the form that
+// creates a page: renaming a page never moves its address.
+(function () {
+  "use strict";
+  var form = document.querySelector('form[action="/api/statuspages"]');
+  var name = form && form.querySelector("[name=name]");
+  var slug = form && form.querySelector("[name=slug]");
+  if (!name || !slug) return;
+  var byHand = slug.value !== "";
+  slug.addEventListener("input", function () { byHand = slug.value !== ""; });
+  name.addEventListener("input", function () {
+    if (byHand) return;
+    slug.value = name.value.toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "")
+      .replace(/[^a-z0-9]+/g, "-").replace(/^-+/, "").slice(0, 48).replace(/-+$/, "");
+  });
+})();

@@ -27,7 +27,7 @@ pub fn keys(frame: &Frame, flash: Option<&Flash>, keys: &[ApiKey]) -> Markup {
         section.card aria-labelledby="h-keys" {
             h2 #h-keys { "Your keys" }
             @if keys.is_empty() { p.empty { "No keys yet." } }
-            ul.rows {
+            @else { ul.rows {
                 @for k in keys {
                     li {
                         span {
@@ -45,7 +45,7 @@ pub fn keys(frame: &Frame, flash: Option<&Flash>, keys: &[ApiKey]) -> Markup {
                         }
                     }
                 }
-            }
+            } }
         }
         section.card aria-labelledby="h-newkey" {
             h2 #h-newkey { "New key" }
