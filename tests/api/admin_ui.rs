@@ -78,6 +78,16 @@ async fn field(d: &Driver, label: &str) -> Element {
         .unwrap_or_else(|_| panic!("no control labelled {label:?}"))
 }
 
+/// What the control a label names holds now.
+async fn value(d: &Driver, label: &str) -> String {
+    field(d, label)
+        .await
+        .prop("value")
+        .await
+        .unwrap()
+        .unwrap_or_default()
+}
+
 pub(crate) async fn fill(d: &Driver, label: &str, text: &str) {
     let f = field(d, label).await;
     f.clear().await.unwrap();
@@ -930,12 +940,7 @@ async fn operator_screens_in_chromium(b: Backend) {
     d.screenshot(&shot("incident")).await;
     // Resolving asks for the words visitors will read, prefilled.
     click(&d, "Resolve").await;
-    let prefilled = field(&d, "Resolution message")
-        .await
-        .prop("value")
-        .await
-        .unwrap()
-        .unwrap_or_default();
+    let prefilled = value(&d, "Resolution message").await;
     assert_eq!(prefilled, "This incident has been resolved.");
     d.screenshot(&shot("incident-resolve")).await;
     fill(&d, "Resolution message", "The **rollback** fixed it.").await;
@@ -969,12 +974,7 @@ async fn operator_screens_in_chromium(b: Backend) {
     assert_eq!(inc[0]["updates"].as_array().map(Vec::len), Some(3));
     // Its postmortem: drafted from the record, published, seen by visitors.
     press(&d, "Generate a draft").await;
-    let drafted = field(&d, "Postmortem text")
-        .await
-        .prop("value")
-        .await
-        .unwrap()
-        .unwrap_or_default();
+    let drafted = value(&d, "Postmortem text").await;
     assert!(
         drafted.starts_with("# Postmortem: Errors on the public API"),
         "{drafted}"
@@ -1423,20 +1423,12 @@ async fn templates_in_chromium(b: Backend) {
     assert!(text(&d, ".alert.notice").await.contains("Template saved"));
     no_axe_violations(&d, "templates").await;
     press(&d, "Report with it: Database degraded").await;
-    let value = |label: &'static str| {
-        let d = &d;
-        async move {
-            field(d, label)
-                .await
-                .prop("value")
-                .await
-                .unwrap()
-                .unwrap_or_default()
-        }
-    };
-    assert_eq!(value("Title").await, "Slow database");
-    assert_eq!(value("Message").await, "Queries are slow; we are on it.");
-    assert_eq!(value("Impact").await, "major");
+    assert_eq!(value(&d, "Title").await, "Slow database");
+    assert_eq!(
+        value(&d, "Message").await,
+        "Queries are slow; we are on it."
+    );
+    assert_eq!(value(&d, "Impact").await, "major");
     no_axe_violations(&d, "incident form from a template").await;
     d.screenshot(&shot(b, "incident-from-template")).await;
     press(&d, "Report incident").await;
@@ -2139,24 +2131,20 @@ async fn a_new_page_slug_follows_its_name_in_chromium(b: Backend) {
         "no empty list under \"No keys yet.\""
     );
     press(&d, "Status pages").await;
-    let slug = async || {
-        field(&d, "Slug")
-            .await
-            .prop("value")
-            .await
-            .unwrap()
-            .unwrap_or_default()
-    };
     fill(&d, "Name", "Café Status 24/7").await;
-    assert_eq!(slug().await, "cafe-status-24-7");
+    assert_eq!(value(&d, "Slug").await, "cafe-status-24-7");
     fill(&d, "Slug", "ours").await;
     fill(&d, "Name", "Something else").await;
-    assert_eq!(slug().await, "ours", "a slug typed by hand stays");
+    assert_eq!(
+        value(&d, "Slug").await,
+        "ours",
+        "a slug typed by hand stays"
+    );
     press(&d, "Create page").await;
     assert!(path(&d).await.starts_with("/admin/pages/"));
     assert_eq!(s.db.texts("SELECT slug FROM status_pages").await, ["ours"]);
     // Renaming a page never moves its address.
     fill(&d, "Name", "Renamed").await;
-    assert_eq!(slug().await, "ours");
+    assert_eq!(value(&d, "Slug").await, "ours");
     d.quit().await;
 }
