@@ -523,6 +523,7 @@ impl Config {
                     .filter(|t| !t.is_empty())
                     .map(upstate_server::Token),
                 hsts_max_age_secs: s.hsts_max_age_secs,
+                stopping: tokio_util::sync::CancellationToken::new(),
                 connections: upstate_server::ConnectionLimits {
                     max_total: s.max_connections.max(1),
                     max_per_client: s.max_connections_per_client.max(1),

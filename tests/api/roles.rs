@@ -212,11 +212,22 @@ async fn a_password_someone_else_chose_is_changed_at_first_sign_in(b: Backend) {
     assert_eq!(made["data"]["mustChangePassword"], true);
 
     let d = Driver::start(&[]).await;
-    d.c().set_window_size(1280, 1000).await.unwrap();
+    // The sign-in card sits in the middle of a wide screen.
+    d.c().set_window_size(1600, 1000).await.unwrap();
     d.c()
         .goto(&format!("{}/admin/login", s.base))
         .await
         .unwrap();
+    let off = d
+        .js(
+            "const r = document.querySelector('main .card').getBoundingClientRect();
+             return Math.abs(r.left + r.width / 2 - document.documentElement.clientWidth / 2);",
+        )
+        .await
+        .as_f64()
+        .unwrap();
+    assert!(off < 2.0, "the sign-in card is {off} px off the middle");
+    d.c().set_window_size(1280, 1000).await.unwrap();
     fill(&d, "Email", "nora@example.com").await;
     fill(&d, "Password", given).await;
     press(&d, "Sign in").await;

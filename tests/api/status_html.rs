@@ -13,6 +13,7 @@ on_both_backends!(page_speaks_the_visitors_language);
 on_both_backends!(incident_maintenance_and_history_pages);
 on_both_backends!(custom_domains_and_the_default_page);
 on_both_backends!(event_stream_reports_a_change_within_a_second);
+on_both_backends!(a_server_stopping_ends_only_its_own_event_streams);
 
 pub struct Html {
     pub status: u16,
@@ -619,4 +620,38 @@ async fn event_stream_reports_a_change_within_a_second(b: Backend) {
     })
     .await;
     assert!(rest.is_ok(), "the stream ended");
+}
+
+/// Servers sharing a process (as the tests' do) stop on their own: one
+/// shutting down ends its own event streams, never another's.
+async fn a_server_stopping_ends_only_its_own_event_streams(b: Backend) {
+    let s = Server::start(b).await;
+    let (_, ids) = seeded(&s).await;
+    let r = reqwest::get(format!("{}/api/public/status/acme/events", s.base))
+        .await
+        .unwrap();
+    let mut stream = r.bytes_stream();
+    let mut buf = String::new();
+    next_event(
+        &mut stream,
+        &mut buf,
+        Instant::now() + Duration::from_secs(5),
+    )
+    .await
+    .expect("first event");
+    drop(Server::start(b).await);
+    // Let the other server's shutdown run.
+    tokio::task::yield_now().await;
+    let changed = Instant::now();
+    s.patch(
+        &format!("/api/v1/components/{}/status", ids["api"]),
+        json!({"status": "major_outage"}),
+    )
+    .await
+    .data(200);
+    let seen = next_sse(&mut stream, &mut buf, changed + Duration::from_secs(2)).await;
+    assert!(
+        seen.is_some(),
+        "this server's stream still tells its changes"
+    );
 }

@@ -42,10 +42,6 @@ use tower_http::trace::TraceLayer;
 
 pub use password::hash_blocking as hash_password;
 
-/// Cancelled when the server starts shutting down, so endless responses
-/// (event streams) end and graceful shutdown does not wait on them.
-pub(crate) static SHUTDOWN: std::sync::LazyLock<tokio_util::sync::CancellationToken> =
-    std::sync::LazyLock::new(tokio_util::sync::CancellationToken::new);
 pub use listen::ConnectionLimits;
 pub use public_reads::PublicLimits;
 pub use state::AppState;
@@ -75,6 +71,11 @@ pub struct ServerSettings {
     /// `Strict-Transport-Security: max-age=…` on every answer when the
     /// public URL is https (0: never).
     pub hsts_max_age_secs: u64,
+    /// Cancelled when this server starts shutting down, so endless
+    /// responses (event streams) end and graceful shutdown does not wait on
+    /// them. One per server: `app` and `serve` must be given the same
+    /// settings.
+    pub stopping: tokio_util::sync::CancellationToken,
 }
 
 /// A secret from configuration; its Debug (the start-up log) hides it.
@@ -102,6 +103,7 @@ impl Default for ServerSettings {
             metrics_token: None,
             connections: ConnectionLimits::default(),
             hsts_max_age_secs: 31_536_000,
+            stopping: tokio_util::sync::CancellationToken::new(),
         }
     }
 }
@@ -196,11 +198,17 @@ pub fn serve(
         &axum::middleware::from_fn_with_state(gate, request_gate::check),
         form_bridge::Bridged(app),
     );
+    // This server's own signal (several may share a process, as the tests'
+    // do): its event streams end, and graceful shutdown does not wait on them.
+    let stopping = settings.stopping.clone();
     listen::serve(
         listener,
         gated,
         settings.connections.clone(),
         settings.trusted_proxies.clone(),
-        shutdown,
+        async move {
+            shutdown.await;
+            stopping.cancel();
+        },
     )
 }

@@ -118,7 +118,7 @@ content-type: application/problem+json\r\nretry-after: 1\r\ncontent-length: 139\
 
 /// Serves `app` until `shutdown` resolves, then stops accepting and lets
 /// the connections in flight finish (endless ones, the event streams, end
-/// when `SHUTDOWN` is cancelled).
+/// when the server's `stopping` token is cancelled, as `shutdown` resolves).
 pub async fn serve<S>(
     listener: TcpListener,
     service: S,
@@ -192,7 +192,6 @@ where
         });
     }
     drop(listener);
-    crate::SHUTDOWN.cancel();
     graceful.shutdown().await;
     Ok(())
 }

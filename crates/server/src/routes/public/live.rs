@@ -112,7 +112,7 @@ async fn events(
             let rest = follow(state.clone(), slug, snap.page_id, changes);
             let stream = first
                 .chain(rest)
-                .take_until(crate::SHUTDOWN.clone().cancelled_owned());
+                .take_until(state.settings.stopping.clone().cancelled_owned());
             let mut res = Sse::new(stream)
                 .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
                 .into_response();
