@@ -25,7 +25,6 @@ on_both_backends!(
     every_screen_fits_a_phone_and_stays_small,
     notification_channels_in_chromium,
     comments_in_chromium,
-    recurring_maintenance_in_chromium,
     monitors_in_chromium,
     a_new_page_slug_follows_its_name_in_chromium
 );
@@ -50,7 +49,7 @@ pub(crate) fn shot(b: Backend, name: &str) -> String {
 
 /// A server with `email` (role `role`) signed in to `/admin` in Chromium at
 /// desktop size.
-async fn signed_in_browser(b: Backend, email: &str, role: &str) -> (Server, Driver) {
+pub(crate) async fn signed_in_browser(b: Backend, email: &str, role: &str) -> (Server, Driver) {
     signed_in_browser_with(b, email, role, &[]).await
 }
 
@@ -61,7 +60,11 @@ async fn signed_in_browser_with(
     role: &str,
     env: &[(&str, &str)],
 ) -> (Server, Driver) {
-    let s = Server::start_with(b, env).await;
+    let s = if env.is_empty() {
+        Server::start(b).await
+    } else {
+        Server::start_with(b, env).await
+    };
     assert!(s.db.add_user(email, role, PW).0);
     let d = Driver::start(&[]).await;
     d.c().set_window_size(1280, 1000).await.unwrap();
@@ -70,7 +73,7 @@ async fn signed_in_browser_with(
 }
 
 /// The control a label names.
-async fn field(d: &Driver, label: &str) -> Element {
+pub(crate) async fn field(d: &Driver, label: &str) -> Element {
     let xpath = format!("//*[@id=//label[normalize-space()='{label}']/@for]");
     d.c()
         .find(Locator::XPath(&xpath))
@@ -78,8 +81,16 @@ async fn field(d: &Driver, label: &str) -> Element {
         .unwrap_or_else(|_| panic!("no control labelled {label:?}"))
 }
 
+/// The control with this id (where labels repeat across forms).
+pub(crate) async fn field_by_id(d: &Driver, id: &str) -> Element {
+    d.c()
+        .find(Locator::Id(id))
+        .await
+        .unwrap_or_else(|_| panic!("no control #{id}"))
+}
+
 /// What the control a label names holds now.
-async fn value(d: &Driver, label: &str) -> String {
+pub(crate) async fn value(d: &Driver, label: &str) -> String {
     field(d, label)
         .await
         .prop("value")
@@ -153,7 +164,7 @@ async fn press_named(d: &Driver, name: &str) {
     assert!(loaded.is_some(), "{name:?} led to no new page");
 }
 
-async fn click(d: &Driver, button: &str) {
+pub(crate) async fn click(d: &Driver, button: &str) {
     let xpath = format!(
         "//button[normalize-space()='{button}'] | //a[normalize-space()='{button}'] | //summary[normalize-space()='{button}']"
     );
@@ -174,7 +185,7 @@ pub(crate) async fn path(d: &Driver) -> String {
     }
 }
 
-async fn text(d: &Driver, css: &str) -> String {
+pub(crate) async fn text(d: &Driver, css: &str) -> String {
     match d.c().find(Locator::Css(css)).await {
         Ok(e) => e.text().await.unwrap(),
         Err(_) => {
@@ -568,7 +579,7 @@ pub(crate) async fn sign_in(d: &Driver, s: &Server, email: &str) {
     assert_eq!(path(d).await, "/admin");
 }
 
-async fn check(d: &Driver, label: &str) {
+pub(crate) async fn check(d: &Driver, label: &str) {
     d.c()
         .find(Locator::XPath(&format!(
             "//label[contains(normalize-space(), '{label}')]/input"
@@ -1956,55 +1967,6 @@ async fn comments_in_chromium(b: Backend) {
     assert_eq!(bold, 0, "never markup");
     v.screenshot(&shot(b, "public-comment-shown")).await;
     v.quit().await;
-    d.quit().await;
-}
-
-/// Recurring maintenance from the Maintenance screen: a bad rule refused
-/// beside its field, a good one listed with its next occurrence, and its
-/// windows made and shown with the others.
-async fn recurring_maintenance_in_chromium(b: Backend) {
-    if !browser_available("recurring_maintenance_in_chromium") {
-        return;
-    }
-    let (s, d) = signed_in_browser(b, "ad@example.com", "admin").await;
-    let page = s.page("acme").await;
-    s.component(page, "Database").await;
-    press(&d, "Maintenance").await;
-    fill(&d, "Repeats", "FREQ=HOURLY").await;
-    d.js("document.getElementById('rec-title').value = 'Nightly backup'; document.getElementById('rec-first').value = '2026-12-01T23:30';").await;
-    press(&d, "Add recurring maintenance").await;
-    assert!(
-        text(&d, "#rec-rrule-error")
-            .await
-            .contains("daily or less often"),
-        "the rule's error is beside it"
-    );
-    assert_eq!(
-        s.get("/api/maintenance/recurring").await.data(200)["templates"],
-        json!([])
-    );
-    fill(&d, "Repeats", "FREQ=DAILY").await;
-    d.js("document.getElementById('rec-first').value = '2026-12-01T23:30'; document.querySelector('[id^=rec-c-]').click();").await;
-    press(&d, "Add recurring maintenance").await;
-    assert!(
-        text(&d, "[role=status]")
-            .await
-            .contains("Recurring maintenance added")
-    );
-    let listed = text(&d, "#h-recurring + p + ul").await;
-    assert!(
-        listed.contains("Nightly backup")
-            && listed.contains("FREQ=DAILY")
-            && listed.contains("Next:"),
-        "{listed}"
-    );
-    let windows = text(&d, "#h-windows + ul").await;
-    assert!(
-        windows.contains("Nightly backup"),
-        "its windows are made: {windows}"
-    );
-    no_axe_violations(&d, "maintenance with recurring").await;
-    d.screenshot(&shot(b, "maintenance-recurring")).await;
     d.quit().await;
 }
 

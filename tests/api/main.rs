@@ -55,6 +55,7 @@ mod rate_limits;
 mod receiver;
 mod roles;
 mod scheduler;
+mod second_day;
 mod selftest;
 mod settings;
 mod smtp;

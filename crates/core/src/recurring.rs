@@ -54,8 +54,22 @@ pub struct RecurringInput {
     pub description: Option<String>,
     /// RFC 5545 RRULE: FREQ of DAILY, WEEKLY, MONTHLY or YEARLY, with any
     /// of INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYSETPOS, COUNT, UNTIL.
-    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::rrule, required))]
+    /// Required unless `repeat` says daily, weekly or monthly.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::rrule))]
     pub rrule: Option<String>,
+    /// The rule as a person picks it: `daily`, `weekly` (on `weekdays`),
+    /// `monthly` (on `monthDay`), or `rule` (the `rrule` as written). When
+    /// it is daily, weekly or monthly the RRULE is made from it and a
+    /// `rrule` sent beside it is not read.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::repeat))]
+    pub repeat: Option<String>,
+    /// With `repeat: weekly`: the days, `MO` to `SU`.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::weekdays))]
+    pub weekdays: Option<Vec<String>>,
+    /// With `repeat: monthly`: the day of the month, 1 to 31 (months
+    /// without that day are skipped).
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::month_day))]
+    pub month_day: Option<i64>,
     /// Local date and time of the first window: `YYYY-MM-DDTHH:MM`.
     #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::local_start, required))]
     pub first_start: Option<String>,
@@ -128,13 +142,29 @@ impl RecurringInput {
                 .unwrap_or_default(),
             None => base.map(|b| b.description.clone()).unwrap_or_default(),
         };
-        let rrule = field(
-            &mut e,
-            "rrule",
-            self.rrule,
-            rule,
-            base.map(|b| b.rrule.clone()),
-        );
+        let picked = match picked_rule(
+            self.repeat.as_deref(),
+            self.weekdays.as_deref(),
+            self.month_day,
+        ) {
+            Ok(made) => made,
+            Err((name, message)) => {
+                e.push(name, message);
+                // Nothing more to say of a rule that was not made.
+                Some(String::new())
+            }
+        };
+        let rrule = match picked {
+            Some(made) if made.is_empty() => None,
+            Some(made) => Some(made),
+            None => field(
+                &mut e,
+                "rrule",
+                self.rrule,
+                rule,
+                base.map(|b| b.rrule.clone()),
+            ),
+        };
         let first_start = field(
             &mut e,
             "firstStart",
@@ -209,6 +239,83 @@ impl RecurringInput {
     }
 }
 
+/// The weekdays of RFC 5545, Monday first, with their English names.
+pub const WEEKDAYS: [(&str, &str); 7] = [
+    ("MO", "Monday"),
+    ("TU", "Tuesday"),
+    ("WE", "Wednesday"),
+    ("TH", "Thursday"),
+    ("FR", "Friday"),
+    ("SA", "Saturday"),
+    ("SU", "Sunday"),
+];
+
+/// The RRULE a person's pick makes: `Ok(None)` when the pick is the rule
+/// as written (no `repeat`, or `rule`); the field at fault otherwise.
+fn picked_rule(
+    repeat: Option<&str>,
+    weekdays: Option<&[String]>,
+    month_day: Option<i64>,
+) -> Result<Option<String>, (&'static str, String)> {
+    match repeat.map(str::trim) {
+        None | Some("rule") => Ok(None),
+        Some("daily") => Ok(Some("FREQ=DAILY".into())),
+        Some("weekly") => {
+            let given = weekdays.unwrap_or_default();
+            let mut days = Vec::new();
+            for d in given.iter().map(|d| d.trim().to_ascii_uppercase()) {
+                if d.is_empty() {
+                    continue;
+                }
+                let Some((code, _)) = WEEKDAYS.iter().find(|(c, _)| *c == d) else {
+                    return Err(("weekdays", "must be days from MO to SU".into()));
+                };
+                if !days.contains(code) {
+                    days.push(*code);
+                }
+            }
+            if days.is_empty() {
+                return Err(("weekdays", "choose at least one day of the week".into()));
+            }
+            // Monday first, however they were ticked.
+            days.sort_by_key(|d| WEEKDAYS.iter().position(|(c, _)| c == d));
+            Ok(Some(format!("FREQ=WEEKLY;BYDAY={}", days.join(","))))
+        }
+        Some("monthly") => match month_day {
+            Some(d) if (1..=31).contains(&d) => Ok(Some(format!("FREQ=MONTHLY;BYMONTHDAY={d}"))),
+            Some(_) => Err(("monthDay", "must be a day of the month, 1 to 31".into())),
+            None => Err(("monthDay", "choose the day of the month".into())),
+        },
+        Some(_) => Err(("repeat", "must be daily, weekly, monthly or rule".into())),
+    }
+}
+
+/// A rule in words where it is one of the shapes people pick ("every
+/// Sunday"), else `None` (show the rule itself).
+pub fn in_words(rrule: &str) -> Option<String> {
+    let parts: Vec<(&str, &str)> = rrule.split(';').filter_map(|p| p.split_once('=')).collect();
+    let get = |k: &str| parts.iter().find(|(n, _)| *n == k).map(|(_, v)| *v);
+    match (get("FREQ")?, parts.len()) {
+        ("DAILY", 1) => Some("Every day".into()),
+        ("WEEKLY", 2) => {
+            let names: Vec<&str> = get("BYDAY")?
+                .split(',')
+                .map(|d| WEEKDAYS.iter().find(|(c, _)| *c == d).map(|(_, n)| *n))
+                .collect::<Option<_>>()?;
+            Some(match names.as_slice() {
+                [one] => format!("Every {one}"),
+                [rest @ .., last] => format!("Every {} and {last}", rest.join(", ")),
+                [] => return None,
+            })
+        }
+        ("MONTHLY", 2) => {
+            let day: u8 = get("BYMONTHDAY")?.parse().ok()?;
+            Some(format!("Every month on day {day}"))
+        }
+        _ => None,
+    }
+}
+
 /// An RRULE as given (an `RRULE:` prefix dropped), checked for what makes
 /// sense for maintenance: daily or rarer, no DTSTART of its own.
 pub fn rule(raw: &str) -> Result<String, String> {
@@ -232,9 +339,10 @@ pub fn rule(raw: &str) -> Result<String, String> {
     if r.contains("DTSTART") {
         return Err("must not carry DTSTART: firstStart gives it".into());
     }
-    let parsed: rrule::RRule<rrule::Unvalidated> = r
-        .parse()
-        .map_err(|e| format!("is no RFC 5545 RRULE: {e}"))?;
+    // The parser's own words name its internals; say what to write instead.
+    let parsed: rrule::RRule<rrule::Unvalidated> = r.parse().map_err(|_| {
+        "cannot be read as a repeat rule: write it like FREQ=WEEKLY;BYDAY=SU (every Sunday) or FREQ=MONTHLY;BYMONTHDAY=1".to_string()
+    })?;
     match parsed.get_freq() {
         rrule::Frequency::Daily
         | rrule::Frequency::Weekly
@@ -275,9 +383,9 @@ pub fn occurrences(
         "DTSTART;TZID={tz}:{}\nRRULE:{rule}",
         start.strftime("%Y%m%dT%H%M%S")
     );
-    let set: rrule::RRuleSet = text
-        .parse()
-        .map_err(|e| format!("is no RFC 5545 RRULE for this page: {e}"))?;
+    let set: rrule::RRuleSet = text.parse().map_err(|_| {
+        "is not a rule we can read for this page's first start and time zone".to_string()
+    })?;
     let at = |t: Timestamp| {
         Utc.timestamp_millis_opt(t.millis())
             .single()
@@ -351,6 +459,45 @@ mod tests {
         );
         assert!(local_start("next sunday").is_err());
         assert!(local_start("1999-01-01T00:00").is_err());
+    }
+
+    #[test]
+    fn picks_make_rules_and_read_back_in_words() {
+        let days = ["SU".to_string(), "mo".to_string()];
+        assert_eq!(
+            picked_rule(Some("weekly"), Some(&days), None),
+            Ok(Some("FREQ=WEEKLY;BYDAY=MO,SU".into()))
+        );
+        assert_eq!(
+            in_words("FREQ=WEEKLY;BYDAY=MO,WE,SU").as_deref(),
+            Some("Every Monday, Wednesday and Sunday")
+        );
+        assert_eq!(in_words("FREQ=DAILY").as_deref(), Some("Every day"));
+        assert_eq!(
+            in_words("FREQ=MONTHLY;BYMONTHDAY=5").as_deref(),
+            Some("Every month on day 5")
+        );
+        assert_eq!(in_words("FREQ=MONTHLY;BYDAY=1SA"), None);
+        assert_eq!(picked_rule(Some("rule"), None, None), Ok(None));
+        for (repeat, days, day, field) in [
+            ("weekly", &[][..], None, "weekdays"),
+            ("weekly", &["XX".to_string()][..], None, "weekdays"),
+            ("monthly", &[][..], None, "monthDay"),
+            ("monthly", &[][..], Some(32), "monthDay"),
+            ("hourly", &[][..], None, "repeat"),
+        ] {
+            match picked_rule(Some(repeat), Some(days), day) {
+                Err((f, _)) => assert_eq!(f, field, "{repeat}"),
+                Ok(r) => panic!("{repeat} made {r:?}"),
+            }
+        }
+        let Err(m) = rule("FREQ=WEEKLY;BYDAY=WEEKLY") else {
+            panic!("a malformed rule is refused");
+        };
+        assert!(
+            !m.contains("parsing") && m.contains("FREQ=WEEKLY;BYDAY=SU"),
+            "{m}"
+        );
     }
 
     #[test]

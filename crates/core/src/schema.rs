@@ -269,6 +269,31 @@ pub fn rrule() -> Object {
     .build()
 }
 
+/// How a recurring window repeats, as picked (`recurring::picked_rule`).
+pub fn repeat() -> Object {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(["daily", "weekly", "monthly", "rule"]))
+        .build()
+}
+
+/// Days of the week for `repeat: weekly`.
+pub fn weekdays() -> RefOr<Schema> {
+    ArrayBuilder::new()
+        .items(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some(crate::recurring::WEEKDAYS.iter().map(|(c, _)| *c))),
+        )
+        .max_items(Some(7))
+        .into()
+}
+
+/// The day of the month for `repeat: monthly`.
+pub fn month_day() -> Object {
+    integer(1, 31)
+}
+
 /// A wall-clock start in the page's time zone (`recurring::local_start`).
 pub fn local_start() -> Object {
     string(

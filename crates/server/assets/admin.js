@@ -127,3 +127,106 @@
       .replace(/[^a-z0-9]+/g, "-").replace(/^-+/, "").slice(0, 48).replace(/-+$/, "");
   });
 })();
+
+// Recurring maintenance: only the part of the rule the chosen "Repeats"
+// needs is shown, and the next windows are previewed as one types (POST
+// /api/maintenance/recurring/preview, the same checks as saving), in the
+// page's time zone. Without script every part shows and saving checks.
+(function () {
+  "use strict";
+  var form = document.querySelector("form[data-recurring]");
+  if (!form || !window.fetch) return;
+  var tz = form.getAttribute("data-recurring");
+  var box = document.getElementById("rec-preview");
+  var list = box.querySelector("ol"), words = box.querySelector(".words");
+  var chosen = function () {
+    var r = form.querySelector("input[name=repeat]:checked");
+    return r ? r.value : "rule";
+  };
+  var show = function () {
+    form.querySelectorAll("[data-repeat]").forEach(function (part) {
+      part.hidden = part.getAttribute("data-repeat") !== chosen();
+    });
+  };
+  var format = new Intl.DateTimeFormat("en-GB", {
+    timeZone: tz, weekday: "short", day: "numeric", month: "short", year: "numeric",
+    hour: "2-digit", minute: "2-digit"
+  });
+  var clock = new Intl.DateTimeFormat("en-GB", { timeZone: tz, hour: "2-digit", minute: "2-digit" });
+  var value = function (name) {
+    var f = form.querySelector("[name='" + name + "']");
+    return f ? f.value.trim() : "";
+  };
+  var timer = null, sent = 0;
+  var render = function () {
+    var mine = ++sent, body = {
+      statusPageId: Number(value("statusPageId:int")),
+      repeat: chosen(),
+      firstStart: value("firstStart"),
+      durationMinutes: Number(value("durationMinutes:int")) || 0
+    };
+    if (body.repeat === "weekly") {
+      body.weekdays = Array.prototype.map.call(form.querySelectorAll("input[name='weekdays[]']:checked"), function (c) { return c.value; });
+    }
+    if (body.repeat === "monthly" && value("monthDay:int")) body.monthDay = Number(value("monthDay:int"));
+    if (body.repeat === "rule") body.rrule = value("rrule");
+    if (!body.firstStart) { box.hidden = true; return; }
+    fetch("/api/maintenance/recurring/preview", {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "content-type": "application/json", "x-csrf-token": value("_csrf") },
+      body: JSON.stringify(body)
+    }).then(function (r) { return r.json(); }).then(function (j) {
+      if (mine !== sent) return;
+      list.textContent = "";
+      box.hidden = false;
+      if (!j.data) {
+        var e = (j.errors && j.errors[0]) || {};
+        var labels = { firstStart: "First window starts", durationMinutes: "Duration", weekdays: "Days of the week",
+          monthDay: "Day of the month", rrule: "Rule", repeat: "Repeats", horizonDays: "Days ahead" };
+        words.textContent = "No preview yet: " + (labels[e.field] || e.field || "") + " " + (e.message || j.detail || "");
+        return;
+      }
+      words.textContent = (j.data.inWords || j.data.rrule) + ", times in " + j.data.timeZone + ".";
+      if (j.data.next.length === 0) words.textContent += " No window from now on.";
+      j.data.next.forEach(function (o) {
+        var li = document.createElement("li");
+        li.textContent = format.format(new Date(o.start)) + " – " + clock.format(new Date(o.end));
+        list.appendChild(li);
+      });
+    });
+  };
+  form.addEventListener("input", function () { show(); clearTimeout(timer); timer = setTimeout(render, 250); });
+  form.addEventListener("change", function () { show(); clearTimeout(timer); timer = setTimeout(render, 250); });
+  show();
+  render();
+})();
+
+// A refused form: each link of the error summary leads to its field (found
+// by name, the marked one first, as several forms may share a name) and
+// says the field's own label; the summary takes focus unless the address
+// already points somewhere.
+(function () {
+  "use strict";
+  var summary = document.getElementById("error-summary");
+  if (!summary) return;
+  summary.querySelectorAll("a[data-field]").forEach(function (link) {
+    var name = link.getAttribute("data-field").split("[")[0];
+    var all = document.querySelectorAll("[name='" + name + "'], [name^='" + name + ":'], [name='" + name + "[]'], [name^='" + name + "[]:']");
+    var field = Array.prototype.find.call(all, function (f) { return f.type !== "hidden" && f.closest(".invalid"); }) ||
+      Array.prototype.find.call(all, function (f) { return f.type !== "hidden"; });
+    if (!field) return;
+    if (!field.id) field.id = "f-" + name + "-marked";
+    link.href = "#" + field.id;
+    var box = field.closest(".field");
+    var label = box && (box.querySelector("legend") || box.querySelector("label[for='" + field.id + "']"));
+    var words = label && label.firstChild && label.firstChild.textContent.trim();
+    if (words) link.querySelector(".label").textContent = words;
+    link.addEventListener("click", function (e) {
+      e.preventDefault();
+      field.scrollIntoView({ block: "center" });
+      field.focus();
+    });
+  });
+  if (!location.hash) summary.focus();
+})();

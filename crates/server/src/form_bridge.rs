@@ -61,9 +61,13 @@ pub struct Flash {
     /// (field, message) pairs of a 422.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fields: Vec<(String, String)>,
-    /// What was typed, by plain field name.
+    /// What was typed, by plain field name (a list field: every value).
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub values: Map<String, Value>,
+    /// Which form of the screen was sent (its `_form`), so that a refusal
+    /// refills and marks that form only when two share field names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form: Option<String>,
 }
 
 impl Flash {
@@ -91,6 +95,32 @@ impl Flash {
             Value::String(s) => Some(s.clone()),
             Value::Null => None,
             other => Some(other.to_string()),
+        }
+    }
+
+    /// Every value a list field (`name[]`: ticked boxes) was sent with, or
+    /// `None` when the last attempt did not send it.
+    pub fn values_of(&self, field: &str) -> Option<Vec<String>> {
+        match self.values.get(field)? {
+            Value::Array(items) => Some(
+                items
+                    .iter()
+                    .filter_map(|v| v.as_str())
+                    .filter(|v| !v.is_empty())
+                    .map(String::from)
+                    .collect(),
+            ),
+            Value::String(s) => Some(vec![s.clone()]),
+            _ => None,
+        }
+    }
+
+    /// This flash if it came from form `name` (or from a form that did not
+    /// say which it was), for that form's fields.
+    pub fn of_form(&self, name: &str) -> Option<&Flash> {
+        match &self.form {
+            Some(f) if f != name => None,
+            _ => Some(self),
         }
     }
 
@@ -221,6 +251,8 @@ struct Form {
     method: Option<String>,
     /// The step-up field's name and the proof typed into it.
     step_up: Option<(String, String)>,
+    /// Which form of the screen this is (`_form`).
+    form: Option<String>,
     /// (list, key) of `:req` fields: objects where it is empty are dropped.
     required: Vec<(String, String)>,
 }
@@ -241,6 +273,7 @@ fn read_form(bytes: &[u8]) -> Form {
             "_keep" => f.keep = Some(v),
             "_csrf" => f.csrf = Some(v),
             "_tz" => {}
+            "_form" => f.form = Some(v),
             "_method" => f.method = Some(v.to_ascii_uppercase()),
             _ if k == "_step_up" || k.starts_with("_step_up:") => f.step_up = Some((k, v)),
             _ => {
@@ -281,8 +314,18 @@ fn read_form(bytes: &[u8]) -> Form {
                     None => (name.to_string(), false),
                 };
                 if !secret(&name) {
-                    f.typed_values
-                        .insert(name.clone(), Value::String(v.clone()));
+                    if list {
+                        let kept = f
+                            .typed_values
+                            .entry(name.clone())
+                            .or_insert_with(|| Value::Array(Vec::new()));
+                        if let Value::Array(items) = kept {
+                            items.push(Value::String(v.clone()));
+                        }
+                    } else {
+                        f.typed_values
+                            .insert(name.clone(), Value::String(v.clone()));
+                    }
                 }
                 if list {
                     let entry = f
@@ -494,6 +537,7 @@ fn refused_step_up(form: Form, back: String, field: String, message: String) -> 
     let mut flash = Flash {
         error: Some(STEP_UP_REFUSED.into()),
         fields: vec![(field.clone(), message)],
+        form: form.form.clone(),
         ..Flash::default()
     };
     flash.keep_typed(form.typed_values);
@@ -576,6 +620,7 @@ async fn answer(res: Response, form: Form, back: String) -> Response {
                 flash.fields.push((field, message));
             }
         }
+        flash.form = form.form.clone();
         flash.keep_typed(form.typed_values);
         (back, flash)
     };
@@ -607,6 +652,19 @@ mod tests {
             !f.typed_values.contains_key("password"),
             "secrets stay out of the flash"
         );
+        assert_eq!(
+            f.typed_values["componentIds"],
+            serde_json::json!(["4", "5"]),
+            "every ticked box is kept to tick again"
+        );
+        let again = read_form(b"_back=/admin/x&_form=recurring&title=A");
+        assert_eq!(again.form.as_deref(), Some("recurring"));
+        let flash = Flash {
+            form: again.form,
+            values: again.typed_values,
+            ..Flash::default()
+        };
+        assert!(flash.of_form("once").is_none() && flash.of_form("recurring").is_some());
         assert_eq!(f.csrf.as_deref(), Some("t"));
         assert_eq!(local("//evil.example/admin"), None);
         assert_eq!(local("https://evil.example"), None);

@@ -304,7 +304,10 @@ impl Snapshots {
 
     fn fresh(&self, slug: &str) -> Option<Arc<Snapshot>> {
         let s = self.by_slug.get(slug)?;
-        (self.db.changes.page_version(s.page_id) == s.version).then(|| s.clone())
+        // A scheduled window's end passing changes what is upcoming without
+        // a write: the snapshot is stale from that moment.
+        let lapsed = s.data.lapses_at.is_some_and(|t| self.db.clock.now() >= t);
+        (!lapsed && self.db.changes.page_version(s.page_id) == s.version).then(|| s.clone())
     }
 
     /// The install's settings, read again only after a change.

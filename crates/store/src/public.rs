@@ -22,11 +22,16 @@ pub struct PageData {
     pub groups: Vec<ComponentGroup>,
     /// Unresolved ones, then the latest resolved ones; newest first.
     pub incidents: Vec<Incident>,
-    /// Scheduled and in-progress windows, by start time.
+    /// Upcoming and ongoing windows, by start time: in progress, or
+    /// scheduled to end in the future.
     pub maintenance: Vec<Maintenance>,
     /// Completed and cancelled windows scheduled to end within the last
-    /// `PAST_MAINTENANCE_DAYS`, latest start first (calendars, feeds).
+    /// `PAST_MAINTENANCE_DAYS`, and scheduled ones whose end passed without
+    /// being started ("not started"); latest start first (calendars, feeds).
     pub past_maintenance: Vec<Maintenance>,
+    /// When the next scheduled window's end passes (it then leaves the
+    /// upcoming list): what was read is stale from then on.
+    pub lapses_at: Option<Timestamp>,
     pub quick_links: Vec<upstate_core::links::QuickLink>,
     /// Published postmortems (Markdown) of this page's incidents, by incident.
     pub postmortems: Vec<crate::postmortems::Published>,
@@ -35,6 +40,12 @@ pub struct PageData {
     /// The install's feature switches and settings when this was read.
     pub features: upstate_core::settings::Features,
     pub settings: upstate_core::settings::Settings,
+}
+
+/// A window still scheduled whose planned end has passed: nobody started
+/// it, so it did not happen as announced.
+pub fn lapsed(m: &Maintenance, now: Timestamp) -> bool {
+    m.status == MaintenanceStatus::Scheduled && m.scheduled_end_time <= now
 }
 
 impl PageData {
@@ -185,11 +196,19 @@ pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
         finished: Some(false),
         ..Default::default()
     };
-    let windows = maintenance::list(db, &unfinished).await?;
-    let since = db
-        .clock
-        .now()
-        .plus_millis(-PAST_MAINTENANCE_DAYS * 86_400_000);
+    let now = db.clock.now();
+    // A window nobody started whose end has passed is no longer upcoming.
+    let (windows, lapsed): (Vec<Maintenance>, Vec<Maintenance>) =
+        maintenance::list(db, &unfinished)
+            .await?
+            .into_iter()
+            .partition(|m| !lapsed(m, now));
+    let lapses_at = windows
+        .iter()
+        .filter(|m| m.status == MaintenanceStatus::Scheduled)
+        .map(|m| m.scheduled_end_time)
+        .min();
+    let since = now.plus_millis(-PAST_MAINTENANCE_DAYS * 86_400_000);
     let finished = MaintenanceFilter {
         page_id: Some(page_id),
         finished: Some(true),
@@ -197,7 +216,12 @@ pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
         ..Default::default()
     };
     let mut past = maintenance::list(db, &finished).await?;
-    past.reverse();
+    past.extend(lapsed.into_iter().filter(|m| m.scheduled_end_time > since));
+    past.sort_by(|a, b| {
+        b.scheduled_start_time
+            .cmp(&a.scheduled_start_time)
+            .then(b.id.cmp(&a.id))
+    });
     let features = crate::settings::features(db).await?;
     Ok(Some(PageData {
         page: page.into(),
@@ -207,6 +231,7 @@ pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
         incidents: open,
         maintenance: windows,
         past_maintenance: past,
+        lapses_at,
         quick_links: crate::quick_links::list(db, Some(page_id)).await?,
         // Turned off, postmortems are not even read: nothing can show them.
         postmortems: if features.postmortems {

@@ -173,7 +173,7 @@ fn past_incidents(v: &View) -> Markup {
                 @let incidents: Vec<&Incident> = d.incidents.iter()
                     .filter(|i| i.created_at >= *start && i.created_at < *end).collect();
                 @let windows: Vec<&Maintenance> = d.past_maintenance.iter()
-                    .filter(|m| m.status == MaintenanceStatus::Completed
+                    .filter(|m| matches!(m.status, MaintenanceStatus::Completed | MaintenanceStatus::Scheduled)
                         && m.scheduled_end_time >= *start && m.scheduled_end_time < *end).collect();
                 div.day {
                     h3 { time datetime=(date.to_string()) { (v.day_title(*date)) } }
@@ -218,7 +218,11 @@ pub(super) fn past_maintenance(v: &View, m: &Maintenance) -> Markup {
         article.past-item.maint data-maintenance=(m.id) {
             h4 { a href=(v.href(&format!("/maintenance/{}", m.id))) { (m.title) } }
             p.meta {
-                strong { (v.t(maintenance_status_key(m.status))) } " · "
+                // Among past windows, "scheduled" is one nobody started.
+                strong { (v.t(match m.status {
+                    MaintenanceStatus::Scheduled => "maintenance.not_started",
+                    other => maintenance_status_key(other),
+                })) } " · "
                 time datetime=(m.scheduled_start_time.to_rfc3339()) { (v.absolute(m.scheduled_start_time)) }
                 " – " (v.absolute(m.scheduled_end_time))
                 " · " (v.duration(m.scheduled_end_time.millis() - m.scheduled_start_time.millis()))

@@ -22,9 +22,10 @@ pub(super) async fn dashboard(
         limit: 20,
         ..Default::default()
     };
+    // Windows past their end stay listed while unfinished: they ask for a
+    // hand (completed, cancelled or moved), and the dashboard flags them.
     let unfinished = MaintenanceFilter {
         finished: Some(false),
-        ending_after: Some(now),
         ..Default::default()
     };
     let mut windows = maintenance::list(&state.db, &unfinished)

@@ -48,6 +48,7 @@ pub(super) async fn maintenance_list(State(state): State<AppState>, s: Screen) -
         recurring,
         current: chosen.or_else(|| all.first().map(|p| p.id)),
         pages: all,
+        now: state.db.clock.now(),
         components: components::list(&state.db, None, None)
             .await
             .map_err(fail)?,

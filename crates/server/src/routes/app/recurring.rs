@@ -23,6 +23,79 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(expand_and_list, create))
         .routes(routes!(one, change, remove))
+        .routes(routes!(preview))
+}
+
+/// One occurrence a template would make.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct Occurrence {
+    #[schema(value_type = String)]
+    start: Timestamp,
+    #[schema(value_type = String)]
+    end: Timestamp,
+}
+
+/// What a template would do, before it is saved.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct Preview {
+    /// The RRULE it makes (from `repeat` when that was given).
+    rrule: String,
+    /// The rule in words, where it is one of the shapes people pick.
+    in_words: Option<String>,
+    /// The page's time zone, in which the rule runs.
+    time_zone: String,
+    /// The next occurrences from now (at most five).
+    next: Vec<Occurrence>,
+}
+
+/// How many occurrences a preview shows.
+const PREVIEW_COUNT: u16 = 5;
+
+#[utoipa::path(post, path = "/api/maintenance/recurring/preview", tag = "maintenance", operation_id = "previewRecurringMaintenance",
+    summary = "The next five occurrences a template would make, without saving it (needs INCIDENTS_WRITE)",
+    description = "Takes the body of a create; `title` may be left out. Field errors are those a create would answer.",
+    request_body = RecurringInput,
+    responses((status = 200, body = Data<Preview>), SessionErrors, BodyErrors),
+    security(("session" = []), ("api_key" = [])))]
+async fn preview(
+    State(state): State<AppState>,
+    caller: Caller,
+    Body(mut input): Body<RecurringInput>,
+) -> ApiResult<Response> {
+    caller.require(Permission::IncidentsWrite)?;
+    if input.title.as_deref().is_none_or(|t| t.trim().is_empty()) {
+        input.title = Some("Preview".into());
+    }
+    let zones = zones(&state).await?;
+    let fields = input.apply(None, zone_of(&zones))?;
+    let tz = zone_of(&zones)(fields.status_page_id).unwrap_or_else(|| "UTC".into());
+    let now = state.db.clock.now();
+    // Far enough for a yearly rule's five occurrences.
+    let until = now.plus_millis(6 * 366 * 86_400_000);
+    let starts = upstate_core::recurring::occurrences(
+        &fields.rrule,
+        &fields.first_start,
+        &tz,
+        now,
+        until,
+        PREVIEW_COUNT,
+    )
+    .map_err(|m| FieldErrors::single("rrule", m))?;
+    let length = fields.duration_minutes * 60_000;
+    Ok(data(Preview {
+        in_words: upstate_core::recurring::in_words(&fields.rrule),
+        rrule: fields.rrule,
+        time_zone: tz,
+        next: starts
+            .into_iter()
+            .map(|start| Occurrence {
+                start,
+                end: start.plus_millis(length),
+            })
+            .collect(),
+    }))
 }
 
 /// A template and the starts of its next occurrences within its horizon.

@@ -5,6 +5,7 @@ use super::{Frame, component_status_name, page, when};
 use crate::component_details::ComponentDetails;
 use crate::form_bridge::Flash;
 use maud::{Markup, html};
+use upstate_core::MaintenanceStatus;
 
 fn percent(p: Option<f64>) -> String {
     p.map_or_else(|| "no data".into(), |v| format!("{v:.2} %"))
@@ -56,15 +57,26 @@ pub fn component(frame: &Frame, flash: Option<&Flash>, d: &ComponentDetails) -> 
                 p.empty { "Nobody checks it automatically. " a href="/admin/monitors#h-new" { "Add a monitor" } }
             }
         }
+        @let (now, planned): (Vec<_>, Vec<_>) = d.maintenance.iter().partition(|m| m.status == MaintenanceStatus::InProgress);
         section.card aria-labelledby="h-now" {
             h2 #h-now { "Affecting it now" }
-            @if d.open_incidents.is_empty() && d.maintenance.is_empty() { p.empty { "Nothing." } }
-            ul.rows {
+            @if d.open_incidents.is_empty() && now.is_empty() { p.empty { "Nothing." } }
+            @else { ul.rows {
                 @for i in &d.open_incidents {
                     li { a href=(format!("/admin/incidents/{}", i.id)) { (i.title) } span.muted { "incident · " (i.status.as_str()) } }
                 }
-                @for m in &d.maintenance {
-                    li { span { (m.title) } span.muted { "maintenance · " (when(m.scheduled_start_time)) } }
+                @for m in &now {
+                    li { a href="/admin/maintenance" { (m.title) } span.muted { "maintenance under way · until " (when(m.scheduled_end_time)) } }
+                }
+            } }
+        }
+        @if !planned.is_empty() {
+            section.card aria-labelledby="h-planned" {
+                h2 #h-planned { "Planned maintenance" }
+                ul.rows {
+                    @for m in &planned {
+                        li { a href="/admin/maintenance" { (m.title) } span.muted { (when(m.scheduled_start_time)) " – " (when(m.scheduled_end_time)) } }
+                    }
                 }
             }
         }

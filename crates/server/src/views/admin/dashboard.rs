@@ -7,7 +7,9 @@ use maud::{Markup, html};
 use upstate_core::audit::AuditEvent;
 use upstate_core::public::status_label;
 use upstate_core::roles::Permission;
-use upstate_core::{ComponentStatus, Incident, Maintenance, StatusPage, Timestamp};
+use upstate_core::{
+    ComponentStatus, Incident, Maintenance, MaintenanceStatus, StatusPage, Timestamp,
+};
 
 pub struct DashboardData {
     /// Each page with its overall status.
@@ -26,11 +28,23 @@ pub fn dashboard(frame: &Frame, flash: Option<&Flash>, d: &DashboardData) -> Mar
             .find(|(p, _)| p.id == id)
             .map_or(String::new(), |(p, _)| p.name.clone())
     };
+    let overdue = d
+        .maintenance
+        .iter()
+        .filter(|m| window_state(m, d.now).1)
+        .count();
     let body = html! {
         header.top {
             h1 { "Dashboard" }
             @if frame.may(Permission::IncidentsWrite) {
                 a.button href="/admin/incidents/new" { "Report an incident" }
+            }
+        }
+        @if overdue > 0 {
+            div.alert.warn #overdue {
+                strong { (overdue) (if overdue == 1 { " maintenance window has passed its planned end" } else { " maintenance windows have passed their planned end" }) }
+                " without being started or completed; visitors see what the record says. "
+                a href="/admin/maintenance" { "Complete, cancel or move them" }
             }
         }
         div.grid {
@@ -60,7 +74,7 @@ pub fn dashboard(frame: &Frame, flash: Option<&Flash>, d: &DashboardData) -> Mar
                     ul.rows {
                         @for i in &d.open_incidents {
                             li {
-                                span { strong { (i.title) } br; span.muted { (page_name(i.status_page_id)) " · " (i.status.as_str()) } }
+                                span { a href=(format!("/admin/incidents/{}", i.id)) { strong { (i.title) } } br; span.muted { (page_name(i.status_page_id)) " · " (i.status.as_str()) } }
                                 span class=(format!("pill s-{}", i.impact.as_str())) { (i.impact.as_str()) }
                             }
                         }
@@ -76,7 +90,7 @@ pub fn dashboard(frame: &Frame, flash: Option<&Flash>, d: &DashboardData) -> Mar
                         @for m in &d.maintenance {
                             li {
                                 span { strong { (m.title) } br; span.muted { (page_name(m.status_page_id)) " · " (when(m.scheduled_start_time)) " – " (when(m.scheduled_end_time)) } }
-                                span.pill.s-maintenance { (if m.scheduled_start_time <= d.now { "in progress" } else { "scheduled" }) }
+                                (window_pill(m, d.now))
                             }
                         }
                     }
@@ -102,4 +116,29 @@ pub fn dashboard(frame: &Frame, flash: Option<&Flash>, d: &DashboardData) -> Mar
         }
     };
     page(frame, "Dashboard", flash, body)
+}
+
+/// What a window is now, as the operator needs to hear it, and whether it
+/// asks for a hand: its end passed and nobody started or completed it.
+pub fn window_state(m: &Maintenance, now: Timestamp) -> (&'static str, bool) {
+    let ended = m.scheduled_end_time <= now;
+    match m.status {
+        MaintenanceStatus::Scheduled if ended => ("ended, never started", true),
+        MaintenanceStatus::Scheduled if m.scheduled_start_time <= now => {
+            ("due, not started", false)
+        }
+        MaintenanceStatus::Scheduled => ("scheduled", false),
+        MaintenanceStatus::InProgress if ended => ("in progress past its end", true),
+        MaintenanceStatus::InProgress => ("in progress", false),
+        MaintenanceStatus::Completed => ("completed", false),
+        MaintenanceStatus::Cancelled => ("cancelled", false),
+    }
+}
+
+/// A window's state as a pill, marked when it needs the operator.
+pub fn window_pill(m: &Maintenance, now: Timestamp) -> Markup {
+    let (words, overdue) = window_state(m, now);
+    html! {
+        span class=(if overdue { "pill s-major_outage" } else { "pill s-maintenance" }) { (words) }
+    }
 }

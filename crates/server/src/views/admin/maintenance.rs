@@ -6,7 +6,7 @@
 use super::{Frame, Input, action, bridge, local_input, page, when_in};
 use crate::form_bridge::Flash;
 use maud::{Markup, html};
-use upstate_core::recurring::Recurring;
+use upstate_core::recurring::{Recurring, WEEKDAYS, in_words};
 use upstate_core::roles::Permission;
 use upstate_core::{Component, Maintenance, MaintenanceStatus, StatusPage};
 
@@ -18,6 +18,15 @@ pub struct MaintenanceScreen {
     pub components: Vec<Component>,
     /// The page new windows go on (the one being worked on).
     pub current: Option<i64>,
+    pub now: upstate_core::Timestamp,
+}
+
+/// The boxes a refused form had ticked (`name[]`), or `fallback`.
+fn ticked_in(flash: Option<&Flash>, name: &str, fallback: &[i64]) -> Vec<i64> {
+    match flash.and_then(|f| f.values_of(name)) {
+        Some(values) => values.iter().filter_map(|v| v.parse().ok()).collect(),
+        None => fallback.to_vec(),
+    }
 }
 
 /// The affected-components boxes of one page's window.
@@ -100,7 +109,7 @@ pub fn maintenance_list(frame: &Frame, flash: Option<&Flash>, s: &MaintenanceScr
                             br; span.muted { (p.map_or("", |p| p.name.as_str())) " · " (when_in(m.scheduled_start_time, tz)) " – " (when_in(m.scheduled_end_time, tz)) (if m.auto_start { " · automatic" } else { "" }) }
                         }
                         span.actions {
-                            span.pill.s-maintenance { (m.status.as_str().replace('_', " ")) }
+                            (super::dashboard::window_pill(m, s.now))
                             @if w {
                             @match m.status {
                                 MaintenanceStatus::Scheduled => {
@@ -132,15 +141,17 @@ pub fn maintenance_list(frame: &Frame, flash: Option<&Flash>, s: &MaintenanceScr
                         "On " strong { (p.name) } ", times in " strong { (p.time_zone) } ". "
                         a href="/admin/pages" { "Work on another page" }
                     }
+                    @let once = flash.and_then(|f| f.of_form("once"));
                     form.stack method="post" action="/api/maintenance" {
                         (bridge(back, back, Some("Maintenance scheduled."), Some(frame.csrf)))
+                        input type="hidden" name="_form" value="once";
                         input type="hidden" name="statusPageId:int" value=(p.id);
                         input type="hidden" name="_tz" value=(p.time_zone);
-                        (Input::new("title", "Title", "text").render(flash))
-                        (Input { required: false, hint: Some("Markdown."), preview: Some("message"), ..Input::new("description", "Description", "textarea") }.render(flash))
-                        (Input { form_name: Some("scheduledStartTime:datetime"), hint: Some(&p.time_zone), ..Input::new("scheduledStartTime", "Starts", "datetime-local") }.render(flash))
-                        (Input { form_name: Some("scheduledEndTime:datetime"), hint: Some(&p.time_zone), ..Input::new("scheduledEndTime", "Ends", "datetime-local") }.render(flash))
-                        (affected(s, p.id, &[], "new"))
+                        (Input::new("title", "Title", "text").render(once))
+                        (Input { required: false, hint: Some("Markdown."), preview: Some("message"), ..Input::new("description", "Description", "textarea") }.render(once))
+                        (Input { form_name: Some("scheduledStartTime:datetime"), hint: Some(&p.time_zone), ..Input::new("scheduledStartTime", "Starts", "datetime-local") }.render(once))
+                        (Input { form_name: Some("scheduledEndTime:datetime"), hint: Some(&p.time_zone), ..Input::new("scheduledEndTime", "Ends", "datetime-local") }.render(once))
+                        (affected(s, p.id, &ticked_in(once, "componentIds", &[]), "new"))
                         div.field { label { input type="checkbox" name="autoStart:bool"; " Start and complete automatically at these times" } }
                         div { button type="submit" { "Schedule" } }
                     }
@@ -174,7 +185,11 @@ fn recurring_section(
                         span {
                             strong { (r.title) }
                             br; span.muted {
-                                code { (r.rrule) } " from " (r.first_start.replace('T', " ")) " (" (tz) "), "
+                                @match in_words(&r.rrule) {
+                                    Some(words) => { (words) },
+                                    None => { code { (r.rrule) } },
+                                }
+                                " at " (r.first_start.get(11..).unwrap_or_default()) " from " (r.first_start.get(..10).unwrap_or_default()) " (" (tz) "), "
                                 (r.duration_minutes) " minutes"
                                 @if r.auto_start { ", starts and completes automatically" }
                             }
@@ -195,22 +210,81 @@ fn recurring_section(
             } }
             @if let (Some(p), true) = (current, frame.may(Permission::IncidentsWrite)) {
                 h3 { "Repeat maintenance on " (p.name) }
-                form.stack method="post" action="/api/maintenance/recurring" {
-                    (bridge(back, back, Some("Recurring maintenance added."), Some(frame.csrf)))
-                    input type="hidden" name="statusPageId:int" value=(p.id);
-                    (Input { id: Some("rec-title"), ..Input::new("title", "Title", "text") }.render(flash))
-                    (Input { id: Some("rec-rrule"), hint: Some("An RFC 5545 rule: FREQ=WEEKLY;BYDAY=SU (every Sunday), FREQ=DAILY, FREQ=MONTHLY;BYDAY=1SA (first Saturday of the month)."), ..Input::new("rrule", "Repeats", "text") }.render(flash))
-                    (Input { id: Some("rec-first"), hint: Some(&p.time_zone), ..Input::new("firstStart", "First start", "datetime-local") }.render(flash))
-                    (Input { id: Some("rec-duration"), form_name: Some("durationMinutes:int"), value: Some("60".into()), ..Input::new("durationMinutes", "Duration in minutes", "number") }.render(flash))
-                    (Input { id: Some("rec-horizon"), form_name: Some("horizonDays:int"), value: Some("14".into()), hint: Some("Windows are made and announced this many days ahead."), ..Input::new("horizonDays", "Days ahead", "number") }.render(flash))
-                    (affected(s, p.id, &[], "rec"))
-                    div.field {
-                        input type="hidden" name="autoStart:bool" value="";
-                        label { input type="checkbox" name="autoStart:bool" checked; " Start and complete each window automatically" }
-                    }
-                    div { button type="submit" { "Add recurring maintenance" } }
-                }
+                (recurring_form(frame, flash.and_then(|f| f.of_form("recurring")), s, p))
             }
+        }
+    }
+}
+
+/// How a person picks a rule, and the choice's label.
+const REPEATS: [(&str, &str); 4] = [
+    ("daily", "Every day"),
+    ("weekly", "Every week, on the days below"),
+    ("monthly", "Every month, on the day below"),
+    ("rule", "By an RFC 5545 rule (advanced)"),
+];
+
+/// The form that adds a recurring template: the rule picked as a person
+/// thinks of it, the next occurrences previewed as one types (our script),
+/// and a refusal that keeps everything typed in this form only.
+fn recurring_form(
+    frame: &Frame,
+    rf: Option<&Flash>,
+    s: &MaintenanceScreen,
+    p: &StatusPage,
+) -> Markup {
+    let back = "/admin/maintenance";
+    let chosen = rf
+        .and_then(|f| f.value_of("repeat"))
+        .unwrap_or_else(|| "weekly".into());
+    let days = rf
+        .and_then(|f| f.values_of("weekdays"))
+        .unwrap_or_else(|| vec!["SU".into()]);
+    let error = |field: &str| rf.and_then(|f| f.error_of(field));
+    html! {
+        form.stack #rec-form method="post" action="/api/maintenance/recurring" data-recurring=(p.time_zone) {
+            (bridge(back, back, Some("Recurring maintenance added."), Some(frame.csrf)))
+            input type="hidden" name="_form" value="recurring";
+            input type="hidden" name="statusPageId:int" value=(p.id);
+            (Input { id: Some("rec-title"), ..Input::new("title", "Title", "text") }.render(rf))
+            fieldset.field.invalid[error("repeat").is_some()] #rec-repeat {
+                legend { "Repeats" }
+                div.choices {
+                    @for (value, label) in REPEATS {
+                        label { input type="radio" name="repeat" value=(value) checked[chosen == value]; (label) }
+                    }
+                }
+                @if let Some(e) = error("repeat") { span.error { (e) } }
+            }
+            fieldset.field.invalid[error("weekdays").is_some()] #rec-weekdays data-repeat="weekly" {
+                legend { "Days of the week" }
+                div.choices {
+                    @for (code, name) in WEEKDAYS {
+                        label { input type="checkbox" name="weekdays[]" value=(code) checked[days.iter().any(|d| d == code)]; (name) }
+                    }
+                }
+                @if let Some(e) = error("weekdays") { span.error { (e) } }
+            }
+            div data-repeat="monthly" {
+                (Input { id: Some("rec-monthday"), form_name: Some("monthDay:int"), required: false, hint: Some("1 to 31; months without that day are skipped."), ..Input::new("monthDay", "Day of the month", "number") }.render(rf))
+            }
+            div data-repeat="rule" {
+                (Input { id: Some("rec-rrule"), required: false, hint: Some("FREQ=MONTHLY;BYDAY=1SA is the first Saturday of each month; FREQ=WEEKLY;INTERVAL=2;BYDAY=SU every other Sunday. Daily or less often."), ..Input::new("rrule", "Rule", "text") }.render(rf))
+            }
+            (Input { id: Some("rec-first"), hint: Some(&p.time_zone), ..Input::new("firstStart", "First window starts", "datetime-local") }.render(rf))
+            (Input { id: Some("rec-duration"), form_name: Some("durationMinutes:int"), value: Some("60".into()), ..Input::new("durationMinutes", "Duration in minutes", "number") }.render(rf))
+            (Input { id: Some("rec-horizon"), form_name: Some("horizonDays:int"), value: Some("14".into()), hint: Some("Windows are made and announced this many days ahead."), ..Input::new("horizonDays", "Days ahead", "number") }.render(rf))
+            (affected(s, p.id, &ticked_in(rf, "componentIds", &[]), "rec"))
+            div.field {
+                input type="hidden" name="autoStart:bool" value="";
+                label { input type="checkbox" name="autoStart:bool" checked[rf.and_then(|f| f.value_of("autoStart")).is_none_or(|v| v == "on")]; " Start and complete each window automatically" }
+            }
+            div.occurrences #rec-preview aria-live="polite" hidden {
+                h4 { "Next windows" }
+                p.muted.words {}
+                ol {}
+            }
+            div { button type="submit" { "Add recurring maintenance" } }
         }
     }
 }

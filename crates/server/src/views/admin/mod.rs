@@ -217,14 +217,45 @@ pub fn centered(title: &str, flash: Option<&Flash>, body: Markup) -> Markup {
     }
 }
 
-/// The notice or the refusal of the last form.
+/// The notice or the refusal of the last form. A refusal that marks
+/// fields opens with a summary linking to each (as GOV.UK forms do): our
+/// script focuses it, so the person hears and sees what to fix however far
+/// down the form the marked field is.
 fn messages(flash: Option<&Flash>) -> Markup {
     html! {
         @if let Some(f) = flash {
             @if let Some(n) = &f.notice { div.alert.notice role="status" { (n) } }
-            @if let Some(e) = &f.error { div.alert.error role="alert" { (e) } }
+            @let marked: Vec<&(String, String)> = f.fields.iter().filter(|(name, _)| !name.starts_with('_')).collect();
+            @if let (Some(e), false) = (&f.error, marked.is_empty()) {
+                div.alert.error.summary #error-summary role="alert" tabindex="-1" {
+                    p { strong { (e) } }
+                    ul {
+                        @for (name, message) in marked {
+                            li { a href=(format!("#f-{name}")) data-field=(name) { span.label { (field_words(name)) } " " (message) } }
+                        }
+                    }
+                }
+            } @else if let Some(e) = &f.error { div.alert.error role="alert" { (e) } }
         }
     }
+}
+
+/// An API field name as words ("scheduledEndTime" → "Scheduled end
+/// time"), for a summary read before our script puts the label there.
+fn field_words(name: &str) -> String {
+    let base = name.split(['[', '.']).next().unwrap_or(name);
+    let mut out = String::new();
+    for (i, c) in base.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            out.push(' ');
+            out.push(c.to_ascii_lowercase());
+        } else if i == 0 {
+            out.push(c.to_ascii_uppercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// One labelled input, with its hint, its last value and its error.

@@ -1,0 +1,346 @@
+//! The operator's second day (issue 26) in Chromium: forms that keep what
+//! was typed and lead to what is wrong, and screens that say true things
+//! about time. Screenshots land in `target/screenshots/admin/`.
+
+use crate::admin_ui::{
+    check, fill, no_axe_violations, press, shot, signed_in_browser, text, value,
+};
+use crate::browser::browser_available;
+use crate::on_both_backends;
+use crate::support::{Backend, at_offset_ms};
+use serde_json::json;
+use std::time::Duration;
+
+on_both_backends!(
+    a_recurring_rule_is_previewed_and_picked_through_the_api,
+    recurring_windows_are_picked_as_a_person_thinks_in_chromium,
+    a_refused_form_leads_to_its_first_marked_field_in_chromium,
+    screens_tell_planned_from_under_way_and_lapsed_in_chromium,
+);
+
+/// The recurring rule from the browser: picked as "every week on Monday and
+/// Sunday" with the next windows previewed in the page's time zone; a rule
+/// the server cannot read refused in words beside it, everything typed kept
+/// in its own form (the one-off form left alone); nothing stored until right.
+async fn recurring_windows_are_picked_as_a_person_thinks_in_chromium(b: Backend) {
+    if !browser_available("recurring_windows_are_picked_as_a_person_thinks_in_chromium") {
+        return;
+    }
+    let (s, d) = signed_in_browser(b, "ad@example.com", "admin").await;
+    let page = s.page("acme").await;
+    s.patch(
+        &format!("/api/v1/statuspages/{page}"),
+        json!({"timeZone": "Europe/Berlin"}),
+    )
+    .await
+    .data(200);
+    s.component(page, "Database").await;
+    press(&d, "Maintenance").await;
+    // Weekly is the first guess, on Sunday: the raw rule is out of sight.
+    assert!(
+        d.js("return document.getElementById('rec-rrule').closest('[data-repeat]').hidden")
+            .await
+            .as_bool()
+            .unwrap(),
+        "the RRULE field shows only for 'By an RFC 5545 rule'"
+    );
+    // Two forms here have a Title: this one's is `rec-title`.
+    crate::admin_ui::field_by_id(&d, "rec-title")
+        .await
+        .send_keys("Patch night")
+        .await
+        .unwrap();
+    check(&d, "Monday").await;
+    d.js("var f = document.getElementById('rec-first'); f.value = '2030-01-06T02:00'; f.dispatchEvent(new Event('input', {bubbles: true}));").await;
+    let shown = d
+        .until(
+            "return document.querySelectorAll('#rec-preview li').length === 5",
+            Duration::from_secs(10),
+        )
+        .await;
+    assert!(shown.is_some(), "five next windows are previewed");
+    let preview = text(&d, "#rec-preview").await;
+    assert!(
+        preview.contains("Every Monday and Sunday")
+            && preview.contains("Europe/Berlin")
+            && preview.contains("Sun, 6 Jan 2030, 02:00 – 03:00")
+            && preview.contains("Mon, 7 Jan 2030, 02:00"),
+        "{preview}"
+    );
+    d.screenshot(&shot(b, "maintenance-recurring-preview"))
+        .await;
+    no_axe_violations(&d, "maintenance, recurring preview").await;
+
+    // A rule the parser cannot read, typed in the advanced field.
+    check(&d, "By an RFC 5545 rule").await;
+    fill(&d, "Rule", "FREQ=WEEKLY;BYDAY=WEEKLY").await;
+    d.js("document.querySelector('[id^=rec-c-]').click()").await;
+    press(&d, "Add recurring maintenance").await;
+    let error = text(&d, "#rec-rrule-error").await;
+    assert!(
+        error.contains("FREQ=WEEKLY;BYDAY=SU") && !error.contains("parsing"),
+        "the error says what to write, not the parser's words: {error}"
+    );
+    assert_eq!(value(&d, "Rule").await, "FREQ=WEEKLY;BYDAY=WEEKLY");
+    let kept = d
+        .js("return [document.getElementById('rec-title').value, document.getElementById('f-title').value, \
+             document.querySelector('[id^=rec-c-]').checked, document.querySelector('input[name=repeat]:checked').value, \
+             document.activeElement.id]")
+        .await;
+    assert_eq!(
+        kept,
+        json!(["Patch night", "", true, "rule", "error-summary"]),
+        "typed kept in the recurring form only, components ticked, the summary focused"
+    );
+    d.screenshot(&shot(b, "maintenance-recurring-refused"))
+        .await;
+    no_axe_violations(&d, "maintenance, refused rule").await;
+    // Monthly with no day: the day is asked for beside its own field.
+    check(&d, "Every month, on the day below").await;
+    press(&d, "Add recurring maintenance").await;
+    assert!(
+        text(&d, "#rec-monthday-error")
+            .await
+            .contains("choose the day of the month")
+    );
+    assert_eq!(
+        s.get("/api/maintenance/recurring").await.data(200)["templates"],
+        json!([]),
+        "nothing stored while refused"
+    );
+    check(&d, "Every week, on the days below").await;
+    press(&d, "Add recurring maintenance").await;
+    assert!(
+        text(&d, "[role=status]")
+            .await
+            .contains("Recurring maintenance added")
+    );
+    let listed = text(&d, "#h-recurring + p + ul").await;
+    assert!(
+        listed.contains("Patch night") && listed.contains("Every Monday and Sunday at 02:00"),
+        "{listed}"
+    );
+    let stored = s.get("/api/maintenance/recurring").await.data(200);
+    assert_eq!(
+        stored["templates"][0]["rrule"], "FREQ=WEEKLY;BYDAY=MO,SU",
+        "{stored}"
+    );
+    d.quit().await;
+}
+
+/// `POST /api/maintenance/recurring/preview`: the next five windows of a
+/// pick, in order, without storing anything; a pick missing its days or a
+/// rule the parser cannot read is refused naming the field.
+async fn a_recurring_rule_is_previewed_and_picked_through_the_api(b: Backend) {
+    let s = crate::support::Server::start(b).await;
+    let page = s.page("acme").await;
+    let body = |extra: serde_json::Value| {
+        let mut v =
+            json!({"statusPageId": page, "firstStart": "2030-01-01T02:00", "durationMinutes": 90});
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        v
+    };
+    let p = s
+        .post(
+            "/api/maintenance/recurring/preview",
+            body(json!({"repeat": "monthly", "monthDay": 31})),
+        )
+        .await
+        .data(200);
+    assert_eq!(p["rrule"], "FREQ=MONTHLY;BYMONTHDAY=31");
+    assert_eq!(p["inWords"], "Every month on day 31");
+    let starts: Vec<&str> = p["next"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["start"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        starts,
+        [
+            "2030-01-31T02:00:00.000Z",
+            "2030-03-31T02:00:00.000Z",
+            "2030-05-31T02:00:00.000Z",
+            "2030-07-31T02:00:00.000Z",
+            "2030-08-31T02:00:00.000Z"
+        ],
+        "months without a 31st are skipped"
+    );
+    assert_eq!(p["next"][0]["end"], "2030-01-31T03:30:00.000Z");
+    s.post(
+        "/api/maintenance/recurring/preview",
+        body(json!({"repeat": "weekly"})),
+    )
+    .await
+    .invalid_fields(&["weekdays"]);
+    s.post(
+        "/api/maintenance/recurring/preview",
+        body(json!({"repeat": "rule", "rrule": "FREQ=WEEKLY;BYDAY=WEEKLY"})),
+    )
+    .await
+    .invalid_fields(&["rrule"]);
+    s.post(
+        "/api/maintenance/recurring/preview",
+        body(json!({"repeat": "hourly"})),
+    )
+    .await
+    .invalid_fields(&["repeat"]);
+    let made = s
+        .post(
+            "/api/maintenance/recurring",
+            body(
+                json!({"title": "Patch night", "repeat": "weekly", "weekdays": ["SU", "MO", "SU"]}),
+            ),
+        )
+        .await
+        .data(201);
+    assert_eq!(made["rrule"], "FREQ=WEEKLY;BYDAY=MO,SU");
+    let all = s.get("/api/maintenance/recurring").await.data(200);
+    assert_eq!(
+        all["templates"].as_array().unwrap().len(),
+        1,
+        "previews stored nothing"
+    );
+}
+
+/// A refused form far down a screen: the summary at the top takes focus,
+/// names the field by its label and leads to it.
+async fn a_refused_form_leads_to_its_first_marked_field_in_chromium(b: Backend) {
+    if !browser_available("a_refused_form_leads_to_its_first_marked_field_in_chromium") {
+        return;
+    }
+    let (s, d) = signed_in_browser(b, "ad@example.com", "admin").await;
+    let page = s.page("acme").await;
+    d.c()
+        .goto(&format!("{}/admin/pages/{page}", s.base))
+        .await
+        .unwrap();
+    fill(&d, "Slug", "Not A Slug!").await;
+    press(&d, "Save settings").await;
+    assert_eq!(
+        d.js("return document.activeElement.id").await,
+        "error-summary",
+        "the summary has focus"
+    );
+    let summary = text(&d, "#error-summary").await;
+    assert!(summary.contains("Slug"), "{summary}");
+    d.screenshot(&shot(b, "error-summary")).await;
+    no_axe_violations(&d, "page settings, refused").await;
+    d.js("document.querySelector('#error-summary a').click()")
+        .await;
+    let focused = d
+        .js("var a = document.activeElement; return [a.name, a.getAttribute('aria-invalid')]")
+        .await;
+    assert_eq!(
+        focused,
+        json!(["slug", "true"]),
+        "the link leads to the field"
+    );
+    assert_eq!(
+        value(&d, "Slug").await,
+        "Not A Slug!",
+        "what was typed stays"
+    );
+    assert_eq!(
+        s.get(&format!("/api/v1/statuspages/{page}"))
+            .await
+            .data(200)["slug"],
+        "acme"
+    );
+    d.quit().await;
+}
+
+/// Time on the screens: tomorrow's window is planned, not "affecting it
+/// now"; once started it is; a window whose end passed without anyone
+/// starting it leaves the public upcoming list (at that moment, without a
+/// write) and is flagged on the dashboard.
+async fn screens_tell_planned_from_under_way_and_lapsed_in_chromium(b: Backend) {
+    if !browser_available("screens_tell_planned_from_under_way_and_lapsed_in_chromium") {
+        return;
+    }
+    let (s, d) = signed_in_browser(b, "ad@example.com", "admin").await;
+    let page = s.page("acme").await;
+    let c = s.component(page, "Database").await;
+    let window = |title: &str, from: i64, to: i64| {
+        json!({"title": title, "statusPageId": page, "componentIds": [c],
+               "scheduledStartTime": at_offset_ms(from), "scheduledEndTime": at_offset_ms(to)})
+    };
+    let hour = 3_600_000;
+    let tomorrow = s
+        .post(
+            "/api/v1/maintenance",
+            window("Disk swap", 24 * hour, 25 * hour),
+        )
+        .await
+        .data(201)["id"]
+        .as_i64()
+        .unwrap();
+    s.post("/api/v1/maintenance", window("Short check", hour, 2 * hour))
+        .await
+        .data(201);
+    d.c()
+        .goto(&format!("{}/admin/components/{c}", s.base))
+        .await
+        .unwrap();
+    assert_eq!(text(&d, "#h-now + p").await, "Nothing.");
+    let planned = text(&d, "#h-planned + ul").await;
+    assert!(
+        planned.contains("Disk swap") && planned.contains("Short check"),
+        "{planned}"
+    );
+    no_axe_violations(&d, "component with planned maintenance").await;
+    s.post_empty(&format!("/api/maintenance/{tomorrow}/start"))
+        .await
+        .data(200);
+    d.c().refresh().await.unwrap();
+    let now = text(&d, "#h-now + ul").await;
+    assert!(
+        now.contains("Disk swap") && now.contains("under way"),
+        "{now}"
+    );
+    d.screenshot(&shot(b, "component-maintenance")).await;
+
+    // "Short check" ends in two hours; nobody starts it.
+    let upcoming = |v: serde_json::Value| -> Vec<String> {
+        v["maintenance"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{v}"))
+            .iter()
+            .map(|m| m["title"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let before = s.get("/api/public/status/acme/maintenance").await;
+    assert_eq!(before.status, 200);
+    assert_eq!(upcoming(before.body.clone()), ["Short check", "Disk swap"]);
+    s.advance(Duration::from_secs(3 * 3600));
+    let after = s.get("/api/public/status/acme/maintenance").await;
+    assert_eq!(
+        upcoming(after.body.clone()),
+        ["Disk swap"],
+        "a window whose end passed unstarted is not upcoming"
+    );
+    let html = reqwest::get(format!("{}/s/acme", s.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        html.contains("Not started"),
+        "the page lists it among what happened, as not started"
+    );
+    // Three idle hours ended the session.
+    crate::admin_ui::sign_in(&d, &s, "ad@example.com").await;
+    let flag = text(&d, "#overdue").await;
+    assert!(
+        flag.contains("1 maintenance window has passed its planned end"),
+        "{flag}"
+    );
+    let pill = text(&d, "#h-maintenance + ul").await;
+    assert!(pill.contains("ended, never started"), "{pill}");
+    no_axe_violations(&d, "dashboard with a lapsed window").await;
+    d.screenshot(&shot(b, "dashboard-lapsed")).await;
+    d.quit().await;
+}
