@@ -143,6 +143,26 @@ pub(crate) async fn press(d: &Driver, button: &str) {
     assert!(loaded.is_some(), "{button:?} led to no new page");
 }
 
+/// Presses the button whose `aria-label` is `label` and waits for the
+/// next page.
+pub(crate) async fn press_labelled(d: &Driver, label: &str) {
+    d.js("window.__before = true").await;
+    d.c()
+        .find(Locator::Css(&format!("button[aria-label=\"{label}\"]")))
+        .await
+        .unwrap_or_else(|_| panic!("no button labelled {label:?}"))
+        .click()
+        .await
+        .unwrap();
+    let loaded = d
+        .until(
+            "return window.__before === undefined && document.readyState === 'complete'",
+            Duration::from_secs(30),
+        )
+        .await;
+    assert!(loaded.is_some(), "{label:?} led to no new page");
+}
+
 /// Presses a button whose accessible name contains `name` (icon buttons).
 async fn press_named(d: &Driver, name: &str) {
     d.js("window.__before = true").await;
@@ -717,12 +737,13 @@ async fn operator_screens_in_chromium(b: Backend) {
     );
 
     // One click sets a status.
-    field(&d, "Status of API")
-        .await
-        .select_by_value("major_outage")
-        .await
-        .unwrap();
-    press(&d, "Set status of API").await;
+    press_labelled(&d, "Set API to Major outage").await;
+    assert_eq!(
+        d.js("return document.querySelector('button[aria-label=\"Set API to Major outage\"]').getAttribute('aria-pressed')")
+            .await,
+        "true",
+        "the pressed button is the current status"
+    );
     assert!(text(&d, ".alert.notice").await.contains("Status set"));
     assert_eq!(
         s.component_status(api["id"].as_i64().unwrap()).await,
@@ -1616,6 +1637,19 @@ async fn every_screen_fits_a_phone_and_stays_small(b: Backend) {
     assert!(s.db.add_user("ad@example.com", "admin", PW).0);
     let page = s.page("acme").await;
     let c = s.component(page, "API").await;
+    let g = s.group(page, "Data stores with a long group name").await;
+    let db = s
+        .component(page, "Primary database cluster in Frankfurt")
+        .await;
+    s.patch(&format!("/api/v1/components/{db}"), json!({"groupId": g}))
+        .await
+        .data(200);
+    s.patch(
+        &format!("/api/v1/components/{db}/status"),
+        json!({"status": "degraded"}),
+    )
+    .await
+    .data(200);
     let incident = s.incident(page, "Slow answers").await["id"]
         .as_i64()
         .unwrap();
@@ -1709,8 +1743,37 @@ async fn every_screen_fits_a_phone_and_stays_small(b: Backend) {
     }
 
     let d = Driver::start(&[]).await;
-    d.c().set_window_size(390, 844).await.unwrap();
+    // The select of a status must show its whole text, on a desktop as on
+    // a phone (the current status stands beside the component's name).
+    let selects_whole = "var bad = []; var ctx = document.createElement('canvas').getContext('2d'); \
+        document.querySelectorAll('table.moves select').forEach(function (s) { \
+          ctx.font = getComputedStyle(s).font; \
+          var w = ctx.measureText(s.options[s.selectedIndex].text).width; \
+          if (w + 36 > s.clientWidth) bad.push(s.options[s.selectedIndex].text + ' (' + Math.round(w) + ' px in ' + ctx.font + ') in ' + s.clientWidth + ' px'); }); \
+        return [document.querySelectorAll('table.moves select').length, bad];";
+    d.c().set_window_size(1280, 900).await.unwrap();
     sign_in(&d, &s, "ad@example.com").await;
+    for path in [
+        "/admin/incidents/new".to_string(),
+        format!("/admin/incidents/{incident}"),
+    ] {
+        d.c().goto(&format!("{}{path}", s.base)).await.unwrap();
+        let r = d.js(selects_whole).await;
+        assert!(
+            r[0].as_i64().unwrap() >= 2 && r[1] == json!([]),
+            "{path} on a desktop: {r}"
+        );
+    }
+    let sections = text(&d, "table.moves").await;
+    assert!(
+        sections.find("DATA STORES WITH A LONG GROUP NAME").unwrap()
+            < sections.find("Primary database").unwrap()
+            && sections.find("Primary database").unwrap()
+                < sections.find("NOT IN A GROUP").unwrap()
+            && sections.find("NOT IN A GROUP").unwrap() < sections.find("API").unwrap(),
+        "components grouped as on the page: {sections}"
+    );
+    d.c().set_window_size(360, 800).await.unwrap();
     for (name, path) in &screens {
         d.c().goto(&format!("{}{path}", s.base)).await.unwrap();
         let overflow = d
@@ -1720,12 +1783,31 @@ async fn every_screen_fits_a_phone_and_stays_small(b: Backend) {
             .unwrap();
         d.screenshot(&shot(b, &format!("phone-{name}"))).await;
         no_axe_violations(&d, name).await;
+        let top = d
+            .js("return document.querySelector('main').getBoundingClientRect().top")
+            .await
+            .as_f64()
+            .unwrap();
+        assert!(
+            top < 100.0,
+            "{name}: the menu is folded, content starts at {top} px"
+        );
+        if name.starts_with("incident") {
+            let r = d.js(selects_whole).await;
+            assert!(r[1] == json!([]), "{name} on a phone: {r}");
+        }
         let wide = d.js("return [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth).map(e => e.tagName + '.' + e.className + '#' + e.id).slice(0, 8)").await;
         assert!(
             overflow <= 0,
             "{name} is {overflow} px wider than a phone: {wide}"
         );
     }
+    // The folded menu opens with one press and leads on.
+    d.c().goto(&format!("{}/admin", s.base)).await.unwrap();
+    click(&d, "Menu").await;
+    d.screenshot(&shot(b, "phone-menu-open")).await;
+    press(&d, "Maintenance").await;
+    assert_eq!(path(&d).await, "/admin/maintenance");
     d.quit().await;
 }
 

@@ -1,6 +1,9 @@
 // Small enhancements of the admin interface; every form works without them.
 (function () {
   "use strict";
+  // The menu is open beside the screen wherever there is room for it.
+  var menu = document.querySelector("details.menu");
+  if (menu && window.matchMedia && window.matchMedia("(min-width: 761px)").matches) menu.open = true;
   // Password strength hint: length and variety, as the server's rules count.
   document.querySelectorAll("input[data-strength]").forEach(function (input) {
     var bar = document.getElementById(input.getAttribute("data-strength"));

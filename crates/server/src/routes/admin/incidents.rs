@@ -35,6 +35,9 @@ pub(super) async fn incident_new(
         components: components::list(&state.db, None, None)
             .await
             .map_err(fail)?,
+        groups: upstate_store::groups::list(&state.db, None)
+            .await
+            .map_err(fail)?,
         templates,
         chosen,
     };
@@ -83,6 +86,9 @@ pub(super) async fn incident_detail(
     let comps = components::list(&state.db, Some(incident.status_page_id), None)
         .await
         .map_err(fail)?;
+    let groups = upstate_store::groups::list(&state.db, Some(incident.status_page_id))
+        .await
+        .map_err(fail)?;
     let pm = upstate_store::postmortems::get(&state.db, id)
         .await
         .map_err(fail)?;
@@ -93,6 +99,7 @@ pub(super) async fn incident_detail(
         incident: &incident,
         pages: &all,
         components: &comps,
+        groups: &groups,
         postmortem: pm.as_ref(),
         followers,
         resolved_text: s.site.language().t("incident.resolved_message"),

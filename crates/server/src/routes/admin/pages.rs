@@ -36,6 +36,9 @@ pub(super) async fn page_screen(
         links: upstate_store::quick_links::list(&state.db, Some(id))
             .await
             .map_err(fail)?,
+        features: upstate_store::settings::features(&state.db)
+            .await
+            .map_err(fail)?,
         password_set: pages::password_hash(&state.db, id)
             .await
             .map_err(fail)?

@@ -7,11 +7,14 @@ use maud::{Markup, html};
 use upstate_core::postmortem::Postmortem;
 use upstate_core::roles::Permission;
 use upstate_core::templates::IncidentTemplate;
-use upstate_core::{Component, ComponentStatus, Incident, IncidentStatus, StatusPage};
+use upstate_core::{
+    Component, ComponentGroup, ComponentStatus, Incident, IncidentStatus, StatusPage,
+};
 
 pub struct IncidentForm {
     pub pages: Vec<StatusPage>,
     pub components: Vec<Component>,
+    pub groups: Vec<ComponentGroup>,
     pub templates: Vec<IncidentTemplate>,
     /// The template the form starts from, if one was picked.
     pub chosen: Option<IncidentTemplate>,
@@ -30,16 +33,78 @@ const IMPACTS: [(&str, &str); 4] = [
     ("critical", "Critical"),
 ];
 
+/// The components of `pages` in the order visitors see them: each page's
+/// groups in order with their components, then its ungrouped ones; each
+/// section titled (with the page's name when there are several).
+fn sections<'c>(
+    components: &[&'c Component],
+    pages: &[StatusPage],
+    groups: &[ComponentGroup],
+) -> Vec<(String, Vec<&'c Component>)> {
+    let with_components: Vec<&StatusPage> = pages
+        .iter()
+        .filter(|p| components.iter().any(|c| c.status_page_id == p.id))
+        .collect();
+    let several = with_components.len() > 1;
+    let mut out = Vec::new();
+    for p in with_components {
+        let on_page: Vec<&Component> = components
+            .iter()
+            .copied()
+            .filter(|c| c.status_page_id == p.id)
+            .collect();
+        let page_groups: Vec<&ComponentGroup> =
+            groups.iter().filter(|g| g.status_page_id == p.id).collect();
+        let title = |name: &str| {
+            if several {
+                format!("{} · {name}", p.name)
+            } else {
+                name.to_string()
+            }
+        };
+        for g in &page_groups {
+            let inside: Vec<&Component> = on_page
+                .iter()
+                .copied()
+                .filter(|c| c.group_id == Some(g.id))
+                .collect();
+            if !inside.is_empty() {
+                out.push((title(&g.name), inside));
+            }
+        }
+        let rest: Vec<&Component> = on_page
+            .iter()
+            .copied()
+            .filter(|c| {
+                !c.group_id
+                    .is_some_and(|id| page_groups.iter().any(|g| g.id == id))
+            })
+            .collect();
+        if !rest.is_empty() {
+            let name = match (page_groups.is_empty(), several) {
+                (true, true) => p.name.clone(),
+                (true, false) => String::new(),
+                (false, _) => title("Not in a group"),
+            };
+            out.push((name, rest));
+        }
+    }
+    out
+}
+
 /// The affected-components table of an incident form: per component a box
 /// "affected" (when `tick` is given: the ticked ids) and the status it goes
-/// to now, `pick` preselecting one (none: "unchanged").
+/// to now, `pick` preselecting one (none: "unchanged"); grouped and ordered
+/// as on the page.
 fn component_moves(
     components: &[&Component],
     pages: &[StatusPage],
+    groups: &[ComponentGroup],
     tick: Option<&[i64]>,
     pick: impl Fn(&Component) -> Option<ComponentStatus>,
     id_prefix: &str,
 ) -> Markup {
+    let columns = if tick.is_some() { 3 } else { 2 };
     html! {
         table.moves {
             thead { tr {
@@ -47,26 +112,30 @@ fn component_moves(
                 @if tick.is_some() { th scope="col" { "Affected" } }
                 th scope="col" { "Status it goes to" }
             } }
-            tbody {
-                @for c in components {
-                    @let page = pages.iter().find(|p| p.id == c.status_page_id).map_or("", |p| p.name.as_str());
-                    @let sel = format!("{id_prefix}-st-{}", c.id);
-                    @let chosen = pick(c);
-                    tr {
-                        th scope="row" { (c.name) " " span.muted { "(" (page) ")" } }
-                        @if let Some(ticked) = tick {
-                            td {
-                                input type="checkbox" id=(format!("{id_prefix}-aff-{}", c.id)) name="componentIds[]:int" value=(c.id) checked[ticked.contains(&c.id)];
-                                label.visually-hidden for=(format!("{id_prefix}-aff-{}", c.id)) { (c.name) " is affected" }
+            @for (title, list) in sections(components, pages, groups) {
+                tbody {
+                    @if !title.is_empty() {
+                        tr.section { th scope="colgroup" colspan=(columns) { (title) } }
+                    }
+                    @for c in list {
+                        @let sel = format!("{id_prefix}-st-{}", c.id);
+                        @let chosen = pick(c);
+                        tr {
+                            th scope="row" { (c.name) " " span class=(format!("pill s-{}", c.status.as_str())) { (component_status_name(c.status)) } }
+                            @if let Some(ticked) = tick {
+                                td.affected {
+                                    input type="checkbox" id=(format!("{id_prefix}-aff-{}", c.id)) name="componentIds[]:int" value=(c.id) checked[ticked.contains(&c.id)];
+                                    label for=(format!("{id_prefix}-aff-{}", c.id)) { span.visually-hidden { (c.name) " is " } span.narrow-only { "affected" } }
+                                }
                             }
-                        }
-                        td {
-                            input type="hidden" name="componentStatuses[][componentId]:int" value=(c.id);
-                            label.visually-hidden for=(sel) { "Status of " (c.name) }
-                            select id=(sel) name="componentStatuses[][status]:req" {
-                                option value="" selected[chosen.is_none()] { "Unchanged (" (component_status_name(c.status)) ")" }
-                                @for s in COMPONENT_STATUSES {
-                                    option value=(s.as_str()) selected[chosen == Some(s)] { (component_status_name(s)) }
+                            td {
+                                input type="hidden" name="componentStatuses[][componentId]:int" value=(c.id);
+                                label.visually-hidden for=(sel) { "Status of " (c.name) }
+                                select id=(sel) name="componentStatuses[][status]:req" {
+                                    option value="" selected[chosen.is_none()] { "Unchanged" }
+                                    @for s in COMPONENT_STATUSES {
+                                        option value=(s.as_str()) selected[chosen == Some(s)] { (component_status_name(s)) }
+                                    }
                                 }
                             }
                         }
@@ -143,7 +212,7 @@ pub fn incident_new(frame: &Frame, flash: Option<&Flash>, f: &IncidentForm) -> M
                         p.empty { "This page has no components." }
                     } @else {
                         span.hint { "A component given a status is affected too; its status changes when you report." }
-                        (component_moves(&f.components.iter().collect::<Vec<_>>(), &f.pages, Some(&[]), |_| None, "new"))
+                        (component_moves(&f.components.iter().collect::<Vec<_>>(), &f.pages, &f.groups, Some(&[]), |_| None, "new"))
                     }
                     @if let Some(e) = error("componentIds").or(error("componentStatuses")) { span.error { (e) } }
                 }
@@ -209,8 +278,9 @@ pub fn incidents_list(
 pub struct IncidentScreen<'a> {
     pub incident: &'a Incident,
     pub pages: &'a [StatusPage],
-    /// The components of the incident's page.
+    /// The components of the incident's page, and its groups.
     pub components: &'a [Component],
+    pub groups: &'a [ComponentGroup],
     pub postmortem: Option<&'a Postmortem>,
     /// Visitors who follow this incident.
     pub followers: i64,
@@ -224,6 +294,7 @@ pub fn incident_detail(frame: &Frame, flash: Option<&Flash>, screen: &IncidentSc
         incident: i,
         pages,
         components,
+        groups,
         postmortem,
         followers,
         resolved_text,
@@ -314,7 +385,7 @@ pub fn incident_detail(frame: &Frame, flash: Option<&Flash>, screen: &IncidentSc
                     @if !on_page.is_empty() {
                         fieldset.field.invalid[flash.and_then(|f| f.error_of("componentStatuses")).is_some()] {
                             legend { "Components" }
-                            (component_moves(&on_page, pages, None, |_| None, "upd"))
+                            (component_moves(&on_page, pages, groups, None, |_| None, "upd"))
                             @if let Some(e) = flash.and_then(|f| f.error_of("componentStatuses")) { span.error { (e) } }
                         }
                     }

@@ -165,6 +165,11 @@ pub fn page(frame: &Frame, title: &str, flash: Option<&Flash>, body: Markup) -> 
                 div.shell {
                     aside.side {
                         a.brand href="/admin" { (LOGO) (frame.site) }
+                        // On a phone the menu folds behind one button (a
+                        // details element: no script needed); on wider
+                        // screens it is always open.
+                        details.menu {
+                        summary { "Menu" }
                         nav aria-label="Admin" {
                             ul {
                                 @for (key, href, label) in nav {
@@ -186,6 +191,7 @@ pub fn page(frame: &Frame, title: &str, flash: Option<&Flash>, body: Markup) -> 
                                 input type="hidden" name="_csrf" value=(frame.csrf);
                                 button.secondary type="submit" { "Sign out" }
                             }
+                        }
                         }
                     }
                     main #main {

@@ -78,6 +78,8 @@ pub struct PageScreen {
     pub password_set: bool,
     /// Where visitors reach this install (absolute links in the snippets).
     pub public_url: String,
+    /// The install's switches: a feature turned off offers no snippet.
+    pub features: upstate_core::settings::Features,
 }
 
 /// Where the page is read and how other sites embed it, ready to copy:
@@ -86,43 +88,52 @@ fn share(s: &PageScreen) -> Markup {
     let p = &s.page;
     let base = &s.public_url;
     let slug = &p.slug;
-    let rows: [(&str, String, &str); 8] = [
+    let f = &s.features;
+    let rows: [(bool, &str, String, &str); 8] = [
         (
+            true,
             "Status page",
             format!("{base}/s/{slug}"),
             "The page itself.",
         ),
         (
+            f.feeds,
             "RSS feed",
             format!("{base}/api/feed/rss?page={slug}"),
             "Incidents and maintenance for feed readers (format=atom for Atom).",
         ),
         (
+            f.calendar,
             "Calendar",
             format!("{base}/api/calendar?page={slug}"),
             "Maintenance windows for calendar apps (iCalendar).",
         ),
         (
+            f.badges,
             "Badge",
             format!("{base}/api/badge?page={slug}"),
             "An SVG status badge for READMEs and dashboards.",
         ),
         (
+            f.widget,
             "Widget",
             format!("<script src=\"{base}/api/widget?page={slug}&format=js\" async></script>"),
             "Paste where the status should show on your site.",
         ),
         (
+            true,
             "Status JSON",
             format!("{base}/api/public/status/{slug}"),
             "The public read API (docs/api.md).",
         ),
         (
+            true,
             "Statuspage v2 JSON",
             format!("{base}/s/{slug}/api/v2/summary.json"),
             "For tools built for Atlassian Statuspage.",
         ),
         (
+            true,
             "Atlassian's widget",
             format!("<statuspage-widget src=\"{base}/s/{slug}?page={slug}\"></statuspage-widget>"),
             "Atlassian's <statuspage-widget> reads this page too.",
@@ -132,8 +143,13 @@ fn share(s: &PageScreen) -> Markup {
         section.card aria-labelledby="h-share" {
             h2 #h-share { "Share and embed" }
             @if !p.is_public { p.muted { "The page is private: these work for visitors with the page's password in a browser; feeds and badges answer 404." } }
+            @let off: Vec<&str> = [(f.feeds, "feeds"), (f.calendar, "calendar"), (f.badges, "badges"), (f.widget, "widget")]
+                .into_iter().filter(|(on, _)| !on).map(|(_, n)| n).collect();
+            @if !off.is_empty() {
+                p.muted { "Turned off in " a href="/admin/settings#h-features" { "Settings" } ", so not offered here: " (off.join(", ")) "." }
+            }
             dl.share {
-                @for (label, value, hint) in rows {
+                @for (_, label, value, hint) in rows.into_iter().filter(|r| r.0) {
                     dt { (label) }
                     dd {
                         code { (value) }
@@ -266,15 +282,45 @@ fn layout_button(
     }
 }
 
+/// A status in a word, for the one-click buttons (their accessible name
+/// says it whole).
+fn short_status(s: ComponentStatus) -> &'static str {
+    match s {
+        ComponentStatus::Operational => "Operational",
+        ComponentStatus::Degraded => "Degraded",
+        ComponentStatus::PartialOutage => "Partial",
+        ComponentStatus::MajorOutage => "Major",
+        ComponentStatus::Maintenance => "Maintenance",
+    }
+}
+
 fn component_row(frame: &Frame, back: &str, layout: &Layout, i: usize) -> Markup {
     let c = layout.comps[i].0;
     html! {
-        li data-component=(c.id) {
+        li.comp data-component=(c.id) {
+            div.comp-head {
             span { strong { a href=(format!("/admin/components/{}", c.id)) { (c.name) } } @if !c.description.is_empty() { br; span.muted { (c.description) } } }
             @if !frame.may(Permission::PagesWrite) {
                 span class=(format!("pill s-{}", c.status.as_str())) { (component_status_name(c.status)) }
             } @else {
-            span.actions {
+                // One click sets a status: each is its own submit button
+                // (the pressed one is the current status).
+                form.inline.statuses method="post" action=(format!("/api/components/{}/status", c.id)) role="group" aria-label=(format!("Status of {}", c.name)) {
+                    (bridge(back, back, Some("Status set."), Some(frame.csrf)))
+                    input type="hidden" name="_method" value="PATCH";
+                    @for s in COMPONENT_STATUSES {
+                        button type="submit" name="status" value=(s.as_str())
+                            class=(format!("status-button s-{}", s.as_str()))
+                            aria-pressed=(if s == c.status { "true" } else { "false" })
+                            aria-label=(format!("Set {} to {}", c.name, component_status_name(s))) {
+                            (short_status(s))
+                        }
+                    }
+                }
+            }
+            }
+            @if frame.may(Permission::PagesWrite) {
+            span.actions.comp-tools {
                 (layout_button(frame, back, layout.component_moved(i, true), "Move up", &c.name))
                 (layout_button(frame, back, layout.component_moved(i, false), "Move down", &c.name))
                 @if !layout.groups.is_empty() {
@@ -298,17 +344,6 @@ fn component_row(frame: &Frame, back: &str, layout: &Layout, i: usize) -> Markup
                         }
                         button.secondary type="submit" { "Move" span.visually-hidden { " " (c.name) " to this group" } }
                     }
-                }
-                form.inline method="post" action=(format!("/api/components/{}/status", c.id)) {
-                    (bridge(back, back, Some("Status set."), Some(frame.csrf)))
-                    input type="hidden" name="_method" value="PATCH";
-                    label.visually-hidden for=(format!("st-{}", c.id)) { "Status of " (c.name) }
-                    select id=(format!("st-{}", c.id)) name="status" {
-                        @for s in COMPONENT_STATUSES {
-                            option value=(s.as_str()) selected[s == c.status] { (component_status_name(s)) }
-                        }
-                    }
-                    button.secondary type="submit" { "Set" span.visually-hidden { " status of " (c.name) } }
                 }
                 (action(frame, back, &format!("/api/components/{}", c.id), "DELETE", &format!("Delete {}", c.name), Some(&format!("Delete the component {}? Its history goes with it.", c.name)), Some("Component deleted.")))
                 details.edit {
