@@ -1210,6 +1210,76 @@ async fn two_factor_in_chromium(b: Backend) {
         s.db.texts("SELECT method FROM step_ups WHERE verified_at IS NOT NULL")
             .await;
     assert_eq!(method, ["totp"]);
+
+    // New recovery codes and turning it off, from the account screen: a
+    // wrong password refused beside its own field, nothing changed.
+    press(&d, "Test User").await;
+    click(&d, "New recovery codes").await;
+    field_by_id(&d, "regen-password")
+        .await
+        .send_keys("not my password")
+        .await
+        .unwrap();
+    press(&d, "Make new recovery codes").await;
+    assert!(
+        text(&d, "#regen-password-error").await.contains("is wrong"),
+        "the refusal is beside the field"
+    );
+    assert_eq!(
+        d.js("return document.getElementById('off-password').getAttribute('aria-invalid')")
+            .await,
+        serde_json::Value::Null,
+        "the other form's password is not marked"
+    );
+    no_axe_violations(&d, "account, refused new codes").await;
+    field_by_id(&d, "regen-password")
+        .await
+        .send_keys(PW)
+        .await
+        .unwrap();
+    press(&d, "Make new recovery codes").await;
+    assert!(
+        text(&d, "[role=status]")
+            .await
+            .contains("New recovery codes made")
+    );
+    let fresh: Vec<String> = d
+        .js("return [...document.querySelectorAll('ul.codes code')].map(c => c.textContent)")
+        .await
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(fresh.len(), 10);
+    assert!(fresh.iter().all(|c| !codes.contains(c)), "all new");
+    d.screenshot(&shot(b, "account-new-codes")).await;
+    click(&d, "Turn two-factor off").await;
+    field_by_id(&d, "off-password")
+        .await
+        .send_keys(PW)
+        .await
+        .unwrap();
+    d.js("window.confirm = () => true").await;
+    d.js("window.__before = true").await;
+    d.c()
+        .find(Locator::Css("button.danger"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    d.until(
+        "return window.__before === undefined && document.readyState === 'complete'",
+        Duration::from_secs(30),
+    )
+    .await;
+    assert!(
+        text(&d, "[role=status]")
+            .await
+            .contains("Two-factor authentication is off")
+    );
+    assert!(text(&d, "#h-2fa + p").await.starts_with("Off."));
     d.quit().await;
 }
 

@@ -16,6 +16,7 @@ on_both_backends!(
     recurring_windows_are_picked_as_a_person_thinks_in_chromium,
     a_refused_form_leads_to_its_first_marked_field_in_chromium,
     screens_tell_planned_from_under_way_and_lapsed_in_chromium,
+    switched_off_features_offer_no_snippet_in_chromium,
 );
 
 /// The recurring rule from the browser: picked as "every week on Monday and
@@ -342,5 +343,54 @@ async fn screens_tell_planned_from_under_way_and_lapsed_in_chromium(b: Backend) 
     assert!(pill.contains("ended, never started"), "{pill}");
     no_axe_violations(&d, "dashboard with a lapsed window").await;
     d.screenshot(&shot(b, "dashboard-lapsed")).await;
+    d.quit().await;
+}
+
+/// A feature turned off in Settings is not offered in "Share and embed"
+/// (its address answers 404), and the screen says why it is missing.
+async fn switched_off_features_offer_no_snippet_in_chromium(b: Backend) {
+    if !browser_available("switched_off_features_offer_no_snippet_in_chromium") {
+        return;
+    }
+    let (s, d) = signed_in_browser(b, "ad@example.com", "admin").await;
+    let page = s.page("acme").await;
+    let offered = async || -> Vec<String> {
+        d.c()
+            .goto(&format!("{}/admin/pages/{page}", s.base))
+            .await
+            .unwrap();
+        let terms = d
+            .js("return [...document.querySelectorAll('dl.share dt')].map(t => t.textContent)")
+            .await;
+        terms
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap().to_string())
+            .collect()
+    };
+    let all = offered().await;
+    assert!(all.contains(&"Widget".to_string()) && all.contains(&"RSS feed".to_string()));
+    let widget = format!("{}/api/widget?page=acme&format=js", s.base);
+    assert_eq!(reqwest::get(&widget).await.unwrap().status(), 200);
+    let r = s
+        .send(
+            reqwest::Method::PUT,
+            "/api/features",
+            Some(&s.key),
+            Some(json!({"widget": false, "feeds": false})),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let left = offered().await;
+    assert!(
+        !left.contains(&"Widget".to_string()) && !left.contains(&"RSS feed".to_string()),
+        "{left:?}"
+    );
+    assert!(left.contains(&"Badge".to_string()) && left.contains(&"Calendar".to_string()));
+    let why = text(&d, "#h-share ~ p").await;
+    assert!(why.contains("feeds, widget"), "{why}");
+    assert_eq!(reqwest::get(&widget).await.unwrap().status(), 404);
+    no_axe_violations(&d, "page with features off").await;
     d.quit().await;
 }

@@ -79,6 +79,29 @@ pub fn account(frame: &Frame, flash: Option<&Flash>, tf: &TwoFactor, given: bool
                     }
                     TwoFactor::On => {
                         p { strong { "On." } " Signing in asks for a code from your authenticator app." }
+                        @let regen = flash.and_then(|f| f.of_form("regenerate"));
+                        @let off = flash.and_then(|f| f.of_form("disable"));
+                        details.edit open[regen.is_some_and(|f| !f.fields.is_empty())] {
+                            summary { "New recovery codes" }
+                            p.muted { "Makes ten new codes; the old ones stop working at once." }
+                            form.stack method="post" action="/api/auth/2fa/regenerate-codes" {
+                                (bridge("/admin/account", "/admin/account", Some("New recovery codes made; the old ones no longer work."), Some(frame.csrf)))
+                                input type="hidden" name="_form" value="regenerate";
+                                input type="hidden" name="_keep" value="recoveryCodes";
+                                (Input { autocomplete: Some("current-password"), id: Some("regen-password"), ..Input::new("password", "Your password", "password") }.render(regen))
+                                div { button.secondary type="submit" { "Make new recovery codes" } }
+                            }
+                        }
+                        details.edit open[off.is_some_and(|f| !f.fields.is_empty())] {
+                            summary { "Turn two-factor off" }
+                            p.muted { "Signing in then asks for your password only; your recovery codes are deleted." }
+                            form.stack method="post" action="/api/auth/2fa/disable" data-confirm="Turn two-factor authentication off?" {
+                                (bridge("/admin/account", "/admin/account", Some("Two-factor authentication is off."), Some(frame.csrf)))
+                                input type="hidden" name="_form" value="disable";
+                                (Input { autocomplete: Some("current-password"), id: Some("off-password"), ..Input::new("password", "Your password", "password") }.render(off))
+                                div { button.danger type="submit" { "Turn two-factor off" } }
+                            }
+                        }
                     }
                 }
             }
