@@ -1900,9 +1900,29 @@ async fn notification_channels_in_chromium(b: Backend) {
     press(&d, "Notifications").await;
     assert_eq!(text(&d, "h1").await, "Notifications");
     d.screenshot(&shot(b, "notifications-empty")).await;
+    // The form asks for what the chosen kind needs.
+    let token_shown = "return !document.getElementById('f-token').closest('.field').hidden";
+    assert_eq!(d.js(token_shown).await, false, "no bot token for a webhook");
+    field(&d, "Kind")
+        .await
+        .select_by_value("telegram")
+        .await
+        .unwrap();
+    assert_eq!(
+        d.js(token_shown).await,
+        true,
+        "Telegram asks for its bot token"
+    );
+    assert!(text(&d, "#f-target-hint").await.contains("chat's id"));
+    field(&d, "Kind")
+        .await
+        .select_by_value("webhook")
+        .await
+        .unwrap();
+    assert_eq!(d.js(token_shown).await, false);
     // A target that is no URL is refused beside its field; nothing stored.
     fill(&d, "Name", "Status webhook").await;
-    fill(&d, "Where to send", "not a url").await;
+    fill(&d, "Webhook URL", "not a url").await;
     press(&d, "Add channel").await;
     assert_eq!(path(&d).await, "/admin/notifications");
     assert!(
@@ -1920,7 +1940,7 @@ async fn notification_channels_in_chromium(b: Backend) {
         Some("Status webhook")
     );
 
-    fill(&d, "Where to send", &format!("{}/hook", rx.base)).await;
+    fill(&d, "Webhook URL", &format!("{}/hook", rx.base)).await;
     check(&d, "Incident opened").await;
     check(&d, "Incident resolved").await;
     press(&d, "Add channel").await;

@@ -17,6 +17,7 @@ on_both_backends!(
     a_refused_form_leads_to_its_first_marked_field_in_chromium,
     screens_tell_planned_from_under_way_and_lapsed_in_chromium,
     switched_off_features_offer_no_snippet_in_chromium,
+    a_subscriber_added_by_hand_follows_chosen_components_in_chromium,
 );
 
 /// The recurring rule from the browser: picked as "every week on Monday and
@@ -392,5 +393,64 @@ async fn switched_off_features_offer_no_snippet_in_chromium(b: Backend) {
     assert!(why.contains("feeds, widget"), "{why}");
     assert_eq!(reqwest::get(&widget).await.unwrap().status(), 404);
     no_axe_violations(&d, "page with features off").await;
+    d.quit().await;
+}
+
+/// Adding a subscriber by hand scopes it to components as the CSV import
+/// can: only the chosen page's components are offered, and the ticked ones
+/// are what it follows.
+async fn a_subscriber_added_by_hand_follows_chosen_components_in_chromium(b: Backend) {
+    if !browser_available("a_subscriber_added_by_hand_follows_chosen_components_in_chromium") {
+        return;
+    }
+    let (s, d) = signed_in_browser(b, "ad@example.com", "admin").await;
+    let acme = s.page("acme").await;
+    s.component(acme, "API").await;
+    let db = s.component(acme, "Database").await;
+    let beta = s.page("beta").await;
+    s.component(beta, "Web").await;
+    d.c()
+        .goto(&format!("{}/admin/subscribers", s.base))
+        .await
+        .unwrap();
+    let page_select = crate::admin_ui::field_by_id(&d, "f-statusPageId").await;
+    page_select
+        .select_by_value(&acme.to_string())
+        .await
+        .unwrap();
+    let visible = "return [...document.querySelectorAll('[data-page]')].filter(l => !l.hidden).map(l => l.innerText.trim())";
+    assert_eq!(d.js(visible).await, json!(["API", "Database"]));
+    check(&d, "Database").await;
+    crate::admin_ui::field_by_id(&d, "f-kind")
+        .await
+        .select_by_value("webhook")
+        .await
+        .unwrap();
+    fill(&d, "Address or URL", "https://hooks.example.com/db").await;
+    no_axe_violations(&d, "subscribers, scoped add").await;
+    d.screenshot(&shot(b, "subscriber-add-scoped")).await;
+    press(&d, "Add subscriber").await;
+    assert!(text(&d, "[role=status]").await.contains("Subscriber added"));
+    let all = s.get("/api/subscribers").await.data(200);
+    let added = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["target"] == "https://hooks.example.com/db")
+        .unwrap_or_else(|| panic!("{all}"))
+        .clone();
+    assert_eq!(added["componentIds"], json!([db]), "{added}");
+    // Another page: its own components only, nothing of the first ticked.
+    crate::admin_ui::field_by_id(&d, "f-statusPageId")
+        .await
+        .select_by_value(&beta.to_string())
+        .await
+        .unwrap();
+    assert_eq!(d.js(visible).await, json!(["Web"]));
+    assert_eq!(
+        d.js("return document.querySelectorAll('[data-page] input:checked').length")
+            .await,
+        0
+    );
     d.quit().await;
 }

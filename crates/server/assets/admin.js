@@ -233,3 +233,48 @@
   });
   if (!location.hash) summary.focus();
 })();
+
+// A new channel's form asks only for what its kind needs: "Where to send"
+// says what it is for that kind, and the Telegram token shows for Telegram.
+(function () {
+  "use strict";
+  var kind = document.getElementById("f-kind");
+  var target = document.getElementById("f-target");
+  if (!kind || !target) return;
+  var label = document.querySelector("label[for='f-target']");
+  var hint = document.getElementById("f-target-hint");
+  var show = function () {
+    var o = kind.options[kind.selectedIndex];
+    if (label && o.getAttribute("data-target-label")) label.textContent = o.getAttribute("data-target-label");
+    if (hint && o.getAttribute("data-target-hint")) hint.textContent = o.getAttribute("data-target-hint");
+    target.type = kind.value === "email" ? "email" : "text";
+    kind.form.querySelectorAll("[data-only-kind]").forEach(function (f) {
+      f.hidden = f.getAttribute("data-only-kind") !== kind.value;
+    });
+  };
+  kind.addEventListener("change", show);
+  show();
+})();
+
+// Components offered for one page follow the page chosen above them: the
+// others are hidden and unticked (without script all show, named by page).
+(function () {
+  "use strict";
+  document.querySelectorAll("[data-follows-page]").forEach(function (set) {
+    var page = document.getElementById(set.getAttribute("data-follows-page"));
+    if (!page) return;
+    var show = function () {
+      var any = false;
+      set.querySelectorAll("[data-page]").forEach(function (l) {
+        var mine = l.getAttribute("data-page") === page.value;
+        l.hidden = !mine;
+        any = any || mine;
+        if (!mine) l.querySelectorAll("input").forEach(function (i) { i.checked = false; });
+        l.querySelectorAll(".muted").forEach(function (m) { m.hidden = true; });
+      });
+      set.hidden = !any;
+    };
+    page.addEventListener("change", show);
+    show();
+  });
+})();

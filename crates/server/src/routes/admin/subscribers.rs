@@ -44,12 +44,16 @@ pub(super) async fn subscribers_screen(
         }
         None => None,
     };
+    let components = upstate_store::components::list(&state.db, None, None)
+        .await
+        .map_err(fail)?;
     Ok(s.show(view::subscribers(
         &s.frame("subscribers"),
         s.flash(),
         &view::SubscribersScreen {
             list: &list,
             pages: &all,
+            components: &components,
             q: text,
             open: open.as_ref().map(|(sub, log)| (sub, log.as_slice())),
             mail: state.sender.has_mailer(),

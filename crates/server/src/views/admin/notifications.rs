@@ -18,6 +18,38 @@ const KINDS: [(ChannelKind, &str); 6] = [
     (ChannelKind::Email, "Email"),
 ];
 
+/// What "Where to send" is for a kind: its label and hint (our script
+/// shows the chosen kind's; without it the field says all of them).
+fn target_words(k: ChannelKind) -> (&'static str, &'static str) {
+    match k {
+        ChannelKind::Webhook => (
+            "Webhook URL",
+            "Your endpoint (https://…); each message is signed with the secret shown once after adding.",
+        ),
+        ChannelKind::Slack => (
+            "Slack webhook URL",
+            "An incoming webhook: https://hooks.slack.com/services/…",
+        ),
+        ChannelKind::Discord => (
+            "Discord webhook URL",
+            "Channel settings → Integrations → Webhooks: https://discord.com/api/webhooks/…",
+        ),
+        ChannelKind::Teams => (
+            "Teams webhook URL",
+            "An incoming webhook or workflow URL of the channel (https://…).",
+        ),
+        ChannelKind::Telegram => (
+            "Chat id",
+            "The chat's id, such as -1001234567890 (the bot must be a member).",
+        ),
+        ChannelKind::Email => (
+            "Email address",
+            "Where the team reads it, such as oncall@example.com.",
+        ),
+        ChannelKind::Push => ("Where to send", ""),
+    }
+}
+
 fn kind_name(k: ChannelKind) -> &'static str {
     match k {
         ChannelKind::Webhook => "Webhook",
@@ -194,7 +226,8 @@ pub fn channels(
                     label for="f-kind" { "Kind" }
                     select #f-kind name="kind" aria-describedby="f-kind-note" {
                         @for (k, label) in KINDS.iter().filter(|(k, _)| mail || *k != ChannelKind::Email) {
-                            option value=(k.as_str()) selected[kind_now == k.as_str()] { (label) }
+                            @let (target_label, target_hint) = target_words(*k);
+                            option value=(k.as_str()) selected[kind_now == k.as_str()] data-target-label=(target_label) data-target-hint=(target_hint) { (label) }
                         }
                     }
                     @if let Some(e) = kind_error { span.error #f-kind-note { (e) } }
@@ -203,7 +236,7 @@ pub fn channels(
                 }
                 (Input { hint: Some("The incoming webhook URL (https://…); for Telegram the chat id such as -1001234567890; for email the address."),
                     ..Input::new("target", "Where to send", "text") }.render(flash))
-                div.field.invalid[token_error.is_some()] {
+                div.field.invalid[token_error.is_some()] data-only-kind="telegram" {
                     label for="f-token" { "Telegram bot token" }
                     input #f-token type="password" name="token:opt" autocomplete="off" aria-describedby="f-token-note";
                     @if let Some(e) = token_error { span.error #f-token-note { (e) } }

@@ -4,8 +4,8 @@
 use super::{Frame, Input, bridge, page, when};
 use crate::form_bridge::Flash;
 use maud::{Markup, html};
-use upstate_core::StatusPage;
 use upstate_core::notify::{Delivery, DeliveryStatus, Subscriber, SubscriberScope};
+use upstate_core::{Component, StatusPage};
 
 fn state(s: &Subscriber) -> Markup {
     html! {
@@ -17,6 +17,8 @@ fn state(s: &Subscriber) -> Markup {
 pub struct SubscribersScreen<'a> {
     pub list: &'a [Subscriber],
     pub pages: &'a [StatusPage],
+    /// Every page's components, for scoping a new subscriber.
+    pub components: &'a [Component],
     pub q: &'a str,
     /// The open subscriber's deliveries, newest first.
     pub open: Option<(&'a Subscriber, &'a [Delivery])>,
@@ -131,6 +133,24 @@ pub fn subscribers(frame: &Frame, flash: Option<&Flash>, s: &SubscribersScreen) 
                     }
                 }
                 (Input { hint: Some("An email address, or the webhook URL."), ..Input::new("target", "Address or URL", "text") }.render(flash))
+                @if !s.components.is_empty() {
+                    @let ticked: Vec<String> = flash.and_then(|f| f.values_of("componentIds")).unwrap_or_default();
+                    @let several = s.pages.len() > 1;
+                    fieldset.field.invalid[flash.and_then(|f| f.error_of("componentIds")).is_some()] data-follows-page="f-statusPageId" {
+                        legend { "Components" }
+                        p.hint { "Tick some to send only their changes; none ticked sends every change of the page." }
+                        div.choices {
+                            @for c in s.components {
+                                label data-page=(c.status_page_id) {
+                                    input type="checkbox" name="componentIds[]:int" value=(c.id) checked[ticked.iter().any(|t| *t == c.id.to_string())];
+                                    (c.name)
+                                    @if several { span.muted { " (" (page_name(c.status_page_id)) ")" } }
+                                }
+                            }
+                        }
+                        @if let Some(e) = flash.and_then(|f| f.error_of("componentIds")) { span.error { (e) } }
+                    }
+                }
                 @if s.mail {
                     div.field { div.choices {
                         input type="hidden" name="skipConfirmation:bool" value="";
