@@ -1030,7 +1030,7 @@ async fn operator_screens_in_chromium(b: Backend) {
         .unwrap();
     press(&d, "Incidents").await;
     assert!(
-        text(&d, "section[aria-labelledby=h-resolved]")
+        text(&d, "section[aria-labelledby=h-found]")
             .await
             .contains("Errors on the public API")
     );

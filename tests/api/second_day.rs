@@ -18,6 +18,8 @@ on_both_backends!(
     screens_tell_planned_from_under_way_and_lapsed_in_chromium,
     switched_off_features_offer_no_snippet_in_chromium,
     a_subscriber_added_by_hand_follows_chosen_components_in_chromium,
+    incidents_are_found_filtered_and_paged_in_chromium,
+    the_audit_log_filters_by_kind_and_links_targets_in_chromium,
 );
 
 /// The recurring rule from the browser: picked as "every week on Monday and
@@ -452,5 +454,169 @@ async fn a_subscriber_added_by_hand_follows_chosen_components_in_chromium(b: Bac
             .await,
         0
     );
+    d.quit().await;
+}
+
+/// The incident list beyond the newest 50: a title search, filters by page,
+/// status and impact, pages of 25; "/" focuses the search and "n" opens a
+/// new incident with its title focused.
+async fn incidents_are_found_filtered_and_paged_in_chromium(b: Backend) {
+    if !browser_available("incidents_are_found_filtered_and_paged_in_chromium") {
+        return;
+    }
+    let (s, d) = signed_in_browser(b, "ad@example.com", "admin").await;
+    let acme = s.page("acme").await;
+    let beta = s.page("beta").await;
+    for n in 0..28 {
+        s.incident(acme, &format!("Routine blip {n:02}")).await;
+    }
+    let db = s.incident(acme, "Database 100% full (disk_1)").await["id"]
+        .as_i64()
+        .unwrap();
+    s.post(
+        &format!("/api/v1/incidents/{db}/resolve"),
+        json!({"message": "Space freed."}),
+    )
+    .await
+    .data(200);
+    s.post(
+        "/api/v1/incidents",
+        json!({"title": "Checkout down", "statusPageId": beta, "impact": "critical", "message": "Looking"}),
+    )
+    .await
+    .data(201);
+    d.c()
+        .goto(&format!("{}/admin/incidents", s.base))
+        .await
+        .unwrap();
+    let titles = "return [...document.querySelectorAll('#h-found ~ ul.rows li strong')].map(e => e.textContent)";
+    let first = d.js(titles).await;
+    assert_eq!(first.as_array().unwrap().len(), 25, "{first}");
+    assert_eq!(first[0], "Checkout down", "newest first");
+    press(&d, "Older →").await;
+    let second = d.js(titles).await;
+    assert_eq!(second.as_array().unwrap().len(), 5, "{second}");
+    assert_eq!(second[4], "Routine blip 00");
+    assert!(text(&d, "nav.paging").await.contains("Page 2"));
+    no_axe_violations(&d, "incidents, page 2").await;
+
+    // "/" from anywhere on the screen lands in the search.
+    d.c()
+        .goto(&format!("{}/admin/incidents", s.base))
+        .await
+        .unwrap();
+    d.c()
+        .active_element()
+        .await
+        .unwrap()
+        .send_keys("/")
+        .await
+        .unwrap();
+    assert_eq!(d.js("return document.activeElement.id").await, "f-q");
+    d.c()
+        .active_element()
+        .await
+        .unwrap()
+        .send_keys("100% FULL")
+        .await
+        .unwrap();
+    crate::admin_ui::field_by_id(&d, "f-status")
+        .await
+        .select_by_value("resolved")
+        .await
+        .unwrap();
+    press(&d, "Search").await;
+    assert_eq!(d.js(titles).await, json!(["Database 100% full (disk_1)"]));
+    assert!(crate::admin_ui::path(&d).await.contains("q=100%25+FULL"));
+    d.screenshot(&shot(b, "incidents-search")).await;
+    // Text taken literally: "_" and "%" are no wildcards.
+    d.c()
+        .goto(&format!("{}/admin/incidents?q=disk_", s.base))
+        .await
+        .unwrap();
+    assert_eq!(d.js(titles).await, json!(["Database 100% full (disk_1)"]));
+    d.c()
+        .goto(&format!("{}/admin/incidents?q=k_1x", s.base))
+        .await
+        .unwrap();
+    assert_eq!(text(&d, "#h-found ~ p.empty").await, "No incident matches.");
+    d.c()
+        .goto(&format!(
+            "{}/admin/incidents?page={beta}&impact=critical&status=unresolved",
+            s.base
+        ))
+        .await
+        .unwrap();
+    assert_eq!(d.js(titles).await, json!(["Checkout down"]));
+    // Nonsense in the address filters nothing and breaks nothing.
+    d.c()
+        .goto(&format!(
+            "{}/admin/incidents?page=x&impact=huge&p=-3",
+            s.base
+        ))
+        .await
+        .unwrap();
+    assert_eq!(d.js(titles).await.as_array().unwrap().len(), 25);
+
+    // "n" opens a new incident, typing starts in its title.
+    d.c()
+        .active_element()
+        .await
+        .unwrap()
+        .send_keys("n")
+        .await
+        .unwrap();
+    d.until(
+        "return location.pathname === '/admin/incidents/new' && document.readyState === 'complete'",
+        Duration::from_secs(10),
+    )
+    .await;
+    assert_eq!(d.js("return document.activeElement.name").await, "title");
+    d.quit().await;
+}
+
+/// The audit log narrowed to every action of a kind ("incident" finds
+/// incident.*), its targets links to their screens; the API takes the same
+/// prefix and refuses one that names nothing.
+async fn the_audit_log_filters_by_kind_and_links_targets_in_chromium(b: Backend) {
+    if !browser_available("the_audit_log_filters_by_kind_and_links_targets_in_chromium") {
+        return;
+    }
+    let (s, d) = signed_in_browser(b, "ad@example.com", "admin").await;
+    let page = s.page("acme").await;
+    let id = s.incident(page, "Slow").await["id"].as_i64().unwrap();
+    s.post(
+        &format!("/api/v1/incidents/{id}/resolve"),
+        json!({"message": "Fine."}),
+    )
+    .await
+    .data(200);
+    d.c()
+        .goto(&format!("{}/admin/audit", s.base))
+        .await
+        .unwrap();
+    fill(&d, "Action", "incident").await;
+    press(&d, "Filter").await;
+    let actions = d
+        .js("return [...document.querySelectorAll('table.events td code')].map(c => c.textContent)")
+        .await;
+    assert_eq!(actions, json!(["incident.resolve", "incident.create"]));
+    let link = d
+        .js("return document.querySelector('table.events td a').getAttribute('href')")
+        .await;
+    assert_eq!(link, format!("/admin/incidents/{id}"));
+    no_axe_violations(&d, "audit, by kind").await;
+    d.screenshot(&shot(b, "audit-prefix")).await;
+    let r = s.get("/api/audit-events?action=incident").await.data(200);
+    let listed: Vec<&str> = r
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"))
+        .iter()
+        .map(|e| e["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, ["incident.resolve", "incident.create"]);
+    s.get("/api/audit-events?action=incid")
+        .await
+        .invalid_fields(&["action"]);
     d.quit().await;
 }

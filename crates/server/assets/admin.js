@@ -278,3 +278,18 @@
     show();
   });
 })();
+
+// Keyboard shortcuts (listed under the menu): "/" focuses the screen's
+// search, "n" opens a new incident. Never while typing in a field.
+(function () {
+  "use strict";
+  document.addEventListener("keydown", function (e) {
+    if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+    var t = e.target;
+    if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    var target = document.querySelector("[data-shortcut='" + e.key + "']");
+    if (!target) return;
+    e.preventDefault();
+    if (target.tagName === "A") window.location.href = target.href; else target.focus();
+  });
+})();

@@ -162,6 +162,8 @@ pub(crate) fn changes<T: serde::Serialize>(before: &T, after: &T) -> serde_json:
 pub struct AuditFilter {
     pub actor_kind: Option<String>,
     pub actor_id: Option<Id>,
+    /// An action (`incident.create`), or what comes before its dot
+    /// (`incident`: every incident action).
     pub action: Option<String>,
     pub target_type: Option<String>,
     pub target_id: Option<Id>,
@@ -188,7 +190,7 @@ macro_rules! bind_filter {
 macro_rules! audit_filter {
     () => {
         " FROM audit_events WHERE ($1 IS NULL OR actor_kind = $1) AND ($2 IS NULL OR actor_id = $2) \
-          AND ($3 IS NULL OR action = $3) AND ($4 IS NULL OR target_type = $4) AND ($5 IS NULL OR target_id = $5) \
+          AND ($3 IS NULL OR action = $3 OR action LIKE $3 || '.%') AND ($4 IS NULL OR target_type = $4) AND ($5 IS NULL OR target_id = $5) \
           AND ($6 IS NULL OR at >= $6) AND ($7 IS NULL OR at < $7) AND ($8 IS NULL OR seq < $8)"
     };
 }

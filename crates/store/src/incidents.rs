@@ -21,6 +21,26 @@ pub struct IncidentFilter {
     pub limit: i64,
     /// Only incidents created at or after this instant and before the next.
     pub created_between: Option<(Timestamp, Timestamp)>,
+    /// Only incidents whose title holds this text (any case).
+    pub text: Option<String>,
+    /// Only incidents of this impact (`none`, `minor`, `major`, `critical`).
+    pub impact: Option<String>,
+    /// Skip this many (paging).
+    pub offset: i64,
+}
+
+/// `text` as a LIKE pattern that matches it anywhere, its own `%`, `_`
+/// and `\` taken literally.
+fn containing(text: &str) -> String {
+    let mut out = String::from("%");
+    for c in text.to_lowercase().chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('%');
+    out
 }
 
 pub async fn list(db: &Db, f: &IncidentFilter) -> StoreResult<Vec<Incident>> {
@@ -34,13 +54,17 @@ pub async fn list(db: &Db, f: &IncidentFilter) -> StoreResult<Vec<Incident>> {
         " FROM incidents WHERE ($1 IS NULL OR page_id = $1) \
           AND ($2 IS NULL OR status = $2 OR ($2 = 'unresolved' AND status <> 'resolved')) \
           AND ($4 IS NULL OR created_at >= $4) AND ($5 IS NULL OR created_at < $5) \
-          ORDER BY created_at DESC, id DESC LIMIT $3"
+          AND ($6 IS NULL OR LOWER(title) LIKE $6 ESCAPE '\\') AND ($7 IS NULL OR impact = $7) \
+          ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $8"
     ))
     .bind(f.page_id)
     .bind(f.status.as_deref())
     .bind(f.limit)
     .bind(from)
     .bind(until)
+    .bind(f.text.as_deref().map(containing))
+    .bind(f.impact.as_deref())
+    .bind(f.offset)
     .fetch_all(c)
     .await?);
     assemble(db, rows).await

@@ -54,18 +54,75 @@ pub(super) async fn templates_screen(State(state): State<AppState>, s: Screen) -
     Ok(s.show(view::templates(&s.frame("incidents"), s.flash(), &list)))
 }
 
-pub(super) async fn incidents_list(State(state): State<AppState>, s: Screen) -> Page {
-    let recent = IncidentFilter {
-        limit: 50,
+/// The list's search: every field as typed, read leniently (a value that
+/// means nothing filters nothing, and the form shows it as it was).
+#[derive(Deserialize, Default)]
+pub(super) struct IncidentsQuery {
+    q: Option<String>,
+    page: Option<String>,
+    status: Option<String>,
+    impact: Option<String>,
+    /// Which page of results, from 1.
+    p: Option<String>,
+}
+
+/// How many incidents one page of the list shows.
+const PER_PAGE: i64 = 25;
+
+pub(super) async fn incidents_list(
+    State(state): State<AppState>,
+    s: Screen,
+    Query(q): Query<IncidentsQuery>,
+) -> Page {
+    let given = |v: &Option<String>| {
+        v.as_deref()
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(String::from)
+    };
+    let search = view::IncidentSearch {
+        text: given(&q.q),
+        page: given(&q.page).and_then(|p| p.parse().ok()),
+        status: given(&q.status).filter(|st| {
+            [
+                "unresolved",
+                "investigating",
+                "identified",
+                "monitoring",
+                "resolved",
+            ]
+            .contains(&st.as_str())
+        }),
+        impact: given(&q.impact)
+            .filter(|i| ["none", "minor", "major", "critical"].contains(&i.as_str())),
+        number: given(&q.p)
+            .and_then(|n| n.parse::<i64>().ok())
+            .filter(|n| (1..=100_000).contains(n))
+            .unwrap_or(1),
+    };
+    let filter = IncidentFilter {
+        page_id: search.page,
+        status: search.status.clone(),
+        text: search.text.clone(),
+        impact: search.impact.clone(),
+        // One more than shown: whether there is a next page.
+        limit: PER_PAGE + 1,
+        offset: (search.number - 1) * PER_PAGE,
         ..Default::default()
     };
-    let list = incidents::list(&state.db, &recent).await.map_err(fail)?;
+    let mut list = incidents::list(&state.db, &filter).await.map_err(fail)?;
+    let more = list.len() as i64 > PER_PAGE;
+    list.truncate(PER_PAGE as usize);
     let all = pages::list(&state.db).await.map_err(fail)?;
     Ok(s.show(view::incidents_list(
         &s.frame("incidents"),
         s.flash(),
-        &list,
-        &all,
+        &view::IncidentsScreen {
+            incidents: &list,
+            pages: &all,
+            search: &search,
+            more,
+        },
     )))
 }
 

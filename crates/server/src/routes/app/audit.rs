@@ -65,13 +65,22 @@ fn filter(q: &QueryParams, paged: bool) -> ApiResult<AuditFilter> {
     let f = AuditFilter {
         actor_kind,
         actor_id: q.id("actorId", &mut e),
-        action: q
-            .parsed::<upstate_core::audit::Action>(
-                "action",
-                "an audit action such as incident.resolve",
-                &mut e,
-            )
-            .map(|a| a.as_str().to_string()),
+        // An action, or what comes before its dot (every action of it).
+        action: q.get("action").and_then(|a| {
+            let known = upstate_core::audit::Action::ALL.iter().any(|k| {
+                let name = k.as_str();
+                name == a || name.split('.').next() == Some(a)
+            });
+            if known {
+                Some(a.to_string())
+            } else {
+                e.push(
+                    "action",
+                    "must be an audit action such as incident.resolve, or its first part such as incident",
+                );
+                None
+            }
+        }),
         target_type: q.get("targetType").map(str::to_string),
         target_id: q.id("targetId", &mut e),
         since: time(&mut e, "since"),
@@ -155,7 +164,7 @@ async fn page(state: AppState, q: QueryParams) -> ApiResult<Response> {
     params(
         ("actorKind" = Option<String>, Query, description = "key, user, cli, system or anonymous"),
         ("actorId" = Option<i64>, Query),
-        ("action" = Option<String>, Query, description = "e.g. incident.resolve"),
+        ("action" = Option<String>, Query, description = "An action (incident.resolve), or what comes before its dot (incident: every incident action)"),
         ("targetType" = Option<String>, Query),
         ("targetId" = Option<i64>, Query),
         ("since" = Option<String>, Query, description = "RFC 3339, inclusive"),

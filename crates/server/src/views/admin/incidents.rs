@@ -187,7 +187,7 @@ pub fn incident_new(frame: &Frame, flash: Option<&Flash>, f: &IncidentForm) -> M
                     }
                     @if let Some(e) = error("statusPageId") { span.error { (e) } }
                 }
-                (Input { value: chosen.map(|t| t.title.clone()), hint: Some("What users notice, in a few words."), ..Input::new("title", "Title", "text") }.render(flash))
+                (Input { value: chosen.map(|t| t.title.clone()), hint: Some("What users notice, in a few words."), autofocus: true, ..Input::new("title", "Title", "text") }.render(flash))
                 fieldset.field.invalid[error("status").is_some()] {
                     legend { "Status" }
                     div.choices {
@@ -231,30 +231,65 @@ fn page_name(pages: &[StatusPage], id: i64) -> &str {
         .map_or("", |p| p.name.as_str())
 }
 
-pub fn incidents_list(
-    frame: &Frame,
-    flash: Option<&Flash>,
-    incidents: &[Incident],
-    pages: &[StatusPage],
-) -> Markup {
-    let (open, closed): (Vec<&Incident>, Vec<&Incident>) = incidents
-        .iter()
-        .partition(|i| i.status != IncidentStatus::Resolved);
-    let rows = |list: Vec<&Incident>| {
-        html! {
-            ul.rows {
-                @for i in list {
-                    li {
-                        span {
-                            a href=(format!("/admin/incidents/{}", i.id)) { strong { (i.title) } }
-                            br; span.muted { (page_name(pages, i.status_page_id)) " · " (i.status.as_str()) " · " (when(i.created_at)) }
-                        }
-                        span class=(format!("pill s-{}", i.impact.as_str())) { (i.impact.as_str()) }
-                    }
-                }
-            }
+/// What the incident list was asked for.
+#[derive(Default)]
+pub struct IncidentSearch {
+    pub text: Option<String>,
+    pub page: Option<i64>,
+    /// A status, or `unresolved`.
+    pub status: Option<String>,
+    pub impact: Option<String>,
+    /// The page of results, from 1.
+    pub number: i64,
+}
+
+impl IncidentSearch {
+    /// The list's address for results page `n` of this search.
+    fn href(&self, n: i64) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        let mut add = |k: &str, v: &str| {
+            parts.push(format!(
+                "{k}={}",
+                form_urlencoded::byte_serialize(v.as_bytes()).collect::<String>()
+            ));
+        };
+        if let Some(t) = &self.text {
+            add("q", t);
         }
-    };
+        if let Some(p) = self.page {
+            add("page", &p.to_string());
+        }
+        if let Some(s) = &self.status {
+            add("status", s);
+        }
+        if let Some(i) = &self.impact {
+            add("impact", i);
+        }
+        if n > 1 {
+            add("p", &n.to_string());
+        }
+        if parts.is_empty() {
+            "/admin/incidents".into()
+        } else {
+            format!("/admin/incidents?{}", parts.join("&"))
+        }
+    }
+
+    fn narrowed(&self) -> bool {
+        self.text.is_some() || self.page.is_some() || self.status.is_some() || self.impact.is_some()
+    }
+}
+
+pub struct IncidentsScreen<'a> {
+    pub incidents: &'a [Incident],
+    pub pages: &'a [StatusPage],
+    pub search: &'a IncidentSearch,
+    /// Whether a next page of results exists.
+    pub more: bool,
+}
+
+pub fn incidents_list(frame: &Frame, flash: Option<&Flash>, s: &IncidentsScreen) -> Markup {
+    let f = s.search;
     let body = html! {
         header.top {
             h1 { "Incidents" }
@@ -262,13 +297,53 @@ pub fn incidents_list(
                 a.button href="/admin/incidents/new" { "Report an incident" }
             }
         }
-        section.card aria-labelledby="h-open" {
-            h2 #h-open { "Open" }
-            @if open.is_empty() { p.empty { "No open incidents." } } @else { (rows(open)) }
-        }
-        section.card aria-labelledby="h-resolved" {
-            h2 #h-resolved { "Resolved recently" }
-            @if closed.is_empty() { p.empty { "None yet." } } @else { (rows(closed)) }
+        section.card aria-labelledby="h-found" {
+            h2 #h-found { (if f.narrowed() { "Found" } else { "All incidents" }) }
+            form.inline.filter.search method="get" action="/admin/incidents" role="search" {
+                label for="f-q" { "Title" }
+                input #f-q type="search" name="q" value=[f.text.as_deref()] placeholder="Words of the title" data-shortcut="/";
+                label for="f-page" { "Page" }
+                select #f-page name="page" {
+                    option value="" { "Any page" }
+                    @for p in s.pages { option value=(p.id) selected[f.page == Some(p.id)] { (p.name) } }
+                }
+                label for="f-status" { "Status" }
+                select #f-status name="status" {
+                    @for (value, label) in [("", "Any status"), ("unresolved", "Open (not resolved)"), ("investigating", "Investigating"), ("identified", "Identified"), ("monitoring", "Monitoring"), ("resolved", "Resolved")] {
+                        option value=(value) selected[f.status.as_deref().unwrap_or("") == value] { (label) }
+                    }
+                }
+                label for="f-impact" { "Impact" }
+                select #f-impact name="impact" {
+                    @for (value, label) in [("", "Any impact"), ("none", "None"), ("minor", "Minor"), ("major", "Major"), ("critical", "Critical")] {
+                        option value=(value) selected[f.impact.as_deref().unwrap_or("") == value] { (label) }
+                    }
+                }
+                button.secondary type="submit" { "Search" }
+                @if f.narrowed() { a href="/admin/incidents" { "Clear" } }
+            }
+            @if s.incidents.is_empty() {
+                p.empty { (if f.narrowed() { "No incident matches." } else { "No incidents yet." }) }
+            } @else {
+                ul.rows {
+                    @for i in s.incidents {
+                        li {
+                            span {
+                                a href=(format!("/admin/incidents/{}", i.id)) { strong { (i.title) } }
+                                br; span.muted { (page_name(s.pages, i.status_page_id)) " · " (i.status.as_str()) " · " (when(i.created_at)) }
+                            }
+                            span class=(format!("pill s-{}", i.impact.as_str())) { (i.impact.as_str()) }
+                        }
+                    }
+                }
+            }
+            @if f.number > 1 || s.more {
+                nav.paging aria-label="Pages of incidents" {
+                    @if f.number > 1 { a href=(f.href(f.number - 1)) rel="prev" { "← Newer" } }
+                    span.muted { "Page " (f.number) }
+                    @if s.more { a href=(f.href(f.number + 1)) rel="next" { "Older →" } }
+                }
+            }
         }
     };
     page(frame, "Incidents", flash, body)

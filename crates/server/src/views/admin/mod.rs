@@ -21,7 +21,8 @@ pub use comments::{CommentsScreen, comments};
 pub use component::component;
 pub use dashboard::{DashboardData, dashboard};
 pub use incidents::{
-    IncidentForm, IncidentScreen, incident_detail, incident_new, incidents_list, templates,
+    IncidentForm, IncidentScreen, IncidentSearch, IncidentsScreen, incident_detail, incident_new,
+    incidents_list, templates,
 };
 pub use maintenance::{MaintenanceScreen, maintenance_list};
 pub use monitors::{MonitorScreen, Row as MonitorRow, monitor, monitors};
@@ -191,6 +192,12 @@ pub fn page(frame: &Frame, title: &str, flash: Option<&Flash>, body: Markup) -> 
                                 input type="hidden" name="_csrf" value=(frame.csrf);
                                 button.secondary type="submit" { "Sign out" }
                             }
+                            p.keys {
+                                "Keys: " kbd { "/" } " search"
+                                @if frame.may(Permission::IncidentsWrite) {
+                                    " · " kbd { "n" } " " a href="/admin/incidents/new" data-shortcut="n" { "new incident" }
+                                }
+                            }
                         }
                         }
                     }
@@ -282,6 +289,8 @@ pub struct Input<'a> {
     /// A Markdown textarea with a live preview (`message` or `document`,
     /// as `/api/markdown/preview` renders them); needs our script.
     pub preview: Option<&'a str>,
+    /// The first field of a screen that is one form: typing starts there.
+    pub autofocus: bool,
 }
 
 impl<'a> Input<'a> {
@@ -298,6 +307,7 @@ impl<'a> Input<'a> {
             meter: None,
             id: None,
             preview: None,
+            autofocus: false,
         }
     }
 
@@ -316,14 +326,14 @@ impl<'a> Input<'a> {
             div.field.invalid[error.is_some()] {
                 label for=(id) { (self.label) }
                 @if self.kind == "textarea" {
-                    textarea id=(id) name=(self.form_name.unwrap_or(self.name)) required[self.required]
+                    textarea id=(id) name=(self.form_name.unwrap_or(self.name)) required[self.required] autofocus[self.autofocus]
                         data-preview=[self.preview]
                         aria-invalid=[error.map(|_| "true")] aria-describedby=[described.as_deref()] {
                         (value.unwrap_or_default())
                     }
                 } @else {
                     input id=(id) type=(self.kind) name=(self.form_name.unwrap_or(self.name))
-                        value=[value.filter(|_| self.kind != "password")] required[self.required]
+                        value=[value.filter(|_| self.kind != "password")] required[self.required] autofocus[self.autofocus]
                         autocomplete=[self.autocomplete] data-strength=[self.meter]
                         aria-invalid=[error.map(|_| "true")] aria-describedby=[described.as_deref()];
                 }

@@ -384,6 +384,16 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
             h1 { (p.name) }
             a.button.secondary href=(format!("/s/{}", p.slug)) { "View public page" }
         }
+        // A long screen: one Tab reaches each part instead of every control.
+        @if w {
+            nav.jump aria-label="On this screen" {
+                a href="#h-add" { "Add a component" }
+                a href="#h-group" { "Add a group" }
+                a href="#h-links" { "Quick links" }
+                a href="#h-settings" { "Settings" }
+                a href="#h-share" { "Share and embed" }
+            }
+        }
         section.card aria-labelledby="h-components" {
             h2 #h-components { "Components" }
             @if w && !s.components.is_empty() {

@@ -11,7 +11,7 @@ pub fn login(flash: Option<&Flash>) -> Markup {
         form.stack method="post" action="/api/auth/login" {
             (bridge("/admin/login", "/admin", None, None))
             input type="hidden" name="_pending" value="/admin/login/code";
-            (Input { autocomplete: Some("username"), ..Input::new("email", "Email", "email") }.render(flash))
+            (Input { autocomplete: Some("username"), autofocus: true, ..Input::new("email", "Email", "email") }.render(flash))
             (Input { autocomplete: Some("current-password"), ..Input::new("password", "Password", "password") }.render(flash))
             button type="submit" { "Sign in" }
         }
@@ -25,7 +25,7 @@ pub fn second_factor(flash: Option<&Flash>) -> Markup {
         p.muted { "Enter the 6-digit code from your authenticator app." }
         form.stack method="post" action="/api/auth/verify-2fa" {
             (bridge("/admin/login/code", "/admin", None, None))
-            (Input { autocomplete: Some("one-time-code"), form_name: Some("code:opt"), required: false, ..Input::new("code", "Code", "text") }.render(flash))
+            (Input { autocomplete: Some("one-time-code"), form_name: Some("code:opt"), required: false, autofocus: true, ..Input::new("code", "Code", "text") }.render(flash))
             details {
                 summary { "Use a recovery code instead" }
                 (Input { form_name: Some("recoveryCode:opt"), required: false, hint: Some("Each recovery code works once."), ..Input::new("recoveryCode", "Recovery code", "text") }.render(flash))
@@ -45,7 +45,7 @@ pub fn setup(token: &str, flash: Option<&Flash>) -> Markup {
         form.stack method="post" action="/api/auth/setup" {
             (bridge(&back, "/admin/login", Some("The owner account exists. Sign in with it."), None))
             input type="hidden" name="token" value=(token);
-            (Input { autocomplete: Some("name"), ..Input::new("name", "Your name", "text") }.render(flash))
+            (Input { autocomplete: Some("name"), autofocus: true, ..Input::new("name", "Your name", "text") }.render(flash))
             (Input { autocomplete: Some("email"), ..Input::new("email", "Email", "email") }.render(flash))
             (Input {
                 autocomplete: Some("new-password"),

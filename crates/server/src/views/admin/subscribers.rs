@@ -76,7 +76,7 @@ pub fn subscribers(frame: &Frame, flash: Option<&Flash>, s: &SubscribersScreen) 
             h2 #h-list { "Subscribers" }
             form.inline.filter method="get" action=(back) role="search" {
                 label.visually-hidden for="f-q" { "Search subscribers" }
-                input #f-q type="search" name="q" value=(s.q) placeholder="Address or URL";
+                input #f-q type="search" data-shortcut="/" name="q" value=(s.q) placeholder="Address or URL";
                 button.secondary type="submit" { "Search" }
             }
             @if s.list.is_empty() { p.empty { "No subscribers" @if !s.q.is_empty() { " match this search" } "." } }

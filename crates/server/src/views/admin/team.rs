@@ -257,7 +257,7 @@ pub fn audit(
             h2 #h-events { "Recent events" }
             form.inline.filter method="get" action="/admin/audit" {
                 label for="f-action" { "Action" }
-                input #f-action type="text" name="action" value=[f.action.as_deref()] placeholder="incident.create";
+                input #f-action type="text" data-shortcut="/" name="action" value=[f.action.as_deref()] placeholder="incident or incident.create" title="An action, or the part before its dot for all of them";
                 label for="f-actor" { "Who" }
                 select #f-actor name="actorKind" {
                     option value="" { "Anyone" }
@@ -280,7 +280,13 @@ pub fn audit(
                             td { (when(e.at)) }
                             td { (e.actor.label) br; span.muted { (e.actor.kind) } }
                             td { code { (e.action) } }
-                            td { (e.target_type) @if let Some(id) = e.target_id { " #" (id) } }
+                            td {
+                                @match (target_link(&e.target_type, e.target_id), e.target_id) {
+                                    (Some(href), Some(id)) => { a href=(href) { (e.target_type) " #" (id) } },
+                                    (_, Some(id)) => { (e.target_type) " #" (id) },
+                                    _ => { (e.target_type) },
+                                }
+                            }
                             td.muted { (e.client_addr.as_deref().unwrap_or("")) }
                         }
                     }
@@ -289,6 +295,26 @@ pub fn audit(
         }
     };
     page(frame, "Audit log", flash, body)
+}
+
+/// Where the interface shows an audit event's target, when it has a
+/// screen (a target deleted since leads to its list).
+fn target_link(kind: &str, id: Option<i64>) -> Option<String> {
+    let id = id?;
+    Some(match kind {
+        "incident" => format!("/admin/incidents/{id}"),
+        "statuspage" => format!("/admin/pages/{id}"),
+        "component" => format!("/admin/components/{id}"),
+        "monitor" => format!("/admin/monitors/{id}"),
+        "notification" => format!("/admin/notifications/{id}"),
+        "subscriber" => format!("/admin/subscribers?open={id}"),
+        "maintenance" | "recurring" => "/admin/maintenance".into(),
+        "user" => "/admin/users".into(),
+        "api_key" => "/admin/keys".into(),
+        "template" => "/admin/templates".into(),
+        "comment" => "/admin/comments?status=all".into(),
+        _ => return None,
+    })
 }
 
 pub struct SystemInfo {
