@@ -54,7 +54,7 @@ pub(crate) async fn signed_in_browser(b: Backend, email: &str, role: &str) -> (S
 }
 
 /// `signed_in_browser` with a server started with `env`.
-async fn signed_in_browser_with(
+pub(crate) async fn signed_in_browser_with(
     b: Backend,
     email: &str,
     role: &str,

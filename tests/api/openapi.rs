@@ -112,6 +112,7 @@ const SERVED: &[(&str, &str)] = &[
     ("post", "/api/monitor/check"),
     ("get", "/api/maintenance/recurring"),
     ("post", "/api/maintenance/recurring"),
+    ("post", "/api/incidents/notice-preview"),
     ("post", "/api/maintenance/recurring/preview"),
     ("get", "/api/maintenance/recurring/{id}"),
     ("put", "/api/maintenance/recurring/{id}"),

@@ -20,6 +20,8 @@ on_both_backends!(
     a_subscriber_added_by_hand_follows_chosen_components_in_chromium,
     incidents_are_found_filtered_and_paged_in_chromium,
     the_audit_log_filters_by_kind_and_links_targets_in_chromium,
+    a_quiet_incident_tells_channels_and_no_subscriber,
+    the_incident_form_previews_who_is_told_in_chromium,
 );
 
 /// The recurring rule from the browser: picked as "every week on Monday and
@@ -618,5 +620,173 @@ async fn the_audit_log_filters_by_kind_and_links_targets_in_chromium(b: Backend)
     s.get("/api/audit-events?action=incid")
         .await
         .invalid_fields(&["action"]);
+    d.quit().await;
+}
+
+/// The team's channel and a webhook subscriber of a page, on `rx`.
+async fn channel_and_subscriber(
+    s: &crate::support::Server,
+    rx: &crate::receiver::Receiver,
+    page: i64,
+) {
+    s.post(
+        "/api/notifications",
+        json!({"name": "Team hook", "kind": "webhook", "target": format!("{}/team", rx.base)}),
+    )
+    .await
+    .data(201);
+    s.post(
+        "/api/subscribers",
+        json!({"statusPageId": page, "kind": "webhook", "target": format!("{}/sub", rx.base)}),
+    )
+    .await
+    .data(201);
+}
+
+fn paths(rx: &crate::receiver::Receiver) -> Vec<String> {
+    let mut p: Vec<String> = rx.got().iter().map(|g| g.path.clone()).collect();
+    p.sort();
+    p
+}
+
+/// "Notify subscribers" off: the team's channel hears of the incident, the
+/// page's subscriber does not; the next update (on by default) reaches
+/// both. The preview counts the same people before anything is posted.
+async fn a_quiet_incident_tells_channels_and_no_subscriber(b: Backend) {
+    let rx = crate::receiver::Receiver::start().await;
+    let s = crate::support::Server::start_with(b, &[("UPSTATE_OUTGOING_ALLOW", "127.0.0.1")]).await;
+    let page = s.page("acme").await;
+    let api = s.component(page, "API").await;
+    channel_and_subscriber(&s, &rx, page).await;
+    let ask = |extra: serde_json::Value| {
+        let mut v = json!({"statusPageId": page, "title": "API errors", "componentIds": [api]});
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        v
+    };
+    let p = s
+        .post("/api/incidents/notice-preview", ask(json!({})))
+        .await
+        .data(200);
+    assert_eq!(
+        p,
+        json!({"headline": "New incident: API errors", "language": "en",
+               "components": [{"id": api, "name": "API", "status": "operational"}],
+               "subscribers": 1, "channels": ["Team hook"], "notify": true})
+    );
+    let p = s
+        .post(
+            "/api/incidents/notice-preview",
+            ask(json!({"notify": false})),
+        )
+        .await
+        .data(200);
+    assert_eq!(p["subscribers"], 0);
+    assert_eq!(p["channels"], json!(["Team hook"]));
+    s.post("/api/incidents/notice-preview", json!({"title": "x"}))
+        .await
+        .invalid_fields(&["statusPageId"]);
+    assert_eq!(
+        s.post(
+            "/api/incidents/notice-preview",
+            json!({"incidentId": 999999})
+        )
+        .await
+        .status,
+        404
+    );
+    s.post(
+        "/api/incidents/notice-preview",
+        json!({"statusPageId": page, "shout": true}),
+    )
+    .await
+    .invalid_fields(&["shout"]);
+
+    let inc = s
+        .post(
+            "/api/v1/incidents",
+            json!({"title": "API errors", "statusPageId": page, "message": "Looking", "componentIds": [api], "notify": false}),
+        )
+        .await
+        .data(201)["id"]
+        .as_i64()
+        .unwrap();
+    rx.wait_for(1, Duration::from_secs(20)).await;
+    s.quiet().await;
+    assert_eq!(paths(&rx), ["/team"], "the subscriber heard nothing");
+    let p = s
+        .post(
+            "/api/incidents/notice-preview",
+            json!({"incidentId": inc, "status": "identified"}),
+        )
+        .await
+        .data(200);
+    assert_eq!(p["headline"], "Identified: API errors");
+    s.post(
+        &format!("/api/v1/incidents/{inc}/updates"),
+        json!({"message": "Found it", "status": "identified"}),
+    )
+    .await
+    .data(201);
+    rx.wait_for(3, Duration::from_secs(20)).await;
+    s.quiet().await;
+    assert_eq!(paths(&rx), ["/sub", "/team", "/team"]);
+}
+
+/// The new-incident form: "Notify subscribers" on by default, and the
+/// preview says what people will read and who, following the form; turned
+/// off, the incident reaches the team's channel only.
+async fn the_incident_form_previews_who_is_told_in_chromium(b: Backend) {
+    if !browser_available("the_incident_form_previews_who_is_told_in_chromium") {
+        return;
+    }
+    let rx = crate::receiver::Receiver::start().await;
+    let (s, d) = crate::admin_ui::signed_in_browser_with(
+        b,
+        "ad@example.com",
+        "admin",
+        &[("UPSTATE_OUTGOING_ALLOW", "127.0.0.1")],
+    )
+    .await;
+    let page = s.page("acme").await;
+    s.component(page, "API").await;
+    channel_and_subscriber(&s, &rx, page).await;
+    d.c()
+        .goto(&format!("{}/admin/incidents/new", s.base))
+        .await
+        .unwrap();
+    fill(&d, "Title", "Checkout errors").await;
+    let said = "var b = document.querySelector('[data-notice-preview]'); return b.hidden ? '' : b.innerText";
+    let wait_for = async |words: &str| {
+        let js = format!(
+            "var b = document.querySelector('[data-notice-preview]'); return !b.hidden && b.innerText.indexOf('{words}') >= 0"
+        );
+        let seen = d.until(&js, Duration::from_secs(10)).await;
+        assert!(
+            seen.is_some(),
+            "preview never said {words:?}: {}",
+            d.js(said).await
+        );
+    };
+    wait_for("New incident: Checkout errors").await;
+    wait_for("Sent to 1 subscriber and Team hook.").await;
+    crate::admin_ui::field(&d, "Status of API")
+        .await
+        .select_by_value("major_outage")
+        .await
+        .unwrap();
+    wait_for("API: major outage").await;
+    no_axe_violations(&d, "new incident with its notice preview").await;
+    d.js("document.querySelector('[data-notice-preview]').scrollIntoView({block: 'center'})")
+        .await;
+    d.screenshot(&shot(b, "incident-notice-preview")).await;
+    check(&d, "Notify subscribers").await;
+    wait_for("no subscriber (notify is off)").await;
+    fill(&d, "Message", "We are looking.").await;
+    press(&d, "Report incident").await;
+    rx.wait_for(1, Duration::from_secs(20)).await;
+    s.quiet().await;
+    assert_eq!(paths(&rx), ["/team"]);
     d.quit().await;
 }

@@ -495,15 +495,33 @@ impl Notice {
     /// Whether a channel with these filters wants it. A change that names no
     /// component (a page-wide incident) reaches component filters too.
     pub fn passes(&self, page_ids: &[Id], component_ids: &[Id], kinds: &[String]) -> bool {
-        (page_ids.is_empty() || page_ids.contains(&self.page_id))
-            && (kinds.is_empty() || kinds.contains(&self.kind))
-            && (component_ids.is_empty()
-                || self.components.is_empty()
-                || self
-                    .components
-                    .iter()
-                    .any(|c| component_ids.contains(&c.id)))
+        let about: Vec<Id> = self.components.iter().map(|c| c.id).collect();
+        reaches(
+            self.page_id,
+            &self.kind,
+            &about,
+            page_ids,
+            component_ids,
+            kinds,
+        )
     }
+}
+
+/// Whether a change of `kind` on `page` about `components` (none: the whole
+/// page) passes a channel's filters (`passes`, and the form's preview).
+pub fn reaches(
+    page: Id,
+    kind: &str,
+    components: &[Id],
+    page_ids: &[Id],
+    component_ids: &[Id],
+    kinds: &[String],
+) -> bool {
+    (page_ids.is_empty() || page_ids.contains(&page))
+        && (kinds.is_empty() || kinds.iter().any(|k| k == kind))
+        && (component_ids.is_empty()
+            || components.is_empty()
+            || components.iter().any(|c| component_ids.contains(c)))
 }
 
 #[cfg(test)]

@@ -365,6 +365,7 @@ pub async fn fan_out(
     now: Timestamp,
 ) -> StoreResult<u64> {
     let events = deliveries::outbox_events(db, ids).await?;
+    let quiet: Vec<upstate_core::Id> = events.iter().filter(|e| e.quiet).map(|e| e.id).collect();
     let channels: Vec<Sendable> = notifications::sendable(db)
         .await?
         .into_iter()
@@ -392,6 +393,7 @@ pub async fn fan_out(
                 })
                 .map(|c| c.channel.id)
                 .collect(),
+            subscribers: !quiet.contains(&event_id),
             notice,
         })
         .collect();

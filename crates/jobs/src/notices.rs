@@ -40,6 +40,16 @@ fn incident_label(lang: Lang, s: IncidentStatus) -> String {
     lang.t(&format!("incident.{}", s.as_str())).to_string()
 }
 
+/// The headline people get of an incident's change: "New incident: …" when
+/// it opens, else "<status>: …" (the form's preview shows the same).
+pub fn incident_headline(lang: Lang, opened: bool, status: IncidentStatus, title: &str) -> String {
+    if opened {
+        lang.t("msg.new_incident").replace("{title}", title)
+    } else {
+        format!("{}: {title}", incident_label(lang, status))
+    }
+}
+
 /// "1 hour", "24 hours", "30 minutes", "3 days" in `lang`.
 fn lead_time(lang: Lang, minutes: i64) -> String {
     match minutes {
@@ -140,13 +150,12 @@ impl Renderer<'_> {
             .find(|u| u.created_at.millis() <= e.at.millis())
             .or(inc.updates.first());
         let status = update.map_or(inc.status, |u| u.status);
-        n.title = match e.event {
-            Event::IncidentCreated { .. } => self
-                .lang
-                .t("msg.new_incident")
-                .replace("{title}", &inc.title),
-            _ => format!("{}: {}", incident_label(self.lang, status), inc.title),
-        };
+        n.title = incident_headline(
+            self.lang,
+            matches!(e.event, Event::IncidentCreated { .. }),
+            status,
+            &inc.title,
+        );
         n.text = update.map(|u| u.message.clone()).unwrap_or_default();
         n.url = format!("{}/incidents/{}", n.url, inc.id);
         let mut ids = inc.affected_components.clone();

@@ -293,3 +293,77 @@
     if (target.tagName === "A") window.location.href = target.href; else target.focus();
   });
 })();
+
+// What people will be told of an incident change, before it is posted:
+// the headline, the components named, how many subscribers and which
+// channels (POST /api/incidents/notice-preview, from the form as it is).
+(function () {
+  "use strict";
+  document.querySelectorAll("[data-notice-preview]").forEach(function (box) {
+    var form = box.closest("form"), csrf = form && form.querySelector("input[name=_csrf]");
+    if (!csrf || !window.fetch) return;
+    var mode = box.getAttribute("data-notice-preview");
+    var timer = null, sent = 0;
+    var read = function () {
+      var body = { notify: !!form.querySelector("input[type=checkbox][name='notify:bool']:checked") };
+      var incident = box.getAttribute("data-incident");
+      if (incident) body.incidentId = Number(incident);
+      if (mode === "resolve") body.resolve = true;
+      var page = form.querySelector("[name='statusPageId:int']");
+      if (page && !incident) body.statusPageId = Number(page.value);
+      var title = form.querySelector("[name=title]");
+      if (title) body.title = title.value;
+      var status = form.querySelector("input[name=status]:checked");
+      if (status) body.status = status.value;
+      var ids = [], moves = [];
+      form.querySelectorAll("input[name='componentIds[]:int']:checked").forEach(function (c) { ids.push(Number(c.value)); });
+      form.querySelectorAll("select[name='componentStatuses[][status]:req']").forEach(function (s) {
+        var id = s.closest("td").querySelector("input[name='componentStatuses[][componentId]:int']");
+        if (s.value && id) moves.push({ componentId: Number(id.value), status: s.value });
+      });
+      form.querySelectorAll("input[type=hidden][name='componentStatuses[][status]:req']").forEach(function (h) {
+        var id = h.previousElementSibling;
+        if (id && id.name === "componentStatuses[][componentId]:int") moves.push({ componentId: Number(id.value), status: h.value });
+      });
+      body.componentIds = ids;
+      body.componentStatuses = moves;
+      return body;
+    };
+    var render = function () {
+      var mine = ++sent;
+      fetch("/api/incidents/notice-preview", {
+        method: "POST", credentials: "same-origin",
+        headers: { "content-type": "application/json", "x-csrf-token": csrf.value },
+        body: JSON.stringify(read())
+      }).then(function (r) { return r.ok ? r.json() : null; }).then(function (j) {
+        if (!j || mine !== sent) return;
+        var d = j.data;
+        box.textContent = "";
+        var head = document.createElement("div");
+        head.className = "headline";
+        head.textContent = "They will read: “" + d.headline + "”";
+        box.appendChild(head);
+        var who = document.createElement("div");
+        var subs = d.notify ? (d.subscribers === 1 ? "1 subscriber" : d.subscribers + " subscribers") : "no subscriber (notify is off)";
+        var chans = d.channels.length ? d.channels.join(", ") : "no team channel";
+        who.className = "who-told";
+        who.textContent = "Sent to " + subs + " and " + chans + ".";
+        box.appendChild(who);
+        if (d.components.length) {
+          var ul = document.createElement("ul");
+          d.components.forEach(function (c) {
+            var li = document.createElement("li");
+            li.textContent = c.name + ": " + c.status.replace(/_/g, " ");
+            ul.appendChild(li);
+          });
+          box.appendChild(ul);
+        }
+        box.hidden = false;
+      });
+    };
+    var later = function () { clearTimeout(timer); timer = setTimeout(render, 300); };
+    form.addEventListener("input", later);
+    form.addEventListener("change", later);
+    render();
+  });
+})();

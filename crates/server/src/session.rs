@@ -102,6 +102,7 @@ pub fn audit_ctx(
         actor,
         client_addr: client,
         user_agent,
+        quiet: false,
     }
 }
 

@@ -387,8 +387,7 @@ impl Tx {
         let page = event.page();
         if let TxInner::Sqlite(_) = self.inner {
             let now = self.clock.now().millis();
-            let payload = serde_json::to_string(&event)
-                .map_err(|e| StoreError::Config(format!("unserializable event: {e}")))?;
+            let payload = crate::deliveries::payload(&event, self.ctx.quiet)?;
             // Status page 0: a change of every page (no foreign key to break).
             let id: i64 = on_tx!(self, |c| {
                 sqlx::query_scalar(
@@ -458,6 +457,7 @@ impl Tx {
                     origin: &self.changes.jobs_payload(),
                     jobs_scheduled: self.scheduled_jobs,
                     at: self.clock.now(),
+                    quiet: self.ctx.quiet,
                 };
                 crate::postgres::write_outbox(t, &written).await?;
                 self.scheduled_jobs |= self.events.iter().any(told);

@@ -35,6 +35,26 @@ pub struct OutboxEvent {
     pub id: Id,
     pub at: Timestamp,
     pub event: Event,
+    /// Written by a change that tells no subscriber (`AuditCtx::quiet`).
+    pub quiet: bool,
+}
+
+/// An event as the outbox stores it: the event's JSON, with `"quiet": true`
+/// when its change tells no subscriber.
+pub(crate) fn payload(event: &Event, quiet: bool) -> StoreResult<String> {
+    let mut value = serde_json::to_value(event)
+        .map_err(|e| StoreError::Config(format!("unserializable event: {e}")))?;
+    if quiet && let serde_json::Value::Object(fields) = &mut value {
+        fields.insert("quiet".into(), serde_json::Value::Bool(true));
+    }
+    Ok(value.to_string())
+}
+
+/// The outbox's own mark on a stored event.
+#[derive(serde::Deserialize)]
+struct Marks {
+    #[serde(default)]
+    quiet: bool,
 }
 
 /// The outbox rows `ids`, in order; rows that no longer parse are skipped.
@@ -53,6 +73,7 @@ pub async fn outbox_events(db: &Db, ids: &[Id]) -> StoreResult<Vec<OutboxEvent>>
                     id,
                     at: Timestamp::from_millis(at),
                     event,
+                    quiet: serde_json::from_str::<Marks>(&payload).is_ok_and(|m| m.quiet),
                 }),
                 Err(e) => tracing::warn!(outbox = id, error = %e, "unreadable outbox event"),
             }
@@ -68,6 +89,9 @@ pub struct Planned {
     pub event_id: Id,
     pub notice: Notice,
     pub channels: Vec<Id>,
+    /// Whether the page's subscribers are told (not when the change was
+    /// made quiet).
+    pub subscribers: bool,
 }
 
 /// Stores each notice on its outbox row (the first rendering wins, so a
@@ -117,6 +141,9 @@ pub async fn fan_out(
             p.notice.components.iter().map(|c| Some(c.id)).collect();
         if components.is_empty() {
             components.push(None);
+        }
+        if !p.subscribers {
+            components.clear();
         }
         for component in components {
             made += on_tx!(&mut tx, |c| sqlx::query(subscriber_sql)

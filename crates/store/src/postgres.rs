@@ -75,6 +75,8 @@ pub(crate) struct Outbox<'a> {
     pub jobs_scheduled: bool,
     /// The commit's time (the events', the pages' stamp, the fan-out's).
     pub at: upstate_core::Timestamp,
+    /// The change tells no subscriber (`AuditCtx::quiet`).
+    pub quiet: bool,
 }
 
 /// Writes a change's events into the outbox, stamps their pages, schedules
@@ -93,11 +95,7 @@ pub(crate) async fn write_outbox(
         // Status page 0: a change of every page (no foreign key to break).
         pages.push(event.page().unwrap_or(0));
         kinds.push(event.kind().to_string());
-        payloads.push(
-            serde_json::to_string(event).map_err(|e| {
-                crate::error::StoreError::Config(format!("unserializable event: {e}"))
-            })?,
-        );
+        payloads.push(crate::deliveries::payload(event, out.quiet)?);
     }
     let told = upstate_core::notify::NOTIFIED_KINDS;
     let _: (Vec<i64>, i64) = sqlx::query_as(

@@ -517,6 +517,53 @@ pub async fn list(
     Ok(out)
 }
 
+/// How many subscribers a change of `page` about `components` (none: the
+/// whole page), of incident `incident`, would tell: the fan-out's rule
+/// (`deliveries::fan_out`), counted for the form's preview.
+pub async fn audience(
+    db: &Db,
+    page: Id,
+    components: &[Id],
+    incident: Option<Id>,
+) -> StoreResult<i64> {
+    let chosen: Vec<(i64, Option<i64>)> = on_db!(db, |c| sqlx::query_as(
+        "SELECT s.id, sc.component_id FROM subscribers s \
+         LEFT JOIN subscriber_components sc ON sc.subscriber_id = s.id \
+         WHERE s.page_id = $1 AND s.verified_at IS NOT NULL AND s.scope = 'page'"
+    )
+    .bind(page)
+    .fetch_all(c)
+    .await?);
+    let mut told: std::collections::BTreeSet<i64> = std::collections::BTreeSet::new();
+    let mut picky: std::collections::BTreeMap<i64, bool> = std::collections::BTreeMap::new();
+    for (id, component) in chosen {
+        match component {
+            None => {
+                told.insert(id);
+            }
+            Some(c) => {
+                let hit = components.is_empty() || components.contains(&c);
+                *picky.entry(id).or_insert(false) |= hit;
+            }
+        }
+    }
+    told.extend(picky.into_iter().filter(|(_, hit)| *hit).map(|(id, _)| id));
+    if let Some(incident) = incident {
+        let following: Vec<i64> = on_db!(db, |c| {
+            sqlx::query_scalar(
+            "SELECT s.id FROM subscribers s JOIN subscriber_incidents si ON si.subscriber_id = s.id \
+             WHERE si.incident_id = $1 AND s.page_id = $2 AND s.verified_at IS NOT NULL"
+        )
+        .bind(incident)
+        .bind(page)
+        .fetch_all(c)
+        .await?
+        });
+        told.extend(following);
+    }
+    Ok(told.len() as i64)
+}
+
 /// The subscription a manage or unsubscribe link's token stands for.
 pub async fn by_token(db: &Db, token: &str) -> StoreResult<Subscriber> {
     let row: Option<Row> = on_db!(db, |c| sqlx::query_as(concat!(

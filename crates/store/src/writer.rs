@@ -11,6 +11,10 @@ pub struct AuditCtx {
     pub actor: Actor,
     pub client_addr: Option<String>,
     pub user_agent: Option<String>,
+    /// The change tells no subscriber (the operator turned "notify
+    /// subscribers" off); the team's channels, the page and its live
+    /// visitors still hear of it.
+    pub quiet: bool,
 }
 
 impl AuditCtx {
@@ -19,6 +23,15 @@ impl AuditCtx {
             actor,
             client_addr: None,
             user_agent: None,
+            quiet: false,
+        }
+    }
+
+    /// The same caller, telling subscribers nothing when `quiet`.
+    pub fn quiet_if(&self, quiet: bool) -> AuditCtx {
+        AuditCtx {
+            quiet,
+            ..self.clone()
         }
     }
 }

@@ -82,6 +82,9 @@ pub struct NewIncidentInput {
     /// Affected components and the status each goes to, in the same
     /// transaction (they join `componentIds`).
     pub component_statuses: Option<Vec<ComponentStatusChange>>,
+    /// `false`: the page's subscribers are not told of this change (team
+    /// channels, the page and its live visitors are); default `true`.
+    pub notify: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -192,6 +195,9 @@ pub struct NewIncidentUpdateInput {
     pub status: Option<IncidentStatus>,
     /// Components whose status moves with this update (they become affected).
     pub component_statuses: Option<Vec<ComponentStatusChange>>,
+    /// `false`: the page's subscribers are not told of this change (team
+    /// channels, the page and its live visitors are); default `true`.
+    pub notify: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -227,6 +233,9 @@ pub struct ResolveInput {
     #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::optional_message))]
     pub message: Option<String>,
     pub component_statuses: Option<Vec<ComponentStatusChange>>,
+    /// `false`: the page's subscribers are not told of this change (team
+    /// channels, the page and its live visitors are); default `true`.
+    pub notify: Option<bool>,
 }
 
 impl ResolveInput {

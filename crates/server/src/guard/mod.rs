@@ -234,6 +234,7 @@ impl Guard {
             actor,
             client_addr: Some(self.client.to_string()),
             user_agent: self.user_agent.clone(),
+            quiet: false,
         }
     }
 

@@ -10,6 +10,7 @@ mod markdown;
 mod measurements;
 mod monitor_check;
 mod monitors;
+mod notice_preview;
 mod notifications;
 mod push;
 mod quick_links;
@@ -40,6 +41,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(templates::router())
         .merge(settings::router())
         .merge(markdown::router())
+        .merge(notice_preview::router())
         .merge(notifications::router())
         .merge(subscribers::router(state))
         .merge(monitor_check::router())

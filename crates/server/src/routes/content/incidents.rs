@@ -260,7 +260,8 @@ pub(crate) async fn create(
     Body(input): Body<NewIncidentInput>,
 ) -> ApiResult<Response> {
     caller.require(Permission::IncidentsWrite)?;
-    let incident = incidents::create(&state.db, &caller.audit, input.validate()?).await?;
+    let audit = caller.audit.quiet_if(input.notify == Some(false));
+    let incident = incidents::create(&state.db, &audit, input.validate()?).await?;
     Ok(created(
         format!("{prefix}/incidents/{}", incident.id),
         incident,
@@ -308,7 +309,8 @@ async fn add_update(
     Body(input): Body<NewIncidentUpdateInput>,
 ) -> ApiResult<Response> {
     caller.require(Permission::IncidentsWrite)?;
-    let update = incidents::post_update(&state.db, &caller.audit, id, input.validate()?).await?;
+    let audit = caller.audit.quiet_if(input.notify == Some(false));
+    let update = incidents::post_update(&state.db, &audit, id, input.validate()?).await?;
     Ok((StatusCode::CREATED, data(update)).into_response())
 }
 
@@ -331,6 +333,7 @@ async fn resolve(
     OptionalBody(input): OptionalBody<ResolveInput>,
 ) -> ApiResult<Response> {
     caller.require(Permission::IncidentsWrite)?;
+    let audit = caller.audit.quiet_if(input.notify == Some(false));
     let (mut message, changes) = input.validate()?;
     if message.trim().is_empty() {
         // Visitors read the resolution: never an empty "Resolved –".
@@ -338,7 +341,7 @@ async fn resolve(
         message = site.language().t("incident.resolved_message").to_string();
     }
     Ok(data(
-        incidents::resolve(&state.db, &caller.audit, id, (message, changes)).await?,
+        incidents::resolve(&state.db, &audit, id, (message, changes)).await?,
     ))
 }
 

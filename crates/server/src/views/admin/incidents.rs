@@ -217,11 +217,30 @@ pub fn incident_new(frame: &Frame, flash: Option<&Flash>, f: &IncidentForm) -> M
                     @if let Some(e) = error("componentIds").or(error("componentStatuses")) { span.error { (e) } }
                 }
                 (Input { value: chosen.map(|t| t.message.clone()), hint: Some("Markdown. Shown as the first update on the public page."), preview: Some("message"), ..Input::new("message", "Message", "textarea") }.render(flash))
+                (tell(flash, "new", None))
                 div { button type="submit" { "Report incident" } }
             }
         }
     };
     page(frame, "Report an incident", flash, body)
+}
+
+/// "Notify subscribers" (on unless the refused attempt had it off) and the
+/// preview of what people will be told, filled by our script from
+/// `POST /api/incidents/notice-preview` as the form changes.
+fn tell(flash: Option<&Flash>, form: &str, incident: Option<i64>) -> Markup {
+    let id = format!("notify-{form}");
+    let on = flash
+        .and_then(|f| f.value_of("notify"))
+        .is_none_or(|v| v == "on");
+    html! {
+        div.field.tell {
+            input type="hidden" name="notify:bool" value="";
+            label for=(id) { input #(id) type="checkbox" name="notify:bool" checked[on]; " Notify subscribers" }
+            span.hint { "Off: subscribers are not told of this; the team's channels and the page's visitors still see it." }
+            div.notice-preview data-notice-preview=(form) data-incident=[incident] aria-live="polite" hidden {}
+        }
+    }
 }
 
 fn page_name(pages: &[StatusPage], id: i64) -> &str {
@@ -402,6 +421,7 @@ pub fn incident_detail(frame: &Frame, flash: Option<&Flash>, screen: &IncidentSc
                                 input type="hidden" name="componentStatuses[][status]:req" value="operational";
                             }
                             (Input { id: Some("f-resolve-message"), value: Some(resolved_text.to_string()), hint: Some("Markdown. Visitors and subscribers read it."), preview: Some("message"), ..Input::new("message", "Resolution message", "textarea") }.render(flash))
+                            (tell(flash, "resolve", Some(i.id)))
                             div { button type="submit" { "Resolve incident" } }
                         }
                     }
@@ -464,6 +484,7 @@ pub fn incident_detail(frame: &Frame, flash: Option<&Flash>, screen: &IncidentSc
                             @if let Some(e) = flash.and_then(|f| f.error_of("componentStatuses")) { span.error { (e) } }
                         }
                     }
+                    (tell(flash, "update", Some(i.id)))
                     div { button type="submit" { "Post update" } }
                 }
             }
