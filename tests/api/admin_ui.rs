@@ -164,7 +164,7 @@ pub(crate) async fn press_labelled(d: &Driver, label: &str) {
 }
 
 /// Presses a button whose accessible name contains `name` (icon buttons).
-async fn press_named(d: &Driver, name: &str) {
+pub(crate) async fn press_named(d: &Driver, name: &str) {
     d.js("window.__before = true").await;
     d.c()
         .find(Locator::XPath(&format!(

@@ -22,6 +22,7 @@ on_both_backends!(
     the_audit_log_filters_by_kind_and_links_targets_in_chromium,
     a_quiet_incident_tells_channels_and_no_subscriber,
     the_incident_form_previews_who_is_told_in_chromium,
+    monitors_at_a_glance_searched_and_paused_in_chromium,
 );
 
 /// The recurring rule from the browser: picked as "every week on Monday and
@@ -788,5 +789,110 @@ async fn the_incident_form_previews_who_is_told_in_chromium(b: Backend) {
     rx.wait_for(1, Duration::from_secs(20)).await;
     s.quiet().await;
     assert_eq!(paths(&rx), ["/team"]);
+    d.quit().await;
+}
+
+/// Monitors at a glance on the dashboard (up, failing, paused; the failing
+/// with their latest checks), and the monitor list: failing first, a strip
+/// of checks per monitor, search, and pause in one click.
+async fn monitors_at_a_glance_searched_and_paused_in_chromium(b: Backend) {
+    if !browser_available("monitors_at_a_glance_searched_and_paused_in_chromium") {
+        return;
+    }
+    let good = crate::receiver::Receiver::start().await;
+    let bad = crate::receiver::Receiver::start().await;
+    bad.otherwise(crate::receiver::Plan::Status(503));
+    let (s, d) = crate::admin_ui::signed_in_browser_with(
+        b,
+        "ad@example.com",
+        "admin",
+        &[("UPSTATE_MONITOR_ALLOW", "127.0.0.1")],
+    )
+    .await;
+    let page = s.page("acme").await;
+    let mut ids = Vec::new();
+    for (name, target, enabled) in [
+        ("API", format!("{}/health", good.base), true),
+        ("Database", format!("{}/health", bad.base), true),
+        ("Website", format!("{}/health", good.base), false),
+    ] {
+        let c = s.component(page, name).await;
+        let m = s
+            .post(
+                "/api/monitors",
+                json!({"componentId": c, "target": target, "retries": 0, "enabled": enabled, "intervalSeconds": 600}),
+            )
+            .await
+            .data(201);
+        ids.push(m["id"].as_i64().unwrap());
+    }
+    for (id, want) in [(ids[0], "up"), (ids[1], "down")] {
+        let deadline = std::time::Instant::now() + Duration::from_secs(15);
+        while s.get(&format!("/api/monitors/{id}")).await.data(200)["state"] != want {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "monitor {id} never {want}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    d.c().goto(&format!("{}/admin", s.base)).await.unwrap();
+    let card = text(&d, "section[aria-labelledby=h-monitors]").await;
+    assert!(
+        card.contains("1 up") && card.contains("1 failing") && card.contains("1 paused"),
+        "{card}"
+    );
+    assert!(
+        card.contains("Database") && !card.contains("API\n"),
+        "{card}"
+    );
+    assert_eq!(
+        d.js("return document.querySelectorAll('section[aria-labelledby=h-monitors] .strip .bar.down').length")
+            .await,
+        1
+    );
+    no_axe_violations(&d, "dashboard with monitors").await;
+    d.screenshot(&shot(b, "dashboard-monitors")).await;
+
+    d.c()
+        .goto(&format!("{}/admin/monitors", s.base))
+        .await
+        .unwrap();
+    let order = "return [...document.querySelectorAll('#h-monitors ~ ul.rows > li strong')].map(e => e.textContent)";
+    assert_eq!(
+        d.js(order).await,
+        json!(["Database", "API", "Website"]),
+        "failing first, paused last"
+    );
+    assert_eq!(
+        d.js("return document.querySelectorAll('#h-monitors ~ ul.rows .strip').length")
+            .await,
+        2,
+        "a strip for each monitor that ran"
+    );
+    no_axe_violations(&d, "monitors with strips").await;
+    d.screenshot(&shot(b, "monitors-strips")).await;
+    crate::admin_ui::press_named(&d, "Pause API").await;
+    assert!(text(&d, "[role=status]").await.contains("Monitor paused"));
+    assert_eq!(
+        s.get(&format!("/api/monitors/{}", ids[0])).await.data(200)["enabled"],
+        false
+    );
+    assert_eq!(d.js(order).await, json!(["Database", "API", "Website"]));
+    crate::admin_ui::press_named(&d, "Resume Website").await;
+    assert_eq!(
+        s.get(&format!("/api/monitors/{}", ids[2])).await.data(200)["enabled"],
+        true
+    );
+    d.c()
+        .goto(&format!("{}/admin/monitors?state=failing", s.base))
+        .await
+        .unwrap();
+    assert_eq!(d.js(order).await, json!(["Database"]));
+    d.c()
+        .goto(&format!("{}/admin/monitors?q=WEB", s.base))
+        .await
+        .unwrap();
+    assert_eq!(d.js(order).await, json!(["Website"]));
     d.quit().await;
 }

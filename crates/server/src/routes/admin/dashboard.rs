@@ -42,7 +42,39 @@ pub(super) async fn dashboard(
         limit: 8,
         ..Default::default()
     };
+    // Monitors at a glance: every one counted, the failing shown with
+    // their latest checks.
+    let all_monitors = upstate_store::monitors::list(&state.db)
+        .await
+        .map_err(fail)?;
+    let mut failing = Vec::new();
+    for m in all_monitors.iter().filter(|m| {
+        m.config.enabled
+            && matches!(
+                m.state,
+                upstate_core::MonitorState::Down | upstate_core::MonitorState::Degraded
+            )
+    }) {
+        let name = upstate_store::components::get(&state.db, m.component_id)
+            .await
+            .map(|c| c.name)
+            .unwrap_or_default();
+        let recent = upstate_store::monitors::checks(&state.db, m.id, super::monitors::STRIP)
+            .await
+            .map_err(fail)?;
+        failing.push((m.clone(), name, recent));
+    }
+    failing.sort_by_key(|(m, _, _)| view::monitor_rank(m));
     let data = view::DashboardData {
+        monitors: view::MonitorGlance {
+            up: all_monitors
+                .iter()
+                .filter(|m| m.config.enabled && m.state == upstate_core::MonitorState::Up)
+                .count(),
+            paused: all_monitors.iter().filter(|m| !m.config.enabled).count(),
+            total: all_monitors.len(),
+            failing,
+        },
         pages: with_status,
         open_incidents: incidents::list(&state.db, &open).await.map_err(fail)?,
         maintenance: windows,

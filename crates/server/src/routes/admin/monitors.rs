@@ -4,28 +4,62 @@ use super::{Page, Screen, all_components, fail};
 use crate::extract::PathId;
 use crate::state::AppState;
 use crate::views::admin as view;
-use axum::extract::State;
+use axum::extract::{Query, State};
+use serde::Deserialize;
 use upstate_core::roles::Permission;
 use upstate_store::{components, pages};
 
-pub(super) async fn monitors_screen(State(state): State<AppState>, s: Screen) -> Page {
+/// The list's search, read leniently.
+#[derive(Deserialize, Default)]
+pub(super) struct MonitorsQuery {
+    q: Option<String>,
+    state: Option<String>,
+}
+
+/// How many of a monitor's latest checks its strip shows.
+pub(super) const STRIP: i64 = 30;
+
+pub(super) async fn monitors_screen(
+    State(state): State<AppState>,
+    s: Screen,
+    Query(q): Query<MonitorsQuery>,
+) -> Page {
     let list = upstate_store::monitors::list(&state.db)
         .await
         .map_err(fail)?;
     let all = pages::list(&state.db).await.map_err(fail)?;
     let comps = all_components(&state, &all).await?;
-    let rows: Vec<view::MonitorRow> = list
+    let search = view::MonitorSearch {
+        text: q.q.map(|t| t.trim().to_string()).filter(|t| !t.is_empty()),
+        state: q
+            .state
+            .filter(|st| ["failing", "up", "paused"].contains(&st.as_str())),
+    };
+    let mut checks = Vec::with_capacity(list.len());
+    for m in &list {
+        checks.push(
+            upstate_store::monitors::checks(&state.db, m.id, STRIP)
+                .await
+                .map_err(fail)?,
+        );
+    }
+    let mut rows: Vec<view::MonitorRow> = list
         .iter()
-        .filter_map(|m| {
+        .zip(&checks)
+        .filter_map(|(m, recent)| {
             let c = comps.iter().find(|c| c.id == m.component_id)?;
             let p = all.iter().find(|p| p.id == c.status_page_id)?;
             Some(view::MonitorRow {
                 monitor: m,
                 component: &c.name,
                 page: &p.name,
+                recent,
             })
         })
+        .filter(|r| search.keeps(r))
         .collect();
+    // The failing first, then the unknown, the slow and the up; paused last.
+    rows.sort_by_key(|r| view::monitor_rank(r.monitor));
     let free: Vec<upstate_core::Component> = comps
         .iter()
         .filter(|c| !list.iter().any(|m| m.component_id == c.id))
@@ -34,6 +68,7 @@ pub(super) async fn monitors_screen(State(state): State<AppState>, s: Screen) ->
     Ok(s.show(view::monitors(
         &s.frame("monitors"),
         s.flash(),
+        &search,
         &rows,
         &all,
         &free,

@@ -5,6 +5,7 @@ use super::{Frame, page, when};
 use crate::form_bridge::Flash;
 use maud::{Markup, html};
 use upstate_core::audit::AuditEvent;
+use upstate_core::monitors::{CheckResult, Monitor};
 use upstate_core::public::status_label;
 use upstate_core::roles::Permission;
 use upstate_core::{
@@ -19,6 +20,17 @@ pub struct DashboardData {
     /// The latest audit events; None for a role that may not read them.
     pub audit: Option<Vec<AuditEvent>>,
     pub now: Timestamp,
+    pub monitors: MonitorGlance,
+}
+
+/// The monitors in a few numbers, and the failing ones with their checks.
+pub struct MonitorGlance {
+    pub total: usize,
+    pub up: usize,
+    pub paused: usize,
+    /// Down or slow (and not paused): the monitor, its component's name and
+    /// its latest checks, the worst first.
+    pub failing: Vec<(Monitor, String, Vec<CheckResult>)>,
 }
 
 pub fn dashboard(frame: &Frame, flash: Option<&Flash>, d: &DashboardData) -> Markup {
@@ -76,6 +88,37 @@ pub fn dashboard(frame: &Frame, flash: Option<&Flash>, d: &DashboardData) -> Mar
                             li {
                                 span { a href=(format!("/admin/incidents/{}", i.id)) { strong { (i.title) } } br; span.muted { (page_name(i.status_page_id)) " · " (i.status.as_str()) } }
                                 span class=(format!("pill s-{}", i.impact.as_str())) { (i.impact.as_str()) }
+                            }
+                        }
+                    }
+                }
+            }
+            section.card aria-labelledby="h-monitors" {
+                @let g = &d.monitors;
+                h2 #h-monitors { "Monitors" }
+                @if g.total == 0 {
+                    p.empty { "No monitors yet." }
+                    p { a href="/admin/monitors" { "Watch a component" } " and its status follows its checks." }
+                } @else {
+                    p.counts {
+                        span.pill.s-operational { (g.up) " up" }
+                        " " span class=(if g.failing.is_empty() { "pill s-none" } else { "pill s-major_outage" }) { (g.failing.len()) " failing" }
+                        " " span.pill.s-degraded { (g.paused) " paused" }
+                        " " a href="/admin/monitors" { "All " (g.total) }
+                    }
+                    @if g.failing.is_empty() {
+                        p.muted { "Every monitor that runs is up." }
+                    } @else {
+                        ul.rows {
+                            @for (m, name, recent) in &g.failing {
+                                li {
+                                    span {
+                                        a href=(format!("/admin/monitors/{}", m.id)) { strong { (name) } }
+                                        " " span class=(if m.state == upstate_core::MonitorState::Down { "pill s-major_outage" } else { "pill s-degraded" }) { (if m.state == upstate_core::MonitorState::Down { "Down" } else { "Slow" }) }
+                                        @if let Some(e) = &m.last_error { br; span.muted { (e) } }
+                                        br; (super::monitors::strip(m, recent))
+                                    }
+                                }
                             }
                         }
                     }

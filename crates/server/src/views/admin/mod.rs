@@ -19,13 +19,15 @@ mod team;
 pub use account::{TwoFactor, account};
 pub use comments::{CommentsScreen, comments};
 pub use component::component;
-pub use dashboard::{DashboardData, dashboard};
+pub use dashboard::{DashboardData, MonitorGlance, dashboard};
 pub use incidents::{
     IncidentForm, IncidentScreen, IncidentSearch, IncidentsScreen, incident_detail, incident_new,
     incidents_list, templates,
 };
 pub use maintenance::{MaintenanceScreen, maintenance_list};
-pub use monitors::{MonitorScreen, Row as MonitorRow, monitor, monitors};
+pub use monitors::{
+    MonitorScreen, MonitorSearch, Row as MonitorRow, monitor, monitor_rank, monitors,
+};
 pub use notifications::{ChannelScreen, channel, channels};
 pub use pages::{PageScreen, page_screen, pages_list};
 pub use settings::settings;

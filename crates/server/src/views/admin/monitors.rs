@@ -16,6 +16,79 @@ pub struct Row<'a> {
     pub monitor: &'a Monitor,
     pub component: &'a str,
     pub page: &'a str,
+    /// Its latest checks, newest first.
+    pub recent: &'a [CheckResult],
+}
+
+/// What the monitor list was asked for.
+pub struct MonitorSearch {
+    /// Words of the component, page or target.
+    pub text: Option<String>,
+    /// `failing` (down or slow), `up` or `paused`.
+    pub state: Option<String>,
+}
+
+impl MonitorSearch {
+    pub fn keeps(&self, r: &Row) -> bool {
+        let m = r.monitor;
+        let words = self.text.as_deref().map(str::to_lowercase);
+        let text_ok = words.is_none_or(|w| {
+            [r.component, r.page, m.config.target.as_str()]
+                .iter()
+                .any(|f| f.to_lowercase().contains(&w))
+        });
+        let state_ok = match self.state.as_deref() {
+            Some("failing") => {
+                m.config.enabled && matches!(m.state, MonitorState::Down | MonitorState::Degraded)
+            }
+            Some("up") => m.config.enabled && m.state == MonitorState::Up,
+            Some("paused") => !m.config.enabled,
+            _ => true,
+        };
+        text_ok && state_ok
+    }
+}
+
+/// Where a monitor goes in a list: failing first, paused last.
+pub fn monitor_rank(m: &Monitor) -> u8 {
+    if !m.config.enabled {
+        return 5;
+    }
+    match m.state {
+        MonitorState::Down => 0,
+        MonitorState::Degraded => 1,
+        MonitorState::Unknown => 2,
+        MonitorState::Up => 3,
+    }
+}
+
+/// The latest checks as a strip of bars, oldest left (as Uptime Kuma shows
+/// them): up, slow (over the monitor's threshold) or down, each with its
+/// time and answer as a tooltip; the strip says its counts in words.
+pub fn strip(m: &Monitor, recent: &[CheckResult]) -> Markup {
+    let slow = m.config.degraded_above_ms;
+    let class = |c: &CheckResult| {
+        if !c.ok {
+            "down"
+        } else if slow.is_some_and(|t| c.latency_ms.is_some_and(|l| l > t)) {
+            "slow"
+        } else {
+            "up"
+        }
+    };
+    let failed = recent.iter().filter(|c| !c.ok).count();
+    let words = format!("Last {} checks: {} failed", recent.len(), failed);
+    html! {
+        @if !recent.is_empty() {
+            span.strip role="img" aria-label=(words) title=(words) {
+                @for c in recent.iter().rev() {
+                    span class=(format!("bar {}", class(c))) title=(format!("{}{}{}", when(c.at),
+                        c.latency_ms.map(|l| format!(", {l} ms")).unwrap_or_default(),
+                        c.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default())) {}
+                }
+            }
+        }
+    }
 }
 
 fn state_pill(s: MonitorState) -> Markup {
@@ -156,6 +229,7 @@ fn headers_fields(flash: Option<&Flash>, c: &MonitorConfig) -> Markup {
 pub fn monitors(
     frame: &Frame,
     flash: Option<&Flash>,
+    search: &MonitorSearch,
     rows: &[Row],
     pages: &[StatusPage],
     free: &[Component],
@@ -167,7 +241,22 @@ pub fn monitors(
         p.muted { "A monitor checks a component on its own and moves it: down after the failures you tolerate, back up on the first good check. Every move is in the component's history, the audit log, and the messages to subscribers. Targets on private addresses need monitor_allow (see docs/monitors.md)." }
         section.card aria-labelledby="h-monitors" {
             h2 #h-monitors { "Watching" }
-            @if rows.is_empty() { p.empty { "No monitors yet." @if can_write { " Add one below." } } }
+            form.inline.filter.search method="get" action="/admin/monitors" role="search" {
+                label for="f-mq" { "Find" }
+                input #f-mq type="search" name="q" value=[search.text.as_deref()] placeholder="Component, page or target" data-shortcut="/";
+                label for="f-mstate" { "Showing" }
+                select #f-mstate name="state" {
+                    @for (value, label) in [("", "All"), ("failing", "Failing (down or slow)"), ("up", "Up"), ("paused", "Paused")] {
+                        option value=(value) selected[search.state.as_deref().unwrap_or("") == value] { (label) }
+                    }
+                }
+                button.secondary type="submit" { "Search" }
+                @if search.text.is_some() || search.state.is_some() { a href="/admin/monitors" { "Clear" } }
+            }
+            @if rows.is_empty() {
+                @if search.text.is_some() || search.state.is_some() { p.empty { "No monitor matches." } }
+                @else { p.empty { "No monitors yet." @if can_write { " Add one below." } } }
+            }
             @else { ul.rows {
                 @for r in rows {
                     @let m = r.monitor;
@@ -177,7 +266,7 @@ pub fn monitors(
                             " " span.muted { "(" (r.page) ")" }
                             " " (state_pill(m.state))
                             " " span.pill.s-none { (kind_name(m.config.kind)) }
-                            @if !m.config.enabled { " " span.pill.s-degraded { "Off" } }
+                            @if !m.config.enabled { " " span.pill.s-degraded { "Paused" } }
                             @if m.manual { " " span.pill.s-degraded { "Held by hand" } }
                             br; span.muted { (watches(m)) }
                             @if let Some(at) = m.last_check_at {
@@ -185,8 +274,19 @@ pub fn monitors(
                                     @if let Some(ms) = m.last_latency_ms { ", " (ms) " ms" }
                                     @if let Some(e) = &m.last_error { ": " (e) } }
                             }
+                            br; (strip(m, r.recent))
                         }
-                        a.button.secondary href=(format!("/admin/monitors/{}", m.id)) { "Open" span.visually-hidden { " " (r.component) } }
+                        span.actions {
+                            @if can_write {
+                                form.inline method="post" action=(format!("/api/monitors/{}", m.id)) {
+                                    (bridge(back, back, Some(if m.config.enabled { "Monitor paused." } else { "Monitor resumed." }), Some(frame.csrf)))
+                                    input type="hidden" name="_method" value="PUT";
+                                    input type="hidden" name="enabled:bool" value=(if m.config.enabled { "false" } else { "true" });
+                                    button.secondary type="submit" { (if m.config.enabled { "Pause" } else { "Resume" }) span.visually-hidden { " " (r.component) } }
+                                }
+                            }
+                            a.button.secondary href=(format!("/admin/monitors/{}", m.id)) { "Open" span.visually-hidden { " " (r.component) } }
+                        }
                     }
                 }
             } }
