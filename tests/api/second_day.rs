@@ -23,6 +23,8 @@ on_both_backends!(
     a_quiet_incident_tells_channels_and_no_subscriber,
     the_incident_form_previews_who_is_told_in_chromium,
     monitors_at_a_glance_searched_and_paused_in_chromium,
+    each_recipient_reads_its_own_language,
+    a_channel_language_is_set_in_chromium,
 );
 
 /// The recurring rule from the browser: picked as "every week on Monday and
@@ -894,5 +896,136 @@ async fn monitors_at_a_glance_searched_and_paused_in_chromium(b: Backend) {
         .await
         .unwrap();
     assert_eq!(d.js(order).await, json!(["Website"]));
+    d.quit().await;
+}
+
+/// The install's default language is German: a channel with no language of
+/// its own gets German, one set to English gets English, a visitor who
+/// subscribed on the page read in French gets French; each test message is
+/// in the channel's language.
+async fn each_recipient_reads_its_own_language(b: Backend) {
+    let rx = crate::receiver::Receiver::start().await;
+    let s = crate::support::Server::start_with(b, &[("UPSTATE_OUTGOING_ALLOW", "127.0.0.1")]).await;
+    let page = s.page("acme").await;
+    let r = s
+        .send(
+            reqwest::Method::PUT,
+            "/api/settings",
+            Some(&s.key),
+            Some(json!({"defaultLanguage": "de"})),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let mut channels = Vec::new();
+    for (name, lang) in [("Bereitschaft", ""), ("US on-call", "en")] {
+        let c = s
+            .post(
+                "/api/notifications",
+                json!({"name": name, "kind": "webhook", "target": format!("{}/{}", rx.base, if lang.is_empty() { "de" } else { lang }), "lang": lang}),
+            )
+            .await
+            .data(201);
+        assert_eq!(c["lang"], lang);
+        channels.push(c["id"].as_i64().unwrap());
+    }
+    s.post(
+        "/api/notifications",
+        json!({"name": "Bad", "kind": "webhook", "target": format!("{}/x", rx.base), "lang": "tlh"}),
+    )
+    .await
+    .invalid_fields(&["lang"]);
+    // A visitor's form on the page read in French.
+    let form = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+        .post(format!("{}/api/subscribers?lang=fr", s.base))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!(
+            "slug=acme&kind=webhook&target={}",
+            url::form_urlencoded::byte_serialize(format!("{}/fr", rx.base).as_bytes())
+                .collect::<String>()
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        form.status().is_redirection() || form.status().is_success(),
+        "{}",
+        form.status()
+    );
+    let subs = s.get("/api/subscribers").await.data(200);
+    assert_eq!(subs[0]["lang"], "fr", "{subs}");
+
+    s.post(
+        "/api/v1/incidents",
+        json!({"title": "API", "statusPageId": page, "message": "Wir prüfen."}),
+    )
+    .await
+    .data(201);
+    rx.wait_for(3, Duration::from_secs(20)).await;
+    s.quiet().await;
+    let mut heard: Vec<(String, String)> = rx
+        .got()
+        .iter()
+        .map(|g| {
+            (
+                g.path.clone(),
+                g.json()["data"]["title"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    heard.sort();
+    assert_eq!(
+        heard,
+        [
+            ("/de".to_string(), "Neuer Vorfall: API".to_string()),
+            ("/en".to_string(), "New incident: API".to_string()),
+            ("/fr".to_string(), "Nouvel incident : API".to_string()),
+        ]
+    );
+    for (id, want) in [
+        (channels[0], "Testnachricht für Bereitschaft"),
+        (channels[1], "Test message for US on-call"),
+    ] {
+        s.post_empty(&format!("/api/notifications/{id}/test"))
+            .await
+            .data(200);
+        let last = rx.got().last().unwrap().json();
+        assert_eq!(last["data"]["title"], want, "{last}");
+    }
+}
+
+/// A channel's language is chosen on its screen.
+async fn a_channel_language_is_set_in_chromium(b: Backend) {
+    if !browser_available("a_channel_language_is_set_in_chromium") {
+        return;
+    }
+    let (s, d) = signed_in_browser(b, "ad@example.com", "admin").await;
+    let id = s
+        .post(
+            "/api/notifications",
+            json!({"name": "Ops", "kind": "slack", "target": "https://hooks.slack.com/services/T0/B0/x"}),
+        )
+        .await
+        .data(201)["id"]
+        .as_i64()
+        .unwrap();
+    d.c()
+        .goto(&format!("{}/admin/notifications/{id}", s.base))
+        .await
+        .unwrap();
+    crate::admin_ui::field(&d, "Language of its messages")
+        .await
+        .select_by_value("ja")
+        .await
+        .unwrap();
+    no_axe_violations(&d, "channel with a language").await;
+    press(&d, "Save channel").await;
+    assert_eq!(
+        s.get(&format!("/api/notifications/{id}")).await.data(200)["lang"],
+        "ja"
+    );
+    assert_eq!(value(&d, "Language of its messages").await, "ja");
     d.quit().await;
 }

@@ -97,6 +97,9 @@ pub struct Channel {
     /// Only these kinds of change (empty: all of `NOTIFIED_KINDS`).
     pub event_kinds: Vec<String>,
     pub enabled: bool,
+    /// The language its messages are written in (a code); empty: the
+    /// install's default language of public pages.
+    pub lang: String,
     pub created_at: crate::Timestamp,
     pub updated_at: crate::Timestamp,
 }
@@ -116,9 +119,30 @@ pub struct ChannelInput {
     pub component_ids: Option<Vec<Id>>,
     pub event_kinds: Option<Vec<String>>,
     pub enabled: Option<bool>,
+    /// The language of its messages: a code of `/api/settings`'
+    /// languages, or empty for the install's default.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::lang_or_default))]
+    pub lang: Option<String>,
     /// On change of a webhook: make a new signing secret (shown once).
     #[serde(default)]
     pub rotate_secret: bool,
+}
+
+/// A recipient's language as given: a known language's code, or empty for
+/// the install's default.
+pub fn recipient_lang(given: &str) -> Result<String, String> {
+    let t = given.trim();
+    if t.is_empty() {
+        return Ok(String::new());
+    }
+    crate::i18n::Lang::parse(t)
+        .map(|l| l.code().to_string())
+        .ok_or_else(|| {
+            format!(
+                "must be one of {} (or empty for the install's default)",
+                crate::i18n::LANGS.map(|l| l.code()).join(", ")
+            )
+        })
 }
 
 /// A checked create (name, kind, target set) or change (any subset).
@@ -132,6 +156,7 @@ pub struct ChannelFields {
     pub component_ids: Option<Vec<Id>>,
     pub event_kinds: Option<Vec<String>>,
     pub enabled: Option<bool>,
+    pub lang: Option<String>,
     pub rotate_secret: bool,
 }
 
@@ -211,6 +236,7 @@ impl ChannelInput {
             component_ids: self.component_ids.and_then(|v| ids("componentIds", v, e)),
             event_kinds,
             enabled: self.enabled,
+            lang: self.lang.and_then(|l| e.check("lang", recipient_lang(&l))),
             rotate_secret: self.rotate_secret,
         }
     }
@@ -331,6 +357,8 @@ pub struct Subscriber {
     /// Email subscribers are told of changes only once they opened the
     /// link of their confirmation.
     pub verified: bool,
+    /// The language its messages are written in; empty: the install's.
+    pub lang: String,
     pub verified_at: Option<crate::Timestamp>,
     pub created_at: crate::Timestamp,
 }
@@ -356,6 +384,10 @@ pub struct SubscribeInput {
     /// (for lists that opted in elsewhere).
     #[serde(default)]
     pub skip_confirmation: bool,
+    /// The language the page was read in (its subscribe form says): its
+    /// messages are written in it. Absent or empty: the install's default.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::lang_or_default))]
+    pub lang: Option<String>,
 }
 
 /// A checked subscription.
@@ -368,6 +400,8 @@ pub struct Subscription {
     /// The one incident followed (None: the page).
     pub incident_id: Option<Id>,
     pub skip_confirmation: bool,
+    /// A language code, or empty: the install's default.
+    pub lang: String,
 }
 
 /// A page named by id or slug.
@@ -434,6 +468,9 @@ impl SubscribeInput {
                 );
             }
         }
+        let lang = e
+            .check("lang", recipient_lang(self.lang.as_deref().unwrap_or("")))
+            .unwrap_or_default();
         e.into_result()?;
         match (page, kind, target, component_ids) {
             (Some(page), Some(kind), Some(target), Some(component_ids)) => Ok(Subscription {
@@ -443,6 +480,7 @@ impl SubscribeInput {
                 component_ids,
                 incident_id: self.incident_id,
                 skip_confirmation: self.skip_confirmation,
+                lang,
             }),
             _ => Err(FieldErrors::single("body", "is incomplete")),
         }

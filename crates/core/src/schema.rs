@@ -254,6 +254,17 @@ pub fn lang() -> Object {
         .build()
 }
 
+/// A recipient's language: a dictionary's code, or empty for the install's
+/// default (`notify::recipient_lang`).
+pub fn lang_or_default() -> Object {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(
+            std::iter::once("").chain(crate::i18n::LANGS.iter().map(|l| l.code())),
+        ))
+        .build()
+}
+
 /// An RRULE (`recurring::rule`). The server takes any RFC 5545 rule that
 /// repeats daily or less often; the document lists the common shapes.
 pub fn rrule() -> Object {

@@ -294,6 +294,7 @@ impl Sender {
                 component_ids: Vec::new(),
                 event_kinds: Vec::new(),
                 enabled: true,
+                lang: r.lang.clone(),
                 created_at: now,
                 updated_at: now,
             },
@@ -302,21 +303,27 @@ impl Sender {
         self.send(&channel, notice, id).await
     }
 
-    /// A message that says it is a test, about `channel`'s first page.
+    /// A message that says it is a test, about `channel`'s first page, in
+    /// the language the channel's messages are written in (its own, else
+    /// the install's `default`): what it will receive, but for the words.
     pub fn test_notice(
         &self,
         channel: &Sendable,
         page: Option<&upstate_core::StatusPage>,
+        default: Lang,
         now: Timestamp,
     ) -> Notice {
         let base = self.settings.public_url.trim_end_matches('/');
+        let lang = Lang::parse(&channel.channel.lang).unwrap_or(default);
         Notice {
             kind: "test".into(),
             page_id: page.map_or(0, |p| p.id),
             page_name: page.map_or_else(|| "Upstate".to_string(), |p| p.name.clone()),
             page_slug: page.map_or_else(String::new, |p| p.slug.clone()),
-            title: format!("Test message for {}", channel.channel.name),
-            text: "If you can read this, Upstate can reach this channel.".into(),
+            title: lang
+                .t("msg.test_title")
+                .replace("{name}", &channel.channel.name),
+            text: lang.t("msg.test_text").to_string(),
             url: page.map_or_else(
                 || format!("{base}/admin"),
                 |p| format!("{base}/s/{}", p.slug),
@@ -327,7 +334,7 @@ impl Sender {
             state: "operational".into(),
             impact: None,
             at: now,
-            lang: String::new(),
+            lang: lang.code().to_string(),
         }
     }
 }
@@ -371,16 +378,36 @@ pub async fn fan_out(
         .into_iter()
         .filter(|c| c.channel.enabled)
         .collect();
+    let install = install_lang(db).await?;
     let renderer = Renderer {
         db,
         public_url: &sender_settings.public_url,
-        lang: install_lang(db).await?,
+        lang: install,
     };
+    // The same notices in every other language a recipient reads: each
+    // recipient gets the one of its language (`StoredNotices::pick`).
+    let mut translated: Vec<(upstate_core::Id, Notice)> = Vec::new();
+    for code in deliveries::recipient_langs(db).await? {
+        let Some(lang) = Lang::parse(&code).filter(|l| *l != install) else {
+            continue;
+        };
+        let other = Renderer {
+            db,
+            public_url: &sender_settings.public_url,
+            lang,
+        };
+        translated.extend(other.notices(&events).await?);
+    }
     let planned: Vec<Planned> = renderer
         .notices(&events)
         .await?
         .into_iter()
         .map(|(event_id, notice)| Planned {
+            translations: translated
+                .iter()
+                .filter(|(id, _)| *id == event_id)
+                .map(|(_, n)| n.clone())
+                .collect(),
             event_id,
             channels: channels
                 .iter()
@@ -420,7 +447,7 @@ pub async fn send_due(db: &Db, sender: &Sender, now: Timestamp) -> StoreResult<u
         return Ok(0);
     }
     // A batch mostly tells of one or two changes, to a few channels.
-    let mut notices: HashMap<i64, Option<Notice>> = HashMap::new();
+    let mut notices: HashMap<i64, Option<deliveries::StoredNotices>> = HashMap::new();
     let mut channels: HashMap<i64, Option<Sendable>> = HashMap::new();
     // Shared, not copied per delivery: a page carries its stylesheet too.
     let mut pages: HashMap<i64, Option<std::sync::Arc<StatusPage>>> = HashMap::new();
@@ -436,7 +463,7 @@ pub async fn send_due(db: &Db, sender: &Sender, now: Timestamp) -> StoreResult<u
     };
     let mut work = JoinSet::new();
     for d in leased {
-        let notice = match d.event_id {
+        let stored = match d.event_id {
             Some(id) => match notices.get(&id) {
                 Some(n) => n.clone(),
                 None => {
@@ -478,6 +505,17 @@ pub async fn send_due(db: &Db, sender: &Sender, now: Timestamp) -> StoreResult<u
                 None => Recipient::Subscriber(None),
             },
             (None, None) => Recipient::Subscriber(None),
+        };
+        // The notice in the language this recipient reads.
+        let reads = match &recipient {
+            Recipient::Channel(Some(c)) => c.channel.lang.as_str(),
+            Recipient::Subscriber(Some((r, _))) => r.lang.as_str(),
+            _ => "",
+        };
+        let notice = stored.as_ref().map(|s| s.pick(reads));
+        let lang = match &recipient {
+            Recipient::Subscriber(Some((r, _))) => Lang::parse(&r.lang).unwrap_or(lang),
+            _ => lang,
         };
         let sender = sender.clone();
         let vapid = vapid.clone();

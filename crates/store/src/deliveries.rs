@@ -15,6 +15,7 @@
 use crate::db::Db;
 use crate::error::{StoreError, StoreResult};
 use crate::rows::parse_enum;
+use serde::{Deserialize, Serialize};
 use upstate_core::events::Event;
 use upstate_core::notify::{Delivery, DeliveryStatus, Notice};
 use upstate_core::{Id, Timestamp};
@@ -87,7 +88,10 @@ pub async fn outbox_events(db: &Db, ids: &[Id]) -> StoreResult<Vec<OutboxEvent>>
 pub struct Planned {
     /// The outbox row the notice is stored on.
     pub event_id: Id,
+    /// In the install's language (the one the fan-out's rules read).
     pub notice: Notice,
+    /// The same notice in the other languages recipients read.
+    pub translations: Vec<Notice>,
     pub channels: Vec<Id>,
     /// Whether the page's subscribers are told (not when the change was
     /// made quiet).
@@ -109,7 +113,11 @@ pub async fn fan_out(
     let mut tx = db.bookkeeping_beside_turn().await?;
     let mut made = 0;
     for p in planned {
-        let text = serde_json::to_string(&p.notice)
+        let stored = StoredNotices::Many {
+            notice: p.notice.clone(),
+            translations: p.translations.clone(),
+        };
+        let text = serde_json::to_string(&stored)
             .map_err(|e| StoreError::Config(format!("unserializable notice: {e}")))?;
         on_tx!(&mut tx, |c| sqlx::query(
             "UPDATE outbox SET notice = $1 WHERE id = $2 AND notice IS NULL"
@@ -211,7 +219,49 @@ pub async fn lease(db: &Db, now: Timestamp, lease_ms: i64, limit: i64) -> StoreR
 }
 
 /// The notice stored on an outbox row by its fan-out.
-pub async fn notice(db: &Db, event_id: Id) -> StoreResult<Option<Notice>> {
+/// A change's notice as stored on its outbox row: in the install's
+/// language with its translations (rows stored before recipients had
+/// languages hold the one notice).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum StoredNotices {
+    Many {
+        notice: Notice,
+        #[serde(default)]
+        translations: Vec<Notice>,
+    },
+    One(Notice),
+}
+
+impl StoredNotices {
+    /// The notice in language `code` (a recipient's), else the install's.
+    pub fn pick(&self, code: &str) -> Notice {
+        match self {
+            StoredNotices::One(n) => n.clone(),
+            StoredNotices::Many {
+                notice,
+                translations,
+            } => translations
+                .iter()
+                .find(|t| !code.is_empty() && t.lang == code)
+                .unwrap_or(notice)
+                .clone(),
+        }
+    }
+}
+
+/// The languages recipients read other than the install's default (the
+/// codes channels and subscribers were given).
+pub async fn recipient_langs(db: &Db) -> StoreResult<Vec<String>> {
+    Ok(on_db!(db, |c| sqlx::query_scalar(
+        "SELECT lang FROM notification_channels WHERE lang <> '' \
+         UNION SELECT lang FROM subscribers WHERE lang <> ''"
+    )
+    .fetch_all(c)
+    .await?))
+}
+
+pub async fn notice(db: &Db, event_id: Id) -> StoreResult<Option<StoredNotices>> {
     let text: Option<Option<String>> = on_db!(db, |c| sqlx::query_scalar(
         "SELECT notice FROM outbox WHERE id = $1"
     )

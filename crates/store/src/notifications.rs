@@ -25,11 +25,12 @@ struct Row {
     enabled: bool,
     created_at: i64,
     updated_at: i64,
+    lang: String,
 }
 
 macro_rules! cols {
     () => {
-        "id, name, kind, target, secret, page_ids, component_ids, event_kinds, enabled, created_at, updated_at"
+        "id, name, kind, target, secret, page_ids, component_ids, event_kinds, enabled, created_at, updated_at, lang"
     };
 }
 
@@ -76,6 +77,7 @@ impl Row {
                 component_ids: list_of("component_ids", &self.component_ids)?,
                 event_kinds: list_of("event_kinds", &self.event_kinds)?,
                 enabled: self.enabled,
+                lang: self.lang,
                 created_at: Timestamp::from_millis(self.created_at),
                 updated_at: Timestamp::from_millis(self.updated_at),
             },
@@ -190,7 +192,7 @@ pub async fn create(
     let row: Row = on_tx!(&mut tx, |c| {
         sqlx::query_as(concat!(
         "INSERT INTO notification_channels (name, kind, target, secret, page_ids, component_ids, \
-         event_kinds, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING ",
+         event_kinds, enabled, created_at, updated_at, lang) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10) RETURNING ",
         cols!()
     ))
     .bind(name)
@@ -202,6 +204,7 @@ pub async fn create(
     .bind(json_list(new.event_kinds.as_deref().unwrap_or_default()))
     .bind(new.enabled.unwrap_or(true))
     .bind(now)
+    .bind(new.lang.as_deref().unwrap_or(""))
     .fetch_one(c)
     .await?
     });
@@ -246,7 +249,7 @@ pub async fn update(
     let row: Row = on_tx!(&mut tx, |c| {
         sqlx::query_as(concat!(
         "UPDATE notification_channels SET name = $1, target = $2, secret = $3, page_ids = $4, \
-         component_ids = $5, event_kinds = $6, enabled = $7, updated_at = $8 WHERE id = $9 RETURNING ",
+         component_ids = $5, event_kinds = $6, enabled = $7, updated_at = $8, lang = $10 WHERE id = $9 RETURNING ",
         cols!()
     ))
     .bind(patch.name.as_ref().unwrap_or(&c0.name))
@@ -258,6 +261,7 @@ pub async fn update(
     .bind(patch.enabled.unwrap_or(c0.enabled))
     .bind(db.clock.now().millis())
     .bind(id)
+    .bind(patch.lang.as_ref().unwrap_or(&c0.lang))
     .fetch_one(c)
     .await?
     });

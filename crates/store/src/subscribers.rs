@@ -40,11 +40,12 @@ struct Row {
     verified_at: Option<i64>,
     created_at: i64,
     scope: String,
+    lang: String,
 }
 
 macro_rules! cols {
     () => {
-        "id, page_id, kind, target, verified_at, created_at, scope"
+        "id, page_id, kind, target, verified_at, created_at, scope, lang"
     };
 }
 
@@ -83,6 +84,7 @@ impl Row {
             verified: self.verified_at.is_some(),
             verified_at: self.verified_at.map(Timestamp::from_millis),
             created_at: Timestamp::from_millis(self.created_at),
+            lang: self.lang,
         })
     }
 }
@@ -232,15 +234,13 @@ fn refused(r: Option<(&'static str, String)>) -> StoreResult<()> {
 pub async fn subscribe(
     db: &Db,
     page: Id,
-    kind: ChannelKind,
-    target: &str,
+    to: Recipient<'_>,
     follows: Follows<'_>,
     verified: bool,
 ) -> StoreResult<(Id, Subscribed)> {
     let now = db.clock.now().millis();
     let mut tx = db.bookkeeping().await?;
-    let (id, outcome, _) =
-        subscribe_in(&mut tx.within(), now, page, kind, target, follows, verified).await?;
+    let (id, outcome, _) = subscribe_in(&mut tx.within(), now, page, to, follows, verified).await?;
     tx.commit().await?;
     if outcome == Subscribed::Confirming {
         db.changes.deliveries.notify_one();
@@ -251,20 +251,19 @@ pub async fn subscribe(
 /// An operator's subscription (`subscribe`), audited in its own
 /// transaction: the subscriber and its audit event exist together or not
 /// at all.
-#[allow(clippy::too_many_arguments)]
 pub async fn add(
     db: &Db,
     ctx: &AuditCtx,
     page: Id,
-    kind: ChannelKind,
-    target: &str,
+    to: Recipient<'_>,
     follows: Follows<'_>,
     verified: bool,
 ) -> StoreResult<Subscriber> {
     let now = db.clock.now().millis();
     let mut tx = db.begin_as(ctx).await?;
     let (id, outcome, confirmed) =
-        subscribe_in(&mut tx.within(), now, page, kind, target, follows, verified).await?;
+        subscribe_in(&mut tx.within(), now, page, to, follows, verified).await?;
+    let Recipient { kind, target, .. } = to;
     let (components, incident) = match follows {
         Follows::Page(ids) => (ids.to_vec(), None),
         Follows::Incident(i) => (Vec::new(), Some(i)),
@@ -307,16 +306,13 @@ pub async fn import(
             wrong.push("csv", format!("row {}: {message}", i + 1));
             continue;
         }
-        let (_, outcome, _) = subscribe_in(
-            &mut tx.within(),
-            now,
-            page,
-            r.kind,
-            &r.target,
-            follows,
-            verified,
-        )
-        .await?;
+        let to = Recipient {
+            kind: r.kind,
+            target: &r.target,
+            lang: &r.lang,
+        };
+        let (_, outcome, _) =
+            subscribe_in(&mut tx.within(), now, page, to, follows, verified).await?;
         confirming |= outcome == Subscribed::Confirming;
         if outcome == Subscribed::Unchanged {
             unchanged += 1;
@@ -343,17 +339,26 @@ pub async fn import(
     Ok((imported, unchanged))
 }
 
+/// Who subscribes: how they are reached and the language they read.
+#[derive(Debug, Clone, Copy)]
+pub struct Recipient<'a> {
+    pub kind: ChannelKind,
+    pub target: &'a str,
+    /// A language code, or empty: the install's default.
+    pub lang: &'a str,
+}
+
 /// `subscribe`'s statements, inside the caller's transaction; also says
 /// whether the subscriber is confirmed now.
 async fn subscribe_in(
     tx: &mut Within<'_>,
     now: i64,
     page: Id,
-    kind: ChannelKind,
-    target: &str,
+    to: Recipient<'_>,
     follows: Follows<'_>,
     verified: bool,
 ) -> StoreResult<(Id, Subscribed, bool)> {
+    let Recipient { kind, target, lang } = to;
     refused(check_in(tx, page, follows).await?)?;
     let found: Option<(i64, Option<i64>, Option<i64>)> = on_tx!(tx, |c| {
         sqlx::query_as(
@@ -373,8 +378,8 @@ async fn subscribe_in(
         Some((id, ..)) => id,
         None => on_tx!(tx, |c| {
             sqlx::query_scalar(
-                "INSERT INTO subscribers (page_id, kind, target, token, verified_at, created_at, scope, joined_after) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT COALESCE(MAX(id), 0) FROM outbox)) RETURNING id",
+                "INSERT INTO subscribers (page_id, kind, target, token, verified_at, created_at, scope, joined_after, lang) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT COALESCE(MAX(id), 0) FROM outbox), $8) RETURNING id",
             )
             .bind(page)
             .bind(kind.as_str())
@@ -383,10 +388,23 @@ async fn subscribe_in(
             .bind(verified.then_some(now))
             .bind(now)
             .bind(scope.as_str())
+            .bind(lang)
             .fetch_one(c)
             .await?
         }),
     };
+    if found.is_some() && !lang.is_empty() {
+        // Subscribing again from a page read in another language: its
+        // messages follow.
+        on_tx!(tx, |c| sqlx::query(
+            "UPDATE subscribers SET lang = $1 WHERE id = $2"
+        )
+        .bind(lang)
+        .bind(id)
+        .execute(c)
+        .await?
+        .rows_affected());
+    }
     match follows {
         Follows::Page(components) => set_components(tx, id, components).await?,
         Follows::Incident(incident) => {
@@ -629,6 +647,8 @@ pub struct Reachable {
     /// The titles of the incidents an incident follower follows (empty for
     /// a page subscriber), so its confirmation says what it is for.
     pub following: Vec<String>,
+    /// A language code, or empty: the install's default.
+    pub lang: String,
 }
 
 #[derive(sqlx::FromRow)]
@@ -642,12 +662,13 @@ struct ReachableRow {
     push_p256dh: Option<String>,
     push_auth: Option<String>,
     scope: String,
+    lang: String,
 }
 
 pub async fn reachable(db: &Db, id: Id) -> StoreResult<Option<Reachable>> {
     let row: Option<ReachableRow> = on_db!(db, |c| {
         sqlx::query_as(
-        "SELECT kind, target, token, confirm_token, page_id, verified_at, push_p256dh, push_auth, scope FROM subscribers WHERE id = $1"
+        "SELECT kind, target, token, confirm_token, page_id, verified_at, push_p256dh, push_auth, scope, lang FROM subscribers WHERE id = $1"
     )
     .bind(id)
     .fetch_optional(c)
@@ -673,6 +694,7 @@ pub async fn reachable(db: &Db, id: Id) -> StoreResult<Option<Reachable>> {
             token: r.token,
             confirm_token: r.confirm_token,
             page_id: r.page_id,
+            lang: r.lang,
             verified: r.verified_at.is_some(),
             push_keys: r.push_p256dh.zip(r.push_auth),
         })

@@ -145,9 +145,10 @@ async fn test(
         Some(p) => pages::get(&state.db, *p).await.ok(),
         None => pages::list(&state.db).await?.into_iter().next(),
     };
+    let install = state.snapshots.settings().await?.language();
     let notice = state
         .sender
-        .test_notice(&channel, page.as_ref(), state.db.clock.now());
+        .test_notice(&channel, page.as_ref(), install, state.db.clock.now());
     let row = deliveries::begin_test(&state.db, id, state.db.clock.now()).await?;
     let attempt = state
         .sender

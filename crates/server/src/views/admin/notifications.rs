@@ -18,6 +18,23 @@ const KINDS: [(ChannelKind, &str); 6] = [
     (ChannelKind::Email, "Email"),
 ];
 
+/// The language a recipient's messages are written in: the install's
+/// default, or one of the dictionaries.
+pub(super) fn lang_select(id: &str, current: &str, hint: &str) -> Markup {
+    html! {
+        div.field {
+            label for=(id) { "Language of its messages" }
+            select id=(id) name="lang" aria-describedby=(format!("{id}-hint")) {
+                option value="" selected[current.is_empty()] { "The install's default (Settings)" }
+                @for l in upstate_core::i18n::LANGS {
+                    option value=(l.code()) selected[current == l.code()] lang=(l.code()) { (l.name()) }
+                }
+            }
+            span.hint id=(format!("{id}-hint")) { (hint) }
+        }
+    }
+}
+
 /// What "Where to send" is for a kind: its label and hint (our script
 /// shows the chosen kind's; without it the field says all of them).
 fn target_words(k: ChannelKind) -> (&'static str, &'static str) {
@@ -242,6 +259,7 @@ pub fn channels(
                     @if let Some(e) = token_error { span.error #f-token-note { (e) } }
                     @else { span.hint #f-token-note { "Telegram only: the token BotFather gave (123456:ABC…)." } }
                 }
+                (lang_select("f-lang", &flash.and_then(|f| f.value_of("lang")).unwrap_or_default(), "Messages and the test message are written in it; what operators type stays as typed."))
                 (filter_fields(&[], &[], &[], pages, components))
                 div { button type="submit" { "Add channel" } }
             }
@@ -347,6 +365,7 @@ pub fn channel(frame: &Frame, flash: Option<&Flash>, s: &ChannelScreen) -> Marku
                             label { input type="checkbox" name="enabled:bool" checked[c.enabled]; "On (send messages)" }
                         }
                     }
+                    (lang_select("f-lang", &c.lang, "Messages and the test message are written in it; what operators type stays as typed."))
                     (filter_fields(&c.page_ids, &c.component_ids, &c.event_kinds, s.pages, s.components))
                     div { button type="submit" { "Save channel" } }
                 }

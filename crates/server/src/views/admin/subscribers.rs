@@ -96,6 +96,7 @@ pub fn subscribers(frame: &Frame, flash: Option<&Flash>, s: &SubscribersScreen) 
                                     }
                                 } @else {
                                     @match sub.component_ids.len() { 0 => { " · whole page" }, 1 => { " · 1 component" }, n => { " · " (n) " components" } }
+                                    @if let Some(l) = upstate_core::i18n::Lang::parse(&sub.lang) { " · in " (l.name()) }
                                 }
                                 " · since " (when(sub.created_at))
                             }
@@ -133,6 +134,7 @@ pub fn subscribers(frame: &Frame, flash: Option<&Flash>, s: &SubscribersScreen) 
                     }
                 }
                 (Input { hint: Some("An email address, or the webhook URL."), ..Input::new("target", "Address or URL", "text") }.render(flash))
+                (super::notifications::lang_select("f-sub-lang", &flash.and_then(|f| f.value_of("lang")).unwrap_or_default(), "Visitors who subscribe on the page get the language they read it in."))
                 @if !s.components.is_empty() {
                     @let ticked: Vec<String> = flash.and_then(|f| f.values_of("componentIds")).unwrap_or_default();
                     @let several = s.pages.len() > 1;

@@ -112,6 +112,14 @@ async fn subscribe(
             )
             .into());
         }
+        let mut input = input;
+        // A visitor's page form: messages in the language the page was read
+        // in (the one its answer and confirmation are written in).
+        if input.lang.is_none()
+            && let Some(lang) = form
+        {
+            input.lang = Some(lang.code().to_string());
+        }
         let sub = input.validate()?;
         let page = page_id(&state, &sub.page).await?;
         let follows = match sub.incident_id {
@@ -138,23 +146,18 @@ async fn subscribe(
         }
         let verified =
             sub.kind != ChannelKind::Email || (caller.is_some() && sub.skip_confirmation);
+        let to = subscribers::Recipient {
+            kind: sub.kind,
+            target: &sub.target,
+            lang: &sub.lang,
+        };
         // An operator's is audited with it; a visitor's is bookkeeping.
         let made = match &caller {
-            Some(c) => Some(
-                subscribers::add(
-                    &state.db,
-                    &c.audit,
-                    page,
-                    sub.kind,
-                    &sub.target,
-                    follows,
-                    verified,
-                )
-                .await?,
-            ),
+            Some(c) => {
+                Some(subscribers::add(&state.db, &c.audit, page, to, follows, verified).await?)
+            }
             None => {
-                subscribers::subscribe(&state.db, page, sub.kind, &sub.target, follows, verified)
-                    .await?;
+                subscribers::subscribe(&state.db, page, to, follows, verified).await?;
                 None
             }
         };
