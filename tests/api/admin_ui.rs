@@ -66,10 +66,16 @@ pub(crate) async fn signed_in_browser_with(
         Server::start_with(b, env).await
     };
     assert!(s.db.add_user(email, role, PW).0);
+    let d = browser_of(&s, email).await;
+    (s, d)
+}
+
+/// Chromium at desktop size with `email` (an existing user) signed in.
+pub(crate) async fn browser_of(s: &Server, email: &str) -> Driver {
     let d = Driver::start(&[]).await;
     d.c().set_window_size(1280, 1000).await.unwrap();
-    sign_in(&d, &s, email).await;
-    (s, d)
+    sign_in(&d, s, email).await;
+    d
 }
 
 /// The control a label names.

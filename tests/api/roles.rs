@@ -4,7 +4,7 @@
 //! control on them; an editor changes them but sees no audit events, keys
 //! or settings.
 
-use crate::admin_ui::{PW, fill, no_axe_violations, path, press, shot, sign_in};
+use crate::admin_ui::{PW, fill, no_axe_violations, path, press, shot};
 use crate::browser::{Driver, browser_available};
 use crate::on_both_backends;
 use crate::support::{Backend, Browser, Server, at_offset_ms};
@@ -79,9 +79,7 @@ async fn screens_show_each_role_only_what_it_may_do(b: Backend) {
     ];
 
     // A viewer: every screen it opens, and not one control.
-    let d = Driver::start(&[]).await;
-    d.c().set_window_size(1280, 1000).await.unwrap();
-    sign_in(&d, &s, "vi@example.com").await;
+    let d = crate::admin_ui::browser_of(&s, "vi@example.com").await;
     for screen in &screens {
         visit(&d, &s, screen).await;
         assert_eq!(
@@ -92,7 +90,7 @@ async fn screens_show_each_role_only_what_it_may_do(b: Backend) {
         let buttons = d
             .js("return [...document.querySelectorAll('button, a.button')].map(b => b.innerText.trim())
                    .filter(t => t !== 'Sign out' && !t.startsWith('Work on') && t !== 'View public page'
-                                && !t.startsWith('Back to'));")
+                                && !t.startsWith('Back to') && t !== 'Search');")
             .await;
         assert_eq!(buttons, json!([]), "a viewer is offered these on {screen}");
     }
@@ -128,9 +126,7 @@ async fn screens_show_each_role_only_what_it_may_do(b: Backend) {
 
     // An editor: changes pages and incidents, but reads no audit events and
     // sees no keys or settings.
-    let d = Driver::start(&[]).await;
-    d.c().set_window_size(1280, 1000).await.unwrap();
-    sign_in(&d, &s, "ed@example.com").await;
+    let d = crate::admin_ui::browser_of(&s, "ed@example.com").await;
     let seen = text(&d).await;
     assert!(seen.contains("Report an incident"), "{seen}");
     assert!(!seen.contains("Recent activity"), "{seen}");
@@ -210,6 +206,37 @@ async fn a_password_someone_else_chose_is_changed_at_first_sign_in(b: Backend) {
         .await;
     assert_eq!(status, 201, "{made}");
     assert_eq!(made["data"]["mustChangePassword"], true);
+    // The application routes too wait for the change; only it, who one is
+    // and signing out answer.
+    let nora = Browser::login(&s, "nora@example.com", given)
+        .await
+        .expect("the given password signs in");
+    let (status, refused, _) = nora.send(Method::GET, "/api/incidents", None).await;
+    assert_eq!(status, 403, "{refused}");
+    assert!(
+        refused["detail"]
+            .as_str()
+            .unwrap()
+            .contains("choose your own password first"),
+        "{refused}"
+    );
+    let (status, _, _) = nora
+        .send(
+            Method::POST,
+            "/api/statuspages",
+            Some(json!({"name": "Nora's", "slug": "noras"})),
+        )
+        .await;
+    assert_eq!(status, 403);
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM status_pages").await,
+        [0]
+    );
+    let (status, me, _) = nora.send(Method::GET, "/api/auth/me", None).await;
+    assert_eq!(
+        (status, &me["data"]["mustChangePassword"]),
+        (200, &json!(true))
+    );
 
     let d = Driver::start(&[]).await;
     // The sign-in card sits in the middle of a wide screen.
@@ -267,6 +294,8 @@ async fn a_password_someone_else_chose_is_changed_at_first_sign_in(b: Backend) {
         .expect("the new password signs in");
     let (_, me, _) = nora.send(Method::GET, "/api/auth/me", None).await;
     assert_eq!(me["data"]["mustChangePassword"], false, "{me}");
+    let (status, _, _) = nora.send(Method::GET, "/api/incidents", None).await;
+    assert_eq!(status, 200, "every route answers now");
     // The change is in the audit log, once.
     let id = made["data"]["id"].as_i64().unwrap();
     let changed = s

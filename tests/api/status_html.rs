@@ -544,10 +544,15 @@ pub async fn next_sse<B: AsRef<[u8]>>(
     }
 }
 
-async fn event_stream_reports_a_change_within_a_second(b: Backend) {
-    let s = Server::process(b).await;
-    let (_, ids) = seeded(&s).await;
-    let r = reqwest::get(format!("{}/api/public/status/acme/events", s.base))
+/// A page's event stream, opened, with its first event read (within 5 s).
+pub async fn open_events(
+    base: &str,
+) -> (
+    impl futures_util::Stream<Item = reqwest::Result<axum::body::Bytes>> + Unpin + use<>,
+    String,
+    Value,
+) {
+    let r = reqwest::get(format!("{base}/api/public/status/acme/events"))
         .await
         .unwrap();
     assert_eq!(r.status(), 200);
@@ -561,6 +566,13 @@ async fn event_stream_reports_a_change_within_a_second(b: Backend) {
     )
     .await
     .expect("first event");
+    (stream, buf, first)
+}
+
+async fn event_stream_reports_a_change_within_a_second(b: Backend) {
+    let s = Server::process(b).await;
+    let (_, ids) = seeded(&s).await;
+    let (mut stream, mut buf, first) = open_events(&s.base).await;
     assert_eq!(first["status"], "partial_outage");
 
     let changed = Instant::now();
@@ -627,21 +639,17 @@ async fn event_stream_reports_a_change_within_a_second(b: Backend) {
 async fn a_server_stopping_ends_only_its_own_event_streams(b: Backend) {
     let s = Server::start(b).await;
     let (_, ids) = seeded(&s).await;
-    let r = reqwest::get(format!("{}/api/public/status/acme/events", s.base))
-        .await
-        .unwrap();
-    let mut stream = r.bytes_stream();
-    let mut buf = String::new();
-    next_event(
-        &mut stream,
-        &mut buf,
-        Instant::now() + Duration::from_secs(5),
-    )
-    .await
-    .expect("first event");
-    drop(Server::start(b).await);
-    // Let the other server's shutdown run.
-    tokio::task::yield_now().await;
+    let (mut stream, mut buf, _) = open_events(&s.base).await;
+    let other = Server::start(b).await;
+    let gone = format!("{}/api/health", other.base);
+    drop(other);
+    // Until the other server has stopped for good (its socket refuses):
+    // its shutdown has run by then, whatever it ends.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while reqwest::get(&gone).await.is_ok() {
+        assert!(Instant::now() < deadline, "the other server never stopped");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let changed = Instant::now();
     s.patch(
         &format!("/api/v1/components/{}/status", ids["api"]),

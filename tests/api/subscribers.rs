@@ -743,9 +743,11 @@ async fn opened(
     (r.status().as_u16(), r.text().await.unwrap())
 }
 
-/// The opt-in mail is written in the install's language; the pages behind
-/// its links and the answers to the page's forms speak the visitor's
-/// (`?lang=`, then the browser's, then the install's); JSON stays English.
+/// The opt-in mail is written in the language the page was read in when
+/// the visitor subscribed (French here, the install's being German); the
+/// pages behind its links and the answers to the page's forms speak the
+/// visitor's (`?lang=`, then the browser's, then the install's); JSON
+/// stays English.
 async fn the_opt_in_and_its_pages_speak_the_visitors_language(b: Backend) {
     let Some(sink) = SmtpSink::start("the_opt_in_and_its_pages_speak_the_visitors_language") else {
         return;
@@ -802,19 +804,20 @@ async fn the_opt_in_and_its_pages_speak_the_visitors_language(b: Backend) {
         "only the first address is stored"
     );
 
-    // The opt-in mail: German, the install's language.
+    // The opt-in mail: French, as the page was read (not German, the
+    // install's language).
     let mail = &sink.wait_for(1, WAIT).await[0];
     assert_eq!(
         mail["headers"]["subject"],
-        "[Page acme] Bestätigen Sie Ihr Abonnement von Page acme"
+        "[Page acme] Confirmez votre abonnement à Page acme"
     );
     let text = mail["parts"]["text/plain"]
         .as_str()
         .unwrap()
         .replace("\r\n", "\n");
-    assert!(text.contains("innerhalb von 24 Stunden"), "{text}");
+    assert!(text.contains("dans les 24 heures"), "{text}");
     let verify = link(
-        &text[text.find("Bestätigen:").expect("the German link label")..],
+        &text[text.find("Confirmer").expect("the French link label")..],
         "/api/subscribers/verify?token=",
     );
 

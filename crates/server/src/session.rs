@@ -159,6 +159,17 @@ impl SignedIn {
     }
 }
 
+/// What a session whose password must be changed may still use: the
+/// change itself, signing out, who it is, and the admin screens (which
+/// send it to the account screen).
+fn open_before_password_change(path: &str) -> bool {
+    path.starts_with("/admin")
+        || matches!(
+            path,
+            "/api/auth/change-password" | "/api/auth/logout" | "/api/auth/me" | "/api/csrf"
+        )
+}
+
 impl FromRequestParts<AppState> for SignedIn {
     type Rejection = ApiError;
 
@@ -178,6 +189,13 @@ impl FromRequestParts<AppState> for SignedIn {
                     "missing or wrong X-CSRF-Token (GET /api/csrf gives it)".into(),
                 ));
             }
+        }
+        // A password someone else chose opens nothing but what changing it
+        // takes (the admin screens lead there themselves).
+        if session.user.must_change_password && !open_before_password_change(parts.uri.path()) {
+            return Err(ApiError::Forbidden(
+                "choose your own password first (POST /api/auth/change-password): the one you signed in with was chosen by whoever made your account".into(),
+            ));
         }
         if state.db.clock.now().millis() - session.last_seen_at.millis() > TOUCH_EVERY_MS {
             users::touch_session(&state.db, &session.id).await?;

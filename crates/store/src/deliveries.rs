@@ -415,6 +415,9 @@ struct Row {
     finished_at: Option<i64>,
     #[sqlx(default)]
     notice: Option<String>,
+    /// The recipient's language: the log shows the words it was sent.
+    #[sqlx(default)]
+    lang: String,
 }
 
 impl Row {
@@ -422,8 +425,8 @@ impl Row {
         let status: DeliveryStatus = parse_enum("status", &self.status)?;
         let title = self
             .notice
-            .and_then(|n| serde_json::from_str::<Notice>(&n).ok())
-            .map(|n| n.title);
+            .and_then(|n| serde_json::from_str::<StoredNotices>(&n).ok())
+            .map(|n| n.pick(&self.lang).title);
         Ok(Delivery {
             id: self.id,
             channel_id: self.channel_id,
@@ -456,7 +459,8 @@ pub async fn log(
         sqlx::query_as(concat!(
         "SELECT ",
         delivery_cols!(),
-        ", (SELECT notice FROM outbox o WHERE o.id = deliveries.event_id) AS notice FROM deliveries \
+        ", (SELECT notice FROM outbox o WHERE o.id = deliveries.event_id) AS notice, \
+         COALESCE((SELECT lang FROM notification_channels nc WHERE nc.id = deliveries.channel_id), '') AS lang FROM deliveries \
          WHERE ($1 IS NULL OR channel_id = $1) AND ($2 IS NULL OR status = $2) \
          AND ($3 IS NULL OR id < $3) ORDER BY id DESC LIMIT $4"
     ))
@@ -494,7 +498,8 @@ pub async fn of_subscriber(db: &Db, subscriber: Id, limit: i64) -> StoreResult<V
         sqlx::query_as(concat!(
         "SELECT ",
         delivery_cols!(),
-        ", (SELECT notice FROM outbox o WHERE o.id = deliveries.event_id) AS notice FROM deliveries \
+        ", (SELECT notice FROM outbox o WHERE o.id = deliveries.event_id) AS notice, \
+         COALESCE((SELECT lang FROM subscribers s WHERE s.id = deliveries.subscriber_id), '') AS lang FROM deliveries \
          WHERE subscriber_id = $1 ORDER BY id DESC LIMIT $2"
     ))
     .bind(subscriber)
