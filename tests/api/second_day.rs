@@ -25,6 +25,7 @@ on_both_backends!(
     monitors_at_a_glance_searched_and_paused_in_chromium,
     each_recipient_reads_its_own_language,
     a_channel_language_is_set_in_chromium,
+    component_descriptions_are_markdown_in_chromium,
 );
 
 /// The recurring rule from the browser: picked as "every week on Monday and
@@ -1027,5 +1028,51 @@ async fn a_channel_language_is_set_in_chromium(b: Backend) {
         "ja"
     );
     assert_eq!(value(&d, "Language of its messages").await, "ja");
+    d.quit().await;
+}
+
+/// A component's description is Markdown where it shows: on the public page
+/// and the operator's screens, written with the same live preview.
+async fn component_descriptions_are_markdown_in_chromium(b: Backend) {
+    if !browser_available("component_descriptions_are_markdown_in_chromium") {
+        return;
+    }
+    let (s, d) = signed_in_browser(b, "ad@example.com", "admin").await;
+    let page = s.page("acme").await;
+    s.post(
+        "/api/v1/components",
+        json!({"name": "API", "statusPageId": page, "description": "Runs in **three** regions <script>x()</script>"}),
+    )
+    .await
+    .data(201);
+    let html = reqwest::get(format!("{}/s/acme", s.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        html.contains("<strong>three</strong>"),
+        "rendered for visitors"
+    );
+    assert!(!html.contains("<script>x()"), "and cleaned");
+    d.c()
+        .goto(&format!("{}/admin/pages/{page}", s.base))
+        .await
+        .unwrap();
+    assert_eq!(text(&d, "li.comp .msg.rendered strong").await, "three");
+    crate::admin_ui::click(&d, "Edit API").await;
+    fill(&d, "Description of API", "Now in *four* regions").await;
+    let shown = d
+        .until(
+            "var e = document.querySelector('li.comp .preview-body em'); return !!e && e.textContent === 'four'",
+            Duration::from_secs(10),
+        )
+        .await;
+    assert!(
+        shown.is_some(),
+        "the edit is previewed as visitors will see it"
+    );
+    no_axe_violations(&d, "component description preview").await;
     d.quit().await;
 }

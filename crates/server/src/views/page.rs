@@ -387,7 +387,7 @@ fn components(v: &View, history: &[StatusChange], charts: &[(Id, Series)]) -> Ma
             li.comp data-component=(c.id) {
                 div.cname {
                     span.name { (c.name) }
-                    @if !c.description.is_empty() { p.cdesc { (c.description) } }
+                    @if !c.description.is_empty() { div.cdesc dir="auto" { (super::message_markdown(&c.description)) } }
                 }
                 @if let Some(s) = series {
                     (bar(v, c, &s.days, &windows))

@@ -20,8 +20,8 @@ pub fn component(frame: &Frame, flash: Option<&Flash>, d: &ComponentDetails) -> 
         }
         p.muted {
             span class=(format!("pill s-{}", c.status.as_str())) { (component_status_name(c.status)) }
-            @if !c.description.is_empty() { " · " (c.description) }
         }
+        @if !c.description.is_empty() { div.muted.msg.rendered { (crate::views::message_markdown(&c.description)) } }
         div.grid {
             section.card aria-labelledby="h-uptime" {
                 h2 #h-uptime { "Uptime" }

@@ -299,7 +299,7 @@ fn component_row(frame: &Frame, back: &str, layout: &Layout, i: usize) -> Markup
     html! {
         li.comp data-component=(c.id) {
             div.comp-head {
-            span { strong { a href=(format!("/admin/components/{}", c.id)) { (c.name) } } @if !c.description.is_empty() { br; span.muted { (c.description) } } }
+            span { strong { a href=(format!("/admin/components/{}", c.id)) { (c.name) } } @if !c.description.is_empty() { div.muted.msg.rendered { (crate::views::message_markdown(&c.description)) } } }
             @if !frame.may(Permission::PagesWrite) {
                 span class=(format!("pill s-{}", c.status.as_str())) { (component_status_name(c.status)) }
             } @else {
@@ -357,7 +357,7 @@ fn component_row(frame: &Frame, back: &str, layout: &Layout, i: usize) -> Markup
                         }
                         div.field {
                             label for=(format!("cd-{}", c.id)) { "Description" span.visually-hidden { " of " (c.name) } }
-                            input id=(format!("cd-{}", c.id)) type="text" name="description" value=(c.description);
+                            textarea id=(format!("cd-{}", c.id)) name="description" rows="2" data-preview="message" { (c.description) }
                         }
                         div { button.secondary type="submit" { "Save" span.visually-hidden { " " (c.name) } } }
                     }
@@ -440,7 +440,7 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
                     (bridge(&back, &back, Some("Component added."), Some(frame.csrf)))
                     input type="hidden" name="statusPageId:int" value=(p.id);
                     (Input { id: Some("f-cname"), ..Input::new("name", "Component name", "text") }.render(None))
-                    (Input { id: Some("f-cdescription"), required: false, ..Input::new("description", "Component description", "text") }.render(None))
+                    (Input { id: Some("f-cdescription"), required: false, hint: Some("Markdown, shown under its name on the page."), preview: Some("message"), ..Input::new("description", "Component description", "textarea") }.render(None))
                     div.field {
                         label for="f-group" { "Group" }
                         select #f-group name="groupId:int" {
