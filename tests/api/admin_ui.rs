@@ -137,8 +137,23 @@ pub(crate) async fn fill(d: &Driver, label: &str, text: &str) {
 
 /// Clicks a button or link and waits for the next page to load.
 pub(crate) async fn press(d: &Driver, button: &str) {
+    let xpath = format!(
+        "//button[normalize-space()='{button}'] | //a[normalize-space()='{button}'] | //summary[normalize-space()='{button}']"
+    );
+    press_found(d, Locator::XPath(&xpath), button).await;
+}
+
+/// Clicks what `at` finds (`what`, for the failure) and waits until the
+/// page it leads to has loaded.
+pub(crate) async fn press_found(d: &Driver, at: Locator<'_>, what: &str) {
     d.js("window.__before = true").await;
-    click(d, button).await;
+    d.c()
+        .find(at)
+        .await
+        .unwrap_or_else(|_| panic!("no {what:?} to press"))
+        .click()
+        .await
+        .unwrap();
     let loaded = d
         .until(
             "return window.__before === undefined && document.readyState === 'complete'",
@@ -146,48 +161,20 @@ pub(crate) async fn press(d: &Driver, button: &str) {
             Duration::from_secs(30),
         )
         .await;
-    assert!(loaded.is_some(), "{button:?} led to no new page");
+    assert!(loaded.is_some(), "{what:?} led to no new page");
 }
 
 /// Presses the button whose `aria-label` is `label` and waits for the
 /// next page.
 pub(crate) async fn press_labelled(d: &Driver, label: &str) {
-    d.js("window.__before = true").await;
-    d.c()
-        .find(Locator::Css(&format!("button[aria-label=\"{label}\"]")))
-        .await
-        .unwrap_or_else(|_| panic!("no button labelled {label:?}"))
-        .click()
-        .await
-        .unwrap();
-    let loaded = d
-        .until(
-            "return window.__before === undefined && document.readyState === 'complete'",
-            Duration::from_secs(30),
-        )
-        .await;
-    assert!(loaded.is_some(), "{label:?} led to no new page");
+    let css = format!("button[aria-label=\"{label}\"]");
+    press_found(d, Locator::Css(&css), label).await;
 }
 
 /// Presses a button whose accessible name contains `name` (icon buttons).
 pub(crate) async fn press_named(d: &Driver, name: &str) {
-    d.js("window.__before = true").await;
-    d.c()
-        .find(Locator::XPath(&format!(
-            "//button[contains(normalize-space(), '{name}')]"
-        )))
-        .await
-        .unwrap_or_else(|_| panic!("no button named {name:?}"))
-        .click()
-        .await
-        .unwrap();
-    let loaded = d
-        .until(
-            "return window.__before === undefined && document.readyState === 'complete'",
-            Duration::from_secs(10),
-        )
-        .await;
-    assert!(loaded.is_some(), "{name:?} led to no new page");
+    let xpath = format!("//button[contains(normalize-space(), '{name}')]");
+    press_found(d, Locator::XPath(&xpath), name).await;
 }
 
 pub(crate) async fn click(d: &Driver, button: &str) {
@@ -1267,19 +1254,7 @@ async fn two_factor_in_chromium(b: Backend) {
         .await
         .unwrap();
     d.js("window.confirm = () => true").await;
-    d.js("window.__before = true").await;
-    d.c()
-        .find(Locator::Css("button.danger"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    d.until(
-        "return window.__before === undefined && document.readyState === 'complete'",
-        Duration::from_secs(30),
-    )
-    .await;
+    press_found(&d, Locator::Css("button.danger"), "Turn two-factor off").await;
     assert!(
         text(&d, "[role=status]")
             .await
