@@ -204,6 +204,20 @@ def _body(ctx, body):
             body["password"] = PAGE_PASSWORD
     if isinstance(body.get("defaultPage"), str):
         body["defaultPage"] = F["slug"]
+    # A recurring rule is written (rrule) or picked (repeat, with its days):
+    # the document can say each field's shape, not that one of the two must
+    # be there, nor which days a pick needs.
+    if path.startswith("/api/maintenance/recurring") and method in ("POST", "PUT"):
+        if body.get("repeat") in (None, "rule"):
+            body.setdefault("rrule", "FREQ=WEEKLY;BYDAY=SU")
+        if body.get("repeat") == "weekly" and not body.get("weekdays"):
+            body["weekdays"] = ["MO"]
+        if body.get("repeat") == "monthly" and not _num(body.get("monthDay")):
+            body["monthDay"] = 1
+    # A notice preview is of an incident's change or of a new incident on a
+    # page: one of the two names it.
+    if path == "/api/incidents/notice-preview" and "incidentId" not in body:
+        body["statusPageId"] = F["page"]
     start = _time(body.get("scheduledStartTime") or "")
     end = _time(body.get("scheduledEndTime") or "")
     if start and end and end <= start:

@@ -29,7 +29,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// One occurrence a template would make.
 #[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct Occurrence {
+struct PlannedWindow {
     #[schema(value_type = String)]
     start: Timestamp,
     #[schema(value_type = String)]
@@ -39,7 +39,7 @@ struct Occurrence {
 /// What a template would do, before it is saved.
 #[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct Preview {
+struct RecurringPreview {
     /// The RRULE it makes (from `repeat` when that was given).
     rrule: String,
     /// The rule in words, where it is one of the shapes people pick.
@@ -47,7 +47,7 @@ struct Preview {
     /// The page's time zone, in which the rule runs.
     time_zone: String,
     /// The next occurrences from now (at most five).
-    next: Vec<Occurrence>,
+    next: Vec<PlannedWindow>,
 }
 
 /// How many occurrences a preview shows.
@@ -57,7 +57,7 @@ const PREVIEW_COUNT: u16 = 5;
     summary = "The next five occurrences a template would make, without saving it (needs INCIDENTS_WRITE)",
     description = "Takes the body of a create; `title` may be left out. Field errors are those a create would answer.",
     request_body = RecurringInput,
-    responses((status = 200, body = Data<Preview>), SessionErrors, BodyErrors),
+    responses((status = 200, body = Data<RecurringPreview>), SessionErrors, BodyErrors),
     security(("session" = []), ("api_key" = [])))]
 async fn preview(
     State(state): State<AppState>,
@@ -84,13 +84,13 @@ async fn preview(
     )
     .map_err(|m| FieldErrors::single("rrule", m))?;
     let length = fields.duration_minutes * 60_000;
-    Ok(data(Preview {
+    Ok(data(RecurringPreview {
         in_words: upstate_core::recurring::in_words(&fields.rrule),
         rrule: fields.rrule,
         time_zone: tz,
         next: starts
             .into_iter()
-            .map(|start| Occurrence {
+            .map(|start| PlannedWindow {
                 start,
                 end: start.plus_millis(length),
             })
