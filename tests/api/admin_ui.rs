@@ -164,6 +164,17 @@ pub(crate) async fn press_found(d: &Driver, at: Locator<'_>, what: &str) {
     assert!(loaded.is_some(), "{what:?} led to no new page");
 }
 
+/// The recovery codes the account screen shows (once, after they are made).
+async fn shown_codes(d: &Driver) -> Vec<String> {
+    d.js("return [...document.querySelectorAll('ul.codes code')].map(c => c.textContent)")
+        .await
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .collect()
+}
+
 /// Presses the button whose `aria-label` is `label` and waits for the
 /// next page.
 pub(crate) async fn press_labelled(d: &Driver, label: &str) {
@@ -1140,14 +1151,7 @@ async fn two_factor_in_chromium(b: Backend) {
             .await
             .contains("Two-factor authentication is on")
     );
-    let codes: Vec<String> = d
-        .js("return [...document.querySelectorAll('ul.codes code')].map(c => c.textContent)")
-        .await
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c.as_str().unwrap().to_string())
-        .collect();
+    let codes = shown_codes(&d).await;
     assert_eq!(codes.len(), 10, "{codes:?}");
     no_axe_violations(&d, "account").await;
     d.screenshot(&shot(b, "account")).await;
@@ -1236,14 +1240,7 @@ async fn two_factor_in_chromium(b: Backend) {
             .await
             .contains("New recovery codes made")
     );
-    let fresh: Vec<String> = d
-        .js("return [...document.querySelectorAll('ul.codes code')].map(c => c.textContent)")
-        .await
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c.as_str().unwrap().to_string())
-        .collect();
+    let fresh = shown_codes(&d).await;
     assert_eq!(fresh.len(), 10);
     assert!(fresh.iter().all(|c| !codes.contains(c)), "all new");
     d.screenshot(&shot(b, "account-new-codes")).await;
