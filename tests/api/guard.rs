@@ -59,8 +59,8 @@ fn wait(s: &Server, secs: u64) {
 }
 
 /// Believes loopback's `X-Forwarded-For` (the tests speak for many addresses).
-fn trust_loopback(s: &mut upstate_server::ServerSettings) {
-    s.trusted_proxies = vec!["127.0.0.1/32".parse().expect("range")];
+fn trust_loopback(c: &mut upstate::config::Config) {
+    c.server.trusted_proxies = vec!["127.0.0.1/32".parse().expect("range")];
 }
 
 /// A JSON POST without a session; returns (status, body, headers).

@@ -1,7 +1,12 @@
-//! A real SMTP server (PyPI aiosmtpd, `tests/consumers/smtp_sink.py`) for
-//! the mail Upstate sends: each message arrives as SMTP, is parsed by
-//! Python's email parser, and reaches the test as JSON (envelope, headers,
-//! decoded text and HTML parts).
+//! The mail Upstate sends, as the tests read it: JSON of the envelope, the
+//! headers and the decoded text and HTML parts.
+//!
+//! Two ways in. `Mail` keeps the in-process server's mail in memory and
+//! reads it with a real MIME parser (mail-parser): for the tests of what a
+//! message says. `SmtpSink` is a real SMTP server (PyPI aiosmtpd,
+//! `tests/consumers/smtp_sink.py`, parsed by Python's email parser): for the
+//! few tests that prove the wire (the relay's answer, the self-test, the
+//! binary's settings).
 
 use crate::support::{Backend, Server, peers_available, root};
 use serde_json::Value;
@@ -9,6 +14,85 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+/// The mail of an in-process server, kept in its memory.
+pub struct Mail {
+    kept: upstate_jobs::mailer::KeptMail,
+}
+
+impl Mail {
+    pub fn new() -> Mail {
+        Mail {
+            kept: Default::default(),
+        }
+    }
+
+    /// Makes `delivery` keep its mail here, from `status@example.com`.
+    pub fn keep(&self, delivery: &mut upstate_jobs::DeliverySettings) {
+        delivery.smtp = Some(upstate_jobs::SmtpSettings {
+            // Never dialled: the mail is kept.
+            url: "smtp://127.0.0.1:9".into(),
+            from: "Status <status@example.com>".into(),
+        });
+        delivery.keep_mail = Some(self.kept.clone());
+    }
+
+    /// A server in this process that keeps its mail here.
+    pub async fn server(&self, b: Backend) -> Server {
+        Server::in_process(b, |c| self.keep(&mut c.delivery)).await
+    }
+
+    pub async fn got(&self) -> Vec<Value> {
+        self.kept.messages().await.iter().map(read).collect()
+    }
+
+    pub async fn wait_for(&self, n: usize, within: Duration) -> Vec<Value> {
+        let deadline = Instant::now() + within;
+        loop {
+            let got = self.got().await;
+            if got.len() >= n {
+                return got;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "expected {n} messages within {within:?}, got {}: {got:?}",
+                got.len()
+            );
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+}
+
+/// A kept message as the SMTP sink reports one: every header by its
+/// lower-cased name (unfolded; the subject decoded), and the text and HTML
+/// parts decoded.
+fn read(m: &upstate_jobs::mailer::KeptMessage) -> Value {
+    let msg = mail_parser::MessageParser::default()
+        .parse(m.raw.as_bytes())
+        .unwrap_or_else(|| panic!("a MIME message: {}", m.raw));
+    let mut headers = serde_json::Map::new();
+    for h in msg.headers() {
+        let raw = &m.raw[h.offset_start as usize..h.offset_end as usize];
+        let value = raw.replace("\r\n", "").trim().to_string();
+        headers.insert(h.name().to_ascii_lowercase(), Value::String(value));
+    }
+    if let Some(subject) = msg.subject() {
+        headers.insert("subject".into(), Value::String(subject.into()));
+    }
+    let mut parts = serde_json::Map::new();
+    if let Some(text) = msg.body_text(0) {
+        parts.insert("text/plain".into(), Value::String(text.into_owned()));
+    }
+    if let Some(html) = msg.body_html(0) {
+        parts.insert("text/html".into(), Value::String(html.into_owned()));
+    }
+    serde_json::json!({
+        "mail_from": m.from,
+        "rcpt_tos": m.to,
+        "headers": headers,
+        "parts": parts,
+    })
+}
 
 pub struct SmtpSink {
     pub port: u16,

@@ -1,11 +1,12 @@
-//! Visitors' subscriptions: email with double opt-in (real SMTP through
-//! aiosmtpd), component choices, one-click unsubscribe (RFC 8058), webhook
+//! Visitors' subscriptions: email with double opt-in (the mail kept by the
+//! in-process server and read by a MIME parser; `notifications.rs` proves
+//! the SMTP wire), component choices, one-click unsubscribe (RFC 8058), webhook
 //! subscribers, what operators see and do, and every bad input refused with
 //! nothing stored.
 
 use crate::on_both_backends;
 use crate::receiver::Receiver;
-use crate::smtp::SmtpSink;
+use crate::smtp::Mail;
 use crate::support::{Backend, Server};
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -41,11 +42,7 @@ fn link(text: &str, path: &str) -> String {
 }
 
 async fn email_subscribers_confirm_then_hear_and_leave_with_one_click(b: Backend) {
-    let Some(sink) =
-        SmtpSink::start("email_subscribers_confirm_then_hear_and_leave_with_one_click")
-    else {
-        return;
-    };
+    let sink = Mail::new();
     let s = sink.server(b).await;
     let page = s.page("acme").await;
     let api = s.component(page, "API").await;
@@ -105,7 +102,7 @@ async fn email_subscribers_confirm_then_hear_and_leave_with_one_click(b: Backend
             .count()
     };
     assert_eq!(
-        to_reader(&sink.got()),
+        to_reader(&sink.got().await),
         1,
         "only the confirmation reached the unconfirmed reader"
     );
@@ -178,7 +175,7 @@ async fn email_subscribers_confirm_then_hear_and_leave_with_one_click(b: Backend
     .data(201);
     s.quiet().await;
     assert_eq!(
-        to_reader(&sink.got()),
+        to_reader(&sink.got().await),
         2,
         "confirmation and the API update only"
     );
@@ -521,9 +518,7 @@ async fn visitors_subscribe_from_the_page_in_chromium(b: Backend) {
     if !browser_available("visitors_subscribe_from_the_page_in_chromium") {
         return;
     }
-    let Some(sink) = SmtpSink::start("visitors_subscribe_from_the_page_in_chromium") else {
-        return;
-    };
+    let sink = Mail::new();
     let s = sink.server(b).await;
     let page = s.page("acme").await;
     let api = s.component(page, "API").await;
@@ -668,22 +663,15 @@ async fn submit_and_see(d: &crate::browser::Driver, h1: &str) -> Option<Duration
 }
 
 /// In-process, with the test's clock: the opt-in link stops working after
-/// 24 hours, and the mail the harness's sender makes goes to aiosmtpd.
+/// 24 hours, and the mail the harness's sender makes is kept to be read.
 async fn a_confirmation_link_expires_after_a_day(b: Backend) {
     use crate::harness::TestApp;
-    let Some(sink) = SmtpSink::start("a_confirmation_link_expires_after_a_day") else {
-        return;
-    };
-    let mut app = TestApp::spawn_with(
-        b,
-        upstate_jobs::DeliverySettings {
-            smtp: Some(upstate_jobs::SmtpSettings {
-                url: sink.url(),
-                from: "Status <status@example.com>".into(),
-            }),
-            ..Default::default()
-        },
-    )
+    let sink = Mail::new();
+    let mut app = TestApp::spawn_with(b, {
+        let mut delivery = upstate_jobs::DeliverySettings::default();
+        sink.keep(&mut delivery);
+        delivery
+    })
     .await;
     app.data(
         Method::POST,
@@ -749,9 +737,7 @@ async fn opened(
 /// visitor's (`?lang=`, then the browser's, then the install's); JSON
 /// stays English.
 async fn the_opt_in_and_its_pages_speak_the_visitors_language(b: Backend) {
-    let Some(sink) = SmtpSink::start("the_opt_in_and_its_pages_speak_the_visitors_language") else {
-        return;
-    };
+    let sink = Mail::new();
     let s = sink.server(b).await;
     s.send(
         Method::PUT,
@@ -915,19 +901,12 @@ fn types_at(rx: &Receiver, path: &str) -> Vec<String> {
 async fn visitors_follow_one_incident_from_its_page(b: Backend) {
     use crate::browser::{Driver, browser_available};
     use fantoccini::Locator;
-    let Some(sink) = SmtpSink::start("visitors_follow_one_incident_from_its_page") else {
-        return;
-    };
+    let sink = Mail::new();
     let rx = Receiver::start().await;
-    let smtp = sink.url();
-    let s = Server::start_with(
-        b,
-        &[
-            ("UPSTATE_OUTGOING_ALLOW", "127.0.0.1"),
-            ("UPSTATE_SMTP_URL", smtp.as_str()),
-            ("UPSTATE_SMTP_FROM", "Status <status@example.com>"),
-        ],
-    )
+    let s = Server::in_process(b, |c| {
+        c.delivery.allow = vec!["127.0.0.1/32".parse().expect("range")];
+        sink.keep(&mut c.delivery);
+    })
     .await;
     let page = s.page("acme").await;
     let other = s.page("other").await;
@@ -1182,6 +1161,7 @@ async fn visitors_follow_one_incident_from_its_page(b: Backend) {
     s.quiet().await;
     let to_reader: Vec<String> = sink
         .got()
+        .await
         .iter()
         .skip(1)
         .filter(|m| m["rcpt_tos"] == json!(["reader@example.com"]))
@@ -1194,6 +1174,7 @@ async fn visitors_follow_one_incident_from_its_page(b: Backend) {
     // there makes the reader a page subscriber.
     let update = sink
         .got()
+        .await
         .into_iter()
         .rfind(|m| m["rcpt_tos"] == json!(["reader@example.com"]))
         .unwrap();

@@ -505,10 +505,10 @@ impl Server {
         Self::in_process(backend, |_| {}).await
     }
 
-    /// `start` with its server settings changed by `settings`.
+    /// `start` with its configuration changed by `settings`.
     pub async fn in_process(
         backend: Backend,
-        settings: impl FnOnce(&mut upstate_server::ServerSettings),
+        settings: impl FnOnce(&mut upstate::config::Config),
     ) -> Server {
         let db = TestDb::new(backend).await;
         let key = db.create_key("admin");
@@ -523,7 +523,7 @@ impl Server {
             ..Default::default()
         })
         .expect("configuration");
-        settings(&mut config.server);
+        settings(&mut config);
         let store = upstate::service::open(&config)
             .await
             .expect("open database");

@@ -8,10 +8,15 @@
 //! `smtp://user:pass@host:587?tls=required` (STARTTLS, refused if the
 //! server cannot), `smtp://host:25` (plain, for a relay on the same host or
 //! network).
+//!
+//! A mailer may instead keep its mail in memory (`KeptMail`): the tests
+//! that read what a message says take it from there, while a few tests
+//! send through a real SMTP server to prove the wire.
 
 use lettre::message::header::{HeaderName, HeaderValue};
 use lettre::message::{Mailbox, MultiPart};
 use lettre::transport::smtp::PoolConfig;
+use lettre::transport::stub::AsyncStubTransport;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use maud::{DOCTYPE, html};
 use std::time::Duration;
@@ -20,13 +25,61 @@ use upstate_core::notify::Notice;
 /// A configured relay and the address mail comes from.
 #[derive(Clone)]
 pub struct Mailer {
-    transport: AsyncSmtpTransport<Tokio1Executor>,
+    transport: Relay,
     from: Mailbox,
     /// The domain of `Message-ID`s.
     domain: String,
     /// One per pooled connection.
     turns: std::sync::Arc<tokio::sync::Semaphore>,
     timeout: Duration,
+}
+
+#[derive(Clone)]
+enum Relay {
+    Smtp(AsyncSmtpTransport<Tokio1Executor>),
+    Kept(KeptMail),
+}
+
+/// Mail a mailer keeps instead of sending: each message as it would have
+/// gone on the wire. Clones share what was kept.
+#[derive(Clone)]
+pub struct KeptMail(AsyncStubTransport);
+
+impl Default for KeptMail {
+    fn default() -> Self {
+        KeptMail(AsyncStubTransport::new_ok())
+    }
+}
+
+impl std::fmt::Debug for KeptMail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("KeptMail")
+    }
+}
+
+/// One kept message: the envelope's sender and recipients, and the
+/// message's bytes.
+#[derive(Debug, Clone)]
+pub struct KeptMessage {
+    pub from: Option<String>,
+    pub to: Vec<String>,
+    pub raw: String,
+}
+
+impl KeptMail {
+    /// Every message kept so far, oldest first.
+    pub async fn messages(&self) -> Vec<KeptMessage> {
+        self.0
+            .messages()
+            .await
+            .into_iter()
+            .map(|(envelope, raw)| KeptMessage {
+                from: envelope.from().map(|a| a.to_string()),
+                to: envelope.to().iter().map(|a| a.to_string()).collect(),
+                raw,
+            })
+            .collect()
+    }
 }
 
 /// SMTP connections kept open to the relay, and so mails sent at once.
@@ -62,7 +115,10 @@ pub struct Letter<'a> {
 impl Mailer {
     /// Opens a connection to the relay and greets it (the self-test).
     pub async fn reachable(&self) -> Result<(), String> {
-        match tokio::time::timeout(self.timeout, self.transport.test_connection()).await {
+        let Relay::Smtp(transport) = &self.transport else {
+            return Ok(());
+        };
+        match tokio::time::timeout(self.timeout, transport.test_connection()).await {
             Ok(Ok(true)) => Ok(()),
             Ok(Ok(false)) => Err("the relay did not answer as SMTP".into()),
             Ok(Err(e)) => Err(format!("cannot reach the relay: {e}")),
@@ -72,14 +128,23 @@ impl Mailer {
 
     /// From `smtp_url` and `smtp_from` (`"Status <status@example.com>"`).
     pub fn new(url: &str, from: &str, timeout: Duration) -> Result<Mailer, String> {
-        let from: Mailbox = from
-            .parse()
-            .map_err(|e| format!("smtp_from {from:?} is not an address: {e}"))?;
         let transport = AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
             .map_err(|e| format!("smtp_url is not usable: {e}"))?
             .timeout(Some(timeout))
             .pool_config(PoolConfig::new().max_size(CONNECTIONS as u32))
             .build();
+        Self::with(Relay::Smtp(transport), from, timeout)
+    }
+
+    /// A mailer that keeps its mail in `kept` instead of sending it.
+    pub fn keeping(kept: KeptMail, from: &str, timeout: Duration) -> Result<Mailer, String> {
+        Self::with(Relay::Kept(kept), from, timeout)
+    }
+
+    fn with(transport: Relay, from: &str, timeout: Duration) -> Result<Mailer, String> {
+        let from: Mailbox = from
+            .parse()
+            .map_err(|e| format!("smtp_from {from:?} is not an address: {e}"))?;
         let domain = from.email.domain().to_string();
         Ok(Mailer {
             transport,
@@ -132,7 +197,19 @@ impl Mailer {
                 reason: "the mailer is shutting down".into(),
             });
         };
-        let sent = tokio::time::timeout(self.timeout * 3, self.transport.send(message)).await;
+        let transport = match &self.transport {
+            Relay::Smtp(transport) => transport,
+            Relay::Kept(kept) => {
+                return match kept.0.send(message).await {
+                    Ok(()) => Ok(Accepted {
+                        code: 250,
+                        text: "kept".into(),
+                    }),
+                    Err(e) => Err(crate::outgoing::Failure::permanent(e.to_string())),
+                };
+            }
+        };
+        let sent = tokio::time::timeout(self.timeout * 3, transport.send(message)).await;
         let Ok(sent) = sent else {
             return Err(crate::outgoing::Failure {
                 permanent: false,
