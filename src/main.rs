@@ -29,6 +29,13 @@ enum Command {
     /// Create users.
     #[command(subcommand)]
     User(cli_users::UserCommand),
+    /// Write every public page, as visitors and integrations read it, into
+    /// a directory a static host can serve (only changed files are written).
+    ExportStatic {
+        /// The directory to write (created if missing).
+        #[arg(long)]
+        out: std::path::PathBuf,
+    },
 }
 
 fn main() -> std::process::ExitCode {
@@ -76,6 +83,21 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let result = cli_keys::run(&db, cmd).await;
             db.close().await;
             result
+        }
+        Command::ExportStatic { out } => {
+            let (copy, report) = service::export_static(&config, &out).await?;
+            for (url, status) in &copy.skipped {
+                eprintln!("not copied: {url} (answered {status})");
+            }
+            println!(
+                "copied {} files into {}: {} written, {} unchanged, {} removed",
+                copy.files.len(),
+                out.display(),
+                report.written,
+                report.unchanged,
+                report.removed
+            );
+            Ok(())
         }
         Command::User(cmd) => {
             let db = open(&config).await?;

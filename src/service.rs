@@ -24,6 +24,36 @@ pub async fn open(config: &Config) -> anyhow::Result<Db> {
     Ok(db)
 }
 
+/// Writes the static copy of every public page into `out` (`upstate
+/// export-static`): the routes' own answers, as the running service would
+/// give them now.
+pub async fn export_static(
+    config: &Config,
+    out: &std::path::Path,
+) -> anyhow::Result<(
+    upstate_server::static_copy::Copy,
+    upstate_server::static_copy::DirReport,
+)> {
+    let db = open(config).await?;
+    let mut settings = config.server.clone();
+    if settings.public_url.is_empty() {
+        settings.public_url = format!("http://{}", config.addr);
+    }
+    let mut delivery = config.delivery.clone();
+    delivery.public_url = settings.public_url.clone();
+    let sender = upstate_jobs::Sender::new(delivery).map_err(anyhow::Error::msg)?;
+    let checker =
+        upstate_jobs::monitors::Checker::new(&config.monitors).map_err(anyhow::Error::msg)?;
+    let app = upstate_server::app(db.clone(), &settings, sender, checker);
+    let copy = upstate_server::static_copy::render(&app, &db, db.clock.now())
+        .await
+        .map_err(anyhow::Error::msg)?;
+    let report = upstate_server::static_copy::write_dir(out, &copy.files)
+        .with_context(|| format!("cannot write the copy into {}", out.display()))?;
+    db.close().await;
+    Ok((copy, report))
+}
+
 /// What a started service tells whoever started it, before it serves.
 pub struct Started<'a> {
     /// Where it listens (`http://` and the bound address).

@@ -59,6 +59,7 @@ mod second_day;
 mod selftest;
 mod settings;
 mod smtp;
+mod static_copy;
 mod status_html;
 mod storm;
 mod subscribers;

@@ -26,6 +26,7 @@ mod selftest;
 mod session;
 mod snapshot;
 pub mod state;
+pub mod static_copy;
 mod statuspage_body;
 pub mod telemetry;
 mod totp;

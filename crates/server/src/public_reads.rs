@@ -127,6 +127,14 @@ async fn limit_by_address(
     req: Request,
     next: Next,
 ) -> Response {
+    // The static copy asks for every page at once, from inside.
+    if req
+        .extensions()
+        .get::<crate::static_copy::StaticCopy>()
+        .is_some()
+    {
+        return next.run(req).await;
+    }
     let ip = client_ip(peer.ip(), req.headers(), &state.settings.trusted_proxies);
     let decision = limits.check(Subject::Addr(ip));
     let mut res = match decision.and_then(|d| d.retry_after_secs) {

@@ -26,7 +26,7 @@ pub fn incident(
     let body = html! {
         (incident_card(v, i))
         (affected(v, i, history))
-        @if open && v.d.page.show_subscribe { (subscribe_form(v, mail, Some(i.id))) }
+        @if open && v.d.page.show_subscribe && v.copy.is_none() { (subscribe_form(v, mail, Some(i.id))) }
         @if let Some(pm) = postmortem {
             section.card.postmortem aria-labelledby="pm-h" {
                 h2 #pm-h { (v.t("label.postmortem")) }
@@ -91,7 +91,8 @@ fn comment_section(v: &View, i: &Incident, list: &[PublicComment]) -> Markup {
                     }
                 }
             }
-            form method="post" action=(format!("/api/comments?lang={}", v.lang.code())) {
+            // A copy cannot take comments: the live page can.
+            @if v.copy.is_none() { form method="post" action=(format!("/api/comments?lang={}", v.lang.code())) {
                 h3 { (v.t("comments.add")) }
                 input type="hidden" name="incidentId:int" value=(i.id);
                 label for="cm-author" { (v.t("comments.name")) }
@@ -104,7 +105,7 @@ fn comment_section(v: &View, i: &Incident, list: &[PublicComment]) -> Markup {
                     p.meta #cm-note { (v.t("comments.public")) }
                 }
                 button type="submit" { (v.t("comments.submit")) }
-            }
+            } }
         }
     }
 }

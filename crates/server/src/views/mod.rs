@@ -37,6 +37,9 @@ pub struct View<'a> {
     /// The visitor chose the language with `?lang=`: links to the page's
     /// other pages keep it (their browser may prefer another).
     pub explicit_lang: bool,
+    /// Rendered for the static copy, as of this time: it says so, and
+    /// offers nothing that needs the live service (forms, live updates).
+    pub copy: Option<Timestamp>,
 }
 
 impl<'a> View<'a> {
@@ -57,7 +60,14 @@ impl<'a> View<'a> {
             version,
             here,
             explicit_lang: false,
+            copy: None,
         }
+    }
+
+    /// The same view, for the static copy made at `as_of` (None: live).
+    pub fn copied_at(mut self, as_of: Option<Timestamp>) -> View<'a> {
+        self.copy = as_of;
+        self
     }
 
     /// The same view, its links keeping `?lang=` when `explicit`.
@@ -300,9 +310,14 @@ fn document(v: &View, title: &str, main: Markup, content: bool) -> String {
                 }
                 script src=(assets::js_url()) defer {}
             }
-            body data-events=[(content && v.d.features.live_updates).then(|| format!("/api/public/status/{slug}/events"))] {
+            body data-events=[(content && v.d.features.live_updates && v.copy.is_none()).then(|| format!("/api/public/status/{slug}/events"))] {
                 a.skip href="#main" { (v.t("nav.skip")) }
                 header.top {
+                    @if let Some(as_of) = v.copy {
+                        p.copy-note role="note" {
+                            (v.t("copy.as_of").replace("{time}", &v.absolute(as_of)))
+                        }
+                    }
                     @if let Some(img) = p.header_image_url.as_ref().filter(|_| content) {
                         img.hero src=(img) alt="";
                     }

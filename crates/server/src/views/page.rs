@@ -24,8 +24,11 @@ pub fn status_page(
         div #live data-version=(v.version) {
             (live(v, history, charts))
         }
-        @if d.page.show_subscribe { (subscribe_form(v, mail, None)) }
-        @if d.page.show_subscribe { (push_offer(v)) }
+        // A copy takes no subscriptions: the forms post to the live service.
+        @if d.page.show_subscribe && v.copy.is_none() {
+            (subscribe_form(v, mail, None))
+            (push_offer(v))
+        }
         @if !d.quick_links.is_empty() {
             nav.links aria-labelledby="links-h" {
                 h2 #links-h { (v.t("section.links")) }

@@ -13,12 +13,13 @@ use crate::public_reads::{host_slug, limit_route, offered, serve, serve_page, vi
 use crate::security_headers;
 use crate::snapshot::{Body, Snapshot};
 use crate::state::AppState;
+use crate::static_copy::StaticCopy;
 use crate::views::{self, View, assets};
-use axum::Router;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::{Extension, Router};
 use jiff::civil::Date;
 use serde::Deserialize;
 use upstate_core::{Id, Timestamp};
@@ -58,9 +59,10 @@ async fn root(
     headers: HeaderMap,
     q: Query<PageQuery>,
     uri: Uri,
+    copy: Option<Extension<StaticCopy>>,
 ) -> Response {
     match host_slug(&state, &headers).await {
-        Ok(Some(slug)) => page(State(state), Path(slug), headers, q, uri).await,
+        Ok(Some(slug)) => page(State(state), Path(slug), headers, q, uri, copy).await,
         // No page here: a person in a browser is most likely the operator
         // of a new install, who runs it from /admin.
         Ok(None)
@@ -116,8 +118,9 @@ async fn page(
     headers: HeaderMap,
     Query(q): Query<PageQuery>,
     uri: Uri,
+    copy: Option<Extension<StaticCopy>>,
 ) -> Response {
-    render(&state, &slug, &headers, &q, &uri, Kind::Page).await
+    render(&state, &slug, &headers, &q, &uri, Kind::Page, as_of(copy)).await
 }
 
 /// `/s/{slug}/incidents/{id}` and `/s/{slug}/maintenance/{id}`.
@@ -156,6 +159,7 @@ async fn item(
     headers: HeaderMap,
     Query(q): Query<PageQuery>,
     uri: Uri,
+    copy: Option<Extension<StaticCopy>>,
 ) -> Response {
     let kind = match (kind.as_str(), id.parse::<Id>()) {
         ("incidents", Ok(id)) => Kind::Incident(id),
@@ -167,7 +171,11 @@ async fn item(
             );
         }
     };
-    render(&state, &slug, &headers, &q, &uri, kind).await
+    render(&state, &slug, &headers, &q, &uri, kind, as_of(copy)).await
+}
+
+fn as_of(copy: Option<Extension<StaticCopy>>) -> Option<Timestamp> {
+    copy.map(|Extension(c)| c.as_of)
 }
 
 async fn history(
@@ -176,6 +184,7 @@ async fn history(
     headers: HeaderMap,
     Query(q): Query<PageQuery>,
     uri: Uri,
+    copy: Option<Extension<StaticCopy>>,
 ) -> Response {
     let month = match q.month.as_deref().map(parse_month) {
         None => None,
@@ -187,7 +196,16 @@ async fn history(
             );
         }
     };
-    render(&state, &slug, &headers, &q, &uri, Kind::History(month)).await
+    render(
+        &state,
+        &slug,
+        &headers,
+        &q,
+        &uri,
+        Kind::History(month),
+        as_of(copy),
+    )
+    .await
 }
 
 /// The HTML of `kind`, or None when there is no such thing to show.
@@ -315,6 +333,7 @@ async fn render(
     q: &PageQuery,
     uri: &Uri,
     kind: Kind,
+    copy: Option<Timestamp>,
 ) -> Response {
     let snap = match visible_page(state, slug).await {
         Ok(s) => s,
@@ -362,21 +381,25 @@ async fn render(
     // Links keep an explicit `?lang=`, so such a body is cached apart.
     let explicit = q.lang.as_deref().and_then(Lang::parse) == Some(lang);
     let key = format!("html:{}:{}:{}", kind.key(), lang.code(), u8::from(explicit));
-    let built = snap
-        .timed_or(key, || async {
-            let view = View::new(
-                &snap.data,
-                lang,
-                snap.version,
-                kind.path(slug),
-                state.db.clock.now(),
-            )
-            .keeping_lang(explicit);
-            Ok(build(state, &view, &snap, &kind)
-                .await?
-                .map(|html| Body::typed(html.into_bytes(), "text/html; charset=utf-8")))
-        })
-        .await;
+    let make = || async {
+        let view = View::new(
+            &snap.data,
+            lang,
+            snap.version,
+            kind.path(slug),
+            state.db.clock.now(),
+        )
+        .keeping_lang(explicit)
+        .copied_at(copy);
+        Ok(build(state, &view, &snap, &kind)
+            .await?
+            .map(|html| Body::typed(html.into_bytes(), "text/html; charset=utf-8")))
+    };
+    // A copy's body is made once for the copy, never kept for visitors.
+    let built = match copy {
+        Some(_) => make().await.map(|b| b.map(std::sync::Arc::new)),
+        None => snap.timed_or(key, make).await,
+    };
     let body = match built {
         Ok(Some(body)) => body,
         Ok(None) => {
