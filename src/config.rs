@@ -139,6 +139,10 @@ pub struct Settings {
     /// The sender of mail, `Name <address>`; required with `smtp_url`.
     #[serde(deserialize_with = "text")]
     pub smtp_from: String,
+    /// The folder the static copy's directory targets live under (default:
+    /// `static` in `data_dir`); point a static web server at it.
+    #[serde(deserialize_with = "text")]
+    pub static_copy_root: String,
 }
 
 impl Default for Settings {
@@ -169,6 +173,7 @@ impl Default for Settings {
             smtp_url: None,
             metrics_token: None,
             smtp_from: String::new(),
+            static_copy_root: String::new(),
         }
     }
 }
@@ -524,6 +529,10 @@ impl Config {
                     .map(upstate_server::Token),
                 hsts_max_age_secs: s.hsts_max_age_secs,
                 stopping: tokio_util::sync::CancellationToken::new(),
+                static_copy_root: match s.static_copy_root.trim() {
+                    "" => s.data_dir.join("static"),
+                    root => PathBuf::from(root),
+                },
                 connections: upstate_server::ConnectionLimits {
                     max_total: s.max_connections.max(1),
                     max_per_client: s.max_connections_per_client.max(1),

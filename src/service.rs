@@ -105,6 +105,12 @@ pub async fn run(
         cancel.clone(),
     ));
     let app = upstate_server::app(db.clone(), &settings, sender, checker);
+    let publisher = tokio::spawn(upstate_server::static_copy::publish::run(
+        app.clone(),
+        db.clone(),
+        settings.static_copy_root.clone(),
+        cancel.clone(),
+    ));
     let setup_token = upstate_store::users::issue_setup_token(&db, SETUP_VALID_MS).await?;
     started(Started {
         url: &format!("http://{local}"),
@@ -123,6 +129,7 @@ pub async fn run(
     let _ = scheduler.await;
     let _ = deliveries.await;
     let _ = monitors.await;
+    let _ = publisher.await;
     db.close().await;
     tracing::info!("stopped");
     Ok(())

@@ -3,15 +3,21 @@
 //! and integrations read the live service.
 
 use crate::on_both_backends;
-use crate::support::{Backend, Server};
+use crate::support::{Backend, Server, peers_available, root};
 use reqwest::Method;
 use serde_json::{Value, json};
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-on_both_backends!(the_copy_reads_like_the_live_page);
+on_both_backends!(
+    the_copy_reads_like_the_live_page,
+    export_settings_refuse_bad_input_and_never_show_the_secret,
+    the_copy_is_published_to_a_directory_after_each_change,
+    the_copy_is_published_to_an_s3_bucket,
+    the_static_copy_is_set_up_on_the_settings_screen_in_chromium
+);
 
 /// A static file server over a directory: no knowledge of Upstate.
 struct StaticHost {
@@ -348,4 +354,422 @@ async fn the_copy_reads_like_the_live_page(b: Backend) {
     assert!(!out.join("s/acme").exists(), "{said}");
     assert!(!out.join("api/public/status/acme.json").exists(), "{said}");
     assert!(out.join("robots.txt").exists(), "not the copy's to remove");
+}
+
+/// An S3-compatible server (PyPI moto's), started for one test.
+struct S3Server {
+    base: String,
+    child: Child,
+}
+
+impl S3Server {
+    /// With a bucket `status-copy`; `None` (skip, or fail under CI) without moto.
+    async fn start(test: &str) -> Option<S3Server> {
+        let python = root().join("target/consumers/venv/bin/python");
+        if !peers_available(test, std::slice::from_ref(&python)) {
+            return None;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = Command::new(python)
+            .args([
+                "-m",
+                "moto.server",
+                "-H",
+                "127.0.0.1",
+                "-p",
+                &port.to_string(),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("moto's server");
+        let s3 = S3Server {
+            base: format!("http://127.0.0.1:{port}"),
+            child,
+        };
+        for _ in 0..400 {
+            if let Ok(r) = reqwest::Client::new()
+                .put(format!("{}/status-copy", s3.base))
+                .send()
+                .await
+            {
+                assert!(
+                    r.status().is_success(),
+                    "the bucket was made: {}",
+                    r.status()
+                );
+                return Some(s3);
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("moto's server did not start");
+    }
+
+    /// Every object of the bucket: key → (content type, body), read by
+    /// boto3 (AWS's own Python client) with the bucket's credentials.
+    fn objects(&self) -> BTreeMap<String, (String, String)> {
+        const READ: &str = r#"
+import boto3, json, sys
+s3 = boto3.client("s3", endpoint_url=sys.argv[1], region_name="us-east-1",
+                  aws_access_key_id="test", aws_secret_access_key="test")
+out = {}
+for page in s3.get_paginator("list_objects_v2").paginate(Bucket="status-copy"):
+    for o in page.get("Contents", []):
+        got = s3.get_object(Bucket="status-copy", Key=o["Key"])
+        out[o["Key"]] = [got["ContentType"], got["Body"].read().decode("utf-8", "replace")]
+print(json.dumps(out))
+"#;
+        let out = Command::new(root().join("target/consumers/venv/bin/python"))
+            .args(["-c", READ, &self.base])
+            .output()
+            .expect("boto3");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("the bucket as JSON")
+    }
+}
+
+impl Drop for S3Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A server whose copy root is a folder of its own test directory.
+async fn publishing_server(b: Backend) -> (Server, PathBuf) {
+    let dir = tempfile::tempdir().unwrap().keep();
+    let copies = dir.join("copies");
+    let root = copies.clone();
+    let s = Server::in_process(b, move |c| {
+        c.server.static_copy_root = root;
+        // The waits below ask often; limits are not what is tested here.
+        c.server.api_rate_per_minute = 0;
+    })
+    .await;
+    (s, copies)
+}
+
+/// The export settings once `ready` says they are.
+async fn export_when(s: &Server, what: &str, ready: impl Fn(&Value) -> bool) -> Value {
+    let mut last = Value::Null;
+    for _ in 0..300 {
+        last = s.get("/api/export-settings").await.data(200);
+        if ready(&last) {
+            return last;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{what} within 15 s: {last}");
+}
+
+async fn export_settings_refuse_bad_input_and_never_show_the_secret(b: Backend) {
+    let (s, _) = publishing_server(b).await;
+    let off = s.get("/api/export-settings").await.data(200);
+    assert_eq!(off["enabled"], false);
+    assert_eq!(off["directory"], Value::Null);
+    assert_eq!(off["status"]["lastPublishedAt"], Value::Null);
+    let put = |body: Value| {
+        s.send(
+            Method::PUT,
+            "/api/export-settings",
+            Some(&s.key),
+            Some(body),
+        )
+    };
+    for (bad, fields) in [
+        (json!({"enabled": true}), vec!["enabled"]),
+        (
+            json!({"enabled": true, "directory": "/etc"}),
+            vec!["directory"],
+        ),
+        (
+            json!({"enabled": true, "directory": "../outside"}),
+            vec!["directory"],
+        ),
+        (
+            json!({"enabled": false, "directory": "a/../../b"}),
+            vec!["directory"],
+        ),
+        (
+            json!({"enabled": true, "s3": {"bucket": "No_Such", "accessKeyId": "k"}}),
+            vec!["s3.bucket", "s3.secretAccessKey"],
+        ),
+        (
+            json!({"enabled": true, "s3": {"bucket": "fine", "endpoint": "ftp://x", "accessKeyId": "k", "secretAccessKey": "s"}}),
+            vec!["s3.endpoint"],
+        ),
+    ] {
+        put(bad.clone()).await.invalid_fields(&fields);
+    }
+    put(json!({"enabled": true, "colour": "red"}))
+        .await
+        .problem(422);
+    assert_eq!(
+        s.get("/api/export-settings").await.data(200),
+        off,
+        "nothing was stored"
+    );
+
+    let saved = put(
+        json!({"enabled": false, "s3": {"endpoint": "http://127.0.0.1:9", "bucket": "status-copy",
+        "accessKeyId": "AKIDEXAMPLE", "secretAccessKey": "wJalrXUtnFEMI-very-secret"}}),
+    )
+    .await
+    .data(200);
+    assert_eq!(saved["s3"]["secretAccessKeySet"], true);
+    assert_eq!(saved["s3"]["region"], "us-east-1");
+    assert!(!saved.to_string().contains("very-secret"), "{saved}");
+    // The same key without its secret keeps the saved one.
+    put(json!({"enabled": false, "s3": {"endpoint": "http://127.0.0.1:9", "bucket": "status-copy", "accessKeyId": "AKIDEXAMPLE"}}))
+        .await
+        .data(200);
+    let audit = s
+        .get("/api/audit-events?action=export_settings.update")
+        .await
+        .data(200);
+    assert_eq!(audit.as_array().map(Vec::len), Some(2), "{audit}");
+    assert!(audit.to_string().contains("AKIDEXAMPLE"), "{audit}");
+    assert!(
+        !audit.to_string().contains("very-secret"),
+        "the audit keeps no secret: {audit}"
+    );
+
+    // Editors and viewers neither see nor change where the copy goes.
+    let editor = s.db.create_key("read,write");
+    assert_eq!(
+        s.send(Method::GET, "/api/export-settings", Some(&editor), None)
+            .await
+            .status,
+        403
+    );
+    let refused = s
+        .send(
+            Method::PUT,
+            "/api/export-settings",
+            Some(&editor),
+            Some(json!({"enabled": false})),
+        )
+        .await;
+    assert_eq!(refused.status, 403);
+}
+
+async fn the_copy_is_published_to_a_directory_after_each_change(b: Backend) {
+    let (s, copies) = publishing_server(b).await;
+    let page = s.page("acme").await;
+    let api = s.component(page, "API").await;
+    s.send(
+        Method::PUT,
+        "/api/export-settings",
+        Some(&s.key),
+        Some(json!({"enabled": true, "directory": "status"})),
+    )
+    .await
+    .data(200);
+    let done = export_when(&s, "a first publish", |v| {
+        !v["status"]["lastPublishedAt"].is_null()
+    })
+    .await;
+    assert_eq!(done["status"]["lastError"], Value::Null);
+    assert!(done["status"]["files"].as_u64().unwrap() > 20, "{done}");
+    let html = copies.join("status/s/acme.html");
+    assert!(std::fs::read_to_string(&html).unwrap().contains("API"));
+
+    // A change is in the copy within seconds, with no one asking.
+    s.post(
+        "/api/v1/incidents",
+        json!({"title": "Queue backlog", "statusPageId": page, "impact": "minor",
+            "message": "Working through it", "componentStatuses": [{"componentId": api, "status": "degraded"}]}),
+    )
+    .await
+    .data(201);
+    let mut seen = String::new();
+    for _ in 0..300 {
+        seen = std::fs::read_to_string(&html).unwrap_or_default();
+        if seen.contains("Queue backlog") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(seen.contains("Queue backlog"), "{seen}");
+    let summary: Value = serde_json::from_slice(
+        &std::fs::read(copies.join("status/s/acme/api/v2/summary.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(summary["incidents"][0]["name"], "Queue backlog");
+
+    // A target it cannot write: the error is on record and in the metrics,
+    // and the next good publish clears it.
+    std::fs::write(copies.join("blocked"), "a file, not a folder").unwrap();
+    s.send(
+        Method::PUT,
+        "/api/export-settings",
+        Some(&s.key),
+        Some(json!({"enabled": true, "directory": "blocked"})),
+    )
+    .await
+    .data(200);
+    let failing = export_when(&s, "a failed publish", |v| {
+        !v["status"]["lastError"].is_null()
+    })
+    .await;
+    assert!(
+        failing["status"]["lastError"]
+            .as_str()
+            .unwrap()
+            .contains("directory blocked"),
+        "{failing}"
+    );
+    let metrics = reqwest::get(format!("{}/api/metrics", s.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("upstate_static_copy_failing 1"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("upstate_static_copy_enabled 1"),
+        "{metrics}"
+    );
+    s.send(
+        Method::PUT,
+        "/api/export-settings",
+        Some(&s.key),
+        Some(json!({"enabled": true, "directory": "status"})),
+    )
+    .await
+    .data(200);
+    export_when(&s, "the error cleared", |v| {
+        v["status"]["lastError"].is_null()
+    })
+    .await;
+}
+
+async fn the_copy_is_published_to_an_s3_bucket(b: Backend) {
+    let Some(s3) = S3Server::start("the_copy_is_published_to_an_s3_bucket").await else {
+        return;
+    };
+    let (s, _) = publishing_server(b).await;
+    let page = s.page("acme").await;
+    s.component(page, "API").await;
+    let other = s.page("beta").await;
+    s.send(
+        Method::PUT,
+        "/api/export-settings",
+        Some(&s.key),
+        Some(
+            json!({"enabled": true, "s3": {"endpoint": s3.base, "bucket": "status-copy",
+            "prefix": "pages", "accessKeyId": "test", "secretAccessKey": "test"}}),
+        ),
+    )
+    .await
+    .data(200);
+    let done = export_when(&s, "a publish to the bucket", |v| {
+        !v["status"]["lastPublishedAt"].is_null() || !v["status"]["lastError"].is_null()
+    })
+    .await;
+    assert_eq!(done["status"]["lastError"], Value::Null, "{done}");
+    let bucket = s3.objects();
+    let (ct, html) = &bucket["pages/s/acme.html"];
+    assert_eq!(ct, "text/html; charset=utf-8");
+    assert!(html.contains("class=\"copy-note\""), "{html}");
+    let (ct, _) = &bucket["pages/s/acme/api/v2/summary.json"];
+    assert!(ct.starts_with("application/json"), "{ct}");
+    assert!(bucket.contains_key("pages/s/beta.html"));
+    assert!(
+        bucket.keys().all(|k| k.starts_with("pages/")),
+        "under the prefix only: {:?}",
+        bucket.keys()
+    );
+    assert_eq!(
+        bucket.len() - 1,
+        done["status"]["files"].as_u64().unwrap() as usize,
+        "every file, and the list of them"
+    );
+
+    // A page taken off is taken out of the bucket at the next publish.
+    s.patch(
+        &format!("/api/v1/statuspages/{other}"),
+        json!({"isPublic": false}),
+    )
+    .await
+    .data(200);
+    let after = export_when(&s, "the removal published", |v| {
+        v["status"]["removed"].as_u64() > Some(0)
+    })
+    .await;
+    assert_eq!(after["status"]["lastError"], Value::Null, "{after}");
+    let bucket = s3.objects();
+    assert!(
+        !bucket.keys().any(|k| k.contains("beta")),
+        "the private page's files were removed: {:?}",
+        bucket.keys()
+    );
+    assert!(bucket.contains_key("pages/s/acme.html"));
+}
+
+/// The operator's way: the Settings screen's "Static copy" card, a refused
+/// folder explained beside its field with nothing saved, then a working one
+/// and the card saying what was published.
+async fn the_static_copy_is_set_up_on_the_settings_screen_in_chromium(b: Backend) {
+    use crate::admin_ui::{PW, browser_of, check, fill, no_axe_violations, press, shot, text};
+    use crate::browser::browser_available;
+    if !browser_available("the_static_copy_is_set_up_on_the_settings_screen_in_chromium") {
+        return;
+    }
+    let (s, copies) = publishing_server(b).await;
+    s.page("acme").await;
+    assert!(s.db.add_user("ad@example.com", "admin", PW).0);
+    let d = browser_of(&s, "ad@example.com").await;
+    d.c()
+        .goto(&format!("{}/admin/settings", s.base))
+        .await
+        .unwrap();
+    check(&d, "Publish after every change").await;
+    fill(&d, "Folder", "../elsewhere").await;
+    press(&d, "Save static copy").await;
+    let refused = text(&d, "#f-directory-error").await;
+    assert!(refused.contains("folder under the copy root"), "{refused}");
+    assert_eq!(
+        s.get("/api/export-settings").await.data(200)["enabled"],
+        false,
+        "nothing was saved"
+    );
+    d.c()
+        .execute(
+            "document.getElementById('static-copy').scrollIntoView()",
+            vec![],
+        )
+        .await
+        .unwrap();
+    d.screenshot(&shot(b, "static-copy-refused")).await;
+
+    fill(&d, "Folder", "status").await;
+    press(&d, "Save static copy").await;
+    export_when(&s, "a publish", |v| {
+        !v["status"]["lastPublishedAt"].is_null()
+    })
+    .await;
+    d.c().refresh().await.unwrap();
+    let state = text(&d, "#static-state").await;
+    assert!(state.starts_with("Published"), "{state}");
+    assert!(copies.join("status/s/acme.html").exists());
+    no_axe_violations(&d, "settings with the static copy").await;
+    d.c()
+        .execute(
+            "document.getElementById('static-copy').scrollIntoView()",
+            vec![],
+        )
+        .await
+        .unwrap();
+    d.screenshot(&shot(b, "static-copy-published")).await;
 }

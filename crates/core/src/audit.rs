@@ -148,6 +148,7 @@ actions! {
     ComponentResetStats = "component.reset_stats",
     ComponentUpdate = "component.update",
     FeaturesUpdate = "features.update",
+    ExportSettingsUpdate = "export_settings.update",
     CommentCreate = "comment.create",
     CommentDelete = "comment.delete",
     CommentModerate = "comment.moderate",

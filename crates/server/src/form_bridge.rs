@@ -255,6 +255,9 @@ struct Form {
     form: Option<String>,
     /// (list, key) of `:req` fields: objects where it is empty are dropped.
     required: Vec<(String, String)>,
+    /// (object, key) of `:req` fields of nested objects: where it is empty
+    /// the object is `null`.
+    required_in: Vec<(String, String)>,
 }
 
 fn read_form(bytes: &[u8]) -> Form {
@@ -309,6 +312,25 @@ fn read_form(bytes: &[u8]) -> Form {
                     }
                     continue;
                 }
+                // `object.key`: one nested object; its `:req` field left
+                // empty leaves the whole object out (a target not set up).
+                if let Some((object, key)) = name.split_once('.') {
+                    if !secret(key) {
+                        f.typed_values
+                            .insert(name.to_string(), Value::String(v.clone()));
+                    }
+                    let entry = f
+                        .body
+                        .entry(object.to_string())
+                        .or_insert_with(|| Value::Object(Map::new()));
+                    if let (Value::Object(o), Some(value)) = (entry, typed(kind, &v, tz)) {
+                        o.insert(key.to_string(), value);
+                    }
+                    if kind == "req" {
+                        f.required_in.push((object.to_string(), key.to_string()));
+                    }
+                    continue;
+                }
                 let (name, list) = match name.strip_suffix("[]") {
                     Some(n) => (n.to_string(), true),
                     None => (name.to_string(), false),
@@ -344,6 +366,11 @@ fn read_form(bytes: &[u8]) -> Form {
     for (list, key) in &f.required {
         if let Some(Value::Array(items)) = f.body.get_mut(list) {
             items.retain(|o| !o.get(key).is_none_or(Value::is_null));
+        }
+    }
+    for (object, key) in &f.required_in {
+        if f.body.get(object).is_some_and(|o| o.get(key).is_none()) {
+            f.body.insert(object.clone(), Value::Null);
         }
     }
     f
@@ -656,6 +683,20 @@ mod tests {
             f.typed_values["componentIds"],
             serde_json::json!(["4", "5"]),
             "every ticked box is kept to tick again"
+        );
+        let nested = read_form(
+            b"_back=/admin/x&enabled:bool=on&s3.bucket:req=copy&s3.region:opt=&s3.secretAccessKey:opt=k3y",
+        );
+        assert_eq!(
+            Value::Object(nested.body),
+            serde_json::json!({"enabled": true, "s3": {"bucket": "copy", "secretAccessKey": "k3y"}})
+        );
+        assert!(!nested.typed_values.contains_key("s3.secretAccessKey"));
+        let unset = read_form(b"_back=/admin/x&s3.bucket:req=&s3.region:opt=eu");
+        assert_eq!(
+            Value::Object(unset.body),
+            serde_json::json!({"s3": null}),
+            "a target left blank is no target"
         );
         let again = read_form(b"_back=/admin/x&_form=recurring&title=A");
         assert_eq!(again.form.as_deref(), Some("recurring"));

@@ -77,6 +77,8 @@ pub struct ServerSettings {
     /// them. One per server: `app` and `serve` must be given the same
     /// settings.
     pub stopping: tokio_util::sync::CancellationToken,
+    /// The folder the static copy's directory targets live under.
+    pub static_copy_root: std::path::PathBuf,
 }
 
 /// A secret from configuration; its Debug (the start-up log) hides it.
@@ -105,6 +107,7 @@ impl Default for ServerSettings {
             connections: ConnectionLimits::default(),
             hsts_max_age_secs: 31_536_000,
             stopping: tokio_util::sync::CancellationToken::new(),
+            static_copy_root: std::path::PathBuf::from("data/static"),
         }
     }
 }

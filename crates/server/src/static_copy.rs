@@ -14,8 +14,11 @@
 //! `/s/acme?lang=de` is `s/acme/lang=de.html`, and the copy's links are
 //! rewritten to those names (docs/operations.md has the layout).
 
+mod bucket;
 mod dir;
+pub mod publish;
 
+pub use bucket::write_bucket;
 pub use dir::{DirReport, write_dir};
 
 use axum::Router;

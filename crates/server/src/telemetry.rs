@@ -141,6 +141,14 @@ pub fn family(path: &str) -> &'static str {
 
 /// Counts every request by family and status class, and times it.
 pub async fn count(State(t): State<Arc<Telemetry>>, req: Request, next: Next) -> Response {
+    // The static copy's requests are the service asking itself, not traffic.
+    if req
+        .extensions()
+        .get::<crate::static_copy::StaticCopy>()
+        .is_some()
+    {
+        return next.run(req).await;
+    }
     let family = family(req.uri().path());
     let started = Instant::now();
     let response = next.run(req).await;

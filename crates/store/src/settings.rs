@@ -13,6 +13,7 @@ use upstate_core::FieldErrors;
 use upstate_core::audit::Action;
 use upstate_core::events::Event;
 use upstate_core::settings::{Features, Settings};
+use upstate_core::static_copy::{ExportSettings, ExportStatus};
 
 /// The stored document `name`, or its default when never saved. A document
 /// that no longer reads (hand-edited) is an error, not silently the default:
@@ -47,6 +48,10 @@ trait Document: Serialize + DeserializeOwned + Default {
     fn page(&self) -> Option<&str> {
         None
     }
+    /// What the audit log keeps of it.
+    fn audited(&self) -> serde_json::Value {
+        json!(self)
+    }
 }
 
 impl Document for Settings {
@@ -60,6 +65,19 @@ impl Document for Settings {
 impl Document for Features {
     const NAME: &'static str = "features";
     const ACTION: Action = Action::FeaturesUpdate;
+}
+
+impl Document for ExportSettings {
+    const NAME: &'static str = "export";
+    const ACTION: Action = Action::ExportSettingsUpdate;
+    /// Everything but the bucket's secret.
+    fn audited(&self) -> serde_json::Value {
+        let mut v = json!(self);
+        if let Some(s3) = v.get_mut("s3").and_then(|s| s.as_object_mut()) {
+            s3.remove("secretAccessKey");
+        }
+        v
+    }
 }
 
 /// Changes a document by `f` in one transaction that holds it (row lock on
@@ -91,7 +109,7 @@ async fn change<T: Document>(
     );
     let current: T = serde_json::from_str(&raw)
         .map_err(|e| StoreError::Config(format!("stored {name} do not read: {e}")))?;
-    let before = json!(current);
+    let before = current.audited();
     let next = f(current).map_err(StoreError::Invalid)?;
     if let Some(slug) = next.page() {
         let found: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(
@@ -123,7 +141,7 @@ async fn change<T: Document>(
             T::ACTION,
             name,
             None,
-            json!({ "before": before, "after": next }),
+            json!({ "before": before, "after": next.audited() }),
         )
         .await?;
     tx.record(Event::SettingsChanged).await?;
@@ -146,4 +164,43 @@ pub async fn change_features(
     f: impl FnOnce(Features) -> Result<Features, FieldErrors>,
 ) -> StoreResult<Features> {
     change(db, ctx, f).await
+}
+
+pub async fn export_settings(db: &Db) -> StoreResult<ExportSettings> {
+    load(db, ExportSettings::NAME).await
+}
+
+/// Changes where the static copy is published; the change wakes every
+/// instance's publisher (`settings.changed`).
+pub async fn change_export_settings(
+    db: &Db,
+    ctx: &AuditCtx,
+    f: impl FnOnce(ExportSettings) -> Result<ExportSettings, FieldErrors>,
+) -> StoreResult<ExportSettings> {
+    change(db, ctx, f).await
+}
+
+const EXPORT_STATUS: &str = "export_status";
+
+pub async fn export_status(db: &Db) -> StoreResult<ExportStatus> {
+    load(db, EXPORT_STATUS).await
+}
+
+/// Records how a publish went: the service's own record, not an operator's
+/// change, so neither audited nor announced.
+pub async fn record_export_status(db: &Db, status: &ExportStatus) -> StoreResult<()> {
+    let text = serde_json::to_string(status)
+        .map_err(|e| StoreError::Config(format!("unserializable export status: {e}")))?;
+    let now = db.clock.now().millis();
+    on_db!(db, |c| sqlx::query(
+        "INSERT INTO settings (name, value, updated_at) VALUES ($1, $2, $3) \
+         ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at"
+    )
+    .bind(EXPORT_STATUS)
+    .bind(&text)
+    .bind(now)
+    .execute(c)
+    .await?
+    .rows_affected());
+    Ok(())
 }

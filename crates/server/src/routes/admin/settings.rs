@@ -39,6 +39,14 @@ pub(super) async fn settings_screen(State(state): State<AppState>, s: Screen) ->
         .iter()
         .map(|l| (l.code(), l.name()))
         .collect();
+    let export = upstate_store::settings::export_settings(&state.db)
+        .await
+        .map_err(fail)?
+        .view(
+            upstate_store::settings::export_status(&state.db)
+                .await
+                .map_err(fail)?,
+        );
     Ok(s.show(view::settings(
         &s.frame("settings"),
         s.flash(),
@@ -46,5 +54,9 @@ pub(super) async fn settings_screen(State(state): State<AppState>, s: Screen) ->
         &features,
         &all,
         &languages,
+        view::StaticCopy {
+            export: &export,
+            root: &state.settings.static_copy_root.display().to_string(),
+        },
     )))
 }

@@ -57,6 +57,8 @@ struct Figures {
     pools: Vec<(&'static str, u32, usize)>,
     snapshot_builds: u64,
     cache: crate::snapshot::CacheFigures,
+    /// Whether the static copy is published, and how the last publish went.
+    export: (bool, upstate_core::static_copy::ExportStatus),
 }
 
 async fn figures(state: &AppState) -> Result<Figures, ApiError> {
@@ -84,6 +86,10 @@ async fn figures(state: &AppState) -> Result<Figures, ApiError> {
             .builds
             .load(std::sync::atomic::Ordering::Relaxed),
         cache: state.snapshots.figures(),
+        export: (
+            upstate_store::settings::export_settings(db).await?.enabled,
+            upstate_store::settings::export_status(db).await?,
+        ),
     };
     // Each page's figures come from its snapshot (what its public reads
     // are served from), so a scrape reads the database only for what no
@@ -182,6 +188,23 @@ fn render(f: &Figures) -> String {
         counter!("upstate_snapshot_builds_total").absolute(f.snapshot_builds);
         gauge!("upstate_snapshot_pages").set(f.cache.pages as f64);
         gauge!("upstate_snapshot_bytes").set(f.cache.bytes as f64);
+        let (publishing, status) = &f.export;
+        gauge!("upstate_static_copy_enabled").set(if *publishing { 1.0 } else { 0.0 });
+        if *publishing {
+            let secs = |t: Option<upstate_core::Timestamp>| t.map(|t| t.millis() as f64 / 1_000.0);
+            if let Some(at) = secs(status.last_published_at) {
+                gauge!("upstate_static_copy_last_success_timestamp_seconds").set(at);
+            }
+            if let Some(at) = secs(status.last_attempt_at) {
+                gauge!("upstate_static_copy_last_attempt_timestamp_seconds").set(at);
+            }
+            gauge!("upstate_static_copy_failing").set(if status.last_error.is_some() {
+                1.0
+            } else {
+                0.0
+            });
+            gauge!("upstate_static_copy_files").set(status.files as f64);
+        }
     });
     handle.render()
 }

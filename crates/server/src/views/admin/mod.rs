@@ -30,7 +30,7 @@ pub use monitors::{
 };
 pub use notifications::{ChannelScreen, channel, channels};
 pub use pages::{PageScreen, page_screen, pages_list};
-pub use settings::settings;
+pub use settings::{StaticCopy, settings};
 pub use sign_in::{login, second_factor, setup, setup_gone, setup_needs_link};
 pub use subscribers::{SubscribersScreen, subscribers};
 pub use team::{AuditFilters, SystemInfo, audit, keys, system, users};

@@ -1,10 +1,11 @@
 //! `/admin/settings`: the install's settings and its feature switches.
 
-use super::{Frame, Input, bridge, page};
+use super::{Frame, Input, bridge, page, when};
 use crate::form_bridge::Flash;
 use maud::{Markup, html};
 use upstate_core::StatusPage;
 use upstate_core::settings::{Features, Settings};
+use upstate_core::static_copy::ExportView;
 
 /// What a person reads beside each switch: its name and what turning it
 /// off takes away.
@@ -47,6 +48,7 @@ pub fn settings(
     f: &Features,
     pages: &[StatusPage],
     languages: &[(&str, &str)],
+    copy: StaticCopy<'_>,
 ) -> Markup {
     let back = "/admin/settings";
     let chosen = |field: &str, current: Option<&str>| {
@@ -129,7 +131,80 @@ pub fn settings(
                     div { button type="submit" { "Save features" } }
                 }
             }
+            (static_copy(frame, flash, copy.export, copy.root))
         }
     };
     page(frame, "Settings", flash, body)
+}
+
+/// The static copy's settings and the folder its directories live under.
+pub struct StaticCopy<'a> {
+    pub export: &'a ExportView,
+    pub root: &'a str,
+}
+
+/// Where the static copy is published, and how the last publish went.
+fn static_copy(frame: &Frame, flash: Option<&Flash>, e: &ExportView, root: &str) -> Markup {
+    let back = "/admin/settings";
+    let st = &e.status;
+    let s3 = e.s3.as_ref();
+    // A refused form comes back as it was sent, the box included.
+    let flash = flash.and_then(|f| f.of_form("static-copy"));
+    let enabled = flash
+        .and_then(|f| f.value_of("enabled"))
+        .map_or(e.enabled, |v| v == "on");
+    let dir_hint = format!(
+        "A folder under {root} (the server's static_copy_root), such as status. Point a web server at it."
+    );
+    let secret_hint = if s3.is_some() {
+        "Saved, never shown. Leave empty to keep it."
+    } else {
+        "Needed with a new access key."
+    };
+    html! {
+        section.card #static-copy aria-labelledby="h-static" {
+            h2 #h-static { "Static copy" }
+            p.muted { "Every public page, as visitors and integrations read it, written after each change to a folder or an S3-compatible bucket: a static host serves it when this service or its database is down. The command " code { "upstate export-static --out DIR" } " writes the same copy once." }
+            @if e.enabled {
+                @if let Some(err) = &st.last_error {
+                    div.alert.error role="alert" #static-state {
+                        strong { "Publishing fails. " }
+                        (err)
+                        @if let Some(at) = st.last_attempt_at { " (" (when(at)) ", retried by itself)" }
+                    }
+                } @else if let Some(at) = st.last_published_at {
+                    div.alert.notice role="status" #static-state {
+                        "Published " (when(at)) ": " (st.files) " files, " (st.written) " written, " (st.removed) " removed."
+                    }
+                } @else {
+                    div.alert.notice role="status" #static-state { "Not published yet: the first copy is made within seconds." }
+                }
+            }
+            form method="post" action="/api/export-settings" {
+                (bridge(back, back, Some("Static copy settings saved."), Some(frame.csrf)))
+                input type="hidden" name="_method" value="PUT";
+                input type="hidden" name="_form" value="static-copy";
+                div.field { div.choices {
+                    input type="hidden" name="enabled:bool" value="";
+                    label { input type="checkbox" name="enabled:bool" checked[enabled] aria-describedby="f-enabled-note"; "Publish after every change" }
+                    @if let Some(err) = flash.and_then(|f| f.error_of("enabled")) {
+                        span.error #f-enabled-note { (err) }
+                    } @else {
+                        span.hint #f-enabled-note { "Within seconds of a change, and every five minutes." }
+                    }
+                } }
+                (Input { value: e.directory.clone(), form_name: Some("directory:opt"), hint: Some(&dir_hint), required: false, ..Input::new("directory", "Folder", "text") }.render(flash))
+                fieldset {
+                    legend { "S3-compatible bucket" }
+                    (Input { value: s3.and_then(|s| s.endpoint.clone()), form_name: Some("s3.endpoint:opt"), hint: Some("Leave empty for AWS; the URL of MinIO, Ceph, R2 or another service."), required: false, ..Input::new("s3.endpoint", "Endpoint", "url") }.render(flash))
+                    (Input { value: s3.map(|s| s.bucket.clone()), form_name: Some("s3.bucket:req"), hint: Some("Leave empty for no bucket."), required: false, ..Input::new("s3.bucket", "Bucket", "text") }.render(flash))
+                    (Input { value: s3.map(|s| s.prefix.clone()), form_name: Some("s3.prefix:opt"), hint: Some("Put before every key, such as status/ (empty: the bucket's root)."), required: false, ..Input::new("s3.prefix", "Key prefix", "text") }.render(flash))
+                    (Input { value: s3.map(|s| s.region.clone()), form_name: Some("s3.region:opt"), hint: Some("Default us-east-1."), required: false, ..Input::new("s3.region", "Region", "text") }.render(flash))
+                    (Input { value: s3.map(|s| s.access_key_id.clone()), form_name: Some("s3.accessKeyId"), required: false, autocomplete: Some("off"), ..Input::new("s3.accessKeyId", "Access key id", "text") }.render(flash))
+                    (Input { form_name: Some("s3.secretAccessKey:opt"), hint: Some(secret_hint), required: false, autocomplete: Some("new-password"), ..Input::new("s3.secretAccessKey", "Secret access key", "password") }.render(flash))
+                }
+                div { button type="submit" { "Save static copy" } }
+            }
+        }
+    }
 }

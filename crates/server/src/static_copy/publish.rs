@@ -1,0 +1,160 @@
+//! Continuous publishing of the static copy while the service runs: after
+//! each committed change (heard on the change feed, from this instance or
+//! another), once things have been quiet for a second (but no later than
+//! ten seconds after the first change), and every five minutes anyway, so
+//! relative times and uptime stay fresh. One publish at a time per
+//! instance; a failed one is retried with doubling waits up to five
+//! minutes. How each attempt went is kept in the database (`export_status`)
+//! for the Settings screen, the API and `/api/metrics`.
+//!
+//! Several instances each publish the same copy: the writes are idempotent
+//! (same bytes, unchanged files skipped), so the cost is repeated work, not
+//! a wrong copy (docs/operations.md).
+
+use super::{DirReport, bucket, render, write_dir};
+use axum::Router;
+use std::path::PathBuf;
+use std::time::Duration;
+use tokio::sync::broadcast::error::RecvError;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+use upstate_core::static_copy::ExportSettings;
+use upstate_store::Db;
+use upstate_store::settings;
+
+const QUIET: Duration = Duration::from_secs(1);
+const AT_MOST: Duration = Duration::from_secs(10);
+const REFRESH: Duration = Duration::from_secs(300);
+const RETRY_MAX: Duration = Duration::from_secs(300);
+
+/// Publishes `app`'s copy wherever the export settings say, until `stop`.
+pub async fn run(app: Router, db: Db, root: PathBuf, stop: CancellationToken) {
+    let mut heard = db.changes.subscribe();
+    // At start: whatever changed while no instance was running.
+    let mut dirty_since = Some(Instant::now());
+    let mut failures: u32 = 0;
+    let mut retry_at = Instant::now();
+    let mut refresh_at = Instant::now() + REFRESH;
+    loop {
+        let due = match dirty_since {
+            Some(_) if failures > 0 => retry_at,
+            Some(since) => (Instant::now() + QUIET).min(since + AT_MOST),
+            None => refresh_at,
+        };
+        tokio::select! {
+            () = stop.cancelled() => return,
+            got = heard.recv() => {
+                if matches!(got, Err(RecvError::Closed)) {
+                    return;
+                }
+                dirty_since.get_or_insert_with(Instant::now);
+                continue;
+            }
+            () = tokio::time::sleep_until(due) => {}
+        }
+        refresh_at = Instant::now() + REFRESH;
+        let wanted = match settings::export_settings(&db).await {
+            Ok(s) if s.enabled => s,
+            Ok(_) => {
+                dirty_since = None;
+                failures = 0;
+                continue;
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the export settings");
+                failures += 1;
+                retry_at = Instant::now() + backoff(failures);
+                continue;
+            }
+        };
+        let outcome = tokio::select! {
+            () = stop.cancelled() => return,
+            outcome = publish(&app, &db, &wanted, &root) => outcome,
+        };
+        let mut status = settings::export_status(&db).await.unwrap_or_default();
+        let now = db.clock.now();
+        status.last_attempt_at = Some(now);
+        match outcome {
+            Ok((files, report)) => {
+                dirty_since = None;
+                failures = 0;
+                status.last_published_at = Some(now);
+                status.last_error = None;
+                status.files = files;
+                status.written = report.written;
+                status.removed = report.removed;
+                tracing::info!(
+                    files,
+                    written = report.written,
+                    removed = report.removed,
+                    "static copy published"
+                );
+            }
+            Err(e) => {
+                failures += 1;
+                retry_at = Instant::now() + backoff(failures);
+                tracing::warn!(error = %e, failures, "cannot publish the static copy");
+                status.last_error = Some(e);
+            }
+        }
+        if let Err(e) = settings::record_export_status(&db, &status).await {
+            tracing::warn!(error = %e, "cannot record how publishing went");
+        }
+    }
+}
+
+fn backoff(failures: u32) -> Duration {
+    (Duration::from_secs(5) * 2u32.saturating_pow(failures.saturating_sub(1).min(10)))
+        .min(RETRY_MAX)
+}
+
+/// One publish to every target; the file count and what the targets did
+/// (summed), or every target's error.
+async fn publish(
+    app: &Router,
+    db: &Db,
+    wanted: &ExportSettings,
+    root: &std::path::Path,
+) -> Result<(usize, DirReport), String> {
+    let copy = render(app, db, db.clock.now()).await?;
+    let files = std::sync::Arc::new(copy.files);
+    let mut total = DirReport::default();
+    let mut errors = Vec::new();
+    let mut add = |r: DirReport| {
+        total.written += r.written;
+        total.unchanged += r.unchanged;
+        total.removed += r.removed;
+    };
+    if let Some(dir) = &wanted.directory {
+        let target = root.join(dir);
+        let all = files.clone();
+        let written = tokio::task::spawn_blocking(move || write_dir(&target, &all)).await;
+        match written {
+            Ok(Ok(r)) => add(r),
+            Ok(Err(e)) => errors.push(format!("directory {dir}: {e}")),
+            Err(e) => errors.push(format!("directory {dir}: {e}")),
+        }
+    }
+    if let Some(s3) = &wanted.s3 {
+        match bucket::write_bucket(s3, &files).await {
+            Ok(r) => add(r),
+            Err(e) => errors.push(format!("bucket {}: {e}", s3.bucket)),
+        }
+    }
+    if errors.is_empty() {
+        Ok((files.len(), total))
+    } else {
+        Err(errors.join("; "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retries_wait_longer_each_time_up_to_five_minutes() {
+        let waits: Vec<u64> = (1..=9).map(|n| backoff(n).as_secs()).collect();
+        assert_eq!(waits, [5, 10, 20, 40, 80, 160, 300, 300, 300]);
+    }
+}
