@@ -143,6 +143,12 @@ pub struct Settings {
     /// `static` in `data_dir`); point a static web server at it.
     #[serde(deserialize_with = "text")]
     pub static_copy_root: String,
+    /// Redis (`redis://host:6379/0`) where instances count rate limits
+    /// together; unset, each instance counts its own.
+    pub redis_url: Option<Secret>,
+    /// Put before every key kept in Redis (several installs may share one).
+    #[serde(deserialize_with = "text")]
+    pub redis_prefix: String,
 }
 
 impl Default for Settings {
@@ -174,6 +180,8 @@ impl Default for Settings {
             metrics_token: None,
             smtp_from: String::new(),
             static_copy_root: String::new(),
+            redis_url: None,
+            redis_prefix: "upstate:".into(),
         }
     }
 }
@@ -350,6 +358,7 @@ fn known_keys() -> BTreeSet<String> {
             "secure_cookies",
             "smtp_url",
             "metrics_token",
+            "redis_url",
         ]
         .map(String::from),
     );
@@ -416,6 +425,26 @@ impl fmt::Debug for Config {
             .field("server", &self.server)
             .field("delivery", &self.delivery)
             .finish()
+    }
+}
+
+/// `redis_url`, checked for a scheme Redis clients speak.
+fn redis_url(url: Option<&Secret>) -> anyhow::Result<Option<String>> {
+    let Some(url) = url
+        .map(|u| u.expose().trim().to_string())
+        .filter(|u| !u.is_empty())
+    else {
+        return Ok(None);
+    };
+    if ["redis://", "rediss://", "unix://", "redis+unix://"]
+        .iter()
+        .any(|s| url.starts_with(s))
+    {
+        Ok(Some(url))
+    } else {
+        anyhow::bail!(
+            "redis_url (UPSTATE_REDIS_URL) must start with redis://, rediss:// or unix://, such as redis://127.0.0.1:6379/0"
+        )
     }
 }
 
@@ -529,6 +558,8 @@ impl Config {
                     .map(upstate_server::Token),
                 hsts_max_age_secs: s.hsts_max_age_secs,
                 stopping: tokio_util::sync::CancellationToken::new(),
+                redis_url: redis_url(s.redis_url.as_ref())?,
+                redis_prefix: s.redis_prefix.clone(),
                 static_copy_root: match s.static_copy_root.trim() {
                     "" => s.data_dir.join("static"),
                     root => PathBuf::from(root),

@@ -1,6 +1,6 @@
-//! The service `upstate serve` runs: the HTTP server and the three job
-//! loops (scheduler, deliveries, monitors) on one database, stopped
-//! together.
+//! The service `upstate serve` runs: the HTTP server, the three job loops
+//! (scheduler, deliveries, monitors) and the static copy's publisher on one
+//! database, stopped together.
 
 use crate::config::Config;
 use anyhow::Context;

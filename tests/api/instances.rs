@@ -208,3 +208,183 @@ async fn instances_run_each_monitor_check_once() {
     let checks = a.db.integers("SELECT COUNT(*) FROM monitor_checks").await;
     assert_eq!(checks, [12]);
 }
+
+/// A Redis of the test's own (Debian's `redis-server`, nothing kept on
+/// disk), so the test may stop and start it.
+struct OwnRedis {
+    port: u16,
+    child: Option<std::process::Child>,
+}
+
+impl OwnRedis {
+    fn start(test: &str) -> Option<OwnRedis> {
+        let bin = std::path::PathBuf::from("/usr/bin/redis-server");
+        if !crate::support::peers_available(test, std::slice::from_ref(&bin)) {
+            return None;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let mut r = OwnRedis { port, child: None };
+        r.up();
+        Some(r)
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.port)
+    }
+
+    fn up(&mut self) {
+        let child = std::process::Command::new("/usr/bin/redis-server")
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("redis-server");
+        self.child = Some(child);
+        for _ in 0..200 {
+            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        panic!("redis-server did not start");
+    }
+
+    fn down(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for OwnRedis {
+    fn drop(&mut self) {
+        self.down();
+    }
+}
+
+/// One request with the key: (status, X-RateLimit-Remaining).
+async fn keyed(client: &reqwest::Client, base: &str, key: &str) -> (u16, Option<u32>) {
+    let r = client
+        .get(format!("{base}/api/v1/statuspages"))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap();
+    let left = r
+        .headers()
+        .get("x-ratelimit-remaining")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok());
+    (r.status().as_u16(), left)
+}
+
+/// With `redis_url`, three instances count a key's 100 requests a minute
+/// together: the 101st is refused whichever instance it reaches. Redis
+/// gone, they keep answering (each counting alone) and say so in the
+/// self-test and the metrics; Redis back, they count together again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "UPSTATE_TEST_POSTGRES_URL was not set when the tests were built"
+)]
+async fn a_keys_limit_holds_across_three_instances_through_redis() {
+    let Some(mut redis) =
+        OwnRedis::start("a_keys_limit_holds_across_three_instances_through_redis")
+    else {
+        return;
+    };
+    let url = redis.url();
+    let env = [
+        ("UPSTATE_REDIS_URL", url.as_str()),
+        ("UPSTATE_API_RATE_PER_MINUTE", "100"),
+        ("UPSTATE_API_RATE_PER_HOUR", "0"),
+    ];
+    let a = Server::start_with(Backend::Postgres, &env).await;
+    let (b, b_base) = spawn(&a.db, &env);
+    let (c, c_base) = spawn(&a.db, &env);
+    let (_b, _c) = (Running(b), Running(c));
+    let bases = [a.base.clone(), b_base, c_base];
+    let client = reqwest::Client::new();
+    for i in 0..100u32 {
+        let got = keyed(&client, &bases[(i % 3) as usize], &a.key).await;
+        assert_eq!(got, (200, Some(99 - i)), "request {} counted by all", i + 1);
+    }
+    for base in &bases {
+        assert_eq!(keyed(&client, base, &a.key).await.0, 429, "{base}");
+    }
+
+    // Redis gone: answered all the same, counted per instance.
+    redis.down();
+    for base in &bases {
+        assert_eq!(keyed(&client, base, &a.key).await.0, 200, "{base}");
+    }
+    let selftest: serde_json::Value = client
+        .get(format!("{}/api/selftest", a.base))
+        .bearer_auth(&a.key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let check = selftest["data"]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "shared limits")
+        .cloned()
+        .unwrap_or_else(|| panic!("{selftest}"));
+    assert_eq!(
+        (check["ok"].clone(), check["degraded"].clone()),
+        (json!(true), json!(true)),
+        "{check}"
+    );
+    assert_eq!(selftest["data"]["ok"], true, "degraded is not failed");
+    let metrics = client
+        .get(format!("{}/api/metrics", a.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(metrics.contains("upstate_shared_limits_up 0"), "{metrics}");
+    let log = std::fs::read_to_string(a.db.dir.path().join("server.log")).unwrap_or_default();
+    assert!(log.contains("Redis does not answer"), "{log}");
+
+    // Redis back (empty): once each instance tries it again (five seconds
+    // after its last failure, the connection remade), they count there
+    // together: one request on each takes one count from a single window.
+    redis.up();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let mut lefts = Vec::new();
+        for base in &bases {
+            let (status, left) = keyed(&client, base, &a.key).await;
+            assert_eq!(status, 200);
+            lefts.push(left.unwrap());
+        }
+        if lefts[1] + 1 == lefts[0] && lefts[2] + 1 == lefts[1] {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "counted together again within 30 s: {lefts:?}"
+        );
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    let metrics = client
+        .get(format!("{}/api/metrics", a.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(metrics.contains("upstate_shared_limits_up 1"), "{metrics}");
+}

@@ -45,6 +45,8 @@ const SERVED: &[(&str, &str)] = &[
     ("put", "/api/settings"),
     ("get", "/api/features"),
     ("put", "/api/features"),
+    ("get", "/api/export-settings"),
+    ("put", "/api/export-settings"),
     ("post", "/api/admin/cache"),
     ("get", "/api/statuspages/current"),
     ("post", "/api/statuspages/current"),

@@ -73,7 +73,7 @@ pub async fn require_key(
         Some(k) if k.is_active(now) => Subject::Key(k.id),
         _ => Subject::Addr(peer.ip()),
     };
-    let decision = state.limits.check(subject);
+    let decision = state.limits.take(subject).await;
     let outcome = authorize(
         req.headers(),
         key,
@@ -125,7 +125,8 @@ pub async fn key_from_headers(state: &AppState, headers: &HeaderMap) -> Result<A
     }
     if let Some(retry_after_secs) = state
         .limits
-        .check(Subject::Key(key.id))
+        .take(Subject::Key(key.id))
+        .await
         .and_then(|d| d.retry_after_secs)
     {
         return Err(ApiError::RateLimited { retry_after_secs });

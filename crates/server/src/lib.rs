@@ -24,6 +24,7 @@ mod routes;
 mod security_headers;
 mod selftest;
 mod session;
+mod shared_limits;
 mod snapshot;
 pub mod state;
 pub mod static_copy;
@@ -79,6 +80,11 @@ pub struct ServerSettings {
     pub stopping: tokio_util::sync::CancellationToken,
     /// The folder the static copy's directory targets live under.
     pub static_copy_root: std::path::PathBuf,
+    /// Redis, where rate limits are counted across instances (None: each
+    /// instance counts its own).
+    pub redis_url: Option<String>,
+    /// Put before every key this install keeps in Redis.
+    pub redis_prefix: String,
 }
 
 /// A secret from configuration; its Debug (the start-up log) hides it.
@@ -108,6 +114,8 @@ impl Default for ServerSettings {
             hsts_max_age_secs: 31_536_000,
             stopping: tokio_util::sync::CancellationToken::new(),
             static_copy_root: std::path::PathBuf::from("data/static"),
+            redis_url: None,
+            redis_prefix: "upstate:".into(),
         }
     }
 }
@@ -120,8 +128,23 @@ pub fn app(
 ) -> Router {
     // A visitor subscribes once or twice, comments a few times; a script
     // trying addresses or posting spam is stopped after a handful.
-    let subscribe_limits = rate_limit::Limits::new(5, 20).swept();
-    let comment_limits = rate_limit::Limits::new(3, 10).swept();
+    let shared_limits = match rate_limit::SharedLimits::new(
+        settings.redis_url.as_deref(),
+        &settings.redis_prefix,
+    ) {
+        Ok(shared) => shared,
+        Err(e) => {
+            // The configuration checked the URL; this is the last guard.
+            tracing::error!(error = %e, "rate limits are counted per instance");
+            rate_limit::SharedLimits::default()
+        }
+    };
+    let subscribe_limits = rate_limit::Limits::new(5, 20)
+        .shared(&shared_limits, "subscribe")
+        .swept();
+    let comment_limits = rate_limit::Limits::new(3, 10)
+        .shared(&shared_limits, "comment")
+        .swept();
     let visitor_limiters = vec![
         std::sync::Arc::downgrade(&subscribe_limits),
         std::sync::Arc::downgrade(&comment_limits),
@@ -135,7 +158,9 @@ pub fn app(
         sender,
         checker,
         limits: rate_limit::Limits::new(settings.api_rate_per_minute, settings.api_rate_per_hour)
+            .shared(&shared_limits, "api")
             .swept(),
+        shared_limits,
         subscribe_limits,
         comment_limits,
         snapshots: snapshot::Snapshots::new(db.clone()),

@@ -66,7 +66,8 @@ pub(crate) fn limited(
     (schemas, paths, route): UtoipaMethodRouter<AppState>,
     per_minute: u32,
 ) -> UtoipaMethodRouter<AppState> {
-    (schemas, paths, limit_route(state, route, per_minute))
+    let name = paths.paths.keys().next().cloned().unwrap_or_default();
+    (schemas, paths, limit_route(state, route, per_minute, &name))
 }
 
 /// `limited` for a route outside the OpenAPI document (the HTML pages).
@@ -74,11 +75,15 @@ pub(crate) fn limit_route(
     state: &AppState,
     route: MethodRouter<AppState>,
     per_minute: u32,
+    // Its own count in Redis: the route's path.
+    name: &str,
 ) -> MethodRouter<AppState> {
     let route = if per_minute == 0 {
         route
     } else {
-        let limits = Limits::new(per_minute, 0).swept();
+        let limits = Limits::new(per_minute, 0)
+            .shared(&state.shared_limits, name)
+            .swept();
         if let Ok(mut all) = state.public_limiters.lock() {
             all.push(Arc::downgrade(&limits));
         }
@@ -136,7 +141,7 @@ async fn limit_by_address(
         return next.run(req).await;
     }
     let ip = client_ip(peer.ip(), req.headers(), &state.settings.trusted_proxies);
-    let decision = limits.check(Subject::Addr(ip));
+    let decision = limits.take(Subject::Addr(ip)).await;
     let mut res = match decision.and_then(|d| d.retry_after_secs) {
         Some(retry_after_secs) => {
             open_cors(ApiError::RateLimited { retry_after_secs }.into_response())

@@ -10,9 +10,12 @@
 //! 100/min), so a slow run of 100 requests leaves room for a 101st: not the
 //! behaviour operators read in the documentation.
 //!
-//! Quotas are per instance: behind a balancer, each instance grants the full
-//! quota (documented in the README's scale-out section).
+//! Without Redis, quotas are per instance: behind a balancer each instance
+//! grants the full quota. With `redis_url`, every instance counts in Redis
+//! (`shared_limits.rs`: one script call per check, the same windows), and
+//! falls back to its own counts while Redis does not answer.
 
+pub use crate::shared_limits::SharedLimits;
 use dashmap::DashMap;
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -90,6 +93,8 @@ impl Window {
 
 pub struct Limits {
     windows: Vec<Window>,
+    /// Counted in Redis, under this name, when configured.
+    shared: Option<(SharedLimits, String)>,
 }
 
 impl Limits {
@@ -104,11 +109,35 @@ impl Limits {
                 counts: DashMap::new(),
             })
             .collect();
-        Limits { windows }
+        Limits {
+            windows,
+            shared: None,
+        }
     }
 
-    /// Counts one request against every window of the subject. A refused
-    /// request is counted nowhere; the reported window is the one closest to
+    /// Counts these limits in Redis (when `shared` has it), as `name`.
+    pub fn shared(mut self, shared: &SharedLimits, name: &str) -> Limits {
+        if shared.configured() {
+            self.shared = Some((shared.clone(), name.to_string()));
+        }
+        self
+    }
+
+    /// `check`, counted across instances where Redis is configured and
+    /// answers; this instance's own count otherwise.
+    pub async fn take(&self, subject: Subject) -> Option<Decision> {
+        if let Some((shared, name)) = &self.shared {
+            let windows: Vec<(u32, Duration)> =
+                self.windows.iter().map(|w| (w.limit, w.length)).collect();
+            if let Some(d) = shared.check(name, subject, &windows).await {
+                return d;
+            }
+        }
+        self.check(subject)
+    }
+
+    /// Counts one request against every window of the subject in this
+    /// instance. A refused request is counted nowhere; the reported window is the one closest to
     /// running out (or the one that refused).
     pub fn check(&self, subject: Subject) -> Option<Decision> {
         let now = Instant::now();

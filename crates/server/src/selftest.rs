@@ -22,6 +22,9 @@ const DISK_MIN_BYTES: u64 = 256 * 1024 * 1024;
 pub struct Check {
     pub name: &'static str,
     pub ok: bool,
+    /// Working, but without a helper: the instance does its best alone
+    /// (Redis down: rate limits counted per instance).
+    pub degraded: bool,
     /// How long the check took.
     pub ms: u64,
     /// What was found, in words.
@@ -49,12 +52,14 @@ where
         Ok(detail) => Check {
             name,
             ok: true,
+            degraded: false,
             ms,
             detail,
         },
         Err(detail) => Check {
             name,
             ok: false,
+            degraded: false,
             ms,
             detail,
         },
@@ -124,6 +129,25 @@ pub async fn run(state: &AppState) -> Report {
             })
             .await,
         );
+    }
+    if state.shared_limits.configured() {
+        let mut check = timed("shared limits", async {
+            match state.shared_limits.ping().await {
+                Ok(()) => Ok("Redis answered: rate limits are counted across instances".into()),
+                Err(e) => Err(e),
+            }
+        })
+        .await;
+        if !check.ok {
+            // Degraded, not failed: every limit still holds per instance.
+            check.ok = true;
+            check.degraded = true;
+            check.detail = format!(
+                "{}; rate limits are counted per instance until Redis answers",
+                check.detail
+            );
+        }
+        checks.push(check);
     }
     if let Ok(Some(file)) = upstate_store::health::sqlite_file(db).await {
         checks.push(

@@ -20,6 +20,8 @@ pub struct Shared {
     /// Runs "test now" checks and wakes the monitor loop after a change.
     pub checker: upstate_jobs::monitors::Checker,
     pub limits: Arc<Limits>,
+    /// Redis, when limits are counted across instances.
+    pub shared_limits: crate::rate_limit::SharedLimits,
     /// Visitors' sign-ups per client address (`POST /api/subscribers`).
     pub subscribe_limits: Arc<Limits>,
     /// Visitors' comments per client address (`POST /api/comments`).

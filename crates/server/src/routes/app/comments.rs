@@ -102,7 +102,7 @@ async fn post(
         let new = input.validate()?;
         let (snap, page) = commentable(&state, new.incident_id, &headers).await?;
         let ip = client_ip(peer.ip(), &headers, &state.settings.trusted_proxies);
-        if let Some(d) = state.comment_limits.check(Subject::Addr(ip))
+        if let Some(d) = state.comment_limits.take(Subject::Addr(ip)).await
             && let Some(retry_after_secs) = d.retry_after_secs
         {
             return Err(ApiError::RateLimited { retry_after_secs });

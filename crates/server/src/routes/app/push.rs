@@ -94,7 +94,7 @@ async fn subscribe(
         }
     }
     let ip = client_ip(peer.ip(), &headers, &state.settings.trusted_proxies);
-    if let Some(d) = state.subscribe_limits.check(Subject::Addr(ip))
+    if let Some(d) = state.subscribe_limits.take(Subject::Addr(ip)).await
         && let Some(retry_after_secs) = d.retry_after_secs
     {
         return Err(ApiError::RateLimited { retry_after_secs });

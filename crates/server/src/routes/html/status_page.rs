@@ -28,19 +28,22 @@ use upstate_store::public as store_public;
 pub fn router(state: &AppState) -> Router<AppState> {
     let per_minute = state.settings.public_limits.page;
     Router::new()
-        .route("/", limit_route(state, get(root), per_minute))
-        .route("/s/{slug}", limit_route(state, get(page), per_minute))
+        .route("/", limit_route(state, get(root), per_minute, "/"))
+        .route(
+            "/s/{slug}",
+            limit_route(state, get(page), per_minute, "/s/{slug}"),
+        )
         .route(
             "/s/{slug}/{kind}/{id}",
-            limit_route(state, get(item), per_minute),
+            limit_route(state, get(item), per_minute, "/s/{slug}/{kind}/{id}"),
         )
         .route(
             "/s/{slug}/history",
-            limit_route(state, get(history), per_minute),
+            limit_route(state, get(history), per_minute, "/s/{slug}/history"),
         )
         .route(
             "/s/{slug}/custom.css",
-            limit_route(state, get(custom_css), per_minute),
+            limit_route(state, get(custom_css), per_minute, "/s/{slug}/custom.css"),
         )
         .route("/assets/{name}", get(asset))
         .route("/sw.js", get(service_worker))

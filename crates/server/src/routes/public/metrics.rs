@@ -59,6 +59,8 @@ struct Figures {
     cache: crate::snapshot::CacheFigures,
     /// Whether the static copy is published, and how the last publish went.
     export: (bool, upstate_core::static_copy::ExportStatus),
+    /// Whether rate limits are counted in Redis now (None: not configured).
+    shared_limits: Option<bool>,
 }
 
 async fn figures(state: &AppState) -> Result<Figures, ApiError> {
@@ -86,6 +88,7 @@ async fn figures(state: &AppState) -> Result<Figures, ApiError> {
             .builds
             .load(std::sync::atomic::Ordering::Relaxed),
         cache: state.snapshots.figures(),
+        shared_limits: state.shared_limits.up(),
         export: (
             upstate_store::settings::export_settings(db).await?.enabled,
             upstate_store::settings::export_status(db).await?,
@@ -188,6 +191,9 @@ fn render(f: &Figures) -> String {
         counter!("upstate_snapshot_builds_total").absolute(f.snapshot_builds);
         gauge!("upstate_snapshot_pages").set(f.cache.pages as f64);
         gauge!("upstate_snapshot_bytes").set(f.cache.bytes as f64);
+        if let Some(up) = f.shared_limits {
+            gauge!("upstate_shared_limits_up").set(if up { 1.0 } else { 0.0 });
+        }
         let (publishing, status) = &f.export;
         gauge!("upstate_static_copy_enabled").set(if *publishing { 1.0 } else { 0.0 });
         if *publishing {

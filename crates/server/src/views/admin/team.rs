@@ -350,7 +350,7 @@ pub fn system(frame: &Frame, flash: Option<&Flash>, i: &SystemInfo) -> Markup {
                     @for c in &i.selftest.checks {
                         li {
                             span {
-                                @if c.ok { span.pill.s-operational { "OK" } } @else { span.pill.s-major_outage { "Failed" } }
+                                @if c.degraded { span.pill.s-degraded { "Degraded" } } @else if c.ok { span.pill.s-operational { "OK" } } @else { span.pill.s-major_outage { "Failed" } }
                                 " " strong { (c.name) } br; span.muted { (c.detail) }
                             }
                             span.muted { (c.ms) " ms" }
