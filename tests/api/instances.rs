@@ -222,10 +222,7 @@ impl OwnRedis {
         if !crate::support::peers_available(test, std::slice::from_ref(&bin)) {
             return None;
         }
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
+        let port = crate::support::free_port();
         let mut r = OwnRedis { port, child: None };
         r.up();
         Some(r)
@@ -345,14 +342,7 @@ async fn a_keys_limit_holds_across_three_instances_through_redis() {
         "{check}"
     );
     assert_eq!(selftest["data"]["ok"], true, "degraded is not failed");
-    let metrics = client
-        .get(format!("{}/api/metrics", a.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = crate::support::metrics_text(&a.base).await;
     assert!(metrics.contains("upstate_shared_limits_up 0"), "{metrics}");
     let log = std::fs::read_to_string(a.db.dir.path().join("server.log")).unwrap_or_default();
     assert!(log.contains("Redis does not answer"), "{log}");
@@ -378,13 +368,6 @@ async fn a_keys_limit_holds_across_three_instances_through_redis() {
         );
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
-    let metrics = client
-        .get(format!("{}/api/metrics", a.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = crate::support::metrics_text(&a.base).await;
     assert!(metrics.contains("upstate_shared_limits_up 1"), "{metrics}");
 }

@@ -47,19 +47,24 @@ impl Mail {
     }
 
     pub async fn wait_for(&self, n: usize, within: Duration) -> Vec<Value> {
-        let deadline = Instant::now() + within;
-        loop {
-            let got = self.got().await;
-            if got.len() >= n {
-                return got;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "expected {n} messages within {within:?}, got {}: {got:?}",
-                got.len()
-            );
-            tokio::time::sleep(Duration::from_millis(25)).await;
+        at_least(n, within, async || self.got().await).await
+    }
+}
+
+/// What `got` says once it holds `n` messages (fails after `within`).
+async fn at_least<F: AsyncFn() -> Vec<Value>>(n: usize, within: Duration, got: F) -> Vec<Value> {
+    let deadline = Instant::now() + within;
+    loop {
+        let got = got().await;
+        if got.len() >= n {
+            return got;
         }
+        assert!(
+            Instant::now() < deadline,
+            "expected {n} messages within {within:?}, got {}: {got:?}",
+            got.len()
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
     }
 }
 
@@ -107,10 +112,7 @@ impl SmtpSink {
         if !peers_available(test, std::slice::from_ref(&python)) {
             return None;
         }
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
+        let port = crate::support::free_port();
         let mut child = Command::new(python)
             .arg(root().join("tests/consumers/smtp_sink.py"))
             .arg(port.to_string())
@@ -159,19 +161,7 @@ impl SmtpSink {
     }
 
     pub async fn wait_for(&self, n: usize, within: Duration) -> Vec<Value> {
-        let deadline = Instant::now() + within;
-        loop {
-            let got = self.got();
-            if got.len() >= n {
-                return got;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "expected {n} messages within {within:?}, got {}: {got:?}",
-                got.len()
-            );
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
+        at_least(n, within, async || self.got()).await
     }
 }
 

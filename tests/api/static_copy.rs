@@ -27,10 +27,7 @@ struct StaticHost {
 
 impl StaticHost {
     async fn start(dir: &Path) -> StaticHost {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
+        let port = crate::support::free_port();
         let child = Command::new("python3")
             .args([
                 "-m",
@@ -65,6 +62,11 @@ impl Drop for StaticHost {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The body at `url`.
+async fn text_of(http: &reqwest::Client, url: &str) -> String {
+    http.get(url).send().await.unwrap().text().await.unwrap()
 }
 
 /// Same-site links (`href`/`src` starting with one `/`) of a page.
@@ -207,23 +209,13 @@ async fn the_copy_reads_like_the_live_page(b: Backend) {
         "{seen:?}"
     );
     assert!(pages >= 20, "each page in six languages: {pages}");
-    let german = http
-        .get(format!("{}/s/acme/lang=de.html", host.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let german = text_of(&http, &format!("{}/s/acme/lang=de.html", host.base)).await;
     assert!(german.contains("Eine Kopie dieser Seite"), "{german}");
-    let detail = http
-        .get(format!("{}/s/acme/incidents/{incident}.html", host.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let detail = text_of(
+        &http,
+        &format!("{}/s/acme/incidents/{incident}.html", host.base),
+    )
+    .await;
     assert!(
         detail.contains("Found the cause") && detail.contains("Looking into it"),
         "the timeline is in the copy"
@@ -245,23 +237,14 @@ async fn the_copy_reads_like_the_live_page(b: Backend) {
         let live = s.get(path).await.body;
         assert_eq!(copied, live, "{path}");
     }
-    let status: Value = http
-        .get(format!("{}/api/public/status/acme.json", host.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let status: Value = serde_json::from_str(
+        &text_of(&http, &format!("{}/api/public/status/acme.json", host.base)).await,
+    )
+    .unwrap();
     assert_eq!(status, s.get("/api/public/status/acme").await.body);
-    let rss = http
-        .get(format!("{}/api/feed/rss/page=acme.rss", host.base))
-        .send()
+    let rss = text_of(&http, &format!("{}/api/feed/rss/page=acme.rss", host.base))
         .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
+        .into_bytes();
     let channel = rss::Channel::read_from(&rss[..]).expect("RSS 2.0");
     assert!(
         channel
@@ -269,36 +252,17 @@ async fn the_copy_reads_like_the_live_page(b: Backend) {
             .iter()
             .any(|i| i.title().is_some_and(|t| t.starts_with("API errors")))
     );
-    let atom = http
-        .get(format!(
-            "{}/api/feed/rss/format=atom&page=acme.atom",
-            host.base
-        ))
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
+    let atom = text_of(
+        &http,
+        &format!("{}/api/feed/rss/format=atom&page=acme.atom", host.base),
+    )
+    .await
+    .into_bytes();
     atom_syndication::Feed::read_from(&atom[..]).expect("Atom");
-    let ics = http
-        .get(format!("{}/api/calendar/page=acme.ics", host.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let ics = text_of(&http, &format!("{}/api/calendar/page=acme.ics", host.base)).await;
     let cal: icalendar::Calendar = ics.parse().expect("iCalendar");
     assert_eq!(cal.components.len(), 1, "{ics}");
-    let badge = http
-        .get(format!("{}/api/badge/page=acme.svg", host.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let badge = text_of(&http, &format!("{}/api/badge/page=acme.svg", host.base)).await;
     assert!(
         badge.starts_with("<svg") && badge.contains("major outage"),
         "{badge}"
@@ -369,10 +333,7 @@ impl S3Server {
         if !peers_available(test, std::slice::from_ref(&python)) {
             return None;
         }
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
+        let port = crate::support::free_port();
         let child = Command::new(python)
             .args([
                 "-m",
@@ -454,6 +415,18 @@ async fn publishing_server(b: Backend) -> (Server, PathBuf) {
     })
     .await;
     (s, copies)
+}
+
+/// Saves the export settings with the admin key.
+async fn set_export(s: &Server, body: Value) -> Value {
+    s.send(
+        Method::PUT,
+        "/api/export-settings",
+        Some(&s.key),
+        Some(body),
+    )
+    .await
+    .data(200)
 }
 
 /// The export settings once `ready` says they are.
@@ -564,14 +537,7 @@ async fn the_copy_is_published_to_a_directory_after_each_change(b: Backend) {
     let (s, copies) = publishing_server(b).await;
     let page = s.page("acme").await;
     let api = s.component(page, "API").await;
-    s.send(
-        Method::PUT,
-        "/api/export-settings",
-        Some(&s.key),
-        Some(json!({"enabled": true, "directory": "status"})),
-    )
-    .await
-    .data(200);
+    set_export(&s, json!({"enabled": true, "directory": "status"})).await;
     let done = export_when(&s, "a first publish", |v| {
         !v["status"]["lastPublishedAt"].is_null()
     })
@@ -607,14 +573,7 @@ async fn the_copy_is_published_to_a_directory_after_each_change(b: Backend) {
     // A target it cannot write: the error is on record and in the metrics,
     // and the next good publish clears it.
     std::fs::write(copies.join("blocked"), "a file, not a folder").unwrap();
-    s.send(
-        Method::PUT,
-        "/api/export-settings",
-        Some(&s.key),
-        Some(json!({"enabled": true, "directory": "blocked"})),
-    )
-    .await
-    .data(200);
+    set_export(&s, json!({"enabled": true, "directory": "blocked"})).await;
     let failing = export_when(&s, "a failed publish", |v| {
         !v["status"]["lastError"].is_null()
     })
@@ -626,12 +585,7 @@ async fn the_copy_is_published_to_a_directory_after_each_change(b: Backend) {
             .contains("directory blocked"),
         "{failing}"
     );
-    let metrics = reqwest::get(format!("{}/api/metrics", s.base))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = crate::support::metrics_text(&s.base).await;
     assert!(
         metrics.contains("upstate_static_copy_failing 1"),
         "{metrics}"
@@ -640,14 +594,7 @@ async fn the_copy_is_published_to_a_directory_after_each_change(b: Backend) {
         metrics.contains("upstate_static_copy_enabled 1"),
         "{metrics}"
     );
-    s.send(
-        Method::PUT,
-        "/api/export-settings",
-        Some(&s.key),
-        Some(json!({"enabled": true, "directory": "status"})),
-    )
-    .await
-    .data(200);
+    set_export(&s, json!({"enabled": true, "directory": "status"})).await;
     export_when(&s, "the error cleared", |v| {
         v["status"]["lastError"].is_null()
     })

@@ -1101,6 +1101,24 @@ pub fn root() -> std::path::PathBuf {
 /// scripts/test-deps) are installed. Without them the test says SKIPPED in
 /// the run's output (and counts as passed: libtest has no skip), unless
 /// `UPSTATE_TEST_EXTERNAL=required` (CI), which makes it a failure.
+/// A TCP port nothing listens on now, for a peer the test starts.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// The Prometheus text a server's `/api/metrics` answers.
+pub async fn metrics_text(base: &str) -> String {
+    reqwest::get(format!("{base}/api/metrics"))
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("metrics text")
+}
+
 pub fn peers_available(test: &str, paths: &[std::path::PathBuf]) -> bool {
     let missing: Vec<String> = paths
         .iter()

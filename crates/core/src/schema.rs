@@ -397,3 +397,44 @@ mod tests {
         );
     }
 }
+
+/// A folder of the static copy under the copy root (`static_copy::folder`):
+/// names of letters, digits, `-`, `_` and `.` (none only dots) joined by `/`.
+pub fn export_folder() -> Object {
+    string(
+        1,
+        256,
+        Some(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]*(/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*/?$".to_string()),
+    )
+    .examples([serde_json::json!("status")])
+    .build()
+}
+
+/// An S3 bucket's name (`static_copy::bucket`).
+pub fn bucket() -> Object {
+    string(
+        3,
+        63,
+        Some(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$".to_string()),
+    )
+    .examples([serde_json::json!("status-copy")])
+    .build()
+}
+
+/// A key prefix in a bucket, `status/` (empty: the bucket's root).
+pub fn key_prefix() -> Object {
+    string(
+        0,
+        256,
+        Some(r"^([A-Za-z0-9_-][A-Za-z0-9_.-]*(/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*/?)?$".to_string()),
+    )
+    .examples([serde_json::json!("status/")])
+    .build()
+}
+
+/// A region, key id or secret: one word of printable characters.
+pub fn credential() -> Object {
+    string(1, 256, Some(r"^[!-~]+$".to_string()))
+        .examples([serde_json::json!("us-east-1")])
+        .build()
+}

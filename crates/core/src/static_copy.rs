@@ -43,6 +43,7 @@ pub struct ExportInput {
     pub enabled: bool,
     /// A folder under the copy root, such as `status` (null: none).
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::export_folder))]
     pub directory: Option<String>,
     /// A bucket to publish to (null: none).
     #[serde(default)]
@@ -55,16 +56,22 @@ pub struct ExportInput {
 pub struct S3Input {
     /// The S3-compatible service's URL; leave out for AWS.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::url))]
     pub endpoint: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::bucket))]
     pub bucket: String,
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::key_prefix))]
     pub prefix: Option<String>,
     /// Default `us-east-1`.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::credential))]
     pub region: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::credential))]
     pub access_key_id: String,
     /// Leave out to keep the saved secret of the same access key.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::credential))]
     pub secret_access_key: Option<String>,
 }
 

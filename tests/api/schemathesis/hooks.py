@@ -214,6 +214,15 @@ def _body(ctx, body):
             body["weekdays"] = ["MO"]
         if body.get("repeat") == "monthly" and not _num(body.get("monthDay")):
             body["monthDay"] = 1
+    # Publishing needs somewhere to publish to, and a new bucket key its
+    # secret: rules across fields the document states only in words. The
+    # copy goes to a folder under the test's own copy root.
+    if path == "/api/export-settings" and method == "PUT":
+        s3 = body.get("s3")
+        if isinstance(s3, dict):
+            s3.setdefault("secretAccessKey", "fuzz-secret")
+        if body.get("enabled") is True and not body.get("directory") and not isinstance(s3, dict):
+            body["directory"] = "copy"
     # A notice preview is of an incident's change or of a new incident on a
     # page: one of the two names it.
     if path == "/api/incidents/notice-preview" and "incidentId" not in body:
