@@ -376,28 +376,6 @@ pub fn past_incident_days() -> Object {
     integer(0, PAST_INCIDENT_DAYS_MAX)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::validate;
-
-    /// The examples each schema shows are values its rule accepts.
-    #[test]
-    fn examples_pass_their_rules() {
-        assert!(validate::name("API").is_ok());
-        assert!(validate::slug("acme").is_ok());
-        assert!(validate::url("https://example.com/logo.png").is_ok());
-        assert!(validate::domain("status.example.com").is_ok());
-        assert!(validate::hex_color("#2563eb").is_ok());
-        assert!(validate::time_zone("Europe/Berlin").is_ok());
-        assert!(time_zone().enum_values.is_some_and(|v| v.len() > 300));
-        assert_eq!(
-            validate::DESCRIPTION_MAX,
-            description().max_length.unwrap_or(0)
-        );
-    }
-}
-
 /// A folder of the static copy under the copy root (`static_copy::folder`):
 /// names of letters, digits, `-`, `_` and `.` (none only dots) joined by `/`.
 pub fn export_folder() -> Object {
@@ -437,4 +415,26 @@ pub fn credential() -> Object {
     string(1, 256, Some(r"^[!-~]+$".to_string()))
         .examples([serde_json::json!("us-east-1")])
         .build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::validate;
+
+    /// The examples each schema shows are values its rule accepts.
+    #[test]
+    fn examples_pass_their_rules() {
+        assert!(validate::name("API").is_ok());
+        assert!(validate::slug("acme").is_ok());
+        assert!(validate::url("https://example.com/logo.png").is_ok());
+        assert!(validate::domain("status.example.com").is_ok());
+        assert!(validate::hex_color("#2563eb").is_ok());
+        assert!(validate::time_zone("Europe/Berlin").is_ok());
+        assert!(time_zone().enum_values.is_some_and(|v| v.len() > 300));
+        assert_eq!(
+            validate::DESCRIPTION_MAX,
+            description().max_length.unwrap_or(0)
+        );
+    }
 }
