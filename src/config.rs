@@ -149,6 +149,13 @@ pub struct Settings {
     /// Put before every key kept in Redis (several installs may share one).
     #[serde(deserialize_with = "text")]
     pub redis_prefix: String,
+    /// The server key that seals stored secrets: 32 bytes in base64
+    /// (`upstate rotate-key --print` makes one). Unset: `secret.key` in
+    /// `data_dir`, made on first start. Several instances need the same key.
+    pub secret_key: Option<Secret>,
+    /// Earlier server keys (comma-separated) that still open secrets while
+    /// instances move to a new `secret_key`; each start re-seals with it.
+    pub secret_key_previous: Option<Secret>,
 }
 
 impl Default for Settings {
@@ -182,6 +189,8 @@ impl Default for Settings {
             static_copy_root: String::new(),
             redis_url: None,
             redis_prefix: "upstate:".into(),
+            secret_key: None,
+            secret_key_previous: None,
         }
     }
 }
@@ -407,8 +416,55 @@ fn unknown_in_file(text: &str) -> Vec<String> {
     keys.into_iter().filter(|k| !known.contains(k)).collect()
 }
 
+/// Where the server key comes from (`server_key`).
+#[derive(Clone)]
+pub enum KeySource {
+    /// A key file (made on first start if the database has no sealed secret).
+    File(PathBuf),
+    /// Given by configuration: the current key first.
+    Given(Vec<upstate_store::sealed::ServerKey>),
+}
+
+impl fmt::Debug for KeySource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KeySource::File(p) => write!(f, "File({})", p.display()),
+            KeySource::Given(keys) => write!(f, "Given({} keys)", keys.len()),
+        }
+    }
+}
+
+/// `secret_key` and `secret_key_previous`, parsed.
+fn key_source(s: &Settings) -> anyhow::Result<KeySource> {
+    let Some(current) = s
+        .secret_key
+        .as_ref()
+        .map(|k| k.expose().trim())
+        .filter(|k| !k.is_empty())
+    else {
+        return Ok(KeySource::File(s.data_dir.join("secret.key")));
+    };
+    let previous = s
+        .secret_key_previous
+        .as_ref()
+        .map(|k| k.expose().to_string())
+        .unwrap_or_default();
+    let mut keys = vec![
+        upstate_store::sealed::ServerKey::parse(current)
+            .map_err(|e| anyhow::anyhow!("secret_key (UPSTATE_SECRET_KEY): {e}"))?,
+    ];
+    for k in previous.split(',').map(str::trim).filter(|k| !k.is_empty()) {
+        keys.push(upstate_store::sealed::ServerKey::parse(k).map_err(|e| {
+            anyhow::anyhow!("secret_key_previous (UPSTATE_SECRET_KEY_PREVIOUS): {e}")
+        })?);
+    }
+    Ok(KeySource::Given(keys))
+}
+
 pub struct Config {
     pub addr: String,
+    /// Where the key sealing stored secrets comes from.
+    pub keys: KeySource,
     pub database_url: String,
     pub data_dir: PathBuf,
     pub server: ServerSettings,
@@ -531,6 +587,7 @@ impl Config {
         };
         Ok(Config {
             database_url,
+            keys: key_source(&s)?,
             data_dir: s.data_dir.clone(),
             server: ServerSettings {
                 api_rate_per_minute: s.api_rate_per_minute,

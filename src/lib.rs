@@ -5,4 +5,5 @@
 //! which costs no process start and lets a test move its clock.
 
 pub mod config;
+pub mod server_key;
 pub mod service;

@@ -36,6 +36,9 @@ enum Command {
         #[arg(long)]
         out: std::path::PathBuf,
     },
+    /// Make a new server key and seal every stored secret with it (the key
+    /// file keeps only the new key).
+    RotateKey,
 }
 
 fn main() -> std::process::ExitCode {
@@ -104,6 +107,18 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let result = cli_users::run(&db, cmd).await;
             db.close().await;
             result
+        }
+        Command::RotateKey => {
+            let db = service::open_locked(&config).await?;
+            let done = upstate::server_key::rotate(&config.keys, db).await?;
+            println!(
+                "server key {} replaces {} in {}: {} secrets sealed again",
+                done.settled.key_id,
+                done.from,
+                done.file.display(),
+                done.settled.resealed
+            );
+            Ok(())
         }
     }
 }

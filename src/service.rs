@@ -11,8 +11,15 @@ use upstate_store::Db;
 /// How long the first-owner setup link logged at start stays valid.
 const SETUP_VALID_MS: i64 = 24 * 3_600_000;
 
-/// Opens (creating an SQLite file's directory) and migrates the database.
+/// Opens (creating an SQLite file's directory) and migrates the database,
+/// and unlocks its secrets with the server key.
 pub async fn open(config: &Config) -> anyhow::Result<Db> {
+    let db = open_locked(config).await?;
+    Ok(crate::server_key::unlock(&config.keys, db).await?.0)
+}
+
+/// `open` without the server key (`upstate rotate-key` brings its own).
+pub async fn open_locked(config: &Config) -> anyhow::Result<Db> {
     config.prepare_storage()?;
     let db = Db::connect(&config.database_url).await.with_context(|| {
         format!(

@@ -2197,12 +2197,20 @@ async fn monitors_in_chromium(b: Backend) {
             .await,
         json!("Bearer …xyz")
     );
-    // Saving the form with the hint untouched keeps the value.
+    // Saving the form with the hint untouched keeps the value (sealed in
+    // the database; the check sends it).
     press(&d, "Save monitor").await;
     let stored = s.db.texts("SELECT config FROM monitors").await;
     assert!(
-        stored[0].contains("Bearer probe-0123456789-xyz"),
+        !stored[0].contains("probe-0123456789") && stored[0].contains("sealed:v1:"),
         "{stored:?}"
+    );
+    let before = rx.got().len();
+    press(&d, "Test now").await;
+    let sent = rx.wait_for(before + 1, Duration::from_secs(10)).await;
+    assert_eq!(
+        sent[before].header("authorization"),
+        "Bearer probe-0123456789-xyz"
     );
     d.js(open).await;
     no_axe_violations(&d, "monitor options").await;

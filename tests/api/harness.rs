@@ -95,6 +95,11 @@ impl TestApp {
         let test_db = TestDb::new(backend).await;
         let db = Db::connect(&test_db.url).await.expect("connect");
         db.migrate().await.expect("migrate");
+        // The key file where the binary run in the test's directory finds it.
+        let keys = upstate::config::KeySource::File(test_db.dir.path().join("data/secret.key"));
+        let (db, _) = upstate::server_key::unlock(&keys, db)
+            .await
+            .expect("server key");
         let ctx = AuditCtx::of(Actor::system("test"));
         let (_, key) = upstate_store::api_keys::create(&db, &ctx, "harness", &[Scope::Admin], None)
             .await

@@ -56,6 +56,7 @@ mod receiver;
 mod roles;
 mod scheduler;
 mod second_day;
+mod secrets;
 mod selftest;
 mod settings;
 mod smtp;

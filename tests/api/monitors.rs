@@ -78,7 +78,19 @@ async fn header_values_are_write_only(b: Backend) {
     )
     .await;
     let stored = app.test_db.texts("SELECT config FROM monitors").await;
-    assert!(stored[0].contains("rotated-0123456789-xyz") && !stored[0].contains("s3cr3t"));
+    assert!(
+        !stored[0].contains("rotated-0123456789-xyz") && !stored[0].contains("s3cr3t"),
+        "sealed: {stored:?}"
+    );
+    // Changed, it is due at once.
+    assert_eq!(app.run_monitors().await, 1);
+    assert_eq!(
+        rx.got()
+            .last()
+            .map(|g| g.header("authorization").to_string()),
+        Some("Bearer rotated-0123456789-xyz".to_string()),
+        "the check sends the new value"
+    );
     let audit = app
         .test_db
         .texts("SELECT summary FROM audit_events WHERE action LIKE 'monitor.%'")

@@ -255,6 +255,43 @@ impl TestDb {
         }
     }
 
+    /// Everything the database holds, as an attacker with a copy reads
+    /// it: SQLite's file and its write-ahead log byte for byte; every
+    /// PostgreSQL table's rows as text.
+    pub async fn everything_stored(&self) -> String {
+        match self.backend {
+            Backend::Sqlite => {
+                let path = self.url.trim_start_matches("sqlite://");
+                let path = path.split('?').next().unwrap_or(path);
+                let mut all = Vec::new();
+                for suffix in ["", "-wal"] {
+                    if let Ok(bytes) = std::fs::read(format!("{path}{suffix}")) {
+                        all.extend(bytes);
+                    }
+                }
+                assert!(all.len() > 4096, "the database file {path} was read");
+                String::from_utf8_lossy(&all).into_owned()
+            }
+            Backend::Postgres => {
+                let tables = self
+                    .texts(
+                        "SELECT table_name::text FROM information_schema.tables \
+                         WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
+                    )
+                    .await;
+                assert!(tables.len() > 10, "tables: {tables:?}");
+                let mut all = String::new();
+                for t in tables {
+                    for row in self.texts(&format!("SELECT t::text FROM \"{t}\" t")).await {
+                        all.push_str(&row);
+                        all.push('\n');
+                    }
+                }
+                all
+            }
+        }
+    }
+
     /// The integers a one-column query returns (to look at rows the API
     /// does not show, such as jobs).
     pub async fn integers(&self, sql: &str) -> Vec<i64> {
@@ -300,10 +337,16 @@ impl TestDb {
 
     /// Runs the CLI against this database; returns (success, stdout, stderr).
     pub fn cli(&self, args: &[&str]) -> (bool, String, String) {
+        self.cli_with(args, &[])
+    }
+
+    /// `cli` with more environment.
+    pub fn cli_with(&self, args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
         let out = Command::new(BIN)
             .args(args)
             .env("UPSTATE_DATABASE_URL", &self.url)
             .env("RUST_LOG", "warn")
+            .envs(env.iter().copied())
             .current_dir(self.dir.path())
             .output()
             .expect("run upstate");
@@ -520,6 +563,9 @@ impl Server {
             config: Some(file),
             database_url: Some(db.url.clone()),
             addr: Some("127.0.0.1:0".into()),
+            // Where the binary started in the test's directory keeps its
+            // files (the server key): the CLI run beside reads the same.
+            data_dir: Some(db.dir.path().join("data")),
             ..Default::default()
         })
         .expect("configuration");

@@ -189,6 +189,7 @@ actions! {
     TemplateUpdate = "template.update",
     RateLimitsReset = "rate_limits.reset",
     SettingsUpdate = "settings.update",
+    ServerKeyRotate = "server_key.rotate",
     StatuspageCreate = "statuspage.create",
     SubscriberCreate = "subscriber.create",
     SubscriberDelete = "subscriber.delete",

@@ -79,6 +79,8 @@ pub struct Db {
     pub changes: Arc<Changes>,
     /// The process's one clock: what every change, route and job calls now.
     pub clock: upstate_core::Clock,
+    /// The server keys that seal stored secrets (`sealed`).
+    pub(crate) keys: Arc<crate::sealed::Keyring>,
 }
 
 pub(crate) enum TxInner {
@@ -100,6 +102,7 @@ pub struct Tx {
     pub(crate) changes: Arc<Changes>,
     pub(crate) ctx: AuditCtx,
     pub(crate) clock: upstate_core::Clock,
+    pub(crate) keys: Arc<crate::sealed::Keyring>,
     /// The events this transaction recorded, and (SQLite, which writes them
     /// as they are recorded) their outbox ids; PostgreSQL writes them all at
     /// commit.
@@ -222,7 +225,20 @@ impl Db {
             pools,
             changes: Arc::default(),
             clock: upstate_core::Clock::default(),
+            keys: Arc::default(),
         })
+    }
+
+    /// This database with the keys that seal its secrets (set once, before
+    /// the handle is shared).
+    pub fn with_keys(mut self, keys: crate::sealed::Keyring) -> Db {
+        self.keys = Arc::new(keys);
+        self
+    }
+
+    /// The keys that seal this database's secrets.
+    pub fn keys(&self) -> &crate::sealed::Keyring {
+        &self.keys
     }
 
     pub fn backend(&self) -> Backend {
@@ -266,6 +282,7 @@ impl Db {
             changes: self.changes.clone(),
             ctx: ctx.clone(),
             clock: self.clock.clone(),
+            keys: self.keys.clone(),
             events: Vec::new(),
             outbox_ids: Vec::new(),
             touched: Vec::new(),

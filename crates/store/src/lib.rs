@@ -34,6 +34,8 @@ pub mod quick_links;
 pub mod recurring;
 pub mod reminders;
 pub mod retention;
+pub mod sealed;
+pub mod server_key;
 pub mod settings;
 mod sqlite;
 pub mod step_up;

@@ -11,6 +11,7 @@
 use crate::audit::AuditCtx;
 use crate::db::{Db, Tx};
 use crate::error::{StoreError, StoreResult};
+use crate::sealed::{Keyring, Purpose};
 use serde_json::json;
 use upstate_core::audit::{Action, Actor, ActorKind};
 use upstate_core::monitors::{CheckResult, IncidentWords, Monitor, MonitorConfig, Verdict, judge};
@@ -59,11 +60,15 @@ pub struct Stored {
     pub lease: Option<i64>,
 }
 
-impl TryFrom<Row> for Stored {
-    type Error = StoreError;
-    fn try_from(r: Row) -> StoreResult<Stored> {
-        let config: MonitorConfig = serde_json::from_str(&r.config)
+impl Row {
+    /// The monitor this row holds, its header values opened.
+    fn into_stored(self, keys: &Keyring) -> StoreResult<Stored> {
+        let r = self;
+        let mut config: MonitorConfig = serde_json::from_str(&r.config)
             .map_err(|e| StoreError::Config(format!("monitor {}: bad config: {e}", r.id)))?;
+        for h in &mut config.headers {
+            h.value = keys.open(Purpose::MonitorHeader, &h.value)?;
+        }
         let state = r.state.parse().unwrap_or(MonitorState::Unknown);
         Ok(Stored {
             monitor: Monitor {
@@ -93,8 +98,14 @@ impl TryFrom<Row> for Stored {
     }
 }
 
-fn config_json(c: &MonitorConfig) -> String {
-    serde_json::to_string(c).unwrap_or_else(|_| "{}".into())
+/// The configuration as stored: header values sealed (they are often
+/// credentials).
+fn config_json(keys: &Keyring, c: &MonitorConfig) -> StoreResult<String> {
+    let mut sealed = c.clone();
+    for h in &mut sealed.headers {
+        h.value = keys.seal(Purpose::MonitorHeader, &h.value)?;
+    }
+    Ok(serde_json::to_string(&sealed).unwrap_or_else(|_| "{}".into()))
 }
 
 pub async fn list(db: &Db) -> StoreResult<Vec<Monitor>> {
@@ -106,7 +117,7 @@ pub async fn list(db: &Db) -> StoreResult<Vec<Monitor>> {
     .fetch_all(c)
     .await?);
     rows.into_iter()
-        .map(|r| Stored::try_from(r).map(|s| s.monitor))
+        .map(|r| r.into_stored(&db.keys).map(|s| s.monitor))
         .collect()
 }
 
@@ -119,7 +130,8 @@ pub async fn stored(db: &Db, id: Id) -> StoreResult<Stored> {
     .bind(id)
     .fetch_optional(c)
     .await?);
-    row.ok_or(StoreError::NotFound("monitor"))?.try_into()
+    row.ok_or(StoreError::NotFound("monitor"))?
+        .into_stored(&db.keys)
 }
 
 /// The monitor of a component, if it has one.
@@ -132,7 +144,7 @@ pub async fn of_component(db: &Db, component: Id) -> StoreResult<Option<Monitor>
     .bind(component)
     .fetch_optional(c)
     .await?);
-    row.map(|r| Stored::try_from(r).map(|s| s.monitor))
+    row.map(|r| r.into_stored(&db.keys).map(|s| s.monitor))
         .transpose()
 }
 
@@ -146,7 +158,8 @@ async fn locked(tx: &mut Tx, id: Id) -> StoreResult<Stored> {
         concat!("SELECT ", cols!(), " FROM monitors WHERE id = $1"),
         |c, q| sqlx::query_as(q).bind(id).fetch_optional(c).await?
     );
-    row.ok_or(StoreError::NotFound("monitor"))?.try_into()
+    row.ok_or(StoreError::NotFound("monitor"))?
+        .into_stored(&tx.keys)
 }
 
 /// When a monitor's next check is due: at once for checks we make, one
@@ -193,7 +206,7 @@ pub async fn create(
     )
     .bind(component)
     .bind(c.kind.as_str())
-    .bind(config_json(c))
+    .bind(config_json(&db.keys, c)?)
     .bind(c.enabled)
     .bind(&token)
     .bind(first_run(c, now))
@@ -253,7 +266,7 @@ pub async fn update(
          next_run_at = $6, state = $7, failures = $8, successes = $9, locked_until = NULL, updated_at = $10 WHERE id = $11"
     )
     .bind(c.kind.as_str())
-    .bind(config_json(c))
+    .bind(config_json(&db.keys, c)?)
     .bind(c.enabled)
     .bind(&token)
     .bind(manual)

@@ -6,6 +6,7 @@ use crate::audit::AuditCtx;
 use crate::db::{Db, Tx};
 use crate::error::{StoreError, StoreResult};
 use crate::rows::parse_enum;
+use crate::sealed::{Keyring, Purpose};
 use base64::Engine;
 use serde_json::json;
 use upstate_core::audit::Action;
@@ -54,7 +55,8 @@ fn list_of<T: serde::de::DeserializeOwned>(
 }
 
 impl Row {
-    fn into_sendable(self) -> StoreResult<Sendable> {
+    fn into_sendable(mut self, keys: &Keyring) -> StoreResult<Sendable> {
+        self.secret = keys.open_opt(Purpose::Channel, self.secret)?;
         let hint = self.secret.as_deref().map(|s| {
             let tail: String = s
                 .chars()
@@ -109,7 +111,9 @@ pub async fn sendable(db: &Db) -> StoreResult<Vec<Sendable>> {
     ))
     .fetch_all(c)
     .await?);
-    rows.into_iter().map(Row::into_sendable).collect()
+    rows.into_iter()
+        .map(|r| r.into_sendable(&db.keys))
+        .collect()
 }
 
 pub async fn list(db: &Db) -> StoreResult<Vec<Channel>> {
@@ -127,7 +131,7 @@ pub async fn get_sendable(db: &Db, id: Id) -> StoreResult<Sendable> {
     .fetch_optional(c)
     .await?);
     row.ok_or(StoreError::NotFound("notification channel"))?
-        .into_sendable()
+        .into_sendable(&db.keys)
 }
 
 pub async fn get(db: &Db, id: Id) -> StoreResult<Channel> {
@@ -187,7 +191,9 @@ pub async fn create(
     let mut tx = db.begin_as(ctx).await?;
     require_filters(&mut tx, &new).await?;
     let made = (kind == ChannelKind::Webhook).then(new_secret);
-    let secret = made.clone().or(new.token.clone());
+    let secret = db
+        .keys
+        .seal_opt(Purpose::Channel, made.as_deref().or(new.token.as_deref()))?;
     let now = db.clock.now().millis();
     let row: Row = on_tx!(&mut tx, |c| {
         sqlx::query_as(concat!(
@@ -208,7 +214,7 @@ pub async fn create(
     .fetch_one(c)
     .await?
     });
-    let channel = row.into_sendable()?.channel;
+    let channel = row.into_sendable(&db.keys)?.channel;
     let audited = tx
         .audit(
             Action::NotificationCreate,
@@ -241,10 +247,15 @@ pub async fn update(
     );
     let current = row
         .ok_or(StoreError::NotFound("notification channel"))?
-        .into_sendable()?;
+        .into_sendable(&db.keys)?;
     require_filters(&mut tx, &patch).await?;
     let made = patch.rotate_secret.then(new_secret);
-    let secret = made.clone().or(patch.token.clone()).or(current.secret);
+    let secret = db.keys.seal_opt(
+        Purpose::Channel,
+        made.as_deref()
+            .or(patch.token.as_deref())
+            .or(current.secret.as_deref()),
+    )?;
     let c0 = &current.channel;
     let row: Row = on_tx!(&mut tx, |c| {
         sqlx::query_as(concat!(
@@ -265,7 +276,7 @@ pub async fn update(
     .fetch_one(c)
     .await?
     });
-    let channel = row.into_sendable()?.channel;
+    let channel = row.into_sendable(&db.keys)?.channel;
     let mut after = summary(&channel);
     after["secretRotated"] = json!(made.is_some());
     after["tokenChanged"] = json!(patch.token.is_some());

@@ -5,6 +5,7 @@
 
 use crate::db::Db;
 use crate::error::StoreResult;
+use crate::sealed::Purpose;
 use crate::subscribers::{set_components, token};
 use upstate_core::Id;
 use upstate_core::push::PushSubscription;
@@ -78,22 +79,25 @@ pub async fn pages_of(db: &Db, endpoint: &str) -> StoreResult<Vec<Id>> {
 
 /// The VAPID key pair (private, public), if made.
 pub async fn vapid(db: &Db) -> StoreResult<Option<(String, String)>> {
-    Ok(on_db!(db, |c| sqlx::query_as(
+    let pair: Option<(String, String)> = on_db!(db, |c| sqlx::query_as(
         "SELECT private_key, public_key FROM vapid_keys WHERE id = 1"
     )
     .fetch_optional(c)
-    .await?))
+    .await?);
+    pair.map(|(private, public)| Ok((db.keys.open(Purpose::Vapid, &private)?, public)))
+        .transpose()
 }
 
 /// Keeps `pair` as the key pair unless one exists (two instances making
 /// one at once keep the first); returns the one kept.
 pub async fn keep_vapid(db: &Db, private: &str, public: &str) -> StoreResult<(String, String)> {
+    let sealed = db.keys.seal(Purpose::Vapid, private)?;
     let mut tx = db.bookkeeping().await?;
     on_tx!(&mut tx, |c| {
         sqlx::query(
         "INSERT INTO vapid_keys (id, private_key, public_key, created_at) VALUES (1, $1, $2, $3) ON CONFLICT (id) DO NOTHING"
     )
-    .bind(private)
+    .bind(&sealed)
     .bind(public)
     .bind(db.clock.now().millis())
     .execute(c)

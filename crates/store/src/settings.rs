@@ -6,6 +6,7 @@
 use crate::audit::AuditCtx;
 use crate::db::Db;
 use crate::error::{StoreError, StoreResult};
+use crate::sealed::{Keyring, Purpose};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
@@ -42,7 +43,7 @@ pub async fn features(db: &Db) -> StoreResult<Features> {
 
 /// A stored document: its row name, audit action, and the page it names
 /// (which must exist when it is saved).
-trait Document: Serialize + DeserializeOwned + Default {
+trait Document: Serialize + DeserializeOwned + Default + Clone {
     const NAME: &'static str;
     const ACTION: Action;
     fn page(&self) -> Option<&str> {
@@ -51,6 +52,13 @@ trait Document: Serialize + DeserializeOwned + Default {
     /// What the audit log keeps of it.
     fn audited(&self) -> serde_json::Value {
         json!(self)
+    }
+    /// Seals (`open`: opens) the secrets it holds, for the row.
+    fn seal(&mut self, _keys: &Keyring) -> StoreResult<()> {
+        Ok(())
+    }
+    fn open(&mut self, _keys: &Keyring) -> StoreResult<()> {
+        Ok(())
     }
 }
 
@@ -77,6 +85,18 @@ impl Document for ExportSettings {
             s3.remove("secretAccessKey");
         }
         v
+    }
+    fn seal(&mut self, keys: &Keyring) -> StoreResult<()> {
+        if let Some(s3) = &mut self.s3 {
+            s3.secret_access_key = keys.seal(Purpose::Bucket, &s3.secret_access_key)?;
+        }
+        Ok(())
+    }
+    fn open(&mut self, keys: &Keyring) -> StoreResult<()> {
+        if let Some(s3) = &mut self.s3 {
+            s3.secret_access_key = keys.open(Purpose::Bucket, &s3.secret_access_key)?;
+        }
+        Ok(())
     }
 }
 
@@ -107,8 +127,9 @@ async fn change<T: Document>(
         "SELECT value FROM settings WHERE name = $1",
         |c, q| sqlx::query_scalar(q).bind(name).fetch_one(c).await?
     );
-    let current: T = serde_json::from_str(&raw)
+    let mut current: T = serde_json::from_str(&raw)
         .map_err(|e| StoreError::Config(format!("stored {name} do not read: {e}")))?;
+    current.open(&tx.keys)?;
     let before = current.audited();
     let next = f(current).map_err(StoreError::Invalid)?;
     if let Some(slug) = next.page() {
@@ -125,7 +146,9 @@ async fn change<T: Document>(
             ));
         }
     }
-    let text = serde_json::to_string(&next)
+    let mut kept = next.clone();
+    kept.seal(&tx.keys)?;
+    let text = serde_json::to_string(&kept)
         .map_err(|e| StoreError::Config(format!("unserializable {name}: {e}")))?;
     on_tx!(&mut tx, |c| sqlx::query(
         "UPDATE settings SET value = $2, updated_at = $3 WHERE name = $1"
@@ -167,7 +190,9 @@ pub async fn change_features(
 }
 
 pub async fn export_settings(db: &Db) -> StoreResult<ExportSettings> {
-    load(db, ExportSettings::NAME).await
+    let mut kept: ExportSettings = load(db, ExportSettings::NAME).await?;
+    kept.open(&db.keys)?;
+    Ok(kept)
 }
 
 /// Changes where the static copy is published; the change wakes every

@@ -5,6 +5,7 @@
 use crate::audit::AuditCtx;
 use crate::db::Db;
 use crate::error::{StoreError, StoreResult};
+use crate::sealed::Purpose;
 use crate::users::{Session, token_hash};
 use serde_json::json;
 use upstate_core::Id;
@@ -26,13 +27,14 @@ pub async fn state(db: &Db, user: Id) -> StoreResult<TotpState> {
     .await?);
     let (secret, pending, last_step) = row.ok_or(StoreError::NotFound("user"))?;
     Ok(TotpState {
-        secret,
-        pending,
+        secret: db.keys.open_opt(Purpose::Totp, secret)?,
+        pending: db.keys.open_opt(Purpose::Totp, pending)?,
         last_step,
     })
 }
 
 pub async fn set_pending(db: &Db, ctx: &AuditCtx, user: Id, secret: &str) -> StoreResult<()> {
+    let secret = db.keys.seal(Purpose::Totp, secret)?;
     let mut tx = db.begin_as(ctx).await?;
     on_tx!(&mut tx, |c| sqlx::query(
         "UPDATE users SET totp_pending = $1 WHERE id = $2"
@@ -73,6 +75,7 @@ pub async fn enable(
     step: i64,
     codes: &[String],
 ) -> StoreResult<()> {
+    let secret = db.keys.seal(Purpose::Totp, secret)?;
     let mut tx = db.begin_as(ctx).await?;
     on_tx!(&mut tx, |c| {
         sqlx::query(
