@@ -200,15 +200,23 @@ async fn schemathesis_finds_no_server_error_and_no_undocumented_answer(b: Backen
     }
     let key = s.key.clone();
     // The owner signs in first (user 1); two more users and two more keys
-    // are the ones the hooks name (ids 2 and 3), so no generated request
-    // ends the session or the key the passes run with.
+    // of the owner's (made below) are the ones the hooks name (ids 2 and
+    // 3), so no generated request ends the session or the key the passes
+    // run with.
     s.db.user("owner@example.com", "owner");
     for n in [2, 3] {
         s.db.user(&format!("user{n}@example.com"), "viewer");
-        s.db.create_key("read");
     }
     let person = Browser::signed_in(&s, "owner@example.com").await;
     for (path, bodies) in [
+        // The owner's own (the application routes change only those).
+        (
+            "/api/api-keys",
+            [
+                json!({"name": "Deploy", "scopes": ["read"]}),
+                json!({"name": "CI", "scopes": ["read"]}),
+            ],
+        ),
         (
             "/api/incident-templates",
             [
@@ -352,20 +360,34 @@ async fn schemathesis_finds_no_server_error_and_no_undocumented_answer(b: Backen
             .expect("run reached.py");
     let said = String::from_utf8_lossy(&out.stdout);
     eprintln!("operations that succeeded at least once: {said}");
-    let (reached, of) = said
+    let (reached, of, ran) = said
         .lines()
         .next()
         .and_then(|l| l.strip_prefix("reached "))
-        .and_then(|l| l.split_once(" of "))
-        .and_then(|(n, m)| Some((n.parse::<usize>().ok()?, m.parse::<usize>().ok()?)))
+        .and_then(|l| {
+            let (n, rest) = l.split_once(" of ")?;
+            let (m, r) = rest.split_once(", run ")?;
+            Some((
+                n.parse::<usize>().ok()?,
+                m.parse::<usize>().ok()?,
+                r.parse::<usize>().ok()?,
+            ))
+        })
         .expect("reached.py's count");
-    // 205-207 of 226 (91%) when written. What no generated request reaches
-    // is listed above with what it got instead (proofs of a second factor,
+    // 210-211 of 230 (91%) here. What no generated request reaches is
+    // listed above with what it got instead (proofs of a second factor,
     // one-time tokens, the first owner's setup, user changes behind a
-    // step-up, routes that end the pass's own session).
+    // step-up, routes that end the pass's own session). The share counts
+    // the operations the time budgets let the passes get to (a slower or
+    // busier machine runs fewer of them; every one must still be run by
+    // some pass nearly always).
     assert!(
-        reached * 100 >= of * 90,
-        "only {reached} of {of} operations ever succeeded:\n{said}"
+        ran * 100 >= of * 95,
+        "only {ran} of {of} operations were tried at all:\n{said}"
+    );
+    assert!(
+        reached * 100 >= ran * 90,
+        "only {reached} of the {ran} operations tried ever succeeded:\n{said}"
     );
     assert!(
         !s.log().contains("ERROR"),

@@ -223,6 +223,10 @@ def _body(ctx, body):
             s3.setdefault("secretAccessKey", "fuzz-secret")
         if body.get("enabled") is True and not body.get("directory") and not isinstance(s3, dict):
             body["directory"] = "copy"
+    # Templates' names are unique: a renamed one takes a name nobody has
+    # (generated names repeat, and the first template's is taken).
+    if path.startswith("/api/incident-templates") and isinstance(body.get("name"), str):
+        body["name"] = f"t-{uuid.uuid4().hex[:8]}"
     # A notice preview is of an incident's change or of a new incident on a
     # page: one of the two names it.
     if path == "/api/incidents/notice-preview" and "incidentId" not in body:

@@ -3,8 +3,9 @@ read from the ndjson reports it wrote (tests/api/contract.rs).
 
     python reached.py OPENAPI_JSON REPORT_DIR...
 
-Prints `reached N of M` and then each operation no answer succeeded for,
-with the statuses it got instead.
+Prints `reached N of M, run R` (R: the operations any request was sent
+for, within the passes' time budgets) and then each operation no answer
+succeeded for, with the statuses it got instead.
 """
 
 import glob
@@ -40,7 +41,8 @@ def main():
                         if 200 <= status < 300:
                             reached.add(recorder["label"])
     missing = sorted(operations - reached)
-    print(f"reached {len(operations) - len(missing)} of {len(operations)}")
+    run = len([o for o in operations if seen[o]])
+    print(f"reached {len(operations) - len(missing)} of {len(operations)}, run {run}")
     for label in missing:
         statuses = ", ".join(f"{s}x{n}" for s, n in sorted(seen[label].items()))
         print(f"{label}  ({statuses or 'not run'})")
