@@ -118,6 +118,7 @@ pub async fn run(
         settings.static_copy_root.clone(),
         cancel.clone(),
     ));
+    let probe = tokio::spawn(probe_database(db.clone(), cancel.clone()));
     let setup_token = upstate_store::users::issue_setup_token(&db, SETUP_VALID_MS).await?;
     started(Started {
         url: &format!("http://{local}"),
@@ -137,7 +138,23 @@ pub async fn run(
     let _ = deliveries.await;
     let _ = monitors.await;
     let _ = publisher.await;
+    let _ = probe.await;
     db.close().await;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Asks the database for a round trip every second, so requests know at
+/// once whether it answers (`upstate_store::health::probe`).
+async fn probe_database(db: Db, stop: CancellationToken) {
+    if db.backend() == upstate_store::Backend::Sqlite {
+        return;
+    }
+    loop {
+        upstate_store::health::probe(&db, std::time::Duration::from_secs(1)).await;
+        tokio::select! {
+            () = stop.cancelled() => return,
+            () = tokio::time::sleep(std::time::Duration::from_secs(1)) => {}
+        }
+    }
 }

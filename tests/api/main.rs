@@ -44,6 +44,7 @@ mod migrations;
 mod monitors;
 mod notifications;
 mod openapi;
+mod outage;
 mod outbox;
 mod pages;
 mod postmortems;

@@ -612,7 +612,11 @@ impl Server {
 
     /// The binary started with extra environment (limits, say), and an admin key.
     pub async fn start_with(backend: Backend, env: &[(&str, &str)]) -> Server {
-        let db = TestDb::new(backend).await;
+        Self::process_on(TestDb::new(backend).await, env)
+    }
+
+    /// The binary on a database the caller made, with extra environment.
+    pub fn process_on(db: TestDb, env: &[(&str, &str)]) -> Server {
         let key = db.create_key("admin");
         let (child, base) = spawn(&db, env);
         Server {

@@ -37,6 +37,10 @@ pub enum ApiError {
     /// the same request may succeed when sent again (`retry` does so a few
     /// times before answering this).
     Busy,
+    /// The database cannot be reached (restarting, or the network to it
+    /// down): public pages are served from memory meanwhile, changes are
+    /// refused until it is back.
+    Unavailable,
     Internal(String),
 }
 
@@ -129,6 +133,11 @@ impl ApiError {
                 "urn:upstate:problem:busy",
                 "Busy",
             ),
+            ApiError::Unavailable => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "urn:upstate:problem:database-unavailable",
+                "Database unavailable",
+            ),
             ApiError::Internal(_) => (
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "urn:upstate:problem:internal",
@@ -177,6 +186,11 @@ impl ApiError {
             ApiError::Busy => {
                 "the database is busy; nothing was applied, send the request again".into()
             }
+            ApiError::Unavailable => "the database cannot be reached right now, so nothing can \
+                 be changed; status pages are still served as they were. Send the request \
+                 again shortly (a change sent as the database went away may have been applied: \
+                 look before repeating it)"
+                .into(),
             ApiError::Internal(_) => {
                 "something went wrong on our side; the request was not applied".into()
             }
@@ -237,6 +251,9 @@ impl IntoResponse for ApiError {
                 h.insert(header::RETRY_AFTER, HeaderValue::from(1));
                 res.extensions_mut().insert(Retryable);
             }
+            ApiError::Unavailable => {
+                h.insert(header::RETRY_AFTER, HeaderValue::from(5));
+            }
             _ => {}
         }
         res
@@ -274,6 +291,10 @@ impl From<StoreError> for ApiError {
             StoreError::Transition(t) => ApiError::Conflict(t.to_string()),
             StoreError::InvalidReference { field, message } => ApiError::validation(field, message),
             StoreError::Invalid(fields) => fields.into(),
+            other if other.is_unavailable() => {
+                tracing::warn!(cause = %other, "the database cannot be reached; a change was refused");
+                ApiError::Unavailable
+            }
             other if other.is_retryable() => {
                 tracing::warn!(cause = %other, "database busy; the request may be retried");
                 ApiError::Busy

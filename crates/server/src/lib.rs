@@ -5,6 +5,7 @@ mod caller;
 mod client_ip;
 mod component_details;
 mod connection;
+mod db_gate;
 pub mod error;
 pub mod extract;
 mod form_bridge;
@@ -169,6 +170,7 @@ pub fn app(
         started: std::time::Instant::now(),
         public_limiters: std::sync::Mutex::new(visitor_limiters),
     });
+    let gate_db = db.clone();
     tokio::spawn(async move { db.follow_changes().await });
     let routes::Routes {
         public,
@@ -199,6 +201,10 @@ pub fn app(
         .merge(managed)
         .fallback(routes::not_found)
         .layer(axum::middleware::from_fn(retry::when_busy))
+        .layer(axum::middleware::from_fn_with_state(
+            gate_db,
+            db_gate::refuse_changes,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             telemetry,
             telemetry::count,

@@ -29,6 +29,9 @@ const TIMED_TTL: Duration = Duration::from_secs(30);
 /// The longest uptime history a page can ask for, in days (plus today).
 const HISTORY_DAYS: i64 = 366;
 const BUILD_LOCKS: usize = 64;
+/// How long a page's rebuild may take while its last snapshot can stand in
+/// (a database going away in that instant must not hold visitors).
+const REBUILD_WITHIN: Duration = Duration::from_secs(3);
 
 /// One serialized response body and its compressed forms.
 pub struct Body {
@@ -315,11 +318,24 @@ impl Snapshots {
         let version = self.db.changes.global_version();
         if let Ok(held) = self.settings.read()
             && let Some((v, s)) = held.as_ref()
-            && *v == version
+            && (*v == version || !self.db.reachable())
         {
             return Ok(s.clone());
         }
-        let s = Arc::new(upstate_store::settings::settings(&self.db).await?);
+        let s = match upstate_store::settings::settings(&self.db).await {
+            Ok(s) => Arc::new(s),
+            Err(e) => {
+                // The database went away: the settings held are still the
+                // best answer (stale beats down).
+                if let Ok(held) = self.settings.read()
+                    && let Some((_, s)) = held.as_ref()
+                {
+                    tracing::debug!(error = %e, "settings served as last read");
+                    return Ok(s.clone());
+                }
+                return Err(e);
+            }
+        };
         if let Ok(mut held) = self.settings.write() {
             *held = Some((version, s.clone()));
         }
@@ -335,14 +351,27 @@ impl Snapshots {
             .map_or(host, |(h, _)| h);
         let host = host.trim_end_matches('.').to_ascii_lowercase();
         let version = self.db.changes.global_version();
-        if let Some(hit) = self.by_host.get(&host).filter(|e| e.0 == version) {
+        if let Some(hit) = self
+            .by_host
+            .get(&host)
+            .filter(|e| e.0 == version || !self.db.reachable())
+        {
             return Ok(hit.1.clone());
         }
         if self.by_host.len() > 10_000 {
             // Hosts are visitor input: bound what they can make us remember.
             self.by_host.clear();
         }
-        let slug = public::slug_by_domain(&self.db, &host).await?;
+        let slug = match public::slug_by_domain(&self.db, &host).await {
+            Ok(slug) => slug,
+            Err(e) => match self.by_host.get(&host) {
+                Some(held) => {
+                    tracing::debug!(error = %e, "custom domain served as last read");
+                    return Ok(held.1.clone());
+                }
+                None => return Err(e),
+            },
+        };
         self.by_host.insert(host, (version, slug.clone()));
         Ok(slug)
     }
@@ -353,6 +382,39 @@ impl Snapshots {
         if let Some(s) = self.fresh(slug) {
             return Ok(Some(s));
         }
+        // Known to be away: no attempt that could only wait and fail.
+        if !self.db.reachable()
+            && let Some(held) = self.by_slug.get(slug).map(|s| s.clone())
+        {
+            return Ok(Some(held));
+        }
+        let held = self.by_slug.get(slug).map(|s| s.clone());
+        let built = match held {
+            Some(_) => tokio::time::timeout(REBUILD_WITHIN, self.build(slug))
+                .await
+                .unwrap_or_else(|_| {
+                    Err(StoreError::Config(
+                        "the page's rebuild did not finish in time".into(),
+                    ))
+                }),
+            None => self.build(slug).await,
+        };
+        match built {
+            Ok(s) => Ok(s),
+            // The database went away (or failed otherwise): visitors get the
+            // page as it was last read, which is what the static copy would
+            // show them too, rather than an error. The next read tries again.
+            Err(e) => match held {
+                Some(held) => {
+                    tracing::debug!(error = %e, slug, "page served from its last snapshot");
+                    Ok(Some(held))
+                }
+                None => Err(e),
+            },
+        }
+    }
+
+    async fn build(&self, slug: &str) -> Result<Option<Arc<Snapshot>>, StoreError> {
         let mut h = DefaultHasher::new();
         slug.hash(&mut h);
         let _building = self.builders[(h.finish() as usize) % BUILD_LOCKS]

@@ -81,6 +81,8 @@ pub struct Db {
     pub clock: upstate_core::Clock,
     /// The server keys that seal stored secrets (`sealed`).
     pub(crate) keys: Arc<crate::sealed::Keyring>,
+    /// Whether the database answered the last probe (`health::probe`).
+    pub(crate) reachable: Arc<std::sync::atomic::AtomicBool>,
 }
 
 pub(crate) enum TxInner {
@@ -226,7 +228,15 @@ impl Db {
             changes: Arc::default(),
             clock: upstate_core::Clock::default(),
             keys: Arc::default(),
+            reachable: Arc::new(std::sync::atomic::AtomicBool::new(true)),
         })
+    }
+
+    /// Whether the database answered its last probe: while it does not,
+    /// changes are refused at once and pages are served from memory
+    /// instead of waiting for connections that cannot be made.
+    pub fn reachable(&self) -> bool {
+        self.reachable.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// This database with the keys that seal its secrets (set once, before

@@ -61,6 +61,26 @@ impl StoreError {
         }
     }
 
+    /// Whether the database could not be reached at all (its connections
+    /// cut or refused, the server shutting down or starting): nothing can
+    /// be read or written until it is back.
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            StoreError::Database(
+                sqlx::Error::Io(_)
+                | sqlx::Error::Tls(_)
+                | sqlx::Error::PoolClosed
+                | sqlx::Error::WorkerCrashed,
+            ) => true,
+            // Connection exceptions (08…), and "shutting down", "crashed",
+            // "starting up" (57P01-57P03).
+            StoreError::Database(sqlx::Error::Database(db)) => db
+                .code()
+                .is_some_and(|c| c.starts_with("08") || matches!(&*c, "57P01" | "57P02" | "57P03")),
+            _ => false,
+        }
+    }
+
     /// Maps a unique-constraint violation onto a Conflict with a useful text.
     pub(crate) fn unique(err: sqlx::Error, message: &str) -> Self {
         match &err {

@@ -37,6 +37,30 @@ pub async fn migrations(db: &Db) -> StoreResult<Migrations> {
     })
 }
 
+/// Asks the database for a round trip within `within` and records the
+/// answer (`Db::reachable`); true if it answered. SQLite, a file beside the
+/// process, always does. PostgreSQL may be restarting or out of reach: a
+/// probe each second lets every request know without waiting for a
+/// connection of its own to time out.
+pub async fn probe(db: &Db, within: std::time::Duration) -> bool {
+    let Pools::Postgres { pool, .. } = &db.pools else {
+        return true;
+    };
+    let answered = matches!(
+        tokio::time::timeout(within, sqlx::query("SELECT 1").execute(pool)).await,
+        Ok(Ok(_))
+    );
+    let was = db
+        .reachable
+        .swap(answered, std::sync::atomic::Ordering::Relaxed);
+    if was && !answered {
+        tracing::warn!("the database does not answer: serving pages from memory, refusing changes");
+    } else if !was && answered {
+        tracing::info!("the database answers again");
+    }
+    answered
+}
+
 /// Writes the time into the self-test's row and reads it back through the
 /// read connections; an error when what comes back is not what was written.
 pub async fn write_and_read(db: &Db, now: Timestamp) -> StoreResult<()> {
