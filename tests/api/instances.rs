@@ -371,3 +371,178 @@ async fn a_keys_limit_holds_across_three_instances_through_redis() {
     let metrics = crate::support::metrics_text(&a.base).await;
     assert!(metrics.contains("upstate_shared_limits_up 1"), "{metrics}");
 }
+
+/// nginx (Debian's) balancing `upstreams` on a port of its own, as the
+/// README's recipe configures it; returns the process and its base URL.
+fn nginx_in_front(dir: &std::path::Path, upstreams: &[String]) -> (Running, String) {
+    let port = crate::support::free_port();
+    let servers: String = upstreams
+        .iter()
+        .map(|u| format!("    server {};\n", u.trim_start_matches("http://")))
+        .collect();
+    let prefix = dir.display();
+    let site = include_str!("../../docs/nginx.conf")
+        .replace(
+            "    server 127.0.0.1:8081;\n    server 127.0.0.1:8082;\n    server 127.0.0.1:8083;\n",
+            &servers,
+        )
+        .replace("listen 80;", &format!("listen 127.0.0.1:{port};"));
+    assert!(
+        site.contains(&servers),
+        "docs/nginx.conf names three servers"
+    );
+    let conf = format!(
+        "daemon off;\nworker_processes 1;\npid {prefix}/nginx.pid;\nerror_log {prefix}/nginx.log warn;\n\
+         events {{ worker_connections 1024; }}\n\
+         http {{\n  access_log off;\n  client_body_temp_path {prefix}/body;\n  proxy_temp_path {prefix}/proxy;\n\
+         fastcgi_temp_path {prefix}/fastcgi;\n  uwsgi_temp_path {prefix}/uwsgi;\n  scgi_temp_path {prefix}/scgi;\n\
+         {site}\n}}\n"
+    );
+    let file = dir.join("nginx.conf");
+    std::fs::write(&file, conf).expect("nginx.conf");
+    let child = std::process::Command::new("nginx")
+        .arg("-p")
+        .arg(dir)
+        .arg("-c")
+        .arg(&file)
+        .spawn()
+        .expect("start nginx");
+    let base = format!("http://127.0.0.1:{port}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "nginx did not start: {}",
+            std::fs::read_to_string(dir.join("nginx.log")).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (Running(child), base)
+}
+
+/// Three instances behind nginx, a steady stream of reads and a write every
+/// 100 ms through it; one instance is restarted mid-run (SIGTERM, then
+/// started again on its port). Not one request fails: the stopping instance
+/// stops accepting (nginx sends new requests to the others), finishes what
+/// it holds, and ends its event streams with a hint to reconnect soon.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "UPSTATE_TEST_POSTGRES_URL was not set when the tests were built"
+)]
+async fn a_rolling_restart_behind_nginx_drops_no_request() {
+    if !crate::support::peers_available("nginx", &[std::path::PathBuf::from("/usr/sbin/nginx")]) {
+        return;
+    }
+    // One client (nginx, on 127.0.0.1) asks for everything: no limits.
+    let env = [
+        ("UPSTATE_API_RATE_PER_MINUTE", "0"),
+        ("UPSTATE_API_RATE_PER_HOUR", "0"),
+        ("UPSTATE_PUBLIC_RATE_SUMMARY", "0"),
+        ("UPSTATE_PUBLIC_RATE_PAGE", "0"),
+        ("UPSTATE_TRUSTED_PROXIES", "127.0.0.1"),
+    ];
+    let a = Server::start_with(Backend::Postgres, &env).await;
+    let b_addr = format!("127.0.0.1:{}", crate::support::free_port());
+    let (b, b_base) = crate::support::spawn_at(&a.db, &b_addr, &env);
+    let (c, c_base) = spawn(&a.db, &env);
+    let (mut b, _c) = (Running(b), Running(c));
+    let p = a.page("shared").await;
+    let comp = a.component(p, "API").await;
+    let lb_dir = tempfile::tempdir().expect("dir");
+    let (_nginx, lb) = nginx_in_front(lb_dir.path(), &[a.base.clone(), b_base.clone(), c_base]);
+
+    // A visitor's live stream, held by B.
+    let r = reqwest::get(format!("{b_base}/api/public/status/shared/events"))
+        .await
+        .expect("events");
+    assert_eq!(r.status(), 200);
+    let mut events = futures_util::StreamExt::boxed(r.bytes_stream());
+
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let failures = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let served = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut load = vec![];
+    for n in 0..3 {
+        let (stop, failures, served, lb, key) = (
+            stop.clone(),
+            failures.clone(),
+            served.clone(),
+            lb.clone(),
+            a.key.clone(),
+        );
+        load.push(tokio::spawn(async move {
+            let client = reqwest::Client::new();
+            let statuses = ["degraded", "operational"];
+            let mut i = 0usize;
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                i += 1;
+                let (what, sent) = if n == 0 {
+                    // The writer: a status change every 100 ms.
+                    let body = json!({"status": statuses[i % 2]});
+                    (
+                        "write",
+                        client
+                            .patch(format!("{lb}/api/v1/components/{comp}/status"))
+                            .bearer_auth(&key)
+                            .json(&body)
+                            .send()
+                            .await,
+                    )
+                } else {
+                    let path = ["/api/public/status/shared", "/s/shared"][i % 2];
+                    ("read", client.get(format!("{lb}{path}")).send().await)
+                };
+                match sent {
+                    Ok(r) if r.status().is_success() => {
+                        served.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    }
+                    Ok(r) => failures
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(format!("{what}: {}", r.status())),
+                    Err(e) => failures
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(format!("{what}: {e}")),
+                }
+                let pause = if n == 0 { 100 } else { 10 };
+                tokio::time::sleep(Duration::from_millis(pause)).await;
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+
+    // B is restarted: asked to stop, it ends its stream with a retry hint.
+    let pid = nix::unistd::Pid::from_raw(b.0.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
+    let mut said = String::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(left, futures_util::StreamExt::next(&mut events)).await {
+            Ok(Some(Ok(chunk))) => said.push_str(&String::from_utf8_lossy(&chunk)),
+            Ok(_) => break,
+            Err(_) => panic!("B's stream did not end: {said}"),
+        }
+    }
+    assert!(
+        said.contains("retry: 1000"),
+        "the stream ends with a retry hint: {said}"
+    );
+    let exited = tokio::task::block_in_place(|| b.0.wait()).expect("B exits");
+    assert!(exited.success(), "B stopped cleanly: {exited:?}");
+    let (again, _) = crate::support::spawn_at(&a.db, &b_addr, &env);
+    b = Running(again);
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    for l in load {
+        l.await.expect("load");
+    }
+    drop(b);
+    let failures = failures.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    assert!(failures.is_empty(), "requests failed: {failures:?}");
+    let served = served.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(served > 100, "the load ran: {served}");
+    eprintln!("{served} requests through nginx while B restarted, none failed");
+}

@@ -501,8 +501,14 @@ impl Drop for Running {
 }
 
 pub fn spawn(db: &TestDb, env: &[(&str, &str)]) -> (Child, String) {
+    spawn_at(db, "127.0.0.1:0", env)
+}
+
+/// `spawn`, listening on `addr` (an instance restarted where a load
+/// balancer expects it).
+pub fn spawn_at(db: &TestDb, addr: &str, env: &[(&str, &str)]) -> (Child, String) {
     let mut cmd = Command::new(BIN);
-    cmd.args(["serve", "--addr", "127.0.0.1:0"])
+    cmd.args(["serve", "--addr", addr])
         .env("UPSTATE_DATABASE_URL", &db.url)
         .env("RUST_LOG", "warn")
         .current_dir(db.dir.path())

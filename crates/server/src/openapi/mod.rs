@@ -587,7 +587,9 @@ fn edge_answers(op: &mut utoipa::openapi::path::Operation, writes: bool) {
     if writes {
         add(
             "503",
-            "The database was busy; nothing was applied, send the request again (see Retry-After)",
+            "The database was busy (`busy`: nothing was applied) or cannot be reached \
+             (`database-unavailable`: pages are still served, changes are not); send the \
+             request again after Retry-After",
         );
     }
 }

@@ -27,6 +27,10 @@ use upstate_core::{ComponentStatus, Timestamp};
 use upstate_store::changes::Heard;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+/// How soon a browser reconnects when its stream ends with this instance
+/// stopping.
+const RECONNECT_AFTER: Duration = Duration::from_secs(1);
+
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(limited(
         state,
@@ -110,9 +114,24 @@ async fn events(
             offered(snap.data.features.live_updates, "live updates")?;
             let first = stream::once(std::future::ready(Ok::<_, Infallible>(status_event(&snap))));
             let rest = follow(state.clone(), slug, snap.page_id, changes);
+            let stopping = state.settings.stopping.clone();
+            // Ended by this instance stopping (a restart, an upgrade): the
+            // last event tells the browser to reconnect soon, which the load
+            // balancer sends to an instance still serving.
+            let farewell = stream::once(std::future::ready(())).filter_map({
+                let stopping = stopping.clone();
+                move |()| {
+                    std::future::ready(stopping.is_cancelled().then(|| {
+                        Ok(Event::default()
+                            .retry(RECONNECT_AFTER)
+                            .comment("this instance is stopping: reconnect"))
+                    }))
+                }
+            });
             let stream = first
                 .chain(rest)
-                .take_until(state.settings.stopping.clone().cancelled_owned());
+                .take_until(stopping.cancelled_owned())
+                .chain(farewell);
             let mut res = Sse::new(stream)
                 .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
                 .into_response();
