@@ -129,6 +129,8 @@ pub struct Settings {
     pub telegram_api_url: String,
     /// How long a failing notification is retried before it is given up.
     pub delivery_give_up_hours: u32,
+    /// Seconds one notification request (webhook, chat, mail) may take.
+    pub delivery_timeout_secs: u64,
     /// The SMTP relay mail goes through: `smtps://user:pass@host:465` (TLS),
     /// `smtp://user:pass@host:587?tls=required` (STARTTLS) or
     /// `smtp://host:25` (plain, for a local relay). Unset: no mail.
@@ -183,6 +185,7 @@ impl Default for Settings {
             monitor_allow: Vec::new(),
             telegram_api_url: upstate_jobs::DeliverySettings::default().telegram_api,
             delivery_give_up_hours: 24,
+            delivery_timeout_secs: 10,
             smtp_url: None,
             metrics_token: None,
             smtp_from: String::new(),
@@ -636,6 +639,7 @@ impl Config {
                 give_up_after: std::time::Duration::from_secs(
                     u64::from(s.delivery_give_up_hours.max(1)) * 3600,
                 ),
+                timeout: std::time::Duration::from_secs(s.delivery_timeout_secs.clamp(1, 120)),
                 smtp,
                 ..Default::default()
             },

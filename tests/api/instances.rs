@@ -546,3 +546,102 @@ async fn a_rolling_restart_behind_nginx_drops_no_request() {
     assert!(served > 100, "the load ran: {served}");
     eprintln!("{served} requests through nginx while B restarted, none failed");
 }
+
+/// The pid of the process (one of `children`) holding a connection to
+/// `port` on 127.0.0.1, as `ss` (iproute2) reports it.
+fn holder_of(port: u16, children: &[u32]) -> Option<u32> {
+    let out = std::process::Command::new("ss")
+        .args(["-Htnp", "state", "established"])
+        .arg(format!("dst 127.0.0.1:{port}"))
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    children
+        .iter()
+        .copied()
+        .find(|pid| text.contains(&format!("pid={pid},")))
+}
+
+/// A webhook being sent when the instance sending it dies (SIGKILL, no
+/// chance to clean up) is not lost: once its lease runs out another of the
+/// three instances sends it again, with the same `webhook-id`, so a
+/// receiver that deduplicates by it (as Standard Webhooks asks) acts on it
+/// exactly once, and the delivery log says delivered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "UPSTATE_TEST_POSTGRES_URL was not set when the tests were built"
+)]
+async fn a_notification_survives_the_death_of_the_instance_sending_it() {
+    // Requests time out after 3 s (the instance is killed well before its
+    // attempt could), so a lease runs out 24 s after it was taken.
+    let env = [
+        ("UPSTATE_OUTGOING_ALLOW", "127.0.0.1"),
+        ("UPSTATE_DELIVERY_TIMEOUT_SECS", "3"),
+    ];
+    let a = Server::start_with(Backend::Postgres, &env).await;
+    let (b, _) = spawn(&a.db, &env);
+    let (c, _) = spawn(&a.db, &env);
+    let rx = crate::receiver::Receiver::start().await;
+    let port: u16 = rx
+        .base
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .expect("receiver port");
+    // The first attempt hangs (until its sender dies); later ones succeed.
+    rx.plan([crate::receiver::Plan::Slow(60_000)]);
+    let p = a.page("shared").await;
+    let comp = a.component(p, "API").await;
+    let made = a
+        .post(
+            "/api/notifications",
+            json!({"name": "On-call", "kind": "webhook", "target": format!("{}/hook", rx.base)}),
+        )
+        .await
+        .data(201);
+    assert!(made["secret"].is_string());
+    a.patch(
+        &format!("/api/v1/components/{comp}/status"),
+        json!({"status": "major_outage"}),
+    )
+    .await
+    .data(200);
+    let first = rx.wait_for(1, Duration::from_secs(10)).await;
+    let id = first[0].header("webhook-id").to_string();
+    assert!(!id.is_empty());
+    let children = [(a.child_id(), "A"), (b.id(), "B"), (c.id(), "C")];
+    let pids: Vec<u32> = children.iter().map(|(p, _)| *p).collect();
+    let mut holder = None;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while holder.is_none() && Instant::now() < deadline {
+        holder = holder_of(port, &pids);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let holder = holder.expect("an instance holds the webhook's connection");
+    let killed = Instant::now();
+    let name = children.iter().find(|(p, _)| *p == holder).map(|(_, n)| *n);
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(holder as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .expect("SIGKILL");
+    eprintln!("killed instance {name:?} mid-delivery");
+    let (_b, _c) = (Running(b), Running(c));
+    // Another instance takes it over once the lease runs out.
+    let again = rx.wait_for(2, Duration::from_secs(40)).await;
+    assert_eq!(again[1].header("webhook-id"), id, "the same message again");
+    eprintln!("sent again {:?} after the kill", killed.elapsed());
+    // Deduplicated by its id, the receiver acted once; nothing more comes.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let ids: std::collections::BTreeSet<String> = rx
+        .got()
+        .iter()
+        .map(|g| g.header("webhook-id").to_string())
+        .collect();
+    assert_eq!(ids.len(), 1, "one message: {ids:?}");
+    let status =
+        a.db.texts("SELECT status FROM deliveries WHERE channel_id IS NOT NULL")
+            .await;
+    assert_eq!(status, ["delivered"]);
+}

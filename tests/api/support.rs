@@ -635,6 +635,11 @@ impl Server {
         }
     }
 
+    /// The process id of this server's binary (`process`, `start_with`).
+    pub fn child_id(&self) -> u32 {
+        self.child.as_ref().expect("a server process").id()
+    }
+
     /// Moves the in-process server's clock on.
     pub fn advance(&self, by: Duration) {
         let here = self

@@ -79,8 +79,14 @@ impl Default for DeliverySettings {
     }
 }
 
-/// How long a leased delivery is ours: longer than any request may take.
-const LEASE_MS: i64 = 60_000;
+/// How long a leased batch of deliveries is ours: each is sent at once and
+/// bounded by the request timeout, so three of those and a margin for
+/// recording the results. Past it, another instance takes a delivery over
+/// (this one died holding it): a receiver may then get it twice, with the
+/// same `webhook-id`, never not at all.
+fn lease_ms(timeout: Duration) -> i64 {
+    i64::try_from(timeout.as_millis()).unwrap_or(i64::MAX / 4) * 3 + 15_000
+}
 /// Deliveries leased (and sent concurrently) at once.
 const BATCH: i64 = 500;
 const SAFETY_POLL: Duration = Duration::from_secs(30);
@@ -449,7 +455,7 @@ pub(crate) async fn install_lang(db: &Db) -> StoreResult<Lang> {
 
 /// Makes every delivery due at `now`; returns how many it settled.
 pub async fn send_due(db: &Db, sender: &Sender, now: Timestamp) -> StoreResult<usize> {
-    let leased = deliveries::lease(db, now, LEASE_MS, BATCH).await?;
+    let leased = deliveries::lease(db, now, lease_ms(sender.settings.timeout), BATCH).await?;
     if leased.is_empty() {
         return Ok(0);
     }
