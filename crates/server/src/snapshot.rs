@@ -31,7 +31,7 @@ const HISTORY_DAYS: i64 = 366;
 const BUILD_LOCKS: usize = 64;
 /// How long a page's rebuild may take while its last snapshot can stand in
 /// (a database going away in that instant must not hold visitors).
-const REBUILD_WITHIN: Duration = Duration::from_secs(3);
+const REBUILD_WITHIN: Duration = Duration::from_secs(2);
 
 /// One serialized response body and its compressed forms.
 pub struct Body {
@@ -406,6 +406,11 @@ impl Snapshots {
             // show them too, rather than an error. The next read tries again.
             Err(e) => match held {
                 Some(held) => {
+                    if e.is_unavailable() {
+                        // Known now, before the next probe: the readers
+                        // queued behind this one get the page at once.
+                        self.db.mark_unreachable();
+                    }
                     tracing::debug!(error = %e, slug, "page served from its last snapshot");
                     Ok(Some(held))
                 }
@@ -422,6 +427,12 @@ impl Snapshots {
             .await;
         if let Some(s) = self.fresh(slug) {
             return Ok(Some(s));
+        }
+        // The database went away while this reader waited for the builder.
+        if !self.db.reachable()
+            && let Some(held) = self.by_slug.get(slug).map(|s| s.clone())
+        {
+            return Ok(Some(held));
         }
         let Some(page_id) = public::page_id_by_slug(&self.db, slug).await? else {
             self.by_slug.remove(slug);

@@ -239,6 +239,13 @@ impl Db {
         self.reachable.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// Records that the database just failed to answer (a connection cut or
+    /// refused), ahead of the next probe, which says when it answers again.
+    pub fn mark_unreachable(&self) {
+        self.reachable
+            .store(false, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// This database with the keys that seal its secrets (set once, before
     /// the handle is shared).
     pub fn with_keys(mut self, keys: crate::sealed::Keyring) -> Db {
