@@ -33,7 +33,7 @@ WORK=$(mktemp -d)
 DB="upstate_bench_instances_$$"
 cleanup() {
   kill $(jobs -p) 2>/dev/null || true
-  [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null
+  [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid" 2>/dev/null)" 2>/dev/null || true
   sleep 0.5
   psql "$PG" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true
   rm -rf "$WORK"
@@ -66,7 +66,8 @@ work, port, servers = sys.argv[1], sys.argv[2], sys.argv[3].replace("\\n", "\n")
 site = open("docs/nginx.conf").read()
 site = site.replace("    server 127.0.0.1:8081;\n    server 127.0.0.1:8082;\n    server 127.0.0.1:8083;\n", servers)
 site = site.replace("listen 80;", f"listen 127.0.0.1:{port};")
-open(f"{work}/nginx.conf", "w").write(f"""worker_processes 1;
+open(f"{work}/nginx.conf", "w").write(f"""daemon off;
+master_process off;
 pid {work}/nginx.pid;
 error_log {work}/nginx.log warn;
 events {{ worker_connections 4096; }}
@@ -78,7 +79,9 @@ http {{
 }}
 """)
 PY
-  nginx -p "$WORK" -c "$WORK/nginx.conf"
+  # One process in the foreground (no master and workers): nothing is left
+  # behind when the bench ends.
+  nginx -p "$WORK" -c "$WORK/nginx.conf" </dev/null >/dev/null 2>&1 &
   for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$LB_PORT/api/health" >/dev/null && return; sleep 0.1; done
   echo "bench: nginx did not start" >&2; cat "$WORK/nginx.log" >&2; exit 1
 }

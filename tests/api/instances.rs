@@ -392,7 +392,7 @@ fn nginx_in_front(dir: &std::path::Path, upstreams: &[String]) -> (Running, Stri
         "docs/nginx.conf names three servers"
     );
     let conf = format!(
-        "daemon off;\nworker_processes 1;\npid {prefix}/nginx.pid;\nerror_log {prefix}/nginx.log warn;\n\
+        "daemon off;\nmaster_process off;\npid {prefix}/nginx.pid;\nerror_log {prefix}/nginx.log warn;\n\
          events {{ worker_connections 1024; }}\n\
          http {{\n  access_log off;\n  client_body_temp_path {prefix}/body;\n  proxy_temp_path {prefix}/proxy;\n\
          fastcgi_temp_path {prefix}/fastcgi;\n  uwsgi_temp_path {prefix}/uwsgi;\n  scgi_temp_path {prefix}/scgi;\n\
@@ -400,11 +400,16 @@ fn nginx_in_front(dir: &std::path::Path, upstreams: &[String]) -> (Running, Stri
     );
     let file = dir.join("nginx.conf");
     std::fs::write(&file, conf).expect("nginx.conf");
+    // One process (no master and workers): killed when the test ends, it
+    // leaves no worker behind holding the test run's output open.
     let child = std::process::Command::new("nginx")
         .arg("-p")
         .arg(dir)
         .arg("-c")
         .arg(&file)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
         .spawn()
         .expect("start nginx");
     let base = format!("http://127.0.0.1:{port}");
