@@ -382,13 +382,11 @@ impl Snapshots {
         if let Some(s) = self.fresh(slug) {
             return Ok(Some(s));
         }
-        // Known to be away: no attempt that could only wait and fail.
-        if !self.db.reachable()
-            && let Some(held) = self.by_slug.get(slug).map(|s| s.clone())
-        {
-            return Ok(Some(held));
-        }
         let held = self.by_slug.get(slug).map(|s| s.clone());
+        // Known to be away: no attempt that could only wait and fail.
+        if !self.db.reachable() && held.is_some() {
+            return Ok(held);
+        }
         let built = match held {
             Some(_) => tokio::time::timeout(REBUILD_WITHIN, self.build(slug))
                 .await

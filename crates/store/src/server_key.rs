@@ -48,6 +48,18 @@ fn reseal(keys: &Keyring, purpose: Purpose, stored: &str) -> StoreResult<Option<
     Ok(Some(keys.seal(purpose, &plain)?))
 }
 
+/// `reseal`, for a column that may be empty.
+fn reseal_opt(
+    keys: &Keyring,
+    purpose: Purpose,
+    stored: Option<&str>,
+) -> StoreResult<Option<String>> {
+    Ok(stored
+        .map(|s| reseal(keys, purpose, s))
+        .transpose()?
+        .flatten())
+}
+
 /// Checks that the ring opens this database's secrets (recording the check
 /// value on first use) and re-seals every secret the current key did not.
 pub async fn settle(db: &Db) -> StoreResult<Settled> {
@@ -104,16 +116,8 @@ pub async fn settle(db: &Db) -> StoreResult<Settled> {
     .fetch_all(c)
     .await?);
     for (id, secret, pending) in users {
-        let secret_again = secret
-            .as_deref()
-            .map(|s| reseal(keys, Purpose::Totp, s))
-            .transpose()?
-            .flatten();
-        let pending_again = pending
-            .as_deref()
-            .map(|s| reseal(keys, Purpose::Totp, s))
-            .transpose()?
-            .flatten();
+        let secret_again = reseal_opt(keys, Purpose::Totp, secret.as_deref())?;
+        let pending_again = reseal_opt(keys, Purpose::Totp, pending.as_deref())?;
         if secret_again.is_none() && pending_again.is_none() {
             continue;
         }
@@ -155,12 +159,7 @@ pub async fn settle(db: &Db) -> StoreResult<Settled> {
     )
     .fetch_optional(c)
     .await?);
-    if let Some(again) = vapid
-        .as_deref()
-        .map(|v| reseal(keys, Purpose::Vapid, v))
-        .transpose()?
-        .flatten()
-    {
+    if let Some(again) = reseal_opt(keys, Purpose::Vapid, vapid.as_deref())? {
         resealed += 1;
         on_tx!(&mut tx, |c| sqlx::query(
             "UPDATE vapid_keys SET private_key = $1 WHERE id = 1"
@@ -186,12 +185,7 @@ pub async fn settle(db: &Db) -> StoreResult<Settled> {
                 let Some(value) = h.get_mut("value") else {
                     continue;
                 };
-                if let Some(again) = value
-                    .as_str()
-                    .map(|v| reseal(keys, Purpose::MonitorHeader, v))
-                    .transpose()?
-                    .flatten()
-                {
+                if let Some(again) = reseal_opt(keys, Purpose::MonitorHeader, value.as_str())? {
                     *value = Value::String(again);
                     changed += 1;
                 }
@@ -221,11 +215,7 @@ pub async fn settle(db: &Db) -> StoreResult<Settled> {
             .map_err(|e| StoreError::Config(format!("stored export do not read: {e}")))?;
         let secret = doc.pointer_mut("/s3/secretAccessKey");
         if let Some(value) = secret
-            && let Some(again) = value
-                .as_str()
-                .map(|v| reseal(keys, Purpose::Bucket, v))
-                .transpose()?
-                .flatten()
+            && let Some(again) = reseal_opt(keys, Purpose::Bucket, value.as_str())?
         {
             *value = Value::String(again);
             resealed += 1;
