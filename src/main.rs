@@ -1,6 +1,7 @@
 //! The `upstate` binary: serve, migrate and operator commands.
 
 mod cli_keys;
+mod cli_transfer;
 mod cli_users;
 
 use anyhow::Context;
@@ -36,6 +37,12 @@ enum Command {
         #[arg(long)]
         out: std::path::PathBuf,
     },
+    /// Write the whole install as one JSON document (the format of
+    /// `GET /api/admin/export`; see docs/operations.md).
+    Export(cli_transfer::ExportArgs),
+    /// Read a document `upstate export` wrote into this install, all or
+    /// nothing.
+    Import(cli_transfer::ImportArgs),
     /// Make a new server key and seal every stored secret with it (the key
     /// file keeps only the new key).
     RotateKey,
@@ -101,6 +108,18 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 report.removed
             );
             Ok(())
+        }
+        Command::Export(args) => {
+            let db = open(&config).await?;
+            let result = cli_transfer::export(&db, args).await;
+            db.close().await;
+            result
+        }
+        Command::Import(args) => {
+            let db = open(&config).await?;
+            let result = cli_transfer::import(&db, args).await;
+            db.close().await;
+            result
         }
         Command::User(cmd) => {
             let db = open(&config).await?;

@@ -65,5 +65,6 @@ mod static_copy;
 mod status_html;
 mod storm;
 mod subscribers;
+mod transfer;
 mod two_factor;
 mod v2;

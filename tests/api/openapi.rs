@@ -48,6 +48,8 @@ const SERVED: &[(&str, &str)] = &[
     ("get", "/api/export-settings"),
     ("put", "/api/export-settings"),
     ("post", "/api/admin/cache"),
+    ("get", "/api/admin/export"),
+    ("post", "/api/admin/export"),
     ("get", "/api/statuspages/current"),
     ("post", "/api/statuspages/current"),
     ("put", "/api/components/{id}"),

@@ -190,6 +190,8 @@ actions! {
     RateLimitsReset = "rate_limits.reset",
     SettingsUpdate = "settings.update",
     ServerKeyRotate = "server_key.rotate",
+    InstallExport = "install.export",
+    InstallImport = "install.import",
     StatuspageCreate = "statuspage.create",
     SubscriberCreate = "subscriber.create",
     SubscriberDelete = "subscriber.delete",

@@ -418,7 +418,17 @@ impl Tx {
     /// (`postgres::write_outbox`): every round trip inside the writers' turn
     /// is one every other writer waits for.
     pub(crate) async fn record(&mut self, event: Event) -> StoreResult<()> {
-        let page = event.page();
+        self.record_stamping(event, true).await
+    }
+
+    /// `record` for a change that wrote its page's `updated_at` itself: an
+    /// import keeps the time the document carries.
+    pub(crate) async fn record_unstamped(&mut self, event: Event) -> StoreResult<()> {
+        self.record_stamping(event, false).await
+    }
+
+    async fn record_stamping(&mut self, event: Event, stamp: bool) -> StoreResult<()> {
+        let page = event.page().filter(|_| stamp);
         if let TxInner::Sqlite(_) = self.inner {
             let now = self.clock.now().millis();
             let payload = crate::deliveries::payload(&event, self.ctx.quiet)?;
@@ -428,7 +438,7 @@ impl Tx {
                 "INSERT INTO outbox (at, status_page_id, kind, payload) VALUES ($1, $2, $3, $4) RETURNING id"
             )
             .bind(now)
-            .bind(page.unwrap_or(0))
+            .bind(event.page().unwrap_or(0))
             .bind(event.kind())
             .bind(&payload)
             .fetch_one(c)

@@ -42,6 +42,7 @@ pub mod step_up;
 pub mod subscribers;
 pub mod templates;
 mod timeline;
+pub mod transfer;
 pub mod two_factor;
 pub mod users;
 mod work;

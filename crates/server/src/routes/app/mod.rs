@@ -6,6 +6,7 @@
 mod api_keys;
 mod audit;
 mod comments;
+mod export;
 mod markdown;
 mod measurements;
 mod monitor_check;
@@ -38,6 +39,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(api_keys::router())
         .merge(quick_links::router())
         .merge(system::router())
+        .merge(export::router())
         .merge(templates::router())
         .merge(settings::router())
         .merge(markdown::router())

@@ -1,0 +1,122 @@
+//! `GET /api/admin/export`: the whole install as one document (the format
+//! is `docs/export.schema.json`); `POST /api/admin/export`: such a document
+//! read into this install, all or nothing. Admins only, signed in, with a
+//! fresh step-up: the document holds every account and subscriber, and on
+//! request what opens the channels and second factors.
+
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{Body, QueryParams};
+use crate::openapi::{BadQuery, BodyErrors, SessionErrors};
+use crate::respond::{Data, data};
+use crate::session::SignedIn;
+use crate::state::AppState;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use upstate_core::FieldErrors;
+use upstate_core::roles::Permission;
+use upstate_store::transfer::{self, Include, Mode};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+/// The largest document `POST` reads (the CLI reads any size).
+pub const IMPORT_MAX_BYTES: usize = 256 * 1024 * 1024;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(export, import))
+        .layer(DefaultBodyLimit::max(IMPORT_MAX_BYTES))
+}
+
+/// Admins, with a step-up verified in the last minutes.
+async fn admin(state: &AppState, me: &SignedIn, headers: &HeaderMap) -> ApiResult<()> {
+    me.require(Permission::SettingsWrite)?;
+    me.require(Permission::UsersManage)?;
+    me.require_step_up(state, headers).await
+}
+
+#[utoipa::path(get, path = "/api/admin/export", tag = "system", operation_id = "exportInstall",
+    summary = "The whole install as one versioned JSON document (needs a step-up)",
+    description = "Every page with its settings and theme, groups, components and their status history, incidents with updates, maintenance (one-off and recurring), postmortems, templates, quick links, subscribers, channels, monitors with their checks and rollups, users, API keys and settings. Credential hashes and sealed secrets read \"<withheld>\" unless asked for. Described by docs/export.schema.json; recorded in the audit log as install.export.",
+    params(
+        ("secrets" = Option<bool>, Query, description = "include channel secrets, second-factor seeds, the push key, monitor header values and bucket credentials, in clear"),
+        ("passwords" = Option<bool>, Query, description = "include password, page password, API key and recovery code hashes"),
+    ),
+    responses((status = 200, description = "The document, as a download", content_type = "application/json", body = Object),
+        SessionErrors, BadQuery))]
+async fn export(
+    State(state): State<AppState>,
+    me: SignedIn,
+    headers: HeaderMap,
+    q: QueryParams,
+) -> ApiResult<Response> {
+    let mut e = FieldErrors::new();
+    let include = Include {
+        secrets: q.bool("secrets", &mut e).unwrap_or(false),
+        passwords: q.bool("passwords", &mut e).unwrap_or(false),
+    };
+    e.into_result()?;
+    admin(&state, &me, &headers).await?;
+    let doc = transfer::export_as(&state.db, &me.audit, include).await?;
+    let name = format!(
+        "attachment; filename=\"upstate-export-{}.json\"",
+        state.db.clock.now().to_rfc3339().get(..10).unwrap_or("now")
+    );
+    let mut res = axum::Json(doc).into_response();
+    let h = res.headers_mut();
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if let Ok(v) = HeaderValue::from_str(&name) {
+        h.insert(header::CONTENT_DISPOSITION, v);
+    }
+    Ok(res)
+}
+
+#[utoipa::path(post, path = "/api/admin/export", tag = "system", operation_id = "importInstall",
+    summary = "Read an export into this install, in one transaction (needs a step-up)",
+    description = "mode=empty (the default) takes everything into an install without pages, keeping ids; accounts already here are matched by email. mode=add_pages adds the document's pages, with all that belongs to them, beside the pages here under new ids, and answers the ids that changed. A document that does not fit is refused naming the first wrong field's path, and nothing is written.",
+    params(("mode" = Option<String>, Query, description = "empty (the default) or add_pages")),
+    request_body(content = Object, description = "A document GET /api/admin/export wrote", content_type = "application/json"),
+    responses((status = 200, body = Data<ImportedView>), SessionErrors, BodyErrors,
+        (status = 409, description = "The install is not empty (mode=empty)", content_type = "application/problem+json")))]
+async fn import(
+    State(state): State<AppState>,
+    me: SignedIn,
+    headers: HeaderMap,
+    q: QueryParams,
+    Body(doc): Body<Value>,
+) -> ApiResult<Response> {
+    let mode = match q.get("mode") {
+        None | Some("empty") => Mode::Empty,
+        Some("add_pages") => Mode::AddPages,
+        Some(_) => return Err(ApiError::validation("mode", "must be empty or add_pages")),
+    };
+    admin(&state, &me, &headers).await?;
+    let done = transfer::import(&state.db, &me.audit, &doc, mode).await?;
+    // Pages, settings and accounts changed together: rebuild what is served.
+    state.snapshots.drop_all();
+    Ok(data(ImportedView {
+        mode: match done.mode {
+            Mode::Empty => "empty",
+            Mode::AddPages => "add_pages",
+        },
+        rows: done.rows,
+        ids: done.ids,
+        notes: done.notes,
+    }))
+}
+
+/// What an import brought.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct ImportedView {
+    /// `empty` or `add_pages`.
+    mode: &'static str,
+    /// Rows written, by table.
+    rows: BTreeMap<String, usize>,
+    /// The ids that differ from the document's, by table: `{"components": {"3": 17}}`.
+    ids: BTreeMap<String, BTreeMap<String, i64>>,
+    /// What must be done by hand (withheld passwords, second factors, the
+    /// push key) and what stayed out.
+    notes: Vec<String>,
+}

@@ -1,0 +1,551 @@
+//! Reading an export into an install, in one transaction: every row is
+//! checked before the first is written, and any failure leaves the install
+//! as it was.
+
+use super::shape::{Kind, Shape};
+use super::tables::{
+    self, CARRIED, CREDENTIALS, HIDDEN, LOCAL_SETTINGS, PAGE_TABLES, SEALED, UNUSABLE, WITHHELD,
+};
+use super::{FORMAT, VERSION, invalid, reach, row_matches, shape, shapes};
+use crate::db::{Db, Tx};
+use crate::error::{StoreError, StoreResult};
+use crate::writer::AuditCtx;
+use serde_json::{Map, Value, json};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use upstate_core::audit::Action;
+use upstate_core::events::Event;
+
+/// Where the document's records go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Into an install with no pages yet: everything, ids kept. Accounts
+    /// already there (the one importing) are matched by email.
+    Empty,
+    /// The document's pages (with all that belongs to them) beside the
+    /// pages already there, under new ids; accounts, keys, channels and
+    /// settings stay as they are.
+    AddPages,
+}
+
+/// What an import brought.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Imported {
+    pub mode: Mode,
+    /// Rows written, by table.
+    pub rows: BTreeMap<String, usize>,
+    /// Ids that differ from the document's, by table (`"old": new`).
+    pub ids: BTreeMap<String, BTreeMap<String, i64>>,
+    /// What the install has to do by hand, and what stayed out.
+    pub notes: Vec<String>,
+}
+
+/// Tables an install may already have rows in when it counts as empty.
+const MAY_HOLD: &[&str] = &[
+    "users",
+    "recovery_codes",
+    "settings",
+    "api_keys",
+    "vapid_keys",
+];
+
+/// Checks `doc` and writes it into the install as `mode` says.
+pub async fn import(db: &Db, ctx: &AuditCtx, doc: &Value, mode: Mode) -> StoreResult<Imported> {
+    let tables = envelope(db, doc).await?;
+    let shapes = shapes(db).await?;
+    let mut rows: Vec<(&Shape, Vec<Map<String, Value>>)> = Vec::new();
+    let mut notes = Vec::new();
+    for (name, _) in tables.iter() {
+        if !CARRIED.contains(&name.as_str()) {
+            return Err(invalid(
+                format!("/tables/{name}"),
+                "not a table of this export format",
+            ));
+        }
+    }
+    for shape in &shapes {
+        let Some(list) = tables.get(shape.table) else {
+            continue;
+        };
+        let path = format!("/tables/{}", shape.table);
+        let list = list
+            .as_array()
+            .ok_or_else(|| invalid(path.clone(), "must be an array of rows"))?;
+        let mut checked = Vec::with_capacity(list.len());
+        for (i, row) in list.iter().enumerate() {
+            checked.push(check_row(shape, row, &format!("{path}/{i}"))?);
+        }
+        if mode == Mode::AddPages && !PAGE_TABLES.contains(&shape.table) {
+            if !checked.is_empty() {
+                notes.push(format!(
+                    "{}: {} rows left out (adding pages brings only what belongs to them)",
+                    shape.table,
+                    checked.len()
+                ));
+            }
+            continue;
+        }
+        rows.push((shape, checked));
+    }
+
+    let mut tx = db.begin_as(ctx).await?;
+    if mode == Mode::Empty {
+        for table in CARRIED.iter().filter(|t| !MAY_HOLD.contains(t)) {
+            let sql = format!("SELECT COUNT(*) FROM {table}");
+            let n: i64 = on_tx!(&mut tx, |c| sqlx::query_scalar(
+                // Names from the fixed list of tables.
+                sqlx::AssertSqlSafe(sql.as_str())
+            )
+            .fetch_one(c)
+            .await?);
+            if n > 0 {
+                return Err(StoreError::Conflict(format!(
+                    "this install already holds {table} ({n} rows): import into an empty install, or add the document's pages with mode=add_pages"
+                )));
+            }
+        }
+    }
+    let mut load = Load {
+        mode,
+        ids: HashMap::new(),
+        moved: BTreeMap::new(),
+        matched_users: HashSet::new(),
+        explicit: HashSet::new(),
+        second_factor_off: 0,
+    };
+    let mut written = BTreeMap::new();
+    let mut pages = Vec::new();
+    for (shape, list) in rows {
+        let mut n = 0;
+        for (i, row) in list.into_iter().enumerate() {
+            let path = format!("/tables/{}/{i}", shape.table);
+            if let Some(new) = load.row(db, &mut tx, shape, row, &path, &mut notes).await? {
+                n += 1;
+                if shape.table == "status_pages" {
+                    pages.push(new);
+                }
+            }
+        }
+        written.insert(shape.table.to_string(), n);
+    }
+    if load.second_factor_off > 0 {
+        notes.push(format!(
+            "users.totp_secret was withheld: the second factor of {} users is off until they set it up again",
+            load.second_factor_off
+        ));
+    }
+    for (table, column) in CREDENTIALS {
+        if written.get(*table).is_some_and(|n| *n > 0)
+            && doc_withheld(doc).contains(&format!("{table}.{column}"))
+        {
+            notes.push(format!(
+                "{table}.{column} was withheld: those passwords or keys must be set again"
+            ));
+        }
+    }
+    load.advance_sequences(&mut tx).await?;
+    for page in &pages {
+        tx.record_unstamped(Event::PageUpdated { page: *page })
+            .await?;
+    }
+    let audited = tx
+        .audit(
+            Action::InstallImport,
+            "install",
+            None,
+            json!({ "mode": mode, "rows": written }),
+        )
+        .await?;
+    tx.commit(audited).await?;
+    // Settings, keys and accounts changed under every cache of this process.
+    db.changes.bump_all();
+    Ok(Imported {
+        mode,
+        rows: written,
+        ids: load.moved,
+        notes,
+    })
+}
+
+fn doc_withheld(doc: &Value) -> Vec<String> {
+    doc.get("withheld")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The envelope's fields, checked; answers the `tables` object.
+async fn envelope<'a>(db: &Db, doc: &'a Value) -> StoreResult<&'a Map<String, Value>> {
+    let obj = doc
+        .as_object()
+        .ok_or_else(|| invalid("/".into(), "must be a JSON object (an Upstate export)"))?;
+    for key in obj.keys() {
+        if !matches!(
+            key.as_str(),
+            "format" | "version" | "exportedAt" | "schema" | "withheld" | "tables"
+        ) {
+            return Err(invalid(
+                format!("/{key}"),
+                "not a field of an Upstate export",
+            ));
+        }
+    }
+    if obj.get("format").and_then(Value::as_str) != Some(FORMAT) {
+        return Err(invalid(
+            "/format".into(),
+            format!("must be \"{FORMAT}\": this is not an Upstate export"),
+        ));
+    }
+    if obj.get("version").and_then(Value::as_i64) != Some(VERSION) {
+        return Err(invalid(
+            "/version".into(),
+            format!("must be {VERSION}, the version this Upstate reads"),
+        ));
+    }
+    let ours = shape::schema_version(db).await?;
+    match obj.get("schema").and_then(Value::as_i64) {
+        Some(s) if s <= ours => {}
+        Some(s) => {
+            return Err(invalid(
+                "/schema".into(),
+                format!(
+                    "written by a newer Upstate (schema {s}; this one has {ours}): upgrade first"
+                ),
+            ));
+        }
+        None => return Err(invalid("/schema".into(), "must be an integer")),
+    }
+    if let Some(w) = obj.get("withheld")
+        && !w.as_array().is_some_and(|a| a.iter().all(Value::is_string))
+    {
+        return Err(invalid("/withheld".into(), "must be an array of strings"));
+    }
+    obj.get("tables")
+        .and_then(Value::as_object)
+        .ok_or_else(|| invalid("/tables".into(), "must be an object of tables"))
+}
+
+/// One row, checked against its table: known columns, the right kinds, no
+/// empty value where none may be, enumerations by their values.
+fn check_row(shape: &Shape, row: &Value, path: &str) -> StoreResult<Map<String, Value>> {
+    let obj = row
+        .as_object()
+        .ok_or_else(|| invalid(path.into(), "must be an object"))?;
+    for (key, value) in obj {
+        let at = format!("{path}/{key}");
+        let Some(c) = shape.column(key) else {
+            return Err(invalid(at, format!("{} has no column {key}", shape.table)));
+        };
+        if value.is_null() {
+            if !c.nullable {
+                return Err(invalid(at, "must not be null"));
+            }
+            continue;
+        }
+        let fits = match c.kind {
+            Kind::Int => value.as_i64().is_some(),
+            Kind::Int4 => value.as_i64().is_some_and(|n| i32::try_from(n).is_ok()),
+            Kind::Bool => value.is_boolean(),
+            Kind::Text => value.is_string(),
+        };
+        if !fits {
+            let want = match c.kind {
+                Kind::Int => "an integer",
+                Kind::Int4 => "an integer of 32 bits",
+                Kind::Bool => "true or false",
+                Kind::Text => "a string",
+            };
+            return Err(invalid(at, format!("must be {want}")));
+        }
+        if let Some(allowed) = tables::allowed(shape.table, key)
+            && let Some(text) = value.as_str()
+            && !allowed.contains(&text)
+        {
+            return Err(invalid(
+                at,
+                format!("must be one of: {}", allowed.join(", ")),
+            ));
+        }
+    }
+    for c in &shape.columns {
+        if !c.nullable && !c.has_default && !obj.contains_key(&c.name) {
+            return Err(invalid(format!("{path}/{}", c.name), "is missing"));
+        }
+    }
+    Ok(obj.clone())
+}
+
+struct Load {
+    mode: Mode,
+    /// Document id → install id, by table.
+    ids: HashMap<&'static str, HashMap<i64, i64>>,
+    /// The same, where they differ, for the answer.
+    moved: BTreeMap<String, BTreeMap<String, i64>>,
+    /// Accounts of the document that are accounts already here.
+    matched_users: HashSet<i64>,
+    /// Tables written with the document's ids (their sequences advance).
+    explicit: HashSet<&'static str>,
+    second_factor_off: usize,
+}
+
+impl Load {
+    fn map(&mut self, table: &'static str, old: i64, new: i64) {
+        self.ids.entry(table).or_default().insert(old, new);
+        if old != new {
+            self.moved
+                .entry(table.to_string())
+                .or_default()
+                .insert(old.to_string(), new);
+        }
+    }
+
+    fn lookup(&self, table: &str, old: i64) -> Option<i64> {
+        self.ids.get(table).and_then(|m| m.get(&old)).copied()
+    }
+
+    /// Writes one row; answers its id in the install (numbered tables) or
+    /// 0, and `None` when the row was not written.
+    async fn row(
+        &mut self,
+        db: &Db,
+        tx: &mut Tx,
+        shape: &Shape,
+        mut row: Map<String, Value>,
+        path: &str,
+        notes: &mut Vec<String>,
+    ) -> StoreResult<Option<i64>> {
+        let table = shape.table;
+        if table == "settings"
+            && row
+                .get("name")
+                .and_then(Value::as_str)
+                .is_some_and(|n| LOCAL_SETTINGS.contains(&n))
+        {
+            return Ok(None);
+        }
+        if table == "vapid_keys" && row.get("private_key").and_then(Value::as_str) == Some(WITHHELD)
+        {
+            notes.push(
+                "vapid_keys: the push key was withheld; push subscribers must subscribe again"
+                    .into(),
+            );
+            return Ok(None);
+        }
+        if table == "recovery_codes"
+            && row
+                .get("user_id")
+                .and_then(Value::as_i64)
+                .is_some_and(|u| self.matched_users.contains(&u))
+        {
+            return Ok(None);
+        }
+        // References: to what the install calls the same rows.
+        for c in &shape.columns {
+            let Some(to) = &c.references else { continue };
+            let Some(old) = row.get(&c.name).and_then(Value::as_i64) else {
+                continue;
+            };
+            let new = self.lookup(to, old).ok_or_else(|| {
+                invalid(
+                    format!("{path}/{}", c.name),
+                    format!("refers to {to} {old}, which the document does not hold"),
+                )
+            })?;
+            row.insert(c.name.clone(), Value::from(new));
+        }
+        for h in HIDDEN.iter().filter(|h| h.table == table) {
+            let Some(cell) = row.get(h.column).cloned() else {
+                continue;
+            };
+            if h.list {
+                let Some(ids) = cell
+                    .as_str()
+                    .and_then(|t| serde_json::from_str::<Vec<i64>>(t).ok())
+                else {
+                    return Err(invalid(
+                        format!("{path}/{}", h.column),
+                        "must be a JSON array of ids, as text",
+                    ));
+                };
+                let kept: Vec<i64> = ids.iter().filter_map(|id| self.lookup(h.to, *id)).collect();
+                row.insert(h.column.into(), Value::String(json!(kept).to_string()));
+            } else if let Some(old) = cell.as_i64() {
+                // Nothing keeps these in step in the source either: a page
+                // or incident deleted since leaves nothing to point at.
+                row.insert(
+                    h.column.into(),
+                    self.lookup(h.to, old).map_or(Value::Null, Value::from),
+                );
+            }
+        }
+        // Secrets: sealed with this install's key, or filled in where the
+        // export withheld them.
+        for s in SEALED.iter().filter(|s| s.table == table) {
+            if !row_matches(&row, s.row) {
+                continue;
+            }
+            let mut fail = None;
+            let mut withheld = false;
+            reach(&mut row, s.column, s.pointer, &mut |v: &mut Value| {
+                let Some(plain) = v.as_str() else { return };
+                if plain == WITHHELD {
+                    withheld = true;
+                    *v = if s.pointer.is_empty() {
+                        Value::Null
+                    } else {
+                        Value::String(String::new())
+                    };
+                    return;
+                }
+                match db.keys.seal(s.purpose, plain) {
+                    Ok(sealed) => *v = Value::String(sealed),
+                    Err(e) => fail = Some(e),
+                }
+            });
+            if let Some(e) = fail {
+                return Err(e);
+            }
+            if withheld && table == "users" && s.column == "totp_secret" {
+                row.insert("totp_enabled".into(), Value::Bool(false));
+                self.second_factor_off += 1;
+            }
+        }
+        for (t, column) in CREDENTIALS {
+            if *t == table && row.get(*column).and_then(Value::as_str) == Some(WITHHELD) {
+                row.insert((*column).into(), Value::String(UNUSABLE.into()));
+            }
+        }
+        // Accounts already here are the same people.
+        if table == "users"
+            && let Some(old) = row.get("id").and_then(Value::as_i64)
+            && let Some(email) = row.get("email").and_then(Value::as_str)
+        {
+            let sql = "SELECT id FROM users WHERE lower(email) = lower($1)";
+            let found: Option<i64> = on_tx!(tx, |c| sqlx::query_scalar(sql)
+                .bind(email)
+                .fetch_optional(c)
+                .await?);
+            if let Some(id) = found {
+                self.matched_users.insert(old);
+                self.map("users", old, id);
+                return Ok(None);
+            }
+        }
+        let old_id = if shape.numbered() {
+            row.remove("id").and_then(|v| v.as_i64())
+        } else {
+            None
+        };
+        let keep = self.mode == Mode::Empty && old_id.is_some();
+        let mut new_id = None;
+        if keep && let Some(id) = old_id {
+            let mut with_id = row.clone();
+            with_id.insert("id".into(), Value::from(id));
+            new_id = insert(
+                tx,
+                shape,
+                &with_id,
+                " ON CONFLICT DO NOTHING RETURNING id",
+                path,
+            )
+            .await?;
+            if new_id.is_some() {
+                self.explicit.insert(table);
+            }
+        }
+        if new_id.is_none() {
+            let tail = if shape.numbered() {
+                " RETURNING id"
+            } else {
+                match table {
+                    "settings" => {
+                        " ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at"
+                    }
+                    "vapid_keys" => {
+                        " ON CONFLICT (id) DO UPDATE SET private_key = excluded.private_key, \
+                         public_key = excluded.public_key, created_at = excluded.created_at"
+                    }
+                    _ => "",
+                }
+            };
+            new_id = insert(tx, shape, &row, tail, path).await?;
+        }
+        let new = new_id.unwrap_or(0);
+        if let Some(old) = old_id {
+            self.map(table, old, new);
+        }
+        Ok(Some(new))
+    }
+
+    /// PostgreSQL's identity columns do not notice ids written explicitly:
+    /// each table written so goes on from its highest id.
+    async fn advance_sequences(&self, tx: &mut Tx) -> StoreResult<()> {
+        if !matches!(tx.inner, crate::db::TxInner::Postgres(..)) {
+            return Ok(());
+        }
+        for table in &self.explicit {
+            let sql = format!(
+                "SELECT setval(pg_get_serial_sequence('{table}', 'id'), \
+                 (SELECT COALESCE(MAX(id), 0) + 1 FROM {table}), false)"
+            );
+            on_tx!(tx, |c| {
+                sqlx::query(sqlx::AssertSqlSafe(sql.as_str()))
+                    .execute(c)
+                    .await?;
+            });
+        }
+        Ok(())
+    }
+}
+
+/// `INSERT` of one checked row; answers the id `tail`'s `RETURNING` gave.
+async fn insert(
+    tx: &mut Tx,
+    shape: &Shape,
+    row: &Map<String, Value>,
+    tail: &str,
+    path: &str,
+) -> StoreResult<Option<i64>> {
+    let columns: Vec<&str> = shape
+        .columns
+        .iter()
+        .filter(|c| row.contains_key(&c.name))
+        .map(|c| c.name.as_str())
+        .collect();
+    let marks: Vec<String> = (1..=columns.len()).map(|i| format!("${i}")).collect();
+    let sql = format!(
+        "INSERT INTO {} ({}) VALUES ({}){tail}",
+        shape.table,
+        columns.join(", "),
+        marks.join(", ")
+    );
+    let result: Result<Option<i64>, sqlx::Error> = on_tx!(tx, |c| {
+        // Table and column names come from the database's own catalog.
+        let mut q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.as_str()));
+        for name in &columns {
+            let Some(col) = shape.column(name) else {
+                continue;
+            };
+            let v = row.get(*name).unwrap_or(&Value::Null);
+            q = match col.kind {
+                Kind::Int => q.bind(v.as_i64()),
+                Kind::Int4 => q.bind(v.as_i64().and_then(|n| i32::try_from(n).ok())),
+                Kind::Bool => q.bind(v.as_bool()),
+                Kind::Text => q.bind(v.as_str().map(String::from)),
+            };
+        }
+        q.fetch_optional(c).await
+    });
+    result.map_err(|e| match e {
+        sqlx::Error::Database(d) => invalid(
+            path.into(),
+            format!("the database refused this row: {}", d.message()),
+        ),
+        other => StoreError::Database(other),
+    })
+}

@@ -1,0 +1,581 @@
+//! Moving in and out (docs/operations.md, "Export and import"): `GET
+//! /api/admin/export` writes the whole install as one document that
+//! `docs/export.schema.json` describes; `POST /api/admin/export` and
+//! `upstate import` read it into another install, all or nothing; a
+//! round trip gives the same document back.
+
+use crate::on_both_backends;
+use crate::support::{Backend, Browser, PASSWORD, Server, TestDb, consumer, root};
+use reqwest::Method;
+use serde_json::{Value, json};
+
+on_both_backends!(
+    an_export_round_trips_through_a_fresh_install,
+    a_bad_document_is_refused_by_path_and_nothing_changes,
+    pages_are_added_beside_existing_ones_under_new_ids,
+    secrets_and_passwords_stay_out_unless_asked,
+);
+
+const HEADER: &str = "Bearer monitor-credential-0123456789-xyz";
+
+/// A `POST` of the signed-in owner that must create.
+async fn made(me: &Browser, path: &str, body: Value) -> Value {
+    let (status, body, _) = me.send(Method::POST, path, Some(body)).await;
+    assert_eq!(status, 201, "{path}: {body}");
+    body["data"].clone()
+}
+
+/// An install with something in every kind of record; returns the page id.
+async fn furnished(s: &Server, slug: &str) -> i64 {
+    let me = Browser::signed_in(s, "owner@example.com").await;
+    let page = s.page(slug).await;
+    let group = s.group(page, "Backend").await;
+    let api = s.component(page, "API").await;
+    s.patch(
+        &format!("/api/v1/components/{api}"),
+        json!({"groupId": group}),
+    )
+    .await
+    .data(200);
+    let web = s.component(page, "Web").await;
+    s.patch(
+        &format!("/api/v1/components/{web}"),
+        json!({"status": "partial_outage"}),
+    )
+    .await
+    .data(200);
+    let incident = s.incident(page, "Slow checkout").await;
+    let id = incident["id"].as_i64().expect("incident id");
+    s.patch(
+        &format!("/api/v1/incidents/{id}"),
+        json!({"status": "identified", "message": "A bad deploy", "componentIds": [api],
+               "componentStatus": "degraded_performance"}),
+    )
+    .await
+    .data(200);
+    s.send(
+        Method::PUT,
+        &format!("/api/incidents/{id}/rca"),
+        Some(&s.key),
+        Some(json!({"body": "# What happened\nA deploy.", "published": true})),
+    )
+    .await
+    .data(200);
+    s.post(
+        "/api/v1/maintenance",
+        json!({"title": "Database upgrade", "statusPageId": page, "componentIds": [web],
+               "scheduledStartTime": "2099-01-01T00:00:00.000Z", "scheduledEndTime": "2099-01-01T02:00:00.000Z"}),
+    )
+    .await
+    .data(201);
+    made(
+        &me,
+        "/api/maintenance/recurring",
+        json!({"statusPageId": page, "title": "Patching", "rrule": "FREQ=WEEKLY;BYDAY=SU",
+               "firstStart": "2099-01-04T02:00", "durationMinutes": 60, "componentIds": [api]}),
+    )
+    .await;
+    made(
+        &me,
+        "/api/quicklinks",
+        json!({"statusPageId": page, "label": "Docs", "url": "https://docs.example.com"}),
+    )
+    .await;
+    made(
+        &me,
+        "/api/subscribers",
+        json!({"statusPageId": page, "kind": "webhook", "target": format!("https://hooks.example.com/{slug}")}),
+    )
+    .await;
+    s.post(
+        "/api/monitors",
+        json!({"componentId": api, "kind": "http", "target": "http://127.0.0.1:9/health",
+               "enabled": false, "headers": [{"name": "Authorization", "value": HEADER}]}),
+    )
+    .await
+    .data(201);
+    page
+}
+
+/// The owner, signed in with a fresh step-up.
+async fn owner(s: &Server) -> Browser {
+    let mut me = Browser::signed_in(s, "owner@example.com").await;
+    me.step_up().await;
+    me
+}
+
+/// Install-wide records besides a page's.
+async fn install_wide(s: &Server) -> String {
+    let me = Browser::signed_in(s, "owner@example.com").await;
+    made(
+        &me,
+        "/api/incident-templates",
+        json!({"name": "Outage", "title": "Outage", "message": "Looking"}),
+    )
+    .await;
+    let channel = made(
+        &me,
+        "/api/notifications",
+        json!({"name": "On-call", "kind": "webhook", "target": "https://hooks.example.com/on-call"}),
+    )
+    .await;
+    channel["secret"]
+        .as_str()
+        .expect("signing secret")
+        .to_string()
+}
+
+async fn export(me: &Browser, query: &str) -> Value {
+    let (status, doc, headers) = me
+        .send(Method::GET, &format!("/api/admin/export{query}"), None)
+        .await;
+    assert_eq!(status, 200, "{doc}");
+    let disposition = headers
+        .get("content-disposition")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    assert!(
+        disposition.starts_with("attachment; filename=\"upstate-export-"),
+        "{disposition}"
+    );
+    doc
+}
+
+/// Where two documents first differ, with both values.
+fn difference(a: &Value, b: &Value, at: &str) -> Option<String> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for k in x.keys().chain(y.keys()) {
+                let (l, r) = (
+                    x.get(k).unwrap_or(&Value::Null),
+                    y.get(k).unwrap_or(&Value::Null),
+                );
+                if let Some(d) = difference(l, r, &format!("{at}/{k}")) {
+                    return Some(d);
+                }
+            }
+            None
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (l, r))| difference(l, r, &format!("{at}/{i}"))),
+        _ if a == b => None,
+        _ => Some(format!("{at}: {a} against {b}")),
+    }
+}
+
+/// Rows of every table an import writes, to show a refusal wrote none.
+async fn rows(s: &Server) -> Vec<i64> {
+    let mut n = vec![];
+    for table in [
+        "status_pages",
+        "components",
+        "component_groups",
+        "component_status_history",
+        "incidents",
+        "incident_updates",
+        "maintenance",
+        "recurring_maintenance",
+        "quick_links",
+        "subscribers",
+        "monitors",
+        "postmortems",
+        "users",
+        "api_keys",
+        "settings",
+        "notification_channels",
+        "incident_templates",
+    ] {
+        n.extend(
+            s.db.integers(&format!("SELECT COUNT(*) FROM {table}"))
+                .await,
+        );
+    }
+    n
+}
+
+fn without_time(mut doc: Value) -> Value {
+    doc.as_object_mut().expect("object").remove("exportedAt");
+    doc
+}
+
+async fn an_export_round_trips_through_a_fresh_install(b: Backend) {
+    let s = Server::start(b).await;
+    s.db.user("owner@example.com", "owner");
+    let page = furnished(&s, "acme").await;
+    let signing = install_wide(&s).await;
+    let me = owner(&s).await;
+
+    // Only an admin with a fresh step-up takes a copy.
+    let plain = Browser::signed_in(&s, "owner@example.com").await;
+    let (status, refused, _) = plain.send(Method::GET, "/api/admin/export", None).await;
+    assert_eq!(status, 403, "{refused}");
+    assert!(s.db.add_user("ed@example.com", "editor", PASSWORD).0);
+    let mut ed = Browser::signed_in(&s, "ed@example.com").await;
+    ed.step_up().await;
+    let (status, _, _) = ed.send(Method::GET, "/api/admin/export", None).await;
+    assert_eq!(status, 403, "an editor");
+
+    let first = export(&me, "?secrets=true&passwords=true").await;
+    assert_eq!(first["format"], "upstate-export");
+    assert_eq!(first["withheld"], json!([]));
+    let tables = &first["tables"];
+    for (table, at_least) in [
+        ("status_pages", 1),
+        ("component_groups", 1),
+        ("components", 2),
+        ("component_status_history", 3),
+        ("incidents", 1),
+        ("incident_updates", 2),
+        ("incident_components", 1),
+        ("postmortems", 1),
+        ("maintenance", 1),
+        ("recurring_maintenance", 1),
+        ("quick_links", 1),
+        ("subscribers", 1),
+        ("monitors", 1),
+        ("incident_templates", 1),
+        ("notification_channels", 1),
+        ("users", 2),
+    ] {
+        let n = tables[table].as_array().map_or(0, Vec::len);
+        assert!(n >= at_least, "{table}: {n} rows in {tables}");
+    }
+    let text = first.to_string();
+    assert!(text.contains(&signing), "the channel's secret, opened");
+    assert!(text.contains(HEADER), "the monitor's header, opened");
+    assert!(!text.contains("sealed:v1:"), "nothing sealed leaves");
+    let audited = s
+        .get("/api/audit-events?action=install.export")
+        .await
+        .data(200);
+    assert_eq!(audited.as_array().map(Vec::len), Some(1), "{audited}");
+
+    // The schema in the repository is the one the install describes, and
+    // the reference validator accepts the document against it.
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("docs/export.schema.json")).expect("schema file"),
+    )
+    .expect("schema JSON");
+    let (ok, made, err) = s.db.cli(&["export", "--schema"]);
+    assert!(ok, "{err}");
+    let made: Value = serde_json::from_str(&made).expect("schema");
+    assert_eq!(
+        difference(&made, &schema, ""),
+        None,
+        "docs/export.schema.json is stale: run `upstate export --schema --out docs/export.schema.json`"
+    );
+    let input = json!({"schema": schema, "document": first}).to_string();
+    if let Some(v) = consumer("export schema", "validate_json_schema.py", input.as_bytes()) {
+        assert_eq!(v["errors"], json!([]), "the export fits its schema");
+    }
+
+    // Into a fresh install with the CLI; out again: the same document.
+    let db = TestDb::new(b).await;
+    let file = db.dir.path().join("export.json");
+    std::fs::write(&file, first.to_string()).expect("written");
+    let (ok, out, err) = db.cli(&["import", file.to_str().expect("path")]);
+    assert!(ok, "{err}");
+    assert!(out.contains("components: 2"), "{out}");
+    let (ok, again, err) = db.cli(&["export", "--secrets", "--passwords"]);
+    assert!(ok, "{err}");
+    let again: Value = serde_json::from_str(&again).expect("document");
+    assert_eq!(
+        difference(&without_time(again), &without_time(first.clone()), ""),
+        None
+    );
+
+    // The moved install serves the same pages, and its people sign in.
+    let fresh = Server::process_on(db, &[]);
+    assert_eq!(fresh.snapshot().await, s.snapshot().await);
+    let detail = fresh
+        .get(&format!("/api/v1/statuspages/{page}"))
+        .await
+        .data(200);
+    assert_eq!(detail["slug"], "acme");
+    let moved = Browser::login(&fresh, "owner@example.com", PASSWORD).await;
+    assert!(moved.is_ok(), "the owner's password came along");
+    let imported = fresh
+        .get("/api/audit-events?action=install.import")
+        .await
+        .data(200);
+    assert_eq!(imported.as_array().map(Vec::len), Some(1), "{imported}");
+}
+
+/// `POST /api/admin/export` as the owner; answers (status, body).
+async fn import(me: &Browser, query: &str, doc: Value) -> (u16, Value) {
+    let (status, body, _) = me
+        .send(
+            Method::POST,
+            &format!("/api/admin/export{query}"),
+            Some(doc),
+        )
+        .await;
+    (status, body)
+}
+
+async fn a_bad_document_is_refused_by_path_and_nothing_changes(b: Backend) {
+    let source = Server::start(b).await;
+    source.db.user("owner@example.com", "owner");
+    furnished(&source, "acme").await;
+    let good = export(&owner(&source).await, "").await;
+
+    let s = Server::start(b).await;
+    s.db.user("owner@example.com", "owner");
+    let me = owner(&s).await;
+    let before = rows(&s).await;
+    let edit = |f: &dyn Fn(&mut Value)| {
+        let mut d = good.clone();
+        f(&mut d);
+        d
+    };
+    let cases: Vec<(Value, &str, &str)> = vec![
+        (
+            edit(&|d| d["format"] = json!("kuma-backup")),
+            "/format",
+            "not an Upstate export",
+        ),
+        (edit(&|d| d["version"] = json!(9)), "/version", "must be 1"),
+        (
+            edit(&|d| d["schema"] = json!(9999)),
+            "/schema",
+            "newer Upstate",
+        ),
+        (
+            edit(&|d| d["tables"]["widgets"] = json!([])),
+            "/tables/widgets",
+            "not a table",
+        ),
+        (
+            edit(&|d| d["tables"]["components"][1]["status"] = json!("on_fire")),
+            "/tables/components/1/status",
+            "must be one of",
+        ),
+        (
+            edit(&|d| d["tables"]["components"][0]["position"] = json!("first")),
+            "/tables/components/0/position",
+            "integer",
+        ),
+        (
+            edit(&|d| d["tables"]["components"][0]["colour"] = json!("red")),
+            "/tables/components/0/colour",
+            "no column colour",
+        ),
+        (
+            edit(&|d| {
+                d["tables"]["status_pages"][0]
+                    .as_object_mut()
+                    .expect("row")
+                    .remove("slug");
+            }),
+            "/tables/status_pages/0/slug",
+            "missing",
+        ),
+        (
+            edit(&|d| d["tables"]["status_pages"][0]["name"] = Value::Null),
+            "/tables/status_pages/0/name",
+            "must not be null",
+        ),
+        (
+            edit(&|d| d["tables"]["incidents"][0]["page_id"] = json!(404)),
+            "/tables/incidents/0/page_id",
+            "refers to status_pages 404",
+        ),
+    ];
+    let (status, problem) = import(&me, "", json!([1, 2])).await;
+    assert_eq!(status, 422, "{problem}");
+    for (doc, path, says) in cases {
+        let (status, problem) = import(&me, "", doc).await;
+        assert_eq!(status, 422, "{path}: {problem}");
+        let errors = problem["errors"].as_array().expect("errors");
+        assert_eq!(errors[0]["field"], path, "{problem}");
+        let message = errors[0]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(says), "{path}: {message}");
+    }
+    // Two pages with one slug: the database's own rule, by row.
+    let twice = edit(&|d| {
+        let mut copy = d["tables"]["status_pages"][0].clone();
+        copy["id"] = json!(77);
+        d["tables"]["status_pages"]
+            .as_array_mut()
+            .expect("pages")
+            .push(copy);
+    });
+    let (status, problem) = import(&me, "", twice).await;
+    assert_eq!(status, 422, "{problem}");
+    assert_eq!(
+        problem["errors"][0]["field"], "/tables/status_pages/1",
+        "{problem}"
+    );
+    let (status, problem) = import(&me, "?mode=everything", good.clone()).await;
+    assert_eq!(status, 422, "{problem}");
+    // Without a step-up, nothing is read.
+    let plain = Browser::signed_in(&s, "owner@example.com").await;
+    let (status, _, _) = plain
+        .send(Method::POST, "/api/admin/export", Some(good.clone()))
+        .await;
+    assert_eq!(status, 403);
+    assert_eq!(rows(&s).await, before, "nothing was stored");
+    let audited = s
+        .get("/api/audit-events?action=install.import")
+        .await
+        .data(200);
+    assert_eq!(audited, json!([]));
+
+    // A CLI import of a foreign file says what was wrong and changes nothing.
+    let file = s.db.dir.path().join("kuma.json");
+    std::fs::write(&file, r#"{"version": "1.23.0", "monitorList": []}"#).expect("written");
+    let (ok, _, err) = s.db.cli(&["import", file.to_str().expect("path")]);
+    assert!(!ok);
+    assert!(
+        err.contains("nothing changed") && err.contains("/monitorList"),
+        "{err}"
+    );
+
+    // The good document goes in; a second time it meets a full install.
+    let (status, done) = import(&me, "", good.clone()).await;
+    assert_eq!(status, 200, "{done}");
+    assert_eq!(done["data"]["rows"]["components"], 2, "{done}");
+    assert_eq!(s.db.integers("SELECT COUNT(*) FROM components").await, [2]);
+    let (status, problem) = import(&me, "", good).await;
+    assert_eq!(status, 409, "{problem}");
+    assert_eq!(s.db.integers("SELECT COUNT(*) FROM components").await, [2]);
+}
+
+async fn pages_are_added_beside_existing_ones_under_new_ids(b: Backend) {
+    let source = Server::start(b).await;
+    source.db.user("owner@example.com", "owner");
+    furnished(&source, "beta").await;
+    let doc = export(&owner(&source).await, "").await;
+
+    let s = Server::start(b).await;
+    s.db.user("owner@example.com", "owner");
+    let acme = furnished(&s, "acme").await;
+    install_wide(&s).await;
+    let me = owner(&s).await;
+    let (status, done) = import(&me, "?mode=add_pages", doc.clone()).await;
+    assert_eq!(status, 200, "{done}");
+    let data = &done["data"];
+    assert_eq!(data["mode"], "add_pages");
+    let new_page = data["ids"]["status_pages"]["1"]
+        .as_i64()
+        .expect("new page id");
+    assert_ne!(new_page, acme);
+    assert!(
+        data["notes"].to_string().contains("users"),
+        "accounts stay out: {data}"
+    );
+    let pages = s.get("/api/v1/statuspages").await.data(200);
+    let slugs: Vec<&str> = pages
+        .as_array()
+        .expect("pages")
+        .iter()
+        .filter_map(|p| p["slug"].as_str())
+        .collect();
+    assert_eq!(slugs.len(), 2, "{pages}");
+    assert!(slugs.contains(&"acme") && slugs.contains(&"beta"));
+    // Everything of beta points at beta's new rows.
+    let components = s
+        .get(&format!("/api/v1/components?statusPageId={new_page}"))
+        .await
+        .data(200);
+    let names: Vec<&str> = components
+        .as_array()
+        .expect("components")
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert_eq!(names.len(), 2, "{components}");
+    let grouped = components
+        .as_array()
+        .expect("components")
+        .iter()
+        .find(|c| c["name"] == "API")
+        .expect("API");
+    let groups = s
+        .get(&format!("/api/v1/component-groups?statusPageId={new_page}"))
+        .await
+        .data(200);
+    assert_eq!(grouped["groupId"], groups[0]["id"], "{groups}");
+    let html = s.get("/s/beta").await;
+    assert_eq!(html.status, 200);
+    assert!(
+        html.body
+            .as_str()
+            .unwrap_or_default()
+            .contains("Slow checkout")
+    );
+    // The same pages again collide by slug, and nothing is added.
+    let (status, problem) = import(&me, "?mode=add_pages", doc).await;
+    assert_eq!(status, 422, "{problem}");
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM status_pages").await,
+        [2]
+    );
+}
+
+async fn secrets_and_passwords_stay_out_unless_asked(b: Backend) {
+    let s = Server::start(b).await;
+    s.db.user("owner@example.com", "owner");
+    assert!(s.db.add_user("nora@example.com", "admin", PASSWORD).0);
+    furnished(&s, "acme").await;
+    let signing = install_wide(&s).await;
+    let me = owner(&s).await;
+    let doc = export(&me, "").await;
+    let text = doc.to_string();
+    for secret in [signing.as_str(), HEADER, "$argon2"] {
+        assert!(!text.contains(secret), "{secret} left with the export");
+    }
+    let withheld: Vec<&str> = doc["withheld"]
+        .as_array()
+        .expect("withheld")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for column in [
+        "users.password_hash",
+        "notification_channels.secret",
+        "monitors.config",
+        "api_keys.secret_hash",
+    ] {
+        assert!(withheld.contains(&column), "{column} in {withheld:?}");
+    }
+    let (status, problem, _) = me
+        .send(Method::GET, "/api/admin/export?secrets=maybe", None)
+        .await;
+    assert_eq!(status, 422, "{problem}");
+    assert_eq!(problem["errors"][0]["field"], "secrets");
+
+    // Imported without them, the people set new passwords; the one who
+    // imports keeps theirs.
+    let fresh = Server::start(b).await;
+    fresh.db.user("owner@example.com", "owner");
+    let (status, done) = import(&owner(&fresh).await, "", doc).await;
+    assert_eq!(status, 200, "{done}");
+    let notes = done["data"]["notes"].to_string();
+    assert!(
+        notes.contains("users.password_hash was withheld"),
+        "{notes}"
+    );
+    assert!(
+        Browser::login(&fresh, "owner@example.com", PASSWORD)
+            .await
+            .is_ok()
+    );
+    assert!(
+        Browser::login(&fresh, "nora@example.com", PASSWORD)
+            .await
+            .is_err(),
+        "a withheld password opens nothing"
+    );
+    let stored = fresh
+        .db
+        .texts("SELECT secret FROM notification_channels WHERE secret IS NOT NULL")
+        .await;
+    assert!(
+        stored.is_empty(),
+        "a withheld secret stays empty: {stored:?}"
+    );
+}
