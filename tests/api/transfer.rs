@@ -8,12 +8,14 @@ use crate::on_both_backends;
 use crate::support::{Backend, Browser, PASSWORD, Server, TestDb, consumer, root};
 use reqwest::Method;
 use serde_json::{Value, json};
+use std::time::Duration;
 
 on_both_backends!(
     an_export_round_trips_through_a_fresh_install,
     a_bad_document_is_refused_by_path_and_nothing_changes,
     pages_are_added_beside_existing_ones_under_new_ids,
     secrets_and_passwords_stay_out_unless_asked,
+    the_settings_screen_exports_and_imports,
 );
 
 const HEADER: &str = "Bearer monitor-credential-0123456789-xyz";
@@ -578,4 +580,136 @@ async fn secrets_and_passwords_stay_out_unless_asked(b: Backend) {
         stored.is_empty(),
         "a withheld secret stays empty: {stored:?}"
     );
+}
+
+async fn the_settings_screen_exports_and_imports(b: Backend) {
+    use crate::admin_ui::{PW, field_by_id, shot, signed_in_browser};
+    use fantoccini::Locator;
+    if !crate::browser::browser_available("the_settings_screen_exports_and_imports") {
+        return;
+    }
+    let source = Server::start(b).await;
+    source.db.user("owner@example.com", "owner");
+    furnished(&source, "beta").await;
+
+    // The export form works without a script: a plain form post answers
+    // the download.
+    let me = Browser::signed_in(&source, "owner@example.com").await;
+    let form = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs([
+            ("_back", "/admin/settings#moving"),
+            ("_next", "/admin/settings#moving"),
+            ("_csrf", me.csrf.as_str()),
+            ("_method", "GET"),
+            ("_form", "export"),
+            ("passwords:bool", ""),
+            ("passwords:bool", "on"),
+            ("_step_up:export", PASSWORD),
+        ])
+        .finish();
+    let r = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client")
+        .post(format!("{}/api/admin/export", source.base))
+        .header("cookie", &me.cookie)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form)
+        .send()
+        .await
+        .expect("export");
+    assert_eq!(r.status(), 200);
+    assert!(
+        r.headers()["content-disposition"]
+            .to_str()
+            .unwrap_or_default()
+            .starts_with("attachment")
+    );
+    let doc: Value = r.json().await.expect("a document");
+    assert_eq!(
+        doc["withheld"],
+        json!(["monitors.config"]),
+        "secrets were not asked for"
+    );
+    assert!(
+        !doc["withheld"].to_string().contains("users.password_hash"),
+        "asked for passwords"
+    );
+
+    let (s, d) = signed_in_browser(b, "admin@example.com", "owner").await;
+    d.c()
+        .goto(&format!("{}/admin/settings#moving", s.base))
+        .await
+        .expect("settings");
+    d.screenshot(&shot(b, "settings-move")).await;
+
+    // A document with a wrong value: the place is named beside the field.
+    let mut bad = doc.clone();
+    bad["tables"]["components"][0]["status"] = json!("on_fire");
+    let dir = tempfile::tempdir().expect("dir");
+    let upload = async |doc: &Value, name: &str| {
+        let file = dir.path().join(name);
+        std::fs::write(&file, doc.to_string()).expect("file");
+        field_by_id(&d, "f-document")
+            .await
+            .send_keys(file.to_str().expect("path"))
+            .await
+            .expect("file chosen");
+        field_by_id(&d, "su-import")
+            .await
+            .send_keys(PW)
+            .await
+            .expect("proof");
+        d.c()
+            .find(Locator::XPath("//button[normalize-space()='Import']"))
+            .await
+            .expect("button")
+            .click()
+            .await
+            .expect("sent");
+    };
+    upload(&bad, "bad.json").await;
+    let said = d
+        .until(
+            "return (document.querySelector('#f-document-note.error')?.textContent ?? '') !== ''",
+            Duration::from_secs(10),
+        )
+        .await;
+    assert!(said.is_some(), "the refusal shows beside the file field");
+    let note = d
+        .js("return document.querySelector('#f-document-note').textContent")
+        .await;
+    assert!(
+        note.as_str()
+            .unwrap_or_default()
+            .contains("/tables/components/0/status"),
+        "{note}"
+    );
+    d.screenshot(&shot(b, "settings-import-refused")).await;
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM status_pages").await,
+        [0]
+    );
+
+    upload(&doc, "good.json").await;
+    let done = d
+        .until(
+            "return (document.querySelector('#import-notes')?.textContent ?? document.body.textContent).includes('Imported')",
+            Duration::from_secs(10),
+        )
+        .await;
+    assert!(done.is_some(), "the import says it is done");
+    d.screenshot(&shot(b, "settings-imported")).await;
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM status_pages").await,
+        [1]
+    );
+    let notes = d
+        .js("return document.querySelector('#import-notes')?.textContent ?? ''")
+        .await;
+    assert!(
+        notes.as_str().unwrap_or_default().contains("withheld"),
+        "{notes}"
+    );
+    d.quit().await;
 }

@@ -20,6 +20,13 @@
 //! success's answer the next page must show once (new recovery codes, a new
 //! key's secret), comma-separated.
 //!
+//! A form with `_method=GET` sends its fields as the query string instead
+//! (a download: an answer marked `Content-Disposition: attachment` goes back
+//! to the browser as it is). A `multipart/form-data` form may carry a file
+//! in a field named `_body:json`: the file is the body the route reads,
+//! and the form's other fields go into the query string (the import of an
+//! export document).
+//!
 //! A sensitive action (deleting a page, changing a role) carries its
 //! step-up inline: a `_step_up` field (or `_step_up:<tag>` when a screen
 //! has several such forms, so the message lands beside the right one) with
@@ -47,6 +54,11 @@ pub const FLASH_COOKIE: &str = "upstate_flash";
 /// What a flash cookie may carry; values beyond it are not refilled.
 const FLASH_MAX: usize = 3_000;
 const FORM_MAX: usize = 256 * 1024;
+/// What a form's file may weigh, and where one is taken: the bridge reads
+/// before any sign-in is checked, so only one route gets the larger room
+/// (a bigger document goes through the API or `upstate import`).
+const UPLOAD_MAX: usize = 32 * 1024 * 1024;
+const UPLOAD_PATH: &str = "/api/admin/export";
 const STEP_UP_REFUSED: &str = "Nothing was changed: the action needs you to confirm it is you.";
 const STEP_UP_ASK: &str = "Enter your password or a current 2FA code to confirm.";
 
@@ -178,14 +190,35 @@ pub(crate) fn secure_flash(headers: &mut HeaderMap) {
 }
 
 fn is_form(headers: &HeaderMap) -> bool {
+    media_type(headers).is_some_and(|m| {
+        m.eq_ignore_ascii_case("application/x-www-form-urlencoded")
+            || m.eq_ignore_ascii_case("multipart/form-data")
+    })
+}
+
+fn media_type(headers: &HeaderMap) -> Option<&str> {
     headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .and_then(|ct| ct.split(';').next())
-        .is_some_and(|m| {
-            m.trim()
-                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
-        })
+        .map(str::trim)
+}
+
+/// The fields of a `multipart/form-data` body, files read as text.
+async fn multipart_pairs(
+    headers: &HeaderMap,
+    bytes: axum::body::Bytes,
+) -> Option<Vec<(String, String)>> {
+    let content_type = headers.get(header::CONTENT_TYPE)?.to_str().ok()?;
+    let boundary = multer::parse_boundary(content_type).ok()?;
+    let stream = futures_util::stream::once(async move { Ok::<_, Infallible>(bytes) });
+    let mut parts = multer::Multipart::new(stream, boundary);
+    let mut pairs = Vec::new();
+    while let Some(field) = parts.next_field().await.ok()? {
+        let name = field.name()?.to_string();
+        pairs.push((name, field.text().await.ok()?));
+    }
+    Some(pairs)
 }
 
 /// Only our own interface's paths are followed after a form.
@@ -258,17 +291,24 @@ struct Form {
     /// (object, key) of `:req` fields of nested objects: where it is empty
     /// the object is `null`.
     required_in: Vec<(String, String)>,
+    /// The file of a `_body:json` field: the body itself.
+    raw_body: Option<String>,
 }
 
 fn read_form(bytes: &[u8]) -> Form {
+    read_pairs(form_urlencoded::parse(bytes).into_owned().collect())
+}
+
+fn read_pairs(pairs: Vec<(String, String)>) -> Form {
     let mut f = Form::default();
-    let tz = form_urlencoded::parse(bytes)
+    let tz = pairs
+        .iter()
         .find(|(k, _)| k == "_tz")
-        .map(|(_, v)| v.into_owned());
+        .map(|(_, v)| v.clone());
     let tz = tz.as_deref();
-    for (k, v) in form_urlencoded::parse(bytes) {
-        let (k, v) = (k.into_owned(), v.into_owned());
+    for (k, v) in pairs {
         match k.as_str() {
+            "_body:json" => f.raw_body = Some(v),
             "_back" => f.back = Some(v),
             "_next" => f.next = Some(v),
             "_pending" => f.pending = Some(v),
@@ -435,19 +475,49 @@ where
     S: Service<Request, Response = Response, Error = Infallible> + Clone,
 {
     let (mut parts, body) = req.into_parts();
-    let Ok(bytes) = to_bytes(body, FORM_MAX).await else {
+    let multipart =
+        media_type(&parts.headers).is_some_and(|m| m.eq_ignore_ascii_case("multipart/form-data"));
+    let limit = if multipart && parts.uri.path() == UPLOAD_PATH {
+        UPLOAD_MAX
+    } else {
+        FORM_MAX
+    };
+    let Ok(bytes) = to_bytes(body, limit).await else {
         return ApiError::PayloadTooLarge.into_response();
     };
-    let form = read_form(&bytes);
+    let form = if multipart {
+        match multipart_pairs(&parts.headers, bytes.clone()).await {
+            Some(pairs) => read_pairs(pairs),
+            None => return run(inner, Request::from_parts(parts, Body::from(bytes))).await,
+        }
+    } else {
+        read_form(&bytes)
+    };
     let Some(back) = form.back.as_deref().and_then(local).map(str::to_string) else {
         // Not one of our forms: the route reads the body itself.
         return run(inner, Request::from_parts(parts, Body::from(bytes))).await;
     };
     match form.method.as_deref() {
+        Some("GET") => parts.method = Method::GET,
         Some("PUT") => parts.method = Method::PUT,
         Some("PATCH") => parts.method = Method::PATCH,
         Some("DELETE") => parts.method = Method::DELETE,
         _ => {}
+    }
+    let in_query = parts.method == Method::GET || form.raw_body.is_some();
+    if in_query {
+        let mut query = form_urlencoded::Serializer::new(String::new());
+        for (name, value) in &form.body {
+            let text = match value {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            query.append_pair(name, &text);
+        }
+        let target = format!("{}?{}", parts.uri.path(), query.finish());
+        if let Ok(uri) = target.parse() {
+            parts.uri = uri;
+        }
     }
     if let Some(token) = form
         .csrf
@@ -456,7 +526,11 @@ where
     {
         parts.headers.insert("x-csrf-token", token);
     }
-    let json = serde_json::to_vec(&Value::Object(form.body.clone())).unwrap_or_default();
+    let json = match (&form.raw_body, in_query) {
+        (Some(raw), _) => raw.clone().into_bytes(),
+        (None, true) => Vec::new(),
+        (None, false) => serde_json::to_vec(&Value::Object(form.body.clone())).unwrap_or_default(),
+    };
     parts.headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
@@ -582,6 +656,15 @@ fn refused_step_up(form: Form, back: String, field: String, message: String) -> 
 
 async fn answer(res: Response, form: Form, back: String) -> Response {
     let status = res.status();
+    // A download goes to the browser as it is.
+    if status.is_success()
+        && res
+            .headers()
+            .get(header::CONTENT_DISPOSITION)
+            .is_some_and(|v| v.as_bytes().starts_with(b"attachment"))
+    {
+        return res;
+    }
     let cookies: Vec<HeaderValue> = res
         .headers()
         .get_all(header::SET_COOKIE)

@@ -113,6 +113,7 @@ pub async fn import(db: &Db, ctx: &AuditCtx, doc: &Value, mode: Mode) -> StoreRe
         matched_users: HashSet::new(),
         explicit: HashSet::new(),
         second_factor_off: 0,
+        withheld: Default::default(),
     };
     let mut written = BTreeMap::new();
     let mut pages = Vec::new();
@@ -134,6 +135,9 @@ pub async fn import(db: &Db, ctx: &AuditCtx, doc: &Value, mode: Mode) -> StoreRe
             "users.totp_secret was withheld: the second factor of {} users is off until they set it up again",
             load.second_factor_off
         ));
+    }
+    for what in &load.withheld {
+        notes.push(format!("{what} were withheld: enter them again"));
     }
     for (table, column) in CREDENTIALS {
         if written.get(*table).is_some_and(|n| *n > 0)
@@ -291,6 +295,8 @@ struct Load {
     /// Tables written with the document's ids (their sequences advance).
     explicit: HashSet<&'static str>,
     second_factor_off: usize,
+    /// What sealed values the document withheld.
+    withheld: std::collections::BTreeSet<String>,
 }
 
 impl Load {
@@ -413,6 +419,8 @@ impl Load {
             if withheld && table == "users" && s.column == "totp_secret" {
                 row.insert("totp_enabled".into(), Value::Bool(false));
                 self.second_factor_off += 1;
+            } else if withheld {
+                self.withheld.insert(s.what.to_string());
             }
         }
         for (t, column) in CREDENTIALS {

@@ -111,6 +111,8 @@ pub(crate) struct Sealed {
     pub pointer: &'static [&'static str],
     pub row: Option<&'static str>,
     pub purpose: Purpose,
+    /// What it is, for the note an import leaves when it was withheld.
+    pub what: &'static str,
 }
 
 pub(crate) const SEALED: &[Sealed] = &[
@@ -120,6 +122,7 @@ pub(crate) const SEALED: &[Sealed] = &[
         pointer: &[],
         row: None,
         purpose: Purpose::Totp,
+        what: "second-factor seeds",
     },
     Sealed {
         table: "users",
@@ -127,6 +130,7 @@ pub(crate) const SEALED: &[Sealed] = &[
         pointer: &[],
         row: None,
         purpose: Purpose::Totp,
+        what: "second-factor seeds being set up",
     },
     Sealed {
         table: "notification_channels",
@@ -134,6 +138,7 @@ pub(crate) const SEALED: &[Sealed] = &[
         pointer: &[],
         row: None,
         purpose: Purpose::Channel,
+        what: "channel signing secrets and bot tokens",
     },
     Sealed {
         table: "vapid_keys",
@@ -141,6 +146,7 @@ pub(crate) const SEALED: &[Sealed] = &[
         pointer: &[],
         row: None,
         purpose: Purpose::Vapid,
+        what: "web push keys",
     },
     Sealed {
         table: "monitors",
@@ -148,6 +154,7 @@ pub(crate) const SEALED: &[Sealed] = &[
         pointer: &["headers", "*", "value"],
         row: None,
         purpose: Purpose::MonitorHeader,
+        what: "monitor request header values",
     },
     Sealed {
         table: "settings",
@@ -155,6 +162,7 @@ pub(crate) const SEALED: &[Sealed] = &[
         pointer: &["s3", "secretAccessKey"],
         row: Some("export"),
         purpose: Purpose::Bucket,
+        what: "bucket credentials of the static copy",
     },
 ];
 

@@ -1,6 +1,6 @@
 //! `/admin/settings`: the install's settings and its feature switches.
 
-use super::{Frame, Input, bridge, page, when};
+use super::{Frame, Input, bridge, page, step_up_field, step_up_input, when};
 use crate::form_bridge::Flash;
 use maud::{Markup, html};
 use upstate_core::StatusPage;
@@ -132,6 +132,7 @@ pub fn settings(
                 }
             }
             (static_copy(frame, flash, copy.export, copy.root))
+            (moving(frame, flash))
         }
     };
     page(frame, "Settings", flash, body)
@@ -204,6 +205,90 @@ fn static_copy(frame: &Frame, flash: Option<&Flash>, e: &ExportView, root: &str)
                     (Input { form_name: Some("s3.secretAccessKey:opt"), hint: Some(secret_hint), required: false, autocomplete: Some("new-password"), ..Input::new("s3.secretAccessKey", "Secret access key", "password") }.render(flash))
                 }
                 div { button type="submit" { "Save static copy" } }
+            }
+        }
+    }
+}
+
+/// Export and import of the whole install (`/api/admin/export`).
+fn moving(frame: &Frame, flash: Option<&Flash>) -> Markup {
+    let back = "/admin/settings#moving";
+    let export_flash = flash.and_then(|f| f.of_form("export"));
+    let import_flash = flash.and_then(|f| f.of_form("import"));
+    // A refused document names the place inside it (`/tables/…`).
+    let wrong: Vec<&(String, String)> = import_flash
+        .map(|f| {
+            f.fields
+                .iter()
+                .filter(|(field, _)| field.starts_with('/') || field == "body")
+                .collect()
+        })
+        .unwrap_or_default();
+    let notes: Vec<String> = flash
+        .and_then(|f| f.values.get("notes"))
+        .and_then(|v| v.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|n| n.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    html! {
+        section.card #moving aria-labelledby="h-moving" {
+            h2 #h-moving { "Move in and out" }
+            p.muted { "The whole install as one JSON document: pages, components and their history, incidents, maintenance, postmortems, subscribers, channels, monitors, the team and settings. The commands " code { "upstate export" } " and " code { "upstate import" } " do the same from a shell." }
+            @if !notes.is_empty() {
+                div.alert.notice role="status" #import-notes {
+                    strong { "Imported. To do by hand:" }
+                    ul { @for n in &notes { li { (n) } } }
+                }
+            }
+            form method="post" action="/api/admin/export" {
+                (bridge(back, back, None, Some(frame.csrf)))
+                input type="hidden" name="_method" value="GET";
+                input type="hidden" name="_form" value="export";
+                h3 { "Export" }
+                div.field { div.choices {
+                    input type="hidden" name="secrets:bool" value="";
+                    label { input type="checkbox" name="secrets:bool" aria-describedby="f-secrets-note"; "Include secrets" }
+                    span.hint #f-secrets-note { "Channel signing secrets, two-factor seeds, the push key and monitor header values, in clear. Without them, they read <withheld>." }
+                    input type="hidden" name="passwords:bool" value="";
+                    label { input type="checkbox" name="passwords:bool" aria-describedby="f-passwords-note"; "Include password hashes" }
+                    span.hint #f-passwords-note { "So the team signs in with the same passwords after a move; API keys keep working." }
+                } }
+                (step_up_input("export", "to download the export", export_flash, Some("Confirms it is you: the copy holds every account and subscriber.")))
+                div { button type="submit" { "Download export" } }
+            }
+            form method="post" action="/api/admin/export" enctype="multipart/form-data" {
+                (bridge(back, back, Some("Imported."), Some(frame.csrf)))
+                input type="hidden" name="_form" value="import";
+                input type="hidden" name="_keep" value="notes";
+                h3 { "Import" }
+                div.field.invalid[!wrong.is_empty()] {
+                    label for="f-document" { "Export document" }
+                    input #f-document type="file" name="_body:json" accept=".json,application/json" required
+                        aria-invalid=[(!wrong.is_empty()).then_some("true")] aria-describedby="f-document-note";
+                    @if wrong.is_empty() {
+                        span.hint #f-document-note { "A file Download export or upstate export wrote (up to 32 MB here; larger ones with upstate import). All or nothing: a file that does not fit changes nothing." }
+                    } @else {
+                        span.error #f-document-note {
+                            @for (field, message) in &wrong {
+                                @if field.as_str() == "body" { (message) } @else { "At " code { (field) } ": " (message) }
+                                " "
+                            }
+                        }
+                    }
+                }
+                div.field {
+                    label for="f-mode" { "Into" }
+                    select #f-mode name="mode" aria-describedby="f-mode-note" {
+                        option value="empty" { "An install with no pages yet: everything" }
+                        option value="add_pages" { "Beside the pages here: its pages only" }
+                    }
+                    span.hint #f-mode-note { "Everything keeps its ids, and accounts already here are matched by email. Pages added beside others get new ids; the team, keys, channels and settings stay as they are." }
+                }
+                (step_up_field("import", "to import", import_flash))
+                div { button type="submit" { "Import" } }
             }
         }
     }
