@@ -112,3 +112,146 @@ pub async fn import(db: &Db, args: ImportArgs) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+#[derive(clap::Args)]
+pub struct BackupArgs {
+    /// The file to write: a SQLite database file (SQLite), or a JSON
+    /// document of every table (PostgreSQL). It must not exist yet.
+    #[arg(long)]
+    out: PathBuf,
+    /// `file` (a SQLite database file; SQLite's default) or `json` (every
+    /// table as one document; PostgreSQL's only kind).
+    #[arg(long, value_parser = ["file", "json"])]
+    format: Option<String>,
+}
+
+#[derive(clap::Args)]
+pub struct RestoreArgs {
+    /// A file `upstate backup` wrote (either kind).
+    file: PathBuf,
+}
+
+#[derive(clap::Args)]
+pub struct MigrateDbArgs {
+    /// The database to copy from (`sqlite://PATH` or `postgres://…`).
+    #[arg(long)]
+    from: String,
+    /// The database to copy into: new, or holding nothing yet.
+    #[arg(long)]
+    to: String,
+}
+
+/// A database named by URL, migrated (the service's key is not needed:
+/// sealed values move as they are).
+async fn connect(url: &str) -> anyhow::Result<Db> {
+    let db = Db::connect(url)
+        .await
+        .with_context(|| format!("cannot open database {}", upstate_store::redact(url)))?;
+    db.migrate().await.context("cannot apply migrations")?;
+    Ok(db)
+}
+
+pub async fn backup(db: &Db, args: BackupArgs) -> anyhow::Result<()> {
+    if args.out.exists() {
+        anyhow::bail!("{} exists already: name a new file", args.out.display());
+    }
+    let sqlite = db.backend() == upstate_store::Backend::Sqlite;
+    match args.format.as_deref() {
+        Some("file") | None if sqlite => transfer::sqlite_backup(db, &args.out).await?,
+        Some("file") => anyhow::bail!("--format file is for SQLite; PostgreSQL backs up as json"),
+        _ => {
+            let doc = transfer::backup_document(db).await?;
+            write_private(&args.out, &serde_json::to_string(&doc)?)
+                .with_context(|| format!("cannot write {}", args.out.display()))?;
+        }
+    }
+    println!(
+        "backup written to {}: keep the server key (data/secret.key or UPSTATE_SECRET_KEY) with it",
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// Whether a file is a SQLite database (its 16-byte header).
+fn is_sqlite(path: &std::path::Path) -> anyhow::Result<bool> {
+    use std::io::Read;
+    let mut head = [0u8; 16];
+    let mut file =
+        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(file.read_exact(&mut head).is_ok() && &head == b"SQLite format 3\0")
+}
+
+pub async fn restore(db: &Db, args: RestoreArgs) -> anyhow::Result<()> {
+    let rows = if is_sqlite(&args.file)? {
+        // Opened from a copy: migrating must not touch the backup itself.
+        let copy = std::env::temp_dir().join(format!("upstate-restore-{}.db", std::process::id()));
+        std::fs::copy(&args.file, &copy)?;
+        let rows = match connect(&format!("sqlite://{}", copy.display())).await {
+            Ok(source) => {
+                let rows = transfer::read_everything(&source).await;
+                source.close().await;
+                rows.map_err(anyhow::Error::from)
+            }
+            Err(e) => Err(e),
+        };
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", copy.display()));
+        }
+        rows?
+    } else {
+        let text = std::fs::read(&args.file)
+            .with_context(|| format!("cannot read {}", args.file.display()))?;
+        let doc: serde_json::Value = serde_json::from_slice(&text).with_context(|| {
+            format!(
+                "{} is neither a SQLite file nor JSON: not an Upstate backup",
+                args.file.display()
+            )
+        })?;
+        transfer::rows_of_backup(db, &doc)
+            .await
+            .map_err(|e| refused(&args.file, e))?
+    };
+    let n = transfer::write_everything(db, rows)
+        .await
+        .map_err(|e| refused(&args.file, e))?;
+    println!("restored {n} rows from {}", args.file.display());
+    Ok(())
+}
+
+pub async fn migrate_db(args: MigrateDbArgs) -> anyhow::Result<()> {
+    let from = connect(&args.from).await?;
+    let to = connect(&args.to).await?;
+    let rows = transfer::read_everything(&from).await?;
+    let counts: Vec<(&str, usize)> = rows.iter().map(|(t, r)| (*t, r.len())).collect();
+    let n = transfer::write_everything(&to, rows).await;
+    from.close().await;
+    to.close().await;
+    let n = n.map_err(|e| anyhow::anyhow!("nothing was copied: {e}"))?;
+    for (table, rows) in counts.iter().filter(|(_, r)| *r > 0) {
+        println!("{table}: {rows}");
+    }
+    println!(
+        "copied {n} rows from {} to {}",
+        upstate_store::redact(&args.from),
+        upstate_store::redact(&args.to)
+    );
+    Ok(())
+}
+
+fn refused(file: &std::path::Path, e: StoreError) -> anyhow::Error {
+    match e {
+        StoreError::Invalid(e) => {
+            let first = e.0.first();
+            anyhow::anyhow!(
+                "{} was not restored, nothing changed: {}: {}",
+                file.display(),
+                first.map_or("", |f| f.field.as_str()),
+                first.map_or("", |f| f.message.as_str())
+            )
+        }
+        other => anyhow::anyhow!(
+            "{} was not restored, nothing changed: {other}",
+            file.display()
+        ),
+    }
+}

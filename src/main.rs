@@ -43,6 +43,14 @@ enum Command {
     /// Read a document `upstate export` wrote into this install, all or
     /// nothing.
     Import(cli_transfer::ImportArgs),
+    /// Copy the database while the service runs: a SQLite file
+    /// (`VACUUM INTO`), or every PostgreSQL table as one JSON document.
+    Backup(cli_transfer::BackupArgs),
+    /// Write a backup into this install's database, which must be new.
+    Restore(cli_transfer::RestoreArgs),
+    /// Copy every table from one database into another, new one (SQLite to
+    /// PostgreSQL and back), ids kept.
+    MigrateDb(cli_transfer::MigrateDbArgs),
     /// Make a new server key and seal every stored secret with it (the key
     /// file keeps only the new key).
     RotateKey,
@@ -121,6 +129,19 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             db.close().await;
             result
         }
+        Command::Backup(args) => {
+            let db = service::open_locked(&config).await?;
+            let result = cli_transfer::backup(&db, args).await;
+            db.close().await;
+            result
+        }
+        Command::Restore(args) => {
+            let db = service::open_locked(&config).await?;
+            let result = cli_transfer::restore(&db, args).await;
+            db.close().await;
+            result
+        }
+        Command::MigrateDb(args) => cli_transfer::migrate_db(args).await,
         Command::User(cmd) => {
             let db = open(&config).await?;
             let result = cli_users::run(&db, cmd).await;

@@ -16,6 +16,7 @@ on_both_backends!(
     pages_are_added_beside_existing_ones_under_new_ids,
     secrets_and_passwords_stay_out_unless_asked,
     the_settings_screen_exports_and_imports,
+    a_backup_taken_while_serving_restores_every_table,
 );
 
 const HEADER: &str = "Bearer monitor-credential-0123456789-xyz";
@@ -712,4 +713,163 @@ async fn the_settings_screen_exports_and_imports(b: Backend) {
         "{notes}"
     );
     d.quit().await;
+}
+
+/// Every table of `db` as a backup document, its time left out.
+fn every_table(db: &TestDb) -> Value {
+    let file = db.dir.path().join(format!("tables-{}.json", rand_suffix()));
+    let (ok, _, err) = db.cli(&[
+        "backup",
+        "--format",
+        "json",
+        "--out",
+        file.to_str().expect("path"),
+    ]);
+    assert!(ok, "{err}");
+    let mut doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("backup")).expect("JSON");
+    doc.as_object_mut().expect("object").remove("takenAt");
+    doc
+}
+
+fn rand_suffix() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// The server key of `from`'s data folder, given to `to` (a backup moves
+/// with its key).
+fn same_key(from: &TestDb, to: &TestDb) {
+    let data = to.dir.path().join("data");
+    std::fs::create_dir_all(&data).expect("data folder");
+    std::fs::copy(
+        from.dir.path().join("data/secret.key"),
+        data.join("secret.key"),
+    )
+    .expect("key copied");
+}
+
+async fn a_backup_taken_while_serving_restores_every_table(b: Backend) {
+    let s = Server::start(b).await;
+    s.db.user("owner@example.com", "owner");
+    furnished(&s, "acme").await;
+    install_wide(&s).await;
+    let file = s.db.dir.path().join("backup.bin");
+    // Taken while the service serves and writes.
+    let writer = {
+        let base = s.base.clone();
+        let key = s.key.clone();
+        tokio::spawn(async move {
+            let http = reqwest::Client::new();
+            for i in 0..20 {
+                let _ = http
+                    .post(format!("{base}/api/v1/statuspages"))
+                    .bearer_auth(&key)
+                    .json(&json!({"name": format!("Busy {i}"), "slug": format!("busy-{i}")}))
+                    .send()
+                    .await;
+            }
+        })
+    };
+    let (ok, out, err) = s.db.cli(&["backup", "--out", file.to_str().expect("path")]);
+    assert!(ok, "{err}");
+    assert!(out.contains("keep the server key"), "{out}");
+    writer.await.expect("writer");
+    let (ok, _, err) = s.db.cli(&["backup", "--out", file.to_str().expect("path")]);
+    assert!(!ok && err.contains("exists already"), "{err}");
+
+    let target = TestDb::new(b).await;
+    same_key(&s.db, &target);
+    let (ok, out, err) = target.cli(&["restore", file.to_str().expect("path")]);
+    assert!(ok, "{err}");
+    assert!(out.starts_with("restored "), "{out}");
+    // Every table of the restored database is the backup's: take the
+    // backup's own tables by restoring it a second time elsewhere.
+    let again = TestDb::new(b).await;
+    same_key(&s.db, &again);
+    assert!(again.cli(&["restore", file.to_str().expect("path")]).0);
+    let restored = every_table(&target);
+    assert_eq!(difference(&restored, &every_table(&again), ""), None);
+    let pages = restored["tables"]["status_pages"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert!(pages >= 1, "{pages} pages");
+    // A restore goes only into a new database.
+    let (ok, _, err) = target.cli(&["restore", file.to_str().expect("path")]);
+    assert!(!ok && err.contains("not empty"), "{err}");
+    // Not a backup: refused, nothing changed.
+    let junk = target.dir.path().join("junk.json");
+    std::fs::write(&junk, r#"{"format": "upstate-export"}"#).expect("junk");
+    let fresh = TestDb::new(b).await;
+    let (ok, _, err) = fresh.cli(&["restore", junk.to_str().expect("path")]);
+    assert!(
+        !ok && err.contains("/format") && err.contains("nothing changed"),
+        "{err}"
+    );
+
+    // The restored install serves, its audit chain verifies, its secrets open.
+    let moved = Server::process_on(target, &[]);
+    let verified = moved.post_empty("/api/audit-events/verify").await.data(200);
+    assert_eq!(verified["intact"], true, "{verified}");
+    assert!(verified["checked"].as_i64() > Some(5), "{verified}");
+    let me = owner(&moved).await;
+    let doc = export(&me, "?secrets=true").await;
+    assert!(
+        doc.to_string().contains(HEADER),
+        "sealed secrets open with the key"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "UPSTATE_TEST_POSTGRES_URL was not set when the tests were built"
+)]
+async fn migrate_db_moves_every_table_from_sqlite_to_postgres_and_back() {
+    let mut s = Server::process(Backend::Sqlite).await;
+    s.db.user("owner@example.com", "owner");
+    furnished(&s, "acme").await;
+    install_wide(&s).await;
+    let served = s.snapshot().await;
+    // Stopped, so its scheduler moves nothing between the copies compared.
+    assert!(s.stop());
+    let before = every_table(&s.db);
+
+    let pg = TestDb::new(Backend::Postgres).await;
+    let (ok, out, err) =
+        s.db.cli(&["migrate-db", "--from", &s.db.url, "--to", &pg.url]);
+    assert!(ok, "{err}");
+    assert!(out.contains("status_pages: 1"), "{out}");
+    assert_eq!(
+        difference(&every_table(&pg), &before, ""),
+        None,
+        "SQLite to PostgreSQL"
+    );
+    // Into a database that holds something: refused, nothing copied.
+    let (ok, _, err) =
+        s.db.cli(&["migrate-db", "--from", &s.db.url, "--to", &pg.url]);
+    assert!(!ok && err.contains("not empty"), "{err}");
+
+    let back = TestDb::new(Backend::Sqlite).await;
+    let (ok, _, err) =
+        s.db.cli(&["migrate-db", "--from", &pg.url, "--to", &back.url]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        difference(&every_table(&back), &before, ""),
+        None,
+        "and back"
+    );
+
+    same_key(&s.db, &pg);
+    let moved = Server::process_on(pg, &[]);
+    let verified = moved.post_empty("/api/audit-events/verify").await.data(200);
+    assert_eq!(
+        verified["intact"], true,
+        "the audit chain verifies after the move: {verified}"
+    );
+    assert_eq!(moved.snapshot().await, served);
+    // New rows get new ids after the copied ones.
+    let page = moved.page("after-the-move").await;
+    assert!(page > 1, "{page}");
 }

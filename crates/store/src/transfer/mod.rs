@@ -10,6 +10,7 @@
 //! The format is described in `docs/export.schema.json` (made by
 //! `upstate export --schema`, checked by a test) and docs/operations.md.
 
+mod copy;
 mod import;
 mod shape;
 mod tables;
@@ -22,6 +23,10 @@ use shape::{Kind, Shape};
 use tables::{CARRIED, CREDENTIALS, LOCAL_SETTINGS, SEALED, WITHHELD};
 use upstate_core::audit::Action;
 
+pub use copy::{
+    BACKUP_FORMAT, Rows, backup_document, read_everything, rows_of_backup, sqlite_backup,
+    write_everything,
+};
 pub use import::{Imported, Mode, import};
 
 /// The document's `format` field.

@@ -48,7 +48,6 @@ pub(crate) const LEFT_OUT: &[(&str, &str)] = &[
     ),
     ("audit_head", "the audit log's head"),
     ("sessions", "sign-ins end with the move"),
-    ("login_throttle", "sign-in throttling"),
     ("setup_tokens", "first-run tokens"),
     ("step_ups", "sign-in confirmations"),
     ("secret_failures", "password throttling"),
