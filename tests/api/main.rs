@@ -47,6 +47,7 @@ mod openapi;
 mod outage;
 mod outbox;
 mod pages;
+mod past;
 mod postmortems;
 mod private_pages;
 mod public;

@@ -114,6 +114,34 @@ pub(crate) async fn set_status(
     .await
 }
 
+/// A status a component had between two past moments (a past incident's
+/// record): its history gains `status` at `from` and, at `to`, the status
+/// it had just before `from` (operational when nothing was recorded).
+pub(crate) async fn record_past(
+    tx: &mut Tx,
+    id: Id,
+    status: ComponentStatus,
+    from: Timestamp,
+    to: Timestamp,
+) -> StoreResult<()> {
+    let before: Option<String> = on_tx!(&mut *tx, |c| {
+        sqlx::query_scalar(
+        "SELECT status FROM component_status_history WHERE component_id = $1 AND changed_at <= $2 \
+         ORDER BY changed_at DESC, id DESC LIMIT 1"
+    )
+    .bind(id)
+    .bind(from.millis())
+    .fetch_optional(c)
+    .await?
+    });
+    let before = match before {
+        Some(b) => crate::rows::parse_enum("component status", &b)?,
+        None => ComponentStatus::Operational,
+    };
+    record_history(tx, id, status, from).await?;
+    record_history(tx, id, before, to).await
+}
+
 pub(crate) async fn record_history(
     tx: &mut Tx,
     id: Id,

@@ -276,10 +276,40 @@ fn moved(
 }
 
 pub async fn create(db: &Db, ctx: &AuditCtx, new: NewIncident) -> StoreResult<Incident> {
-    let mut tx = db.begin_as(ctx).await?;
-    let (id, audited) = create_in(&mut tx, new, db.clock.now()).await?;
+    let now = db.clock.now();
+    let at = match new.past {
+        Some(past) => {
+            not_future(past.created_at, now, "createdAt")?;
+            if let Some(resolved) = past.resolved_at {
+                not_future(resolved, now, "resolvedAt")?;
+            }
+            past.created_at
+        }
+        None => now,
+    };
+    // A record of the past is news to nobody who subscribed.
+    let ctx = ctx.quiet_if(ctx.quiet || new.past.is_some());
+    let mut tx = db.begin_as(&ctx).await?;
+    let (id, audited) = create_in(&mut tx, new, at).await?;
     tx.commit(audited).await?;
     get(db, id).await
+}
+
+/// How far ahead of this server's clock a time of the past may be (the
+/// sender's clock may run a little fast).
+const SKEW_MS: i64 = 60_000;
+
+/// The closing update of a past incident recorded resolved.
+const RESOLVED_MESSAGE: &str = "This incident has been resolved.";
+
+fn not_future(t: Timestamp, now: Timestamp, field: &'static str) -> StoreResult<()> {
+    if t.millis() > now.millis() + SKEW_MS {
+        return Err(StoreError::Invalid(upstate_core::FieldErrors::single(
+            field,
+            "must not be in the future",
+        )));
+    }
+    Ok(())
 }
 
 /// Creates an incident inside a transaction that may hold more of the same
@@ -315,16 +345,40 @@ pub(crate) async fn create_in(
     });
     add_update(tx, id, new.status, &new.message, now).await?;
     link_components(tx, id, &new.component_ids).await?;
-    move_components(
-        tx,
-        id,
-        new.status_page_id,
-        &new.component_statuses,
-        &new.component_ids,
-        now,
-    )
-    .await?;
-    let summary = json!({ "title": &new.title, "status": new.status, "impact": new.impact, "statusPageId": new.status_page_id, "componentIds": &new.component_ids, "componentStatuses": &new.component_statuses, "message": &new.message });
+    let resolved_past = new.past.and_then(|p| p.resolved_at);
+    if let Some(resolved) = resolved_past {
+        // Over before it is recorded: the components' history shows it,
+        // their present status stays.
+        components::require_all_on_page(tx, &new.component_ids, new.status_page_id).await?;
+        for change in &new.component_statuses {
+            components::record_past(tx, change.component_id, change.status, now, resolved).await?;
+        }
+        add_update(tx, id, IncidentStatus::Resolved, RESOLVED_MESSAGE, resolved).await?;
+        on_tx!(tx, |c| sqlx::query(
+            "UPDATE incidents SET status = $1, resolved_at = $2, updated_at = $2 WHERE id = $3"
+        )
+        .bind(IncidentStatus::Resolved.as_str())
+        .bind(resolved.millis())
+        .bind(id)
+        .execute(c)
+        .await?
+        .rows_affected());
+    } else {
+        move_components(
+            tx,
+            id,
+            new.status_page_id,
+            &new.component_statuses,
+            &new.component_ids,
+            now,
+        )
+        .await?;
+    }
+    let mut summary = json!({ "title": &new.title, "status": new.status, "impact": new.impact, "statusPageId": new.status_page_id, "componentIds": &new.component_ids, "componentStatuses": &new.component_statuses, "message": &new.message });
+    if let Some(past) = new.past {
+        summary["backdated"] =
+            json!({ "createdAt": past.created_at, "resolvedAt": past.resolved_at });
+    }
     let audited = tx
         .audit(Action::IncidentCreate, "incident", Some(id), summary)
         .await?;
@@ -414,8 +468,30 @@ pub async fn post_update(
     new: NewIncidentUpdate,
 ) -> StoreResult<IncidentUpdate> {
     let now = db.clock.now();
-    let mut tx = db.begin_as(ctx).await?;
+    if let Some(at) = new.at {
+        not_future(at, now, "createdAt")?;
+    }
+    let ctx = ctx.quiet_if(ctx.quiet || new.at.is_some());
+    let mut tx = db.begin_as(&ctx).await?;
     let current = lock(&mut tx, id).await?.into_incident(vec![], vec![])?;
+    if let Some(at) = new.at {
+        let last: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(
+            "SELECT MAX(created_at) FROM incident_updates WHERE incident_id = $1"
+        )
+        .bind(id)
+        .fetch_one(c)
+        .await?);
+        if let Some(last) = last.filter(|l| at.millis() < *l) {
+            return Err(StoreError::Invalid(upstate_core::FieldErrors::single(
+                "createdAt",
+                format!(
+                    "must not be before the incident's last update ({})",
+                    Timestamp::from_millis(last).to_rfc3339()
+                ),
+            )));
+        }
+    }
+    let now = new.at.unwrap_or(now);
     let status = new.status.unwrap_or(current.status);
     let resolved_at = resolved_at_after(
         current.status,
@@ -448,7 +524,7 @@ pub async fn post_update(
             Action::IncidentPostUpdate,
             "incident",
             Some(id),
-            json!({ "from": current.status, "to": status, "message": &new.message, "componentStatuses": &new.component_statuses }),
+            json!({ "from": current.status, "to": status, "message": &new.message, "componentStatuses": &new.component_statuses, "backdated": new.at }),
         )
         .await?;
     tx.record(moved(

@@ -144,9 +144,18 @@ async fn insert(
     occurrence: Option<(Id, Timestamp)>,
 ) -> StoreResult<Option<Id>> {
     let now = db.clock.now();
-    let mut tx = db.begin_as(ctx).await?;
+    // A window that is over already is a record of the past: kept as
+    // completed, shown in the components' history, news to nobody.
+    let past = occurrence.is_none() && new.scheduled_end_time <= now;
+    let ctx = ctx.quiet_if(ctx.quiet || past);
+    let mut tx = db.begin_as(&ctx).await?;
     pages::require_in(&mut tx, new.status_page_id, "statusPageId").await?;
     components::require_all_on_page(&mut tx, &new.component_ids, new.status_page_id).await?;
+    let status = if past {
+        MaintenanceStatus::Completed
+    } else {
+        MaintenanceStatus::Scheduled
+    };
     let id: Option<i64> = on_tx!(&mut tx, |c| {
         sqlx::query_scalar(
         "INSERT INTO maintenance (page_id, title, description, status, scheduled_start, scheduled_end, auto_start, created_at, updated_at, recurring_id, occurrence_start) \
@@ -155,7 +164,7 @@ async fn insert(
     .bind(new.status_page_id)
     .bind(&new.title)
     .bind(&new.description)
-    .bind(MaintenanceStatus::Scheduled.as_str())
+    .bind(status.as_str())
     .bind(new.scheduled_start_time.millis())
     .bind(new.scheduled_end_time.millis())
     .bind(new.auto_start)
@@ -176,10 +185,25 @@ async fn insert(
     if let Some((recurring, _)) = occurrence {
         summary["recurringId"] = json!(recurring);
     }
+    if past {
+        summary["backdated"] = json!(true);
+        for cid in &new.component_ids {
+            components::record_past(
+                &mut tx,
+                *cid,
+                upstate_core::ComponentStatus::Maintenance,
+                new.scheduled_start_time,
+                new.scheduled_end_time,
+            )
+            .await?;
+        }
+    }
     let audited = tx
         .audit(Action::MaintenanceCreate, "maintenance", Some(id), summary)
         .await?;
-    plan(&mut tx, id).await?;
+    if !past {
+        plan(&mut tx, id).await?;
+    }
     tx.record(Event::MaintenanceScheduled {
         page: new.status_page_id,
         maintenance: id,

@@ -482,6 +482,7 @@ async fn follow_up(
                     message: say(&words.message),
                     component_ids: vec![component.id],
                     component_statuses: Vec::new(),
+                    past: None,
                 },
                 at,
             )

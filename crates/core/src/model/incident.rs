@@ -85,6 +85,23 @@ pub struct NewIncidentInput {
     /// `false`: the page's subscribers are not told of this change (team
     /// channels, the page and its live visitors are); default `true`.
     pub notify: Option<bool>,
+    /// When it began, to record an incident of the past (RFC 3339; not in
+    /// the future). Nobody is notified of a record of the past.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub created_at: Option<String>,
+    /// When it was resolved (needs `createdAt`; between it and now): the
+    /// incident is recorded resolved, with a closing update at that time,
+    /// and its components' history shows the statuses of
+    /// `componentStatuses` between the two.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub resolved_at: Option<String>,
+}
+
+/// When a past incident happened, as recorded.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PastTimes {
+    pub created_at: Timestamp,
+    pub resolved_at: Option<Timestamp>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -97,6 +114,8 @@ pub struct NewIncident {
     /// Every affected component, those in `component_statuses` included.
     pub component_ids: Vec<Id>,
     pub component_statuses: Vec<ComponentStatusChange>,
+    /// Set when the incident is a record of the past.
+    pub past: Option<PastTimes>,
 }
 
 impl NewIncidentInput {
@@ -113,10 +132,49 @@ impl NewIncidentInput {
         let changes = status_changes(&mut e, self.component_statuses);
         let mut ids = self.component_ids.unwrap_or_default();
         ids.extend(changes.iter().map(|c| c.component_id));
+        let created_at = self
+            .created_at
+            .as_deref()
+            .and_then(|t| e.check("createdAt", Timestamp::parse(t)));
+        let resolved_at = self
+            .resolved_at
+            .as_deref()
+            .and_then(|t| e.check("resolvedAt", Timestamp::parse(t)));
+        let mut status = self.status.unwrap_or(IncidentStatus::Investigating);
+        if self.resolved_at.is_some() {
+            match (created_at, resolved_at) {
+                (None, _) if self.created_at.is_none() => {
+                    e.push("resolvedAt", "needs createdAt: when the incident began");
+                }
+                (Some(c), Some(r)) if r < c => {
+                    e.push("resolvedAt", "must not be before createdAt");
+                }
+                _ => {}
+            }
+            if self.status.is_some_and(|s| s == IncidentStatus::Resolved) {
+                e.push(
+                    "status",
+                    "is the status before the resolution: leave it out, or name an earlier one",
+                );
+            }
+        } else if created_at.is_some() && status == IncidentStatus::Resolved {
+            e.push(
+                "resolvedAt",
+                "is required to record a resolved incident of the past",
+            );
+        }
+        if resolved_at.is_some() && status == IncidentStatus::Resolved {
+            status = IncidentStatus::Investigating;
+        }
+        let past = created_at.map(|created_at| PastTimes {
+            created_at,
+            resolved_at,
+        });
         match (title, message, self.status_page_id) {
             (Some(title), Some(message), Some(status_page_id)) if e.is_empty() => Ok(NewIncident {
+                past,
                 title,
-                status: self.status.unwrap_or(IncidentStatus::Investigating),
+                status,
                 impact: self.impact.unwrap_or(Impact::None),
                 status_page_id,
                 message,
@@ -198,6 +256,10 @@ pub struct NewIncidentUpdateInput {
     /// `false`: the page's subscribers are not told of this change (team
     /// channels, the page and its live visitors are); default `true`.
     pub notify: Option<bool>,
+    /// When it was said, to record the timeline of a past incident (RFC
+    /// 3339): not in the future, not before the incident's last update.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub created_at: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -206,6 +268,8 @@ pub struct NewIncidentUpdate {
     /// None keeps the incident's current status.
     pub status: Option<IncidentStatus>,
     pub component_statuses: Vec<ComponentStatusChange>,
+    /// Set for an update of the past.
+    pub at: Option<Timestamp>,
 }
 
 impl NewIncidentUpdateInput {
@@ -213,11 +277,16 @@ impl NewIncidentUpdateInput {
         let mut e = FieldErrors::new();
         let message = required(&mut e, "message", self.message, validate::message);
         let component_statuses = status_changes(&mut e, self.component_statuses);
+        let at = self
+            .created_at
+            .as_deref()
+            .and_then(|t| e.check("createdAt", Timestamp::parse(t)));
         match message {
             Some(message) if e.is_empty() => Ok(NewIncidentUpdate {
                 message,
                 status: self.status,
                 component_statuses,
+                at,
             }),
             _ => Err(e),
         }

@@ -217,6 +217,13 @@ pub fn incident_new(frame: &Frame, flash: Option<&Flash>, f: &IncidentForm) -> M
                     @if let Some(e) = error("componentIds").or(error("componentStatuses")) { span.error { (e) } }
                 }
                 (Input { value: chosen.map(|t| t.message.clone()), hint: Some("Markdown. Shown as the first update on the public page."), preview: Some("message"), ..Input::new("message", "Message", "textarea") }.render(flash))
+                details.past open[error("createdAt").is_some() || error("resolvedAt").is_some()] {
+                    summary { "It happened earlier (a record of the past)" }
+                    p.hint { "Times in UTC. A record of the past keeps its own times, shows in the uptime as it was, and is told to no subscriber." }
+                    input type="hidden" name="_tz" value="UTC";
+                    (Input { form_name: Some("createdAt:datetime"), hint: Some("When it began. Empty: now."), required: false, ..Input::new("createdAt", "Began", "datetime-local") }.render(flash))
+                    (Input { form_name: Some("resolvedAt:datetime"), hint: Some("When it was resolved, if it is over: it is recorded resolved, with a closing update then; the components' statuses above apply between the two times, and their present status stays."), required: false, ..Input::new("resolvedAt", "Resolved", "datetime-local") }.render(flash))
+                }
                 (tell(flash, "new", None))
                 div { button type="submit" { "Report incident" } }
             }
@@ -483,6 +490,12 @@ pub fn incident_detail(frame: &Frame, flash: Option<&Flash>, screen: &IncidentSc
                             (component_moves(&on_page, pages, groups, None, |_| None, "upd"))
                             @if let Some(e) = flash.and_then(|f| f.error_of("componentStatuses")) { span.error { (e) } }
                         }
+                    }
+                    details.past open[flash.and_then(|f| f.error_of("createdAt")).is_some()] {
+                        summary { "Said earlier (a record of the past)" }
+                        @let tz = pages.iter().find(|p| p.id == i.status_page_id).map_or("UTC", |p| p.time_zone.as_str());
+                        input type="hidden" name="_tz" value=(tz);
+                        (Input { form_name: Some("createdAt:datetime"), id: Some("f-update-at"), hint: Some(tz), required: false, ..Input::new("createdAt", "When", "datetime-local") }.render(flash))
                     }
                     (tell(flash, "update", Some(i.id)))
                     div { button type="submit" { "Post update" } }
