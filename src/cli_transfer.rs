@@ -26,8 +26,17 @@ pub struct ExportArgs {
 
 #[derive(clap::Args)]
 pub struct ImportArgs {
-    /// A document `upstate export` or `GET /api/admin/export` wrote.
+    /// A document `upstate export` or `GET /api/admin/export` wrote; with
+    /// `--from statuspage`, a page's address (https://status.example.com)
+    /// or a folder with its saved summary.json, incidents.json and
+    /// scheduled-maintenances.json.
     file: PathBuf,
+    /// What the source is: `upstate` (an export, the default) or
+    /// `statuspage` (Atlassian Statuspage's public v2 JSON). A Statuspage
+    /// page comes in beside the pages here; imported again, only what is
+    /// new is added.
+    #[arg(long, default_value = "upstate", value_parser = ["upstate", "statuspage"])]
+    from: String,
     /// Add the document's pages beside the ones here (new ids) instead of
     /// filling an empty install.
     #[arg(long)]
@@ -73,7 +82,10 @@ fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
     options.open(path)?.write_all(text.as_bytes())
 }
 
-pub async fn import(db: &Db, args: ImportArgs) -> anyhow::Result<()> {
+pub async fn import(db: &Db, args: ImportArgs, allow: &[ipnet::IpNet]) -> anyhow::Result<()> {
+    if args.from == "statuspage" {
+        return import_statuspage(db, &args, allow).await;
+    }
     let text = std::fs::read(&args.file)
         .with_context(|| format!("cannot read {}", args.file.display()))?;
     let doc: serde_json::Value = serde_json::from_slice(&text)
@@ -254,4 +266,95 @@ fn refused(file: &std::path::Path, e: StoreError) -> anyhow::Error {
             file.display()
         ),
     }
+}
+
+/// The public files of a Statuspage page: fetched from its address (within
+/// the `outgoing_allow` rule, as every request Upstate makes) or read from
+/// a folder.
+async fn statuspage_files(
+    source: &str,
+    allow: &[ipnet::IpNet],
+) -> anyhow::Result<(transfer::StatuspageFiles, Vec<String>)> {
+    if source.starts_with("http://") || source.starts_with("https://") {
+        let guard = upstate_jobs::outgoing::Guard {
+            allow: allow.to_vec(),
+            setting: "outgoing_allow",
+        };
+        let client = upstate_jobs::outgoing::Outgoing::build(
+            guard,
+            std::time::Duration::from_secs(30),
+            true,
+            "importing a status page",
+            upstate_jobs::outgoing::Tls::Verify,
+        )
+        .map_err(anyhow::Error::msg)?;
+        return upstate_jobs::fetch_page::statuspage(&client, source)
+            .await
+            .map_err(anyhow::Error::msg);
+    }
+    let dir = std::path::Path::new(source);
+    let mut found = Vec::new();
+    let mut missing = Vec::new();
+    for file in transfer::STATUSPAGE_FILES {
+        let path = dir.join(file);
+        match std::fs::read(&path) {
+            Ok(bytes) => found.push(Some(
+                serde_json::from_slice(&bytes)
+                    .with_context(|| format!("{} is not JSON", path.display()))?,
+            )),
+            Err(_) => {
+                missing.push(format!("{file}: not in {}", dir.display()));
+                found.push(None);
+            }
+        }
+    }
+    let mut found = found.into_iter();
+    let summary = found.next().flatten().ok_or_else(|| {
+        anyhow::anyhow!("no summary.json in {source}: it is the one file a Statuspage import needs")
+    })?;
+    Ok((
+        transfer::StatuspageFiles {
+            summary,
+            incidents: found.next().flatten(),
+            maintenances: found.next().flatten(),
+        },
+        missing,
+    ))
+}
+
+async fn import_statuspage(
+    db: &Db,
+    args: &ImportArgs,
+    allow: &[ipnet::IpNet],
+) -> anyhow::Result<()> {
+    let source = args.file.display().to_string();
+    let (files, missing) = statuspage_files(&source, allow).await?;
+    let schema = transfer::schema_version(db).await?;
+    let made = transfer::from_statuspage(&files, schema, db.clock.now())
+        .map_err(|e| anyhow::anyhow!("{source} was not imported, nothing changed: {e}"))?;
+    let done = transfer::import_from(
+        db,
+        &AuditCtx::of(Actor::cli()),
+        &made.doc,
+        Mode::AddPages,
+        Some(&made.origin),
+    )
+    .await
+    .map_err(|e| anyhow::anyhow!("{source} was not imported, nothing changed: {e}"))?;
+    let brought: usize = done.rows.values().sum();
+    if brought == 0 {
+        println!("nothing new: everything of {source} was imported before");
+    }
+    for (table, n) in &done.rows {
+        if *n > 0 {
+            println!("{table}: {n}");
+        }
+    }
+    for m in missing {
+        println!("not read: {m}");
+    }
+    for l in made.left_out.iter().chain(&done.notes) {
+        println!("not brought: {l}");
+    }
+    Ok(())
 }

@@ -125,7 +125,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Import(args) => {
             let db = open(&config).await?;
-            let result = cli_transfer::import(&db, args).await;
+            let result = cli_transfer::import(&db, args, &config.delivery.allow).await;
             db.close().await;
             result
         }

@@ -33,6 +33,7 @@ mod feeds;
 mod guard;
 mod harness;
 mod headers;
+mod importers;
 mod incidents;
 mod instances;
 mod jobs;

@@ -50,6 +50,7 @@ const SERVED: &[(&str, &str)] = &[
     ("post", "/api/admin/cache"),
     ("get", "/api/admin/export"),
     ("post", "/api/admin/export"),
+    ("post", "/api/admin/import/statuspage"),
     ("get", "/api/statuspages/current"),
     ("post", "/api/statuspages/current"),
     ("put", "/api/components/{id}"),

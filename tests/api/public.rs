@@ -69,10 +69,13 @@ async fn public_shapes_use_string_ids(b: Backend) {
         .as_i64()
         .unwrap();
     let m = s.post("/api/v1/maintenance", json!({"title": "DB", "statusPageId": p, "scheduledStartTime": "2099-01-01T00:00:00.000Z", "scheduledEndTime": "2099-01-01T02:00:00.000Z", "componentIds": [web]})).await.data(201)["id"].as_i64().unwrap();
-    let done = s.post("/api/v1/maintenance", json!({"title": "Done", "statusPageId": p, "scheduledStartTime": "2000-01-01T00:00:00.000Z", "scheduledEndTime": "2000-01-01T02:00:00.000Z"})).await.data(201)["id"].as_i64().unwrap();
+    // A window cancelled, and one recorded as it happened long ago.
+    let done = s.post("/api/v1/maintenance", json!({"title": "Done", "statusPageId": p, "scheduledStartTime": "2099-03-01T00:00:00.000Z", "scheduledEndTime": "2099-03-01T02:00:00.000Z"})).await.data(201)["id"].as_i64().unwrap();
     s.post_empty(&format!("/api/v1/maintenance/{done}/cancel"))
         .await
         .data(200);
+    let past = s.post("/api/v1/maintenance", json!({"title": "Long ago", "statusPageId": p, "scheduledStartTime": "2000-01-01T00:00:00.000Z", "scheduledEndTime": "2000-01-01T02:00:00.000Z"})).await.data(201);
+    assert_eq!(past["status"], "completed");
 
     let r = public(&s, "/api/public/status/acme").await;
     assert_eq!(r.status, 200);

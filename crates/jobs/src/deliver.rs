@@ -123,6 +123,11 @@ impl Sender {
     }
 
     /// Whether mail can be sent (an SMTP relay is configured).
+    /// The guarded HTTP client (also what fetches an importer's source).
+    pub fn outgoing(&self) -> &Outgoing {
+        &self.outgoing
+    }
+
     pub fn has_mailer(&self) -> bool {
         self.mailer.is_some()
     }

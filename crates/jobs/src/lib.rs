@@ -15,6 +15,7 @@
 
 pub mod beats;
 pub mod deliver;
+pub mod fetch_page;
 pub mod mailer;
 pub mod messages;
 pub mod monitors;

@@ -50,8 +50,31 @@ const MAY_HOLD: &[&str] = &[
     "vapid_keys",
 ];
 
+/// Where a document made from another product's data came from: each
+/// row's id in the document and in its source, so that the same source
+/// imported again adds only what is new.
+#[derive(Debug, Clone, Default)]
+pub struct Origin {
+    /// The importer (`statuspage`, …).
+    pub kind: String,
+    /// (table, id in the document, id in the source).
+    pub sources: Vec<(&'static str, i64, String)>,
+}
+
 /// Checks `doc` and writes it into the install as `mode` says.
 pub async fn import(db: &Db, ctx: &AuditCtx, doc: &Value, mode: Mode) -> StoreResult<Imported> {
+    import_from(db, ctx, doc, mode, None).await
+}
+
+/// `import` of a document an importer made from `origin`: rows it brought
+/// before are found by their source ids and left as they are.
+pub async fn import_from(
+    db: &Db,
+    ctx: &AuditCtx,
+    doc: &Value,
+    mode: Mode,
+    origin: Option<&Origin>,
+) -> StoreResult<Imported> {
     let tables = envelope(db, doc).await?;
     let shapes = shapes(db).await?;
     let mut rows: Vec<(&Shape, Vec<Map<String, Value>>)> = Vec::new();
@@ -106,9 +129,26 @@ pub async fn import(db: &Db, ctx: &AuditCtx, doc: &Value, mode: Mode) -> StoreRe
             }
         }
     }
+    let mut known: HashMap<&'static str, HashMap<i64, i64>> = HashMap::new();
+    if let Some(origin) = origin {
+        for (table, doc_id, source_id) in &origin.sources {
+            let sql = "SELECT local_id FROM import_sources \
+                       WHERE kind = $1 AND target_table = $2 AND source_id = $3";
+            let found: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(sql)
+                .bind(&origin.kind)
+                .bind(*table)
+                .bind(source_id)
+                .fetch_optional(c)
+                .await?);
+            if let Some(local) = found {
+                known.entry(*table).or_default().insert(*doc_id, local);
+            }
+        }
+    }
     let mut load = Load {
         mode,
-        ids: HashMap::new(),
+        ids: known.clone(),
+        known,
         moved: BTreeMap::new(),
         matched_users: HashSet::new(),
         explicit: HashSet::new(),
@@ -146,6 +186,25 @@ pub async fn import(db: &Db, ctx: &AuditCtx, doc: &Value, mode: Mode) -> StoreRe
             notes.push(format!(
                 "{table}.{column} was withheld: those passwords or keys must be set again"
             ));
+        }
+    }
+    if let Some(origin) = origin {
+        let now = db.clock.now().millis();
+        for (table, doc_id, source_id) in &origin.sources {
+            let Some(local) = load.lookup(table, *doc_id) else {
+                continue;
+            };
+            let sql = "INSERT INTO import_sources (kind, target_table, source_id, local_id, imported_at) \
+                       VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING";
+            on_tx!(&mut tx, |c| sqlx::query(sql)
+                .bind(&origin.kind)
+                .bind(*table)
+                .bind(source_id)
+                .bind(local)
+                .bind(now)
+                .execute(c)
+                .await?
+                .rows_affected());
         }
     }
     load.advance_sequences(&mut tx).await?;
@@ -288,6 +347,8 @@ struct Load {
     mode: Mode,
     /// Document id → install id, by table.
     ids: HashMap<&'static str, HashMap<i64, i64>>,
+    /// Rows an importer brought before: mapped, not written again.
+    known: HashMap<&'static str, HashMap<i64, i64>>,
     /// The same, where they differ, for the answer.
     moved: BTreeMap<String, BTreeMap<String, i64>>,
     /// Accounts of the document that are accounts already here.
@@ -347,6 +408,12 @@ impl Load {
                 .get("user_id")
                 .and_then(Value::as_i64)
                 .is_some_and(|u| self.matched_users.contains(&u))
+        {
+            return Ok(None);
+        }
+        if shape.numbered()
+            && let Some(old) = row.get("id").and_then(Value::as_i64)
+            && self.known.get(table).is_some_and(|k| k.contains_key(&old))
         {
             return Ok(None);
         }
@@ -478,10 +545,18 @@ impl Load {
                         " ON CONFLICT (id) DO UPDATE SET private_key = excluded.private_key, \
                          public_key = excluded.public_key, created_at = excluded.created_at"
                     }
+                    // A link between rows an importer brought before:
+                    // answers a row only when it is new.
+                    _ if !self.known.is_empty() => {
+                        " ON CONFLICT DO NOTHING RETURNING CAST(0 AS BIGINT)"
+                    }
                     _ => "",
                 }
             };
             new_id = insert(tx, shape, &row, tail, path).await?;
+            if new_id.is_none() && tail.contains("DO NOTHING") {
+                return Ok(None);
+            }
         }
         let new = new_id.unwrap_or(0);
         if let Some(old) = old_id {

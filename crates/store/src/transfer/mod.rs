@@ -13,6 +13,7 @@
 mod copy;
 mod import;
 mod shape;
+mod statuspage;
 mod tables;
 
 use crate::db::{Db, Pools};
@@ -27,7 +28,15 @@ pub use copy::{
     BACKUP_FORMAT, Rows, backup_document, read_everything, rows_of_backup, sqlite_backup,
     write_everything,
 };
-pub use import::{Imported, Mode, import};
+pub use import::{Imported, Mode, Origin, import, import_from};
+pub use statuspage::{
+    FILES as STATUSPAGE_FILES, StatuspageFiles, Translated, translate as from_statuspage,
+};
+
+/// The last migration this install applied (an export's `schema`).
+pub async fn schema_version(db: &Db) -> StoreResult<i64> {
+    shape::schema_version(db).await
+}
 
 /// The document's `format` field.
 pub const FORMAT: &str = "upstate-export";

@@ -38,6 +38,7 @@ pub(crate) const CARRIED: &[&str] = &[
     "monitors",
     "monitor_checks",
     "monitor_stats",
+    "import_sources",
 ];
 
 /// What an export leaves out, and why (docs/operations.md says the same).

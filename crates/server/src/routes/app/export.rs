@@ -3,6 +3,8 @@
 //! read into this install, all or nothing. Admins only, signed in, with a
 //! fresh step-up: the document holds every account and subscriber, and on
 //! request what opens the channels and second factors.
+//! `POST /api/admin/import/statuspage`: an Atlassian Statuspage page,
+//! fetched from its address, brought in beside the pages here.
 
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, QueryParams};
@@ -27,6 +29,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(export, import))
         .layer(DefaultBodyLimit::max(IMPORT_MAX_BYTES))
+        .routes(routes!(from_statuspage))
 }
 
 /// Admins, with a step-up verified in the last minutes.
@@ -119,4 +122,58 @@ struct ImportedView {
     /// What must be done by hand (withheld passwords, second factors, the
     /// push key) and what stayed out.
     notes: Vec<String>,
+}
+
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+struct StatuspageSource {
+    /// The page's address, such as `https://status.example.com`.
+    url: String,
+}
+
+/// What a Statuspage import brought and left.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct FromStatuspage {
+    /// Rows written, by table (all zero when everything was there before).
+    rows: BTreeMap<String, usize>,
+    /// What stayed out, with the reason.
+    left_out: Vec<String>,
+    /// Files the page did not serve.
+    not_read: Vec<String>,
+}
+
+#[utoipa::path(post, path = "/api/admin/import/statuspage", tag = "system", operation_id = "importStatuspage",
+    summary = "Bring an Atlassian Statuspage page in, with its history, beside the pages here",
+    description = "Reads the page's public JSON (summary, incidents, scheduled maintenance) from its address within the outgoing_allow rule. Imported again, only what is new is added. A source that is not a Statuspage page is 422 on url, and nothing changes.",
+    request_body = StatuspageSource,
+    responses((status = 200, body = Data<FromStatuspage>), SessionErrors, BodyErrors))]
+async fn from_statuspage(
+    State(state): State<AppState>,
+    me: SignedIn,
+    Body(source): Body<StatuspageSource>,
+) -> ApiResult<Response> {
+    me.require(Permission::SettingsWrite)?;
+    me.require(Permission::PagesWrite)?;
+    let refused = |e: String| ApiError::validation("url", &e);
+    let (files, not_read) =
+        upstate_jobs::fetch_page::statuspage(state.sender.outgoing(), &source.url)
+            .await
+            .map_err(refused)?;
+    let schema = transfer::schema_version(&state.db).await?;
+    let made = transfer::from_statuspage(&files, schema, state.db.clock.now()).map_err(refused)?;
+    let done = transfer::import_from(
+        &state.db,
+        &me.audit,
+        &made.doc,
+        Mode::AddPages,
+        Some(&made.origin),
+    )
+    .await?;
+    state.snapshots.drop_all();
+    Ok(data(FromStatuspage {
+        rows: done.rows,
+        left_out: made.left_out.into_iter().chain(done.notes).collect(),
+        not_read,
+    }))
 }

@@ -233,6 +233,15 @@ fn moving(frame: &Frame, flash: Option<&Flash>) -> Markup {
                 .collect()
         })
         .unwrap_or_default();
+    let left_out: Vec<String> = flash
+        .and_then(|f| f.values.get("leftOut"))
+        .and_then(|v| v.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|n| n.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
     html! {
         section.card #moving aria-labelledby="h-moving" {
             h2 #h-moving { "Move in and out" }
@@ -289,6 +298,20 @@ fn moving(frame: &Frame, flash: Option<&Flash>) -> Markup {
                 }
                 (step_up_field("import", "to import", import_flash))
                 div { button type="submit" { "Import" } }
+            }
+            form method="post" action="/api/admin/import/statuspage" {
+                (bridge(back, back, Some("The Statuspage page was imported."), Some(frame.csrf)))
+                input type="hidden" name="_form" value="statuspage";
+                input type="hidden" name="_keep" value="leftOut";
+                h3 { "From Atlassian Statuspage" }
+                @if !left_out.is_empty() {
+                    div.alert.notice role="status" #statuspage-notes {
+                        strong { "Not brought:" }
+                        ul { @for n in &left_out { li { (n) } } }
+                    }
+                }
+                (Input { hint: Some("The page's address, such as https://status.example.com. Its components, incidents with every update, maintenance and the components' history come in beside the pages here; imported again, only what is new. From a shell: upstate import --from statuspage."), ..Input::new("url", "Statuspage page", "url") }.render(flash.and_then(|f| f.of_form("statuspage"))))
+                div { button type="submit" { "Bring the page" } }
             }
         }
     }

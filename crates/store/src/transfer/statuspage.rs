@@ -1,0 +1,435 @@
+//! Atlassian Statuspage's public v2 JSON of a page (`summary.json`,
+//! `incidents.json`, `scheduled-maintenances.json`, as documented at
+//! developer.statuspage.io and served by every hosted page under
+//! `/api/v2/`) turned into an export document of one page, for
+//! `import_from` with `Mode::AddPages`: components and their groups,
+//! incidents with every update and the components they touched,
+//! scheduled maintenance, and the components' history as the updates tell
+//! it. What does not fit is said, with the reason.
+
+use super::import::Origin;
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use upstate_core::Timestamp;
+
+/// The files of one page, as fetched or saved.
+#[derive(Debug, Default)]
+pub struct StatuspageFiles {
+    pub summary: Value,
+    pub incidents: Option<Value>,
+    pub maintenances: Option<Value>,
+}
+
+/// A document ready for `import_from`, where it came from, and what stayed
+/// out.
+#[derive(Debug)]
+pub struct Translated {
+    pub doc: Value,
+    pub origin: Origin,
+    pub left_out: Vec<String>,
+}
+
+fn component_status(s: &str) -> Option<&'static str> {
+    Some(match s {
+        "operational" => "operational",
+        "degraded_performance" => "degraded",
+        "partial_outage" => "partial_outage",
+        "major_outage" => "major_outage",
+        "under_maintenance" => "maintenance",
+        _ => return None,
+    })
+}
+
+fn incident_status(s: &str) -> Option<&'static str> {
+    Some(match s {
+        "investigating" => "investigating",
+        "identified" => "identified",
+        "monitoring" => "monitoring",
+        // A postmortem is written after the resolution.
+        "resolved" | "postmortem" => "resolved",
+        _ => return None,
+    })
+}
+
+fn maintenance_status(s: &str) -> Option<&'static str> {
+    Some(match s {
+        "scheduled" => "scheduled",
+        "in_progress" | "verifying" => "in_progress",
+        "completed" => "completed",
+        _ => return None,
+    })
+}
+
+fn impact(s: &str) -> &'static str {
+    match s {
+        "minor" => "minor",
+        "major" => "major",
+        "critical" => "critical",
+        _ => "none",
+    }
+}
+
+/// Milliseconds of an RFC 3339 time, if it is one.
+fn millis(v: &Value) -> Option<i64> {
+    v.as_str()
+        .and_then(|t| Timestamp::parse(t).ok())
+        .map(Timestamp::millis)
+}
+
+fn text(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_string()
+}
+
+/// A slug from a page's name: lower-case letters, digits and dashes.
+fn slug_of(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    let out = out
+        .trim_end_matches('-')
+        .chars()
+        .take(60)
+        .collect::<String>();
+    if out.is_empty() {
+        "imported".into()
+    } else {
+        out
+    }
+}
+
+/// Numbers rows of the document and remembers each one's source id.
+struct Ids {
+    next: HashMap<&'static str, i64>,
+    by_source: HashMap<(&'static str, String), i64>,
+    origin: Origin,
+}
+
+impl Ids {
+    fn give(&mut self, table: &'static str, source: &str) -> i64 {
+        if let Some(id) = self.by_source.get(&(table, source.to_string())) {
+            return *id;
+        }
+        let n = self.next.entry(table).or_insert(0);
+        *n += 1;
+        self.by_source.insert((table, source.to_string()), *n);
+        self.origin.sources.push((table, *n, source.to_string()));
+        *n
+    }
+
+    fn of(&self, table: &'static str, source: &str) -> Option<i64> {
+        self.by_source.get(&(table, source.to_string())).copied()
+    }
+}
+
+/// Where the public files of a Statuspage page are.
+pub const FILES: [&str; 3] = [
+    "summary.json",
+    "incidents.json",
+    "scheduled-maintenances.json",
+];
+
+/// The page's files as one export document. `now` stamps what has no time.
+pub fn translate(
+    files: &StatuspageFiles,
+    schema: i64,
+    now: Timestamp,
+) -> Result<Translated, String> {
+    let summary = &files.summary;
+    let page = summary.get("page").filter(|p| p.is_object()).ok_or(
+        "summary.json has no \"page\": is it a Statuspage summary (/api/v2/summary.json)?",
+    )?;
+    let components = summary
+        .get("components")
+        .and_then(Value::as_array)
+        .ok_or("summary.json has no \"components\" list")?;
+    let page_source = page
+        .get("id")
+        .map(text)
+        .filter(|s| !s.is_empty())
+        .ok_or("the page has no id")?;
+    let name = page
+        .get("name")
+        .map(text)
+        .filter(|s| !s.is_empty())
+        .ok_or("the page has no name")?;
+    let now = now.millis();
+    let mut ids = Ids {
+        next: HashMap::new(),
+        by_source: HashMap::new(),
+        origin: Origin {
+            kind: "statuspage".into(),
+            sources: Vec::new(),
+        },
+    };
+    let mut left_out = Vec::new();
+    let page_id = ids.give("status_pages", &page_source);
+    let updated = page.get("updated_at").and_then(millis).unwrap_or(now);
+    let time_zone = page
+        .get("time_zone")
+        .map(text)
+        .filter(|z| jiff::tz::TimeZone::get(z).is_ok())
+        .unwrap_or_else(|| "UTC".into());
+    let mut t: Map<String, Value> = Map::new();
+    let push = |t: &mut Map<String, Value>, table: &str, row: Value| {
+        if let Some(list) = t
+            .entry(table.to_string())
+            .or_insert_with(|| Value::Array(vec![]))
+            .as_array_mut()
+        {
+            list.push(row);
+        }
+    };
+    push(
+        &mut t,
+        "status_pages",
+        json!({"id": page_id, "name": name, "slug": slug_of(&name), "accent_color": "#2563eb",
+               "is_public": true, "show_subscribe": true, "show_uptime": true, "uptime_days": 90,
+               "time_zone": time_zone, "created_at": updated, "updated_at": updated,
+               "description": page.get("url").map(|u| format!("Imported from {}", text(u))).unwrap_or_default()}),
+    );
+
+    // Groups first (a group is a component with "group": true).
+    for (position, c) in components
+        .iter()
+        .filter(|c| c["group"] == json!(true))
+        .enumerate()
+    {
+        let source = text(&c["id"]);
+        let id = ids.give("component_groups", &source);
+        push(
+            &mut t,
+            "component_groups",
+            json!({"id": id, "page_id": page_id, "name": text(&c["name"]), "position": position,
+                   "created_at": millis(&c["created_at"]).unwrap_or(now)}),
+        );
+    }
+    // Components, and where each one's history starts.
+    let mut current: HashMap<String, (i64, &'static str, i64)> = HashMap::new();
+    let mut position = 0;
+    for c in components.iter().filter(|c| c["group"] != json!(true)) {
+        let source = text(&c["id"]);
+        let Some(status) = component_status(c["status"].as_str().unwrap_or_default()) else {
+            left_out.push(format!(
+                "component {:?}: unknown status {}",
+                text(&c["name"]),
+                c["status"]
+            ));
+            continue;
+        };
+        let id = ids.give("components", &source);
+        let group = c["group_id"]
+            .as_str()
+            .and_then(|g| ids.of("component_groups", g));
+        let created = millis(&c["created_at"]).unwrap_or(now);
+        push(
+            &mut t,
+            "components",
+            json!({"id": id, "page_id": page_id, "group_id": group, "name": text(&c["name"]),
+                   "description": text(&c["description"]), "status": status, "position": position,
+                   "created_at": created, "updated_at": millis(&c["updated_at"]).unwrap_or(created)}),
+        );
+        current.insert(source, (id, status, created));
+        position += 1;
+    }
+
+    // Incidents: the full list when given, else the unresolved ones of
+    // the summary.
+    let mut incidents: Vec<&Value> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let lists = [
+        files.incidents.as_ref().and_then(|i| i.get("incidents")),
+        summary.get("incidents"),
+    ];
+    for list in lists.into_iter().flatten() {
+        for i in list.as_array().into_iter().flatten() {
+            if seen.insert(text(&i["id"])) {
+                incidents.push(i);
+            }
+        }
+    }
+    // Status changes the updates tell: (component source id, at, status).
+    let mut changes: Vec<(String, i64, &'static str, String)> = Vec::new();
+    for i in &incidents {
+        let source = text(&i["id"]);
+        let title = text(&i["name"]);
+        let Some(status) = incident_status(i["status"].as_str().unwrap_or_default()) else {
+            left_out.push(format!(
+                "incident {title:?}: unknown status {}",
+                i["status"]
+            ));
+            continue;
+        };
+        let created = millis(&i["started_at"])
+            .or_else(|| millis(&i["created_at"]))
+            .unwrap_or(now);
+        let id = ids.give("incidents", &source);
+        let resolved = (status == "resolved")
+            .then(|| millis(&i["resolved_at"]).or_else(|| millis(&i["updated_at"])))
+            .flatten();
+        push(
+            &mut t,
+            "incidents",
+            json!({"id": id, "page_id": page_id, "title": title, "status": status,
+                   "impact": impact(i["impact"].as_str().unwrap_or_default()),
+                   "created_at": created, "updated_at": millis(&i["updated_at"]).unwrap_or(created),
+                   "resolved_at": resolved}),
+        );
+        for c in i["components"].as_array().into_iter().flatten() {
+            if let Some((cid, _, _)) = current.get(&text(&c["id"])) {
+                push(
+                    &mut t,
+                    "incident_components",
+                    json!({"incident_id": id, "component_id": cid}),
+                );
+            }
+        }
+        for u in i["incident_updates"].as_array().into_iter().flatten() {
+            let Some(ustatus) = incident_status(u["status"].as_str().unwrap_or_default()) else {
+                left_out.push(format!(
+                    "an update of {title:?}: unknown status {}",
+                    u["status"]
+                ));
+                continue;
+            };
+            let at = millis(&u["display_at"])
+                .or_else(|| millis(&u["created_at"]))
+                .unwrap_or(created);
+            let uid = ids.give("incident_updates", &text(&u["id"]));
+            push(
+                &mut t,
+                "incident_updates",
+                json!({"id": uid, "incident_id": id, "status": ustatus, "message": text(&u["body"]), "created_at": at}),
+            );
+            for a in u["affected_components"].as_array().into_iter().flatten() {
+                let code = text(&a["code"]);
+                if let Some(to) = a["new_status"].as_str().and_then(component_status) {
+                    changes.push((code, at, to, text(&u["id"])));
+                }
+            }
+        }
+    }
+    // The components' history: where each started, then what the updates
+    // say, then where it is now.
+    changes.sort_by_key(|c| c.1);
+    for (source, (cid, now_status, created)) in &current {
+        let mine: Vec<&(String, i64, &'static str, String)> =
+            changes.iter().filter(|c| &c.0 == source).collect();
+        let first_at = mine.first().map_or(*created, |c| c.1.min(*created));
+        let hid = ids.give("component_status_history", &format!("{source}:start"));
+        push(
+            &mut t,
+            "component_status_history",
+            json!({"id": hid, "component_id": cid, "status": "operational", "changed_at": first_at}),
+        );
+        let mut last = "operational";
+        for (_, at, to, update) in &mine {
+            let hid = ids.give("component_status_history", &format!("{source}:{update}"));
+            push(
+                &mut t,
+                "component_status_history",
+                json!({"id": hid, "component_id": cid, "status": to, "changed_at": at}),
+            );
+            last = to;
+        }
+        if last != *now_status {
+            let hid = ids.give(
+                "component_status_history",
+                &format!("{source}:now:{now_status}"),
+            );
+            push(
+                &mut t,
+                "component_status_history",
+                json!({"id": hid, "component_id": cid, "status": now_status, "changed_at": now}),
+            );
+        }
+    }
+
+    // Scheduled maintenance.
+    let mut windows: Vec<&Value> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let lists = [
+        files
+            .maintenances
+            .as_ref()
+            .and_then(|m| m.get("scheduled_maintenances")),
+        summary.get("scheduled_maintenances"),
+    ];
+    for list in lists.into_iter().flatten() {
+        for m in list.as_array().into_iter().flatten() {
+            if seen.insert(text(&m["id"])) {
+                windows.push(m);
+            }
+        }
+    }
+    for m in windows {
+        let title = text(&m["name"]);
+        let (Some(status), Some(start), Some(end)) = (
+            maintenance_status(m["status"].as_str().unwrap_or_default()),
+            millis(&m["scheduled_for"]),
+            millis(&m["scheduled_until"]),
+        ) else {
+            left_out.push(format!(
+                "maintenance {title:?}: needs a known status and scheduled_for/scheduled_until"
+            ));
+            continue;
+        };
+        let source = text(&m["id"]);
+        let id = ids.give("maintenance", &source);
+        let created = millis(&m["created_at"]).unwrap_or(start);
+        let updates = m["incident_updates"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let description = updates.last().map(|u| text(&u["body"])).unwrap_or_default();
+        push(
+            &mut t,
+            "maintenance",
+            json!({"id": id, "page_id": page_id, "title": title, "description": description,
+                   "status": status, "scheduled_start": start, "scheduled_end": end.max(start + 1),
+                   "auto_start": false, "created_at": created,
+                   "updated_at": millis(&m["updated_at"]).unwrap_or(created)}),
+        );
+        for c in m["components"].as_array().into_iter().flatten() {
+            if let Some((cid, _, _)) = current.get(&text(&c["id"])) {
+                push(
+                    &mut t,
+                    "maintenance_components",
+                    json!({"maintenance_id": id, "component_id": cid}),
+                );
+            }
+        }
+        for u in &updates {
+            let Some(ustatus) = maintenance_status(u["status"].as_str().unwrap_or_default()) else {
+                continue;
+            };
+            let uid = ids.give("maintenance_updates", &text(&u["id"]));
+            push(
+                &mut t,
+                "maintenance_updates",
+                json!({"id": uid, "maintenance_id": id, "status": ustatus, "message": text(&u["body"]),
+                       "created_at": millis(&u["display_at"]).or_else(|| millis(&u["created_at"])).unwrap_or(created)}),
+            );
+        }
+    }
+    left_out.push(
+        "subscribers: the public pages of Statuspage do not list them (export them from Statuspage as CSV and use Import subscribers)"
+            .into(),
+    );
+    Ok(Translated {
+        doc: json!({
+            "format": super::FORMAT,
+            "version": super::VERSION,
+            "exportedAt": Timestamp::from_millis(now),
+            "schema": schema,
+            "withheld": [],
+            "tables": t,
+        }),
+        origin: ids.origin,
+        left_out,
+    })
+}

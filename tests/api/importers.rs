@@ -1,0 +1,318 @@
+//! Importers from the products people leave (docs/operations.md,
+//! "Importing from Atlassian Statuspage"): a Statuspage page's public v2
+//! JSON (`tests/fixtures/statuspage/`, written from the documented format)
+//! comes in as a page beside the others, with its history; imported again,
+//! only what is new; a file that is not Statuspage's changes nothing.
+
+use crate::on_both_backends;
+use crate::support::{Backend, Browser, Server, root};
+use reqwest::Method;
+use serde_json::{Value, json};
+
+on_both_backends!(
+    a_statuspage_page_comes_in_with_its_history_once,
+    a_statuspage_page_is_fetched_from_its_address_within_the_outgoing_rule,
+    what_is_not_a_statuspage_page_changes_nothing,
+    an_admin_brings_a_statuspage_page_from_the_settings_screen,
+);
+
+fn fixtures() -> std::path::PathBuf {
+    root().join("tests/fixtures/statuspage")
+}
+
+async fn counts(s: &Server) -> Vec<i64> {
+    let mut n = vec![];
+    for t in [
+        "status_pages",
+        "component_groups",
+        "components",
+        "component_status_history",
+        "incidents",
+        "incident_updates",
+        "incident_components",
+        "maintenance",
+        "maintenance_updates",
+    ] {
+        n.extend(s.db.integers(&format!("SELECT COUNT(*) FROM {t}")).await);
+    }
+    n
+}
+
+async fn a_statuspage_page_comes_in_with_its_history_once(b: Backend) {
+    let s = Server::start(b).await;
+    s.page("acme").await;
+    let dir = fixtures();
+    let dir = dir.to_str().expect("path");
+    let (ok, out, err) = s.db.cli(&["import", "--from", "statuspage", dir]);
+    assert!(ok, "{err}");
+    for line in [
+        "status_pages: 1",
+        "component_groups: 1",
+        "components: 3",
+        "incidents: 2",
+        "incident_updates: 6",
+        "maintenance: 2",
+        "not brought: subscribers",
+    ] {
+        assert!(out.contains(line), "{line} in:\n{out}");
+    }
+    let pages = s.get("/api/v1/statuspages").await.data(200);
+    let page = pages
+        .as_array()
+        .expect("pages")
+        .iter()
+        .find(|p| p["slug"] == "example-cloud")
+        .cloned()
+        .unwrap_or_else(|| panic!("the imported page in {pages}"));
+    let id = page["id"].as_i64().expect("id");
+    let components = s
+        .get(&format!("/api/v1/components?statusPageId={id}"))
+        .await
+        .data(200);
+    let by_name = |name: &str| {
+        components
+            .as_array()
+            .expect("components")
+            .iter()
+            .find(|c| c["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("{name} in {components}"))
+    };
+    assert_eq!(by_name("Database")["status"], "degraded");
+    assert!(by_name("API")["groupId"].is_i64() || by_name("API")["groupId"].is_string());
+    assert!(by_name("Dashboard")["groupId"].is_null());
+    let incidents = s
+        .get(&format!("/api/v1/incidents?statusPageId={id}"))
+        .await
+        .data(200);
+    let api_down = incidents
+        .as_array()
+        .expect("incidents")
+        .iter()
+        .find(|i| i["title"] == "API unavailable")
+        .cloned()
+        .expect("the past incident");
+    assert_eq!(api_down["status"], "resolved", "a postmortem is resolved");
+    assert_eq!(api_down["impact"], "critical");
+    assert!(
+        api_down["createdAt"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("2026-11-20T10:00:00")),
+        "{api_down}"
+    );
+    // The API's outage that day, from the updates' component changes.
+    let api = by_name("API")["id"].as_i64().expect("API id");
+    let history = s
+        .db
+        .texts(&format!(
+            "SELECT status FROM component_status_history WHERE component_id = {api} ORDER BY changed_at"
+        ))
+        .await;
+    assert_eq!(
+        history,
+        [
+            "operational",
+            "major_outage",
+            "partial_outage",
+            "operational"
+        ]
+    );
+    let html = s.get("/s/example-cloud/history").await;
+    let body = html.body.as_str().unwrap_or_default();
+    assert!(
+        html.status == 200 && body.contains("API unavailable"),
+        "{}",
+        html.status
+    );
+    let audit = s
+        .get("/api/audit-events?action=install.import")
+        .await
+        .data(200);
+    assert_eq!(audit.as_array().map(Vec::len), Some(1));
+
+    // Again: nothing new, nothing doubled.
+    let before = counts(&s).await;
+    let (ok, out, err) = s.db.cli(&["import", "--from", "statuspage", dir]);
+    assert!(ok, "{err}");
+    assert!(out.contains("nothing new"), "{out}");
+    assert_eq!(counts(&s).await, before);
+
+    // A later look at the page brings the incident that is new since.
+    let newer = tempfile::tempdir().expect("dir");
+    let mut incidents: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixtures().join("incidents.json")).expect("incidents"),
+    )
+    .expect("JSON");
+    incidents["incidents"]
+        .as_array_mut()
+        .expect("list")
+        .push(json!({"id": "inc0newone000", "name": "Login errors", "status": "investigating",
+                     "created_at": "2026-11-26T08:00:00.000Z", "updated_at": "2026-11-26T08:00:00.000Z",
+                     "impact": "major", "started_at": "2026-11-26T08:00:00.000Z",
+                     "incident_updates": [{"id": "upd0newone001", "status": "investigating",
+                        "body": "Some sign-ins fail.", "created_at": "2026-11-26T08:00:00.000Z",
+                        "display_at": "2026-11-26T08:00:00.000Z", "affected_components": null}],
+                     "components": []}));
+    std::fs::write(newer.path().join("incidents.json"), incidents.to_string()).expect("file");
+    for f in ["summary.json", "scheduled-maintenances.json"] {
+        std::fs::copy(fixtures().join(f), newer.path().join(f)).expect("copy");
+    }
+    let (ok, out, err) = s.db.cli(&[
+        "import",
+        "--from",
+        "statuspage",
+        newer.path().to_str().expect("path"),
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("incidents: 1") && out.contains("incident_updates: 1"),
+        "{out}"
+    );
+    let after = counts(&s).await;
+    assert_eq!(after[4], before[4] + 1, "one incident more");
+    assert_eq!(after[2], before[2], "no component doubled");
+}
+
+/// Serves the fixtures as a Statuspage page does, under `/api/v2/`.
+async fn statuspage_site() -> String {
+    use axum::extract::Path;
+    let app = axum::Router::new().route(
+        "/api/v2/{file}",
+        axum::routing::get(|Path(file): Path<String>| async move {
+            match std::fs::read_to_string(fixtures().join(&file)) {
+                Ok(body) if file.ends_with(".json") => {
+                    ([("content-type", "application/json")], body).into_response()
+                }
+                _ => axum::http::StatusCode::NOT_FOUND.into_response(),
+            }
+        }),
+    );
+    use axum::response::IntoResponse;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{addr}")
+}
+
+async fn a_statuspage_page_is_fetched_from_its_address_within_the_outgoing_rule(b: Backend) {
+    let s = Server::start(b).await;
+    let site = statuspage_site().await;
+    let before = counts(&s).await;
+    // A private address is refused unless the operator allowed it.
+    let (ok, _, err) = s.db.cli(&["import", "--from", "statuspage", &site]);
+    assert!(!ok && err.contains("outgoing_allow"), "{err}");
+    assert_eq!(counts(&s).await, before, "nothing changed");
+    let (ok, out, err) = s.db.cli_with(
+        &[
+            "import",
+            "--from",
+            "statuspage",
+            &format!("{site}/api/v2/summary.json"),
+        ],
+        &[("UPSTATE_OUTGOING_ALLOW", "127.0.0.1")],
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("incidents: 2"), "{out}");
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM status_pages WHERE slug = 'example-cloud'")
+            .await,
+        [1]
+    );
+}
+
+async fn what_is_not_a_statuspage_page_changes_nothing(b: Backend) {
+    let s = Server::start(b).await;
+    let before = counts(&s).await;
+    let dir = tempfile::tempdir().expect("dir");
+    // Uptime Kuma's backup is no Statuspage summary.
+    std::fs::write(
+        dir.path().join("summary.json"),
+        r#"{"version": "1.23.0", "monitorList": []}"#,
+    )
+    .expect("file");
+    let path = dir.path().to_str().expect("path");
+    let (ok, _, err) = s.db.cli(&["import", "--from", "statuspage", path]);
+    assert!(!ok, "refused");
+    assert!(
+        err.contains("nothing changed") && err.contains("\"page\""),
+        "{err}"
+    );
+    // A folder without a summary says which file it needs.
+    let empty = tempfile::tempdir().expect("dir");
+    let (ok, _, err) = s.db.cli(&[
+        "import",
+        "--from",
+        "statuspage",
+        empty.path().to_str().expect("path"),
+    ]);
+    assert!(!ok && err.contains("summary.json"), "{err}");
+    // A component of an unknown status stays out, and says so.
+    let odd = tempfile::tempdir().expect("dir");
+    let mut summary: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixtures().join("summary.json")).expect("summary"),
+    )
+    .expect("JSON");
+    summary["components"][3]["status"] = json!("on_fire");
+    std::fs::write(odd.path().join("summary.json"), summary.to_string()).expect("file");
+    let (ok, out, err) = s.db.cli(&[
+        "import",
+        "--from",
+        "statuspage",
+        odd.path().to_str().expect("path"),
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("not brought: component \"Dashboard\": unknown status"),
+        "{out}"
+    );
+    assert!(counts(&s).await[2] == before[2] + 2, "two components came");
+}
+
+async fn an_admin_brings_a_statuspage_page_from_the_settings_screen(b: Backend) {
+    let s = Server::in_process(b, |c| {
+        c.delivery.allow = vec!["127.0.0.1/32".parse().expect("range")];
+    })
+    .await;
+    s.db.user("owner@example.com", "owner");
+    assert!(
+        s.db.add_user("ed@example.com", "editor", crate::support::PASSWORD)
+            .0
+    );
+    let site = statuspage_site().await;
+    let me = Browser::signed_in(&s, "owner@example.com").await;
+    let ed = Browser::signed_in(&s, "ed@example.com").await;
+    let path = "/api/admin/import/statuspage";
+    let (status, _, _) = ed
+        .send(Method::POST, path, Some(json!({"url": site})))
+        .await;
+    assert_eq!(status, 403, "an editor changes no settings");
+    for bad in [
+        json!({"url": "ftp://example.com"}),
+        json!({"url": format!("{site}/nothing-here")}),
+    ] {
+        let before = counts(&s).await;
+        let (status, problem, _) = me.send(Method::POST, path, Some(bad.clone())).await;
+        assert_eq!(status, 422, "{bad}: {problem}");
+        assert_eq!(problem["errors"][0]["field"], "url", "{problem}");
+        assert_eq!(counts(&s).await, before, "nothing changed");
+    }
+    let (status, done, _) = me
+        .send(Method::POST, path, Some(json!({"url": site})))
+        .await;
+    assert_eq!(status, 200, "{done}");
+    assert_eq!(done["data"]["rows"]["incidents"], 2, "{done}");
+    assert!(done["data"]["leftOut"].to_string().contains("subscribers"));
+    let (status, again, _) = me
+        .send(Method::POST, path, Some(json!({"url": site})))
+        .await;
+    assert_eq!(status, 200, "{again}");
+    let brought: i64 = again["data"]["rows"]
+        .as_object()
+        .expect("rows")
+        .values()
+        .filter_map(Value::as_i64)
+        .sum();
+    assert_eq!(brought, 0, "only what is new: {again}");
+}
