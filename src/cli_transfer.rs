@@ -31,11 +31,12 @@ pub struct ImportArgs {
     /// or a folder with its saved summary.json, incidents.json and
     /// scheduled-maintenances.json.
     file: PathBuf,
-    /// What the source is: `upstate` (an export, the default) or
-    /// `statuspage` (Atlassian Statuspage's public v2 JSON). A Statuspage
-    /// page comes in beside the pages here; imported again, only what is
-    /// new is added.
-    #[arg(long, default_value = "upstate", value_parser = ["upstate", "statuspage"])]
+    /// What the source is: `upstate` (an export, the default),
+    /// `statuspage` (Atlassian Statuspage's public v2 JSON) or
+    /// `uptime-kuma` (an Uptime Kuma JSON backup). Another product's page
+    /// comes in beside the pages here; imported again, only what is new is
+    /// added.
+    #[arg(long, default_value = "upstate", value_parser = ["upstate", "statuspage", "uptime-kuma"])]
     from: String,
     /// Add the document's pages beside the ones here (new ids) instead of
     /// filling an empty install.
@@ -85,6 +86,9 @@ fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
 pub async fn import(db: &Db, args: ImportArgs, allow: &[ipnet::IpNet]) -> anyhow::Result<()> {
     if args.from == "statuspage" {
         return import_statuspage(db, &args, allow).await;
+    }
+    if args.from == "uptime-kuma" {
+        return import_kuma(db, &args).await;
     }
     let text = std::fs::read(&args.file)
         .with_context(|| format!("cannot read {}", args.file.display()))?;
@@ -322,16 +326,24 @@ async fn statuspage_files(
     ))
 }
 
-async fn import_statuspage(
-    db: &Db,
-    args: &ImportArgs,
-    allow: &[ipnet::IpNet],
-) -> anyhow::Result<()> {
+async fn import_kuma(db: &Db, args: &ImportArgs) -> anyhow::Result<()> {
     let source = args.file.display().to_string();
-    let (files, missing) = statuspage_files(&source, allow).await?;
+    let text = std::fs::read(&args.file).with_context(|| format!("cannot read {source}"))?;
+    let backup: serde_json::Value = serde_json::from_slice(&text)
+        .with_context(|| format!("{source} is not JSON: not an Uptime Kuma backup"))?;
     let schema = transfer::schema_version(db).await?;
-    let made = transfer::from_statuspage(&files, schema, db.clock.now())
+    let made = transfer::from_uptime_kuma(&backup, schema, db.clock.now())
         .map_err(|e| anyhow::anyhow!("{source} was not imported, nothing changed: {e}"))?;
+    brought(db, &source, made, Vec::new()).await
+}
+
+/// Imports what an importer made and says what it brought and left.
+async fn brought(
+    db: &Db,
+    source: &str,
+    made: transfer::Translated,
+    missing: Vec<String>,
+) -> anyhow::Result<()> {
     let done = transfer::import_from(
         db,
         &AuditCtx::of(Actor::cli()),
@@ -357,4 +369,17 @@ async fn import_statuspage(
         println!("not brought: {l}");
     }
     Ok(())
+}
+
+async fn import_statuspage(
+    db: &Db,
+    args: &ImportArgs,
+    allow: &[ipnet::IpNet],
+) -> anyhow::Result<()> {
+    let source = args.file.display().to_string();
+    let (files, missing) = statuspage_files(&source, allow).await?;
+    let schema = transfer::schema_version(db).await?;
+    let made = transfer::from_statuspage(&files, schema, db.clock.now())
+        .map_err(|e| anyhow::anyhow!("{source} was not imported, nothing changed: {e}"))?;
+    brought(db, &source, made, missing).await
 }

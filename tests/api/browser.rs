@@ -93,12 +93,25 @@ impl Driver {
             "goog:chromeOptions": {"binary": CHROMIUM, "args": args},
             "goog:loggingPrefs": {"browser": "ALL"},
         });
-        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
-        let client = ClientBuilder::new(connector)
-            .capabilities(caps.as_object().unwrap().clone())
-            .connect(&url)
-            .await
-            .expect("WebDriver session");
+        // A single-process Chromium now and then dies while it starts on a
+        // loaded machine ("Unable to receive message from renderer"): a
+        // fresh browser is asked for twice more before the test fails.
+        let mut tries = 0;
+        let client = loop {
+            let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+            match ClientBuilder::new(connector)
+                .capabilities(caps.as_object().unwrap().clone())
+                .connect(&url)
+                .await
+            {
+                Ok(client) => break client,
+                Err(e) if tries < 2 => {
+                    tries += 1;
+                    eprintln!("WebDriver session failed ({e}); trying again");
+                }
+                Err(e) => panic!("WebDriver session: {e:?}"),
+            }
+        };
         Driver {
             process,
             client: Some(client),

@@ -14,6 +14,7 @@ on_both_backends!(
     a_statuspage_page_is_fetched_from_its_address_within_the_outgoing_rule,
     what_is_not_a_statuspage_page_changes_nothing,
     an_admin_brings_a_statuspage_page_from_the_settings_screen,
+    an_uptime_kuma_backup_becomes_components_watched_alike,
 );
 
 fn fixtures() -> std::path::PathBuf {
@@ -315,4 +316,83 @@ async fn an_admin_brings_a_statuspage_page_from_the_settings_screen(b: Backend) 
         .filter_map(Value::as_i64)
         .sum();
     assert_eq!(brought, 0, "only what is new: {again}");
+}
+
+async fn an_uptime_kuma_backup_becomes_components_watched_alike(b: Backend) {
+    let s = Server::start(b).await;
+    s.db.user("owner@example.com", "owner");
+    let file = root().join("tests/fixtures/uptime-kuma/backup.json");
+    let file = file.to_str().expect("path");
+    let (ok, out, err) = s.db.cli(&["import", "--from", "uptime-kuma", file]);
+    assert!(ok, "{err}");
+    for line in [
+        "status_pages: 1",
+        "component_groups: 1",
+        "components: 6",
+        "monitors: 5",
+        "not brought: monitor \"Gateway\": Uptime Kuma's ping check has no counterpart",
+        "not brought: notifications: 1",
+    ] {
+        assert!(out.contains(line), "{line} in:\n{out}");
+    }
+    let monitors = s.get("/api/monitors").await.data(200);
+    let list = monitors.as_array().expect("monitors");
+    let find = |target: &str| {
+        list.iter()
+            .find(|m| m["target"] == target)
+            .cloned()
+            .unwrap_or_else(|| panic!("{target} in {monitors}"))
+    };
+    let api = find("https://api.example.com/health");
+    assert_eq!(api["kind"], "http");
+    assert_eq!(api["intervalSeconds"], 30);
+    assert_eq!(api["retries"], 2);
+    let db = find("db.example.com:5432");
+    assert_eq!(db["kind"], "tcp");
+    let dns = find("example.com");
+    assert_eq!(dns["kind"], "dns");
+    assert_eq!(dns["dnsRecordType"], "MX");
+    assert_eq!(dns["enabled"], false, "paused in Kuma, paused here");
+    let website = find("https://www.example.com/");
+    assert_eq!(website["keyword"], "Welcome");
+    assert_eq!(website["verifyTls"], false);
+    assert!(
+        list.iter().any(|m| m["kind"] == "heartbeat"),
+        "the push monitor became a heartbeat: {monitors}"
+    );
+    // Grouped as in Kuma; the header's value sealed like any other.
+    let grouped =
+        s.db.texts(
+            "SELECT c.name FROM components c JOIN component_groups g ON g.id = c.group_id \
+             WHERE g.name = 'Backend' ORDER BY c.name",
+        )
+        .await;
+    assert_eq!(grouped, ["API", "Database"]);
+    assert!(!s.db.everything_stored().await.contains("kuma-secret-123"));
+    // Again: nothing doubled (the monitors run meanwhile, so the
+    // components' history may grow by itself).
+    let rows = async || {
+        s.db.integers(
+            "SELECT (SELECT COUNT(*) FROM status_pages) * 1000000 + (SELECT COUNT(*) FROM component_groups) * 10000 \
+             + (SELECT COUNT(*) FROM components) * 100 + (SELECT COUNT(*) FROM monitors)",
+        )
+        .await
+    };
+    let before = rows().await;
+    let (ok, out, _) = s.db.cli(&["import", "--from", "uptime-kuma", file]);
+    assert!(ok && out.contains("nothing new"), "{out}");
+    assert_eq!(rows().await, before);
+    // Not a Kuma backup, through the Settings screen's route: refused.
+    let mut me = Browser::signed_in(&s, "owner@example.com").await;
+    me.step_up().await;
+    let (status, problem, _) = me
+        .send(
+            Method::POST,
+            "/api/admin/export?from=uptime_kuma",
+            Some(json!({"format": "upstate-export"})),
+        )
+        .await;
+    assert_eq!(status, 422, "{problem}");
+    assert!(problem.to_string().contains("monitorList"), "{problem}");
+    assert_eq!(rows().await, before);
 }

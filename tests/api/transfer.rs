@@ -701,8 +701,10 @@ async fn the_settings_screen_exports_and_imports(b: Backend) {
         .await;
     assert!(done.is_some(), "the import says it is done");
     d.screenshot(&shot(b, "settings-imported")).await;
-    d.js("document.querySelector('form[action=\"/api/admin/import/statuspage\"]').scrollIntoView()")
-        .await;
+    d.js(
+        "document.querySelector('form[action=\"/api/admin/import/statuspage\"]').scrollIntoView()",
+    )
+    .await;
     d.screenshot(&shot(b, "settings-statuspage")).await;
     assert_eq!(
         s.db.integers("SELECT COUNT(*) FROM status_pages").await,

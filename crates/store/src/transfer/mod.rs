@@ -12,6 +12,7 @@
 
 mod copy;
 mod import;
+mod kuma;
 mod shape;
 mod statuspage;
 mod tables;
@@ -29,6 +30,7 @@ pub use copy::{
     write_everything,
 };
 pub use import::{Imported, Mode, Origin, import, import_from};
+pub use kuma::translate as from_uptime_kuma;
 pub use statuspage::{
     FILES as STATUSPAGE_FILES, StatuspageFiles, Translated, translate as from_statuspage,
 };

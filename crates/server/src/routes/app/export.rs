@@ -78,7 +78,8 @@ async fn export(
 #[utoipa::path(post, path = "/api/admin/export", tag = "system", operation_id = "importInstall",
     summary = "Read an export into this install, in one transaction (needs a step-up)",
     description = "mode=empty (the default) takes everything into an install without pages, keeping ids; accounts already here are matched by email. mode=add_pages adds the document's pages, with all that belongs to them, beside the pages here under new ids, and answers the ids that changed. A document that does not fit is refused naming the first wrong field's path, and nothing is written.",
-    params(("mode" = Option<String>, Query, description = "empty (the default) or add_pages")),
+    params(("mode" = Option<String>, Query, description = "empty (the default) or add_pages"),
+        ("from" = Option<String>, Query, description = "upstate (an export, the default) or uptime_kuma (an Uptime Kuma JSON backup: its monitors become components with monitors, beside the pages here)")),
     request_body(content = Object, description = "A document GET /api/admin/export wrote", content_type = "application/json"),
     responses((status = 200, body = Data<ImportedView>), SessionErrors, BodyErrors,
         (status = 409, description = "The install is not empty (mode=empty)", content_type = "application/problem+json")))]
@@ -94,8 +95,35 @@ async fn import(
         Some("add_pages") => Mode::AddPages,
         Some(_) => return Err(ApiError::validation("mode", "must be empty or add_pages")),
     };
+    let kuma = match q.get("from") {
+        None | Some("upstate") => false,
+        Some("uptime_kuma") => true,
+        Some(_) => {
+            return Err(ApiError::validation(
+                "from",
+                "must be upstate or uptime_kuma",
+            ));
+        }
+    };
     admin(&state, &me, &headers).await?;
-    let done = transfer::import(&state.db, &me.audit, &doc, mode).await?;
+    let done = if kuma {
+        // Another product's page joins the pages here.
+        let schema = transfer::schema_version(&state.db).await?;
+        let made = transfer::from_uptime_kuma(&doc, schema, state.db.clock.now())
+            .map_err(|e| ApiError::validation("body", e))?;
+        let mut done = transfer::import_from(
+            &state.db,
+            &me.audit,
+            &made.doc,
+            Mode::AddPages,
+            Some(&made.origin),
+        )
+        .await?;
+        done.notes.splice(0..0, made.left_out);
+        done
+    } else {
+        transfer::import(&state.db, &me.audit, &doc, mode).await?
+    };
     // Pages, settings and accounts changed together: rebuild what is served.
     state.snapshots.drop_all();
     Ok(data(ImportedView {

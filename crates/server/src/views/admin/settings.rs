@@ -289,6 +289,14 @@ fn moving(frame: &Frame, flash: Option<&Flash>) -> Markup {
                     }
                 }
                 div.field {
+                    label for="f-from" { "What it is" }
+                    select #f-from name="from" aria-describedby="f-from-note" {
+                        option value="upstate" { "An Upstate export" }
+                        option value="uptime_kuma" { "An Uptime Kuma backup (JSON)" }
+                    }
+                    span.hint #f-from-note { "An Uptime Kuma backup becomes a page whose components are watched by monitors of the same kind, target and interval (it always comes beside the pages here)." }
+                }
+                div.field {
                     label for="f-mode" { "Into" }
                     select #f-mode name="mode" aria-describedby="f-mode-note" {
                         option value="empty" { "An install with no pages yet: everything" }
