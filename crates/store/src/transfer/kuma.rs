@@ -56,15 +56,7 @@ pub fn translate(backup: &Value, schema: i64, now: Timestamp) -> Result<Translat
     };
     let mut left_out = Vec::new();
     let mut t: Map<String, Value> = Map::new();
-    let push = |t: &mut Map<String, Value>, table: &str, row: Value| {
-        if let Some(list) = t
-            .entry(table.to_string())
-            .or_insert_with(|| Value::Array(vec![]))
-            .as_array_mut()
-        {
-            list.push(row);
-        }
-    };
+    let push = super::push_row;
     origin.sources.push(("status_pages", 1, "page".into()));
     push(
         &mut t,
@@ -203,14 +195,7 @@ pub fn translate(backup: &Value, schema: i64, now: Timestamp) -> Result<Translat
         ));
     }
     Ok(Translated {
-        doc: json!({
-            "format": super::FORMAT,
-            "version": super::VERSION,
-            "exportedAt": Timestamp::from_millis(now),
-            "schema": schema,
-            "withheld": [],
-            "tables": t,
-        }),
+        doc: super::document(schema, Timestamp::from_millis(now), t),
         origin,
         left_out,
     })

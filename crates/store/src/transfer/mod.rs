@@ -348,6 +348,29 @@ async fn unplaced_tables(db: &Db) -> StoreResult<Vec<String>> {
         .collect())
 }
 
+/// Appends a row to a document's table (an importer's translation).
+fn push_row(tables: &mut Map<String, Value>, table: &str, row: Value) {
+    if let Some(list) = tables
+        .entry(table.to_string())
+        .or_insert_with(|| Value::Array(vec![]))
+        .as_array_mut()
+    {
+        list.push(row);
+    }
+}
+
+/// A document of `tables`, as an importer's translation makes it.
+fn document(schema: i64, at: upstate_core::Timestamp, tables: Map<String, Value>) -> Value {
+    json!({
+        "format": FORMAT,
+        "version": VERSION,
+        "exportedAt": at,
+        "schema": schema,
+        "withheld": [],
+        "tables": tables,
+    })
+}
+
 fn invalid(path: String, message: impl Into<String>) -> StoreError {
     StoreError::Invalid(upstate_core::FieldErrors::single(&path, message))
 }

@@ -175,15 +175,7 @@ pub fn translate(
         .filter(|z| jiff::tz::TimeZone::get(z).is_ok())
         .unwrap_or_else(|| "UTC".into());
     let mut t: Map<String, Value> = Map::new();
-    let push = |t: &mut Map<String, Value>, table: &str, row: Value| {
-        if let Some(list) = t
-            .entry(table.to_string())
-            .or_insert_with(|| Value::Array(vec![]))
-            .as_array_mut()
-        {
-            list.push(row);
-        }
-    };
+    let push = super::push_row;
     push(
         &mut t,
         "status_pages",
@@ -421,14 +413,7 @@ pub fn translate(
             .into(),
     );
     Ok(Translated {
-        doc: json!({
-            "format": super::FORMAT,
-            "version": super::VERSION,
-            "exportedAt": Timestamp::from_millis(now),
-            "schema": schema,
-            "withheld": [],
-            "tables": t,
-        }),
+        doc: super::document(schema, Timestamp::from_millis(now), t),
         origin: ids.origin,
         left_out,
     })

@@ -107,20 +107,10 @@ async fn import(
     };
     admin(&state, &me, &headers).await?;
     let done = if kuma {
-        // Another product's page joins the pages here.
         let schema = transfer::schema_version(&state.db).await?;
         let made = transfer::from_uptime_kuma(&doc, schema, state.db.clock.now())
             .map_err(|e| ApiError::validation("body", e))?;
-        let mut done = transfer::import_from(
-            &state.db,
-            &me.audit,
-            &made.doc,
-            Mode::AddPages,
-            Some(&made.origin),
-        )
-        .await?;
-        done.notes.splice(0..0, made.left_out);
-        done
+        foreign(&state, &me, made).await?
     } else {
         transfer::import(&state.db, &me.audit, &doc, mode).await?
     };
@@ -190,7 +180,23 @@ async fn from_statuspage(
             .map_err(refused)?;
     let schema = transfer::schema_version(&state.db).await?;
     let made = transfer::from_statuspage(&files, schema, state.db.clock.now()).map_err(refused)?;
-    let done = transfer::import_from(
+    let done = foreign(&state, &me, made).await?;
+    state.snapshots.drop_all();
+    Ok(data(FromStatuspage {
+        rows: done.rows,
+        left_out: done.notes,
+        not_read,
+    }))
+}
+
+/// Another product's page, translated, joins the pages here; what the
+/// translation left out leads the notes.
+async fn foreign(
+    state: &AppState,
+    me: &SignedIn,
+    made: transfer::Translated,
+) -> ApiResult<transfer::Imported> {
+    let mut done = transfer::import_from(
         &state.db,
         &me.audit,
         &made.doc,
@@ -198,10 +204,6 @@ async fn from_statuspage(
         Some(&made.origin),
     )
     .await?;
-    state.snapshots.drop_all();
-    Ok(data(FromStatuspage {
-        rows: done.rows,
-        left_out: made.left_out.into_iter().chain(done.notes).collect(),
-        not_read,
-    }))
+    done.notes.splice(0..0, made.left_out);
+    Ok(done)
 }

@@ -224,24 +224,20 @@ fn moving(frame: &Frame, flash: Option<&Flash>) -> Markup {
                 .collect()
         })
         .unwrap_or_default();
-    let notes: Vec<String> = flash
-        .and_then(|f| f.values.get("notes"))
-        .and_then(|v| v.as_array())
-        .map(|a| {
-            a.iter()
-                .filter_map(|n| n.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default();
-    let left_out: Vec<String> = flash
-        .and_then(|f| f.values.get("leftOut"))
-        .and_then(|v| v.as_array())
-        .map(|a| {
-            a.iter()
-                .filter_map(|n| n.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default();
+    // What the import's answer said to do by hand, kept for this page.
+    let kept = |key: &str| -> Vec<String> {
+        flash
+            .and_then(|f| f.values.get(key))
+            .and_then(|v| v.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|n| n.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let notes = kept("notes");
+    let left_out = kept("leftOut");
     html! {
         section.card #moving aria-labelledby="h-moving" {
             h2 #h-moving { "Move in and out" }
