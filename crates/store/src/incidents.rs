@@ -474,6 +474,10 @@ pub async fn post_update(
     let ctx = ctx.quiet_if(ctx.quiet || new.at.is_some());
     let mut tx = db.begin_as(&ctx).await?;
     let current = lock(&mut tx, id).await?.into_incident(vec![], vec![])?;
+    // An update said before the incident's last one takes its place in
+    // the timeline and changes nothing the later updates decided: the
+    // incident's status stays, and no component moves.
+    let mut earlier = false;
     if let Some(at) = new.at {
         let last: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(
             "SELECT MAX(created_at) FROM incident_updates WHERE incident_id = $1"
@@ -481,34 +485,34 @@ pub async fn post_update(
         .bind(id)
         .fetch_one(c)
         .await?);
-        if let Some(last) = last.filter(|l| at.millis() < *l) {
+        earlier = last.is_some_and(|l| at.millis() < l);
+        if earlier && !new.component_statuses.is_empty() {
             return Err(StoreError::Invalid(upstate_core::FieldErrors::single(
-                "createdAt",
-                format!(
-                    "must not be before the incident's last update ({})",
-                    Timestamp::from_millis(last).to_rfc3339()
-                ),
+                "componentStatuses",
+                "cannot move components at a time before the incident's last update",
             )));
         }
     }
     let now = new.at.unwrap_or(now);
     let status = new.status.unwrap_or(current.status);
-    let resolved_at = resolved_at_after(
-        current.status,
-        status,
-        current.resolved_at.map(Timestamp::millis),
-        now,
-    );
-    write_state(
-        &mut tx,
-        id,
-        &current.title,
-        status,
-        current.impact,
-        resolved_at,
-        now,
-    )
-    .await?;
+    if !earlier {
+        let resolved_at = resolved_at_after(
+            current.status,
+            status,
+            current.resolved_at.map(Timestamp::millis),
+            now,
+        );
+        write_state(
+            &mut tx,
+            id,
+            &current.title,
+            status,
+            current.impact,
+            resolved_at,
+            now,
+        )
+        .await?;
+    }
     let update = add_update(&mut tx, id, status, &new.message, now).await?;
     move_components(
         &mut tx,
@@ -524,14 +528,14 @@ pub async fn post_update(
             Action::IncidentPostUpdate,
             "incident",
             Some(id),
-            json!({ "from": current.status, "to": status, "message": &new.message, "componentStatuses": &new.component_statuses, "backdated": new.at }),
+            json!({ "from": current.status, "to": if earlier { current.status } else { status }, "message": &new.message, "componentStatuses": &new.component_statuses, "backdated": new.at }),
         )
         .await?;
     tx.record(moved(
         current.status_page_id,
         id,
         current.status,
-        status,
+        if earlier { current.status } else { status },
         current.impact,
     ))
     .await?;

@@ -141,6 +141,7 @@ impl NewIncidentInput {
             .as_deref()
             .and_then(|t| e.check("resolvedAt", Timestamp::parse(t)));
         let mut status = self.status.unwrap_or(IncidentStatus::Investigating);
+        let mut resolved_at = resolved_at;
         if self.resolved_at.is_some() {
             match (created_at, resolved_at) {
                 (None, _) if self.created_at.is_none() => {
@@ -151,18 +152,12 @@ impl NewIncidentInput {
                 }
                 _ => {}
             }
-            if self.status.is_some_and(|s| s == IncidentStatus::Resolved) {
-                e.push(
-                    "status",
-                    "is the status before the resolution: leave it out, or name an earlier one",
-                );
-            }
-        } else if created_at.is_some() && status == IncidentStatus::Resolved {
-            e.push(
-                "resolvedAt",
-                "is required to record a resolved incident of the past",
-            );
+        } else if status == IncidentStatus::Resolved {
+            // Over as soon as it began.
+            resolved_at = created_at;
         }
+        // A past incident recorded resolved begins as investigated; its
+        // closing update says resolved.
         if resolved_at.is_some() && status == IncidentStatus::Resolved {
             status = IncidentStatus::Investigating;
         }
