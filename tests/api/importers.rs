@@ -289,14 +289,22 @@ async fn an_admin_brings_a_statuspage_page_from_the_settings_screen(b: Backend) 
         .send(Method::POST, path, Some(json!({"url": site})))
         .await;
     assert_eq!(status, 403, "an editor changes no settings");
-    for bad in [
-        json!({"url": "ftp://example.com"}),
-        json!({"url": format!("{site}/nothing-here")}),
+    // Not an http(s) address: 422 on url; no page read there: 404.
+    for (bad, expected) in [
+        (json!({"url": "ftp://example.com"}), 422),
+        (json!({"url": format!("{site}/nothing-here")}), 404),
     ] {
         let before = counts(&s).await;
         let (status, problem, _) = me.send(Method::POST, path, Some(bad.clone())).await;
-        assert_eq!(status, 422, "{bad}: {problem}");
-        assert_eq!(problem["errors"][0]["field"], "url", "{problem}");
+        assert_eq!(status, expected, "{bad}: {problem}");
+        if expected == 422 {
+            assert_eq!(problem["errors"][0]["field"], "url", "{problem}");
+        } else {
+            assert!(
+                problem["detail"].to_string().contains("summary.json"),
+                "{problem}"
+            );
+        }
         assert_eq!(counts(&s).await, before, "nothing changed");
     }
     let (status, done, _) = me

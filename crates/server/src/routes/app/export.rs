@@ -8,7 +8,7 @@
 
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, QueryParams};
-use crate::openapi::{BadQuery, BodyErrors, SessionErrors};
+use crate::openapi::{BadQuery, BodyErrors, NotFound, SessionErrors};
 use crate::respond::{Data, data};
 use crate::session::SignedIn;
 use crate::state::AppState;
@@ -78,8 +78,8 @@ async fn export(
 #[utoipa::path(post, path = "/api/admin/export", tag = "system", operation_id = "importInstall",
     summary = "Read an export into this install, in one transaction (needs a step-up)",
     description = "mode=empty (the default) takes everything into an install without pages, keeping ids; accounts already here are matched by email. mode=add_pages adds the document's pages, with all that belongs to them, beside the pages here under new ids, and answers the ids that changed. A document that does not fit is refused naming the first wrong field's path, and nothing is written.",
-    params(("mode" = Option<String>, Query, description = "empty (the default) or add_pages"),
-        ("from" = Option<String>, Query, description = "upstate (an export, the default) or uptime_kuma (an Uptime Kuma JSON backup: its monitors become components with monitors, beside the pages here)")),
+    params(("mode" = inline(Option<ImportMode>), Query, description = "empty (the default) or add_pages"),
+        ("from" = inline(Option<ImportSource>), Query, description = "upstate (an export, the default) or uptime_kuma (an Uptime Kuma JSON backup: its monitors become components with monitors, beside the pages here)")),
     request_body(content = Object, description = "A document GET /api/admin/export wrote", content_type = "application/json"),
     responses((status = 200, body = Data<ImportedView>), SessionErrors, BodyErrors,
         (status = 409, description = "The install is not empty (mode=empty)", content_type = "application/problem+json")))]
@@ -127,6 +127,24 @@ async fn import(
     }))
 }
 
+/// Where an import's document goes (`mode`).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)] // Describes the query parameter; the handler reads the text.
+#[schema(rename_all = "snake_case")]
+enum ImportMode {
+    Empty,
+    AddPages,
+}
+
+/// What the document is (`from`).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)] // Describes the query parameter; the handler reads the text.
+#[schema(rename_all = "snake_case")]
+enum ImportSource {
+    Upstate,
+    UptimeKuma,
+}
+
 /// What an import brought.
 #[derive(serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -146,6 +164,7 @@ struct ImportedView {
 #[serde(deny_unknown_fields)]
 struct StatuspageSource {
     /// The page's address, such as `https://status.example.com`.
+    #[schema(pattern = "^https?://[^/]+")]
     url: String,
 }
 
@@ -163,9 +182,9 @@ struct FromStatuspage {
 
 #[utoipa::path(post, path = "/api/admin/import/statuspage", tag = "system", operation_id = "importStatuspage",
     summary = "Bring an Atlassian Statuspage page in, with its history, beside the pages here",
-    description = "Reads the page's public JSON (summary, incidents, scheduled maintenance) from its address within the outgoing_allow rule. Imported again, only what is new is added. A source that is not a Statuspage page is 422 on url, and nothing changes.",
+    description = "Reads the page's public JSON (summary, incidents, scheduled maintenance) from its address within the outgoing_allow rule. Imported again, only what is new is added. An address that is not http(s) is 422 on url; one where no Statuspage page can be read is 404; nothing changes either way.",
     request_body = StatuspageSource,
-    responses((status = 200, body = Data<FromStatuspage>), SessionErrors, BodyErrors))]
+    responses((status = 200, body = Data<FromStatuspage>), SessionErrors, BodyErrors, NotFound))]
 async fn from_statuspage(
     State(state): State<AppState>,
     me: SignedIn,
@@ -173,11 +192,15 @@ async fn from_statuspage(
 ) -> ApiResult<Response> {
     me.require(Permission::SettingsWrite)?;
     me.require(Permission::PagesWrite)?;
-    let refused = |e: String| ApiError::validation("url", &e);
-    let (files, not_read) =
-        upstate_jobs::fetch_page::statuspage(state.sender.outgoing(), &source.url)
-            .await
-            .map_err(refused)?;
+    let url = source.url.trim();
+    if !(url.starts_with("https://") || url.starts_with("http://")) {
+        return Err(ApiError::validation("url", "must be an http(s) address"));
+    }
+    // No page to be read there: as good as missing.
+    let refused = |e: String| ApiError::NotFound(format!("no Statuspage page read: {e}"));
+    let (files, not_read) = upstate_jobs::fetch_page::statuspage(state.sender.outgoing(), url)
+        .await
+        .map_err(refused)?;
     let schema = transfer::schema_version(&state.db).await?;
     let made = transfer::from_statuspage(&files, schema, state.db.clock.now()).map_err(refused)?;
     let done = foreign(&state, &me, made).await?;
