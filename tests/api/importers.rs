@@ -396,7 +396,7 @@ async fn an_uptime_kuma_backup_becomes_components_watched_alike(b: Backend) {
     let (status, problem, _) = me
         .send(
             Method::POST,
-            "/api/admin/export?from=uptime_kuma",
+            "/api/admin/export?source=uptime_kuma",
             Some(json!({"format": "upstate-export"})),
         )
         .await;

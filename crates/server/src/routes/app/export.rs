@@ -79,7 +79,7 @@ async fn export(
     summary = "Read an export into this install, in one transaction (needs a step-up)",
     description = "mode=empty (the default) takes everything into an install without pages, keeping ids; accounts already here are matched by email. mode=add_pages adds the document's pages, with all that belongs to them, beside the pages here under new ids, and answers the ids that changed. A document that does not fit is refused naming the first wrong field's path, and nothing is written.",
     params(("mode" = inline(Option<ImportMode>), Query, description = "empty (the default) or add_pages"),
-        ("from" = inline(Option<ImportSource>), Query, description = "upstate (an export, the default) or uptime_kuma (an Uptime Kuma JSON backup: its monitors become components with monitors, beside the pages here)")),
+        ("source" = inline(Option<ImportSource>), Query, description = "upstate (an export, the default) or uptime_kuma (an Uptime Kuma JSON backup: its monitors become components with monitors, beside the pages here)")),
     request_body(content = Object, description = "A document GET /api/admin/export wrote", content_type = "application/json"),
     responses((status = 200, body = Data<ImportedView>), SessionErrors, BodyErrors,
         (status = 409, description = "The install is not empty (mode=empty)", content_type = "application/problem+json")))]
@@ -95,7 +95,7 @@ async fn import(
         Some("add_pages") => Mode::AddPages,
         Some(_) => return Err(ApiError::validation("mode", "must be empty or add_pages")),
     };
-    let kuma = match q.get("from") {
+    let kuma = match q.get("source") {
         None | Some("upstate") => false,
         Some("uptime_kuma") => true,
         Some(_) => {
@@ -136,7 +136,7 @@ enum ImportMode {
     AddPages,
 }
 
-/// What the document is (`from`).
+/// What the document is (`source`).
 #[derive(utoipa::ToSchema)]
 #[allow(dead_code)] // Describes the query parameter; the handler reads the text.
 #[schema(rename_all = "snake_case")]

@@ -286,7 +286,7 @@ fn moving(frame: &Frame, flash: Option<&Flash>) -> Markup {
                 }
                 div.field {
                     label for="f-from" { "What it is" }
-                    select #f-from name="from" aria-describedby="f-from-note" {
+                    select #f-from name="source" aria-describedby="f-from-note" {
                         option value="upstate" { "An Upstate export" }
                         option value="uptime_kuma" { "An Uptime Kuma backup (JSON)" }
                     }
