@@ -487,10 +487,10 @@ pub async fn post_update(
         .await?);
         earlier = last.is_some_and(|l| at.millis() < l);
         if earlier && !new.component_statuses.is_empty() {
-            return Err(StoreError::Invalid(upstate_core::FieldErrors::single(
-                "componentStatuses",
-                "cannot move components at a time before the incident's last update",
-            )));
+            // A later update decided where the components stand.
+            return Err(StoreError::Conflict(
+                "componentStatuses cannot move components at a time before the incident's last update".into(),
+            ));
         }
     }
     let now = new.at.unwrap_or(now);

@@ -103,7 +103,7 @@ async fn generate_rca(
 #[utoipa::path(post, path = "/incident-updates", tag = "incidents", operation_id = "postIncidentUpdateByIncident",
     summary = "Post a timeline update to the incident `incidentId` names",
     request_body = IncidentUpdatePost,
-    responses((status = 201, body = Data<IncidentUpdate>), KeyErrors, BodyErrors, NotFound),
+    responses((status = 201, body = Data<IncidentUpdate>), KeyErrors, BodyErrors, NotFound, Conflict),
     security(("api_key" = []), ("session" = [])))]
 async fn post_by_incident(
     state: State<AppState>,
@@ -299,7 +299,7 @@ pub(crate) async fn update(
     summary = "Post a timeline update",
     params(("id" = i64, Path, description = "Incident id")),
     request_body = NewIncidentUpdateInput,
-    responses((status = 201, body = Data<IncidentUpdate>), KeyErrors, BodyErrors, NotFound),
+    responses((status = 201, body = Data<IncidentUpdate>), KeyErrors, BodyErrors, NotFound, Conflict),
     security(("api_key" = []), ("session" = []))
 )]
 async fn add_update(
