@@ -99,22 +99,9 @@ pub async fn import(db: &Db, args: ImportArgs, allow: &[ipnet::IpNet]) -> anyhow
     } else {
         Mode::Empty
     };
-    let done = match transfer::import(db, &AuditCtx::of(Actor::cli()), &doc, mode).await {
-        Ok(done) => done,
-        Err(StoreError::Invalid(e)) => {
-            let first = e.0.first();
-            anyhow::bail!(
-                "{} was not imported, nothing changed: {}: {}",
-                args.file.display(),
-                first.map_or("", |f| f.field.as_str()),
-                first.map_or("", |f| f.message.as_str())
-            );
-        }
-        Err(e) => anyhow::bail!(
-            "{} was not imported, nothing changed: {e}",
-            args.file.display()
-        ),
-    };
+    let done = transfer::import(db, &AuditCtx::of(Actor::cli()), &doc, mode)
+        .await
+        .map_err(|e| refused(&args.file.display().to_string(), "imported", e))?;
     for (table, n) in &done.rows {
         if *n > 0 {
             println!("{table}: {n}");
@@ -225,11 +212,11 @@ pub async fn restore(db: &Db, args: RestoreArgs) -> anyhow::Result<()> {
         })?;
         transfer::rows_of_backup(db, &doc)
             .await
-            .map_err(|e| refused(&args.file, e))?
+            .map_err(|e| refused(&args.file.display().to_string(), "restored", e))?
     };
     let n = transfer::write_everything(db, rows)
         .await
-        .map_err(|e| refused(&args.file, e))?;
+        .map_err(|e| refused(&args.file.display().to_string(), "restored", e))?;
     println!("restored {n} rows from {}", args.file.display());
     Ok(())
 }
@@ -254,21 +241,18 @@ pub async fn migrate_db(args: MigrateDbArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn refused(file: &std::path::Path, e: StoreError) -> anyhow::Error {
+/// "nothing changed", with the first wrong place of a refused document.
+fn refused(source: &str, done: &str, e: StoreError) -> anyhow::Error {
     match e {
         StoreError::Invalid(e) => {
             let first = e.0.first();
             anyhow::anyhow!(
-                "{} was not restored, nothing changed: {}: {}",
-                file.display(),
+                "{source} was not {done}, nothing changed: {}: {}",
                 first.map_or("", |f| f.field.as_str()),
                 first.map_or("", |f| f.message.as_str())
             )
         }
-        other => anyhow::anyhow!(
-            "{} was not restored, nothing changed: {other}",
-            file.display()
-        ),
+        other => anyhow::anyhow!("{source} was not {done}, nothing changed: {other}"),
     }
 }
 
@@ -352,7 +336,7 @@ async fn brought(
         Some(&made.origin),
     )
     .await
-    .map_err(|e| anyhow::anyhow!("{source} was not imported, nothing changed: {e}"))?;
+    .map_err(|e| refused(source, "imported", e))?;
     let brought: usize = done.rows.values().sum();
     if brought == 0 {
         println!("nothing new: everything of {source} was imported before");

@@ -129,19 +129,21 @@ pub async fn import_from(
             }
         }
     }
+    // What this importer brought before: read once, matched in memory.
     let mut known: HashMap<&'static str, HashMap<i64, i64>> = HashMap::new();
     if let Some(origin) = origin {
+        let sql = "SELECT target_table, source_id, local_id FROM import_sources WHERE kind = $1";
+        let before: Vec<(String, String, i64)> = on_tx!(&mut tx, |c| sqlx::query_as(sql)
+            .bind(&origin.kind)
+            .fetch_all(c)
+            .await?);
+        let before: HashMap<(&str, &str), i64> = before
+            .iter()
+            .map(|(t, s, l)| ((t.as_str(), s.as_str()), *l))
+            .collect();
         for (table, doc_id, source_id) in &origin.sources {
-            let sql = "SELECT local_id FROM import_sources \
-                       WHERE kind = $1 AND target_table = $2 AND source_id = $3";
-            let found: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(sql)
-                .bind(&origin.kind)
-                .bind(*table)
-                .bind(source_id)
-                .fetch_optional(c)
-                .await?);
-            if let Some(local) = found {
-                known.entry(*table).or_default().insert(*doc_id, local);
+            if let Some(local) = before.get(&(*table, source_id.as_str())) {
+                known.entry(*table).or_default().insert(*doc_id, *local);
             }
         }
     }
