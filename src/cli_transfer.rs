@@ -26,18 +26,29 @@ pub struct ExportArgs {
 
 #[derive(clap::Args)]
 pub struct ImportArgs {
-    /// A document `upstate export` or `GET /api/admin/export` wrote; with
-    /// `--from statuspage`, a page's address (https://status.example.com)
-    /// or a folder with its saved summary.json, incidents.json and
-    /// scheduled-maintenances.json.
+    /// A document `upstate export` or `GET /api/admin/export` wrote; for
+    /// another product, its address or a folder of its saved API answers
+    /// (docs/operations.md lists the file names); for Uptime Kuma, its
+    /// JSON backup.
     file: PathBuf,
     /// What the source is: `upstate` (an export, the default),
-    /// `statuspage` (Atlassian Statuspage's public v2 JSON) or
-    /// `uptime-kuma` (an Uptime Kuma JSON backup). Another product's page
-    /// comes in beside the pages here; imported again, only what is new is
-    /// added.
-    #[arg(long, default_value = "upstate", value_parser = ["upstate", "statuspage", "uptime-kuma"])]
+    /// `statuspage` (a page's public v2 JSON, or its management API with
+    /// --key), `instatus` (its API, with --key),
+    /// `cachet` (Cachet 2 or 3's API) or `uptime-kuma` (a JSON backup).
+    /// Another product's page comes in beside the pages here; imported
+    /// again, only what is new is added.
+    #[arg(long, default_value = "upstate", value_parser = ["upstate", "statuspage", "instatus", "cachet", "uptime-kuma"])]
     from: String,
+    /// The API key of the product imported from (Statuspage's management
+    /// API, Instatus, Cachet). The address is then the API's
+    /// (https://api.statuspage.io/v1, https://api.instatus.com) or, for
+    /// Cachet, the install's.
+    #[arg(long)]
+    key: Option<String>,
+    /// The page's id in the product imported from (Statuspage and
+    /// Instatus, with --key), when the key reads several.
+    #[arg(long = "page-id", requires = "key")]
+    page_id: Option<String>,
     /// Add the document's pages beside the ones here (new ids) instead of
     /// filling an empty install.
     #[arg(long)]
@@ -84,8 +95,8 @@ fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
 }
 
 pub async fn import(db: &Db, args: ImportArgs, allow: &[ipnet::IpNet]) -> anyhow::Result<()> {
-    if args.from == "statuspage" {
-        return import_statuspage(db, &args, allow).await;
+    if let Some(product) = transfer::Product::parse(&args.from) {
+        return import_foreign(db, product, &args, allow).await;
     }
     if args.from == "uptime-kuma" {
         return import_kuma(db, &args).await;
@@ -256,13 +267,15 @@ fn refused(source: &str, done: &str, e: StoreError) -> anyhow::Error {
     }
 }
 
-/// The public files of a Statuspage page: fetched from its address (within
+/// What another product's page holds: fetched from its address (within
 /// the `outgoing_allow` rule, as every request Upstate makes) or read from
-/// a folder.
-async fn statuspage_files(
+/// a folder of saved answers.
+async fn foreign_files(
+    product: transfer::Product,
     source: &str,
+    access: Option<&transfer::Access>,
     allow: &[ipnet::IpNet],
-) -> anyhow::Result<(transfer::StatuspageFiles, Vec<String>)> {
+) -> anyhow::Result<(transfer::Files, Vec<String>)> {
     if source.starts_with("http://") || source.starts_with("https://") {
         let guard = upstate_jobs::outgoing::Guard {
             allow: allow.to_vec(),
@@ -270,44 +283,37 @@ async fn statuspage_files(
         };
         let client = upstate_jobs::outgoing::Outgoing::build(
             guard,
-            std::time::Duration::from_secs(30),
+            std::time::Duration::from_secs(60),
             true,
             "importing a status page",
             upstate_jobs::outgoing::Tls::Verify,
         )
         .map_err(anyhow::Error::msg)?;
-        return upstate_jobs::fetch_page::statuspage(&client, source)
+        return upstate_jobs::fetch_page::foreign(&client, product, source, access)
             .await
-            .map_err(anyhow::Error::msg);
+            .map_err(|e| anyhow::anyhow!("{source} was not imported, nothing changed: {e}"));
     }
     let dir = std::path::Path::new(source);
-    let mut found = Vec::new();
+    if !dir.is_dir() {
+        anyhow::bail!(
+            "{source} is neither an http(s) address nor a folder of saved {} answers",
+            product.title()
+        );
+    }
+    let mut files = transfer::Files::new();
     let mut missing = Vec::new();
-    for file in transfer::STATUSPAGE_FILES {
-        let path = dir.join(file);
+    for name in product.folder_files() {
+        let path = dir.join(name);
         match std::fs::read(&path) {
-            Ok(bytes) => found.push(Some(
-                serde_json::from_slice(&bytes)
-                    .with_context(|| format!("{} is not JSON", path.display()))?,
-            )),
-            Err(_) => {
-                missing.push(format!("{file}: not in {}", dir.display()));
-                found.push(None);
+            Ok(bytes) => {
+                let v = serde_json::from_slice(&bytes)
+                    .with_context(|| format!("{} is not JSON", path.display()))?;
+                files.insert(name.to_string(), v);
             }
+            Err(_) => missing.push(format!("{name}: not in {}", dir.display())),
         }
     }
-    let mut found = found.into_iter();
-    let summary = found.next().flatten().ok_or_else(|| {
-        anyhow::anyhow!("no summary.json in {source}: it is the one file a Statuspage import needs")
-    })?;
-    Ok((
-        transfer::StatuspageFiles {
-            summary,
-            incidents: found.next().flatten(),
-            maintenances: found.next().flatten(),
-        },
-        missing,
-    ))
+    Ok((files, missing))
 }
 
 async fn import_kuma(db: &Db, args: &ImportArgs) -> anyhow::Result<()> {
@@ -355,15 +361,28 @@ async fn brought(
     Ok(())
 }
 
-async fn import_statuspage(
+async fn import_foreign(
     db: &Db,
+    product: transfer::Product,
     args: &ImportArgs,
     allow: &[ipnet::IpNet],
 ) -> anyhow::Result<()> {
     let source = args.file.display().to_string();
-    let (files, missing) = statuspage_files(&source, allow).await?;
+    let access = args.key.as_ref().map(|key| transfer::Access {
+        key: key.clone(),
+        page: args.page_id.clone().unwrap_or_default(),
+    });
+    if product.needs_access() && access.is_none() && !std::path::Path::new(&source).is_dir() {
+        anyhow::bail!(
+            "{} is read through its API: give its --key",
+            product.title()
+        );
+    }
+    let (files, missing) = foreign_files(product, &source, access.as_ref(), allow).await?;
     let schema = transfer::schema_version(db).await?;
-    let made = transfer::from_statuspage(&files, schema, db.clock.now())
+    let made = product
+        .translate(&files, schema, db.clock.now())
         .map_err(|e| anyhow::anyhow!("{source} was not imported, nothing changed: {e}"))?;
+    // What was not there is said only where it mattered to the outcome.
     brought(db, &source, made, missing).await
 }

@@ -2,7 +2,10 @@
 //! "Importing from Atlassian Statuspage"): a Statuspage page's public v2
 //! JSON (`tests/fixtures/statuspage/`, written from the documented format)
 //! comes in as a page beside the others, with its history; imported again,
-//! only what is new; a file that is not Statuspage's changes nothing.
+//! only what is new; a file that is not Statuspage's changes nothing. The
+//! same through Statuspage's management API (with its subscribers),
+//! Instatus's API and Cachet's, each served by a local server from the
+//! fixtures beside Statuspage's.
 
 use crate::on_both_backends;
 use crate::support::{Backend, Browser, Server, root};
@@ -15,6 +18,10 @@ on_both_backends!(
     what_is_not_a_statuspage_page_changes_nothing,
     an_admin_brings_a_statuspage_page_from_the_settings_screen,
     an_uptime_kuma_backup_becomes_components_watched_alike,
+    statuspage_subscribers_come_through_the_management_api,
+    an_instatus_page_comes_through_its_api,
+    a_cachet_install_comes_in_page_by_page,
+    an_admin_brings_a_cachet_page_from_the_settings_screen,
 );
 
 fn fixtures() -> std::path::PathBuf {
@@ -403,4 +410,488 @@ async fn an_uptime_kuma_backup_becomes_components_watched_alike(b: Backend) {
     assert_eq!(status, 422, "{problem}");
     assert!(problem.to_string().contains("monitorList"), "{problem}");
     assert_eq!(rows().await, before);
+}
+
+fn fixture(dir: &str, file: &str) -> Value {
+    let path = root().join("tests/fixtures").join(dir).join(file);
+    serde_json::from_str(&std::fs::read_to_string(&path).expect("fixture")).expect("JSON")
+}
+
+/// Serves `app` on a local port; its address.
+async fn serve(app: axum::Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{addr}")
+}
+
+/// A bare-array API (Statuspage's management API, Instatus's): the
+/// fixture `file(path)` names, on page 1 of `?page=N`, for the one key.
+async fn array_api(
+    dir: &'static str,
+    authorization: &'static str,
+    file: fn(&str) -> Option<&'static str>,
+) -> String {
+    use axum::http::{HeaderMap, StatusCode, Uri};
+    use axum::response::IntoResponse;
+    let app = axum::Router::new().fallback(move |uri: Uri, headers: HeaderMap| async move {
+        if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some(authorization) {
+            return (StatusCode::UNAUTHORIZED, "bad key").into_response();
+        }
+        let Some(name) = file(uri.path()) else {
+            return StatusCode::NOT_FOUND.into_response();
+        };
+        let later = uri
+            .query()
+            .unwrap_or_default()
+            .split('&')
+            .any(|q| q.starts_with("page=") && q != "page=1");
+        let body = if later { json!([]) } else { fixture(dir, name) };
+        axum::Json(body).into_response()
+    });
+    serve(app).await
+}
+
+async fn statuspage_subscribers_come_through_the_management_api(b: Backend) {
+    let s = Server::in_process(b, |c| {
+        c.delivery.allow = vec!["127.0.0.1/32".parse().expect("range")];
+    })
+    .await;
+    s.db.user("owner@example.com", "owner");
+    let api = array_api("statuspage-api", "OAuth sp-key", |path| {
+        Some(match path {
+            "/v1/pages" => "pages.json",
+            "/v1/pages/kctbh9vrtdwd" => "page.json",
+            "/v1/pages/kctbh9vrtdwd/components" => "components.json",
+            "/v1/pages/kctbh9vrtdwd/incidents" => "all-incidents.json",
+            "/v1/pages/kctbh9vrtdwd/subscribers" => "subscribers.json",
+            _ => return None,
+        })
+    })
+    .await;
+    let url = format!("{api}/v1");
+    let me = Browser::signed_in(&s, "owner@example.com").await;
+    let path = "/api/admin/import/statuspage";
+    // A wrong key reads nothing, and nothing changes.
+    let before = counts(&s).await;
+    let (status, problem, _) = me
+        .send(
+            Method::POST,
+            path,
+            Some(json!({"url": url, "apiKey": "wrong"})),
+        )
+        .await;
+    assert_eq!(status, 404, "{problem}");
+    assert!(problem["detail"].to_string().contains("401"), "{problem}");
+    assert_eq!(counts(&s).await, before, "nothing changed");
+    // The key reads one page: it needs no page id.
+    let (status, done, _) = me
+        .send(
+            Method::POST,
+            path,
+            Some(json!({"url": url, "apiKey": "sp-key"})),
+        )
+        .await;
+    assert_eq!(status, 200, "{done}");
+    let rows = &done["data"]["rows"];
+    assert_eq!(rows["incidents"], 2, "{done}");
+    assert_eq!(rows["maintenance"], 2, "{done}");
+    assert_eq!(rows["subscribers"], 3, "{done}");
+    let left = done["data"]["leftOut"].to_string();
+    assert!(left.contains("1 by sms"), "{left}");
+    assert!(left.contains("1 quarantined"), "{left}");
+    let subscribers =
+        s.db.texts("SELECT kind || ' ' || target FROM subscribers ORDER BY target")
+            .await;
+    assert_eq!(
+        subscribers,
+        [
+            "email alice@example.com",
+            "email bob@example.com",
+            "webhook https://hooks.example.com/status"
+        ]
+    );
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM subscribers WHERE verified_at IS NULL")
+            .await,
+        [0],
+        "confirmed at Statuspage, confirmed here"
+    );
+    // Bob chose the API alone; Alice every component (the whole page).
+    assert_eq!(
+        s.db.texts(
+            "SELECT c.name FROM subscriber_components sc JOIN subscribers s ON s.id = sc.subscriber_id \
+             JOIN components c ON c.id = sc.component_id WHERE s.target = 'bob@example.com'"
+        )
+        .await,
+        ["API"]
+    );
+    assert_eq!(
+        s.db.integers(
+            "SELECT COUNT(*) FROM subscriber_components sc JOIN subscribers s ON s.id = sc.subscriber_id \
+             WHERE s.target = 'alice@example.com'"
+        )
+        .await,
+        [0]
+    );
+    // Again: nothing new, no subscriber doubled.
+    let (status, again, _) = me
+        .send(
+            Method::POST,
+            path,
+            Some(json!({"url": url, "apiKey": "sp-key", "pageId": "kctbh9vrtdwd"})),
+        )
+        .await;
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(again["data"]["rows"]["subscribers"], 0, "{again}");
+    assert_eq!(again["data"]["rows"]["incidents"], 0, "{again}");
+}
+
+async fn an_instatus_page_comes_through_its_api(b: Backend) {
+    let s = Server::start(b).await;
+    let api = array_api("instatus", "Bearer in-key", |path| {
+        Some(match path {
+            "/v2/pages" => "pages.json",
+            "/v2/ckpage0000001/components" => "components.json",
+            "/v1/ckpage0000001/incidents" => "incidents.json",
+            "/v1/ckpage0000001/maintenances" => "maintenances.json",
+            _ => return None,
+        })
+    })
+    .await;
+    let allow = [("UPSTATE_OUTGOING_ALLOW", "127.0.0.1")];
+    let before = counts(&s).await;
+    // Instatus is read through its API: without a key, nothing.
+    let (ok, _, err) =
+        s.db.cli_with(&["import", "--from", "instatus", &api], &allow);
+    assert!(!ok && err.contains("--key"), "{err}");
+    // The key reads two pages: which one must be said.
+    let (ok, _, err) = s.db.cli_with(
+        &["import", "--from", "instatus", "--key", "in-key", &api],
+        &allow,
+    );
+    assert!(
+        !ok && err.contains("2 pages") && err.contains("ckpage0000002"),
+        "{err}"
+    );
+    let (ok, _, err) = s.db.cli_with(
+        &[
+            "import",
+            "--from",
+            "instatus",
+            "--key",
+            "not-it",
+            "--page-id",
+            "ckpage0000001",
+            &api,
+        ],
+        &allow,
+    );
+    assert!(
+        !ok && err.contains("401") && err.contains("nothing changed"),
+        "{err}"
+    );
+    assert_eq!(counts(&s).await, before, "nothing changed");
+    let args = [
+        "import",
+        "--from",
+        "instatus",
+        "--key",
+        "in-key",
+        "--page-id",
+        "ckpage0000001",
+        &api,
+    ];
+    let (ok, out, err) = s.db.cli_with(&args, &allow);
+    assert!(ok, "{err}");
+    for line in [
+        "status_pages: 1",
+        "component_groups: 1",
+        "components: 3",
+        "incidents: 2",
+        "incident_updates: 6",
+        "maintenance: 1",
+        "not brought: subscribers",
+    ] {
+        assert!(out.contains(line), "{line} in:\n{out}");
+    }
+    assert_eq!(
+        s.db.texts("SELECT name || ' ' || slug FROM status_pages WHERE slug = 'northwind'")
+            .await,
+        ["Northwind Status northwind"]
+    );
+    assert_eq!(
+        s.db.texts(
+            "SELECT c.name || ' ' || c.status || ' ' || COALESCE(g.name, '-') FROM components c \
+             LEFT JOIN component_groups g ON g.id = c.group_id \
+             JOIN status_pages p ON p.id = c.page_id WHERE p.slug = 'northwind' ORDER BY c.position"
+        )
+        .await,
+        [
+            "API operational Services",
+            "Website partial_outage Services",
+            "Email delivery operational -"
+        ]
+    );
+    // The resolved outage: its times, and the API's history through it.
+    assert_eq!(
+        s.db.integers("SELECT resolved_at - created_at FROM incidents WHERE title = 'API outage'")
+            .await,
+        [90 * 60 * 1000]
+    );
+    assert_eq!(
+        s.db.texts(
+            "SELECT h.status FROM component_status_history h JOIN components c ON c.id = h.component_id \
+             WHERE c.name = 'API' ORDER BY h.changed_at"
+        )
+        .await,
+        ["operational", "major_outage", "operational"]
+    );
+    assert_eq!(
+        s.db.integers("SELECT scheduled_end - scheduled_start FROM maintenance")
+            .await,
+        [120 * 60 * 1000],
+        "duration in minutes"
+    );
+    // The public page reads as the import left it.
+    let html = reqwest::get(format!("{}/s/northwind", s.base))
+        .await
+        .expect("page")
+        .text()
+        .await
+        .expect("text");
+    assert!(
+        html.contains("Website errors") && html.contains("Email delivery"),
+        "{html}"
+    );
+    let (ok, out, err) = s.db.cli_with(&args, &allow);
+    assert!(ok, "{err}");
+    assert!(out.contains("nothing new"), "{out}");
+}
+
+/// Cachet 2 as its API answers: lists cut into pages of two, with the
+/// next page's link written for the address Cachet thinks it has.
+async fn cachet_site() -> String {
+    use axum::http::{StatusCode, Uri};
+    use axum::response::IntoResponse;
+    let app = axum::Router::new().fallback(|uri: Uri| async move {
+        let path = uri.path().trim_start_matches("/api/v1/");
+        let (file, incident) = match path.split('/').collect::<Vec<_>>().as_slice() {
+            ["components"] => ("components.json", None),
+            ["components", "groups"] => ("component-groups.json", None),
+            ["incidents"] => ("incidents.json", None),
+            ["incidents", id, "updates"] => ("incident-updates.json", id.parse::<i64>().ok()),
+            ["schedules"] => ("schedules.json", None),
+            _ => return StatusCode::NOT_FOUND.into_response(),
+        };
+        let mut all: Vec<Value> = fixture("cachet", file)["data"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if let Some(id) = incident {
+            all.retain(|u| u["incident_id"] == json!(id));
+        }
+        let page: usize = uri
+            .query()
+            .unwrap_or_default()
+            .split('&')
+            .find_map(|q| q.strip_prefix("page="))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1);
+        let pages = all.len().div_ceil(2).max(1);
+        let data: Vec<Value> = all.iter().skip((page - 1) * 2).take(2).cloned().collect();
+        let next = (page < pages).then(|| {
+            format!(
+                "http://cachet.internal{}?per_page=2&page={}",
+                uri.path(),
+                page + 1
+            )
+        });
+        axum::Json(json!({
+            "meta": {"pagination": {"total": all.len(), "count": data.len(), "per_page": 2,
+                     "current_page": page, "total_pages": pages,
+                     "links": {"next_page": next, "previous_page": null}}},
+            "data": data,
+        }))
+        .into_response()
+    });
+    serve(app).await
+}
+
+async fn a_cachet_install_comes_in_page_by_page(b: Backend) {
+    let s = Server::in_process(b, |c| {
+        c.delivery.allow = vec!["127.0.0.1/32".parse().expect("range")];
+    })
+    .await;
+    s.db.user("owner@example.com", "owner");
+    let site = cachet_site().await;
+    let other = statuspage_site().await;
+    let me = Browser::signed_in(&s, "owner@example.com").await;
+    let path = "/api/admin/import/cachet";
+    for (bad, expected, field) in [
+        (json!({"url": "ftp://example.com"}), 422, Some("url")),
+        (json!({"url": other}), 404, None),
+        (json!({"url": site, "extra": 1}), 422, Some("extra")),
+    ] {
+        let before = counts(&s).await;
+        let (status, problem, _) = me.send(Method::POST, path, Some(bad.clone())).await;
+        assert_eq!(status, expected, "{bad}: {problem}");
+        if let Some(field) = field {
+            assert_eq!(problem["errors"][0]["field"], field, "{problem}");
+        } else {
+            assert!(
+                problem["detail"].to_string().contains("components"),
+                "{problem}"
+            );
+        }
+        assert_eq!(counts(&s).await, before, "nothing changed");
+    }
+    let (status, done, _) = me
+        .send(
+            Method::POST,
+            path,
+            Some(json!({"url": format!("{site}/api/v1")})),
+        )
+        .await;
+    assert_eq!(status, 200, "{done}");
+    let rows = &done["data"]["rows"];
+    assert_eq!(rows["components"], 4, "every page of the list: {done}");
+    assert_eq!(rows["component_groups"], 2, "{done}");
+    assert_eq!(rows["incidents"], 2, "{done}");
+    assert_eq!(
+        rows["incident_updates"], 6,
+        "each message and its updates: {done}"
+    );
+    assert_eq!(rows["maintenance"], 2, "{done}");
+    assert!(
+        done["data"]["leftOut"].to_string().contains("1 hidden"),
+        "{done}"
+    );
+    assert_eq!(
+        s.db.texts(
+            "SELECT c.name || ' ' || c.status || ' ' || COALESCE(g.name, '-') FROM components c \
+             LEFT JOIN component_groups g ON g.id = c.group_id ORDER BY c.position"
+        )
+        .await,
+        [
+            "Website operational Core",
+            "API degraded Core",
+            "Payments operational Billing",
+            "Search operational -"
+        ]
+    );
+    assert_eq!(
+        s.db.texts("SELECT u.status FROM incident_updates u JOIN incidents i ON i.id = u.incident_id WHERE i.title = 'Website down' ORDER BY u.created_at")
+            .await,
+        ["investigating", "identified", "resolved"]
+    );
+    assert_eq!(
+        s.db.integers(
+            "SELECT resolved_at - created_at FROM incidents WHERE title = 'Website down'"
+        )
+        .await,
+        [60 * 60 * 1000]
+    );
+    assert_eq!(
+        s.db.texts("SELECT m.status || ' ' || COALESCE(c.name, '-') FROM maintenance m LEFT JOIN maintenance_components mc ON mc.maintenance_id = m.id LEFT JOIN components c ON c.id = mc.component_id ORDER BY m.scheduled_start")
+            .await,
+        ["completed -", "scheduled Payments"]
+    );
+    let (status, again, _) = me
+        .send(Method::POST, path, Some(json!({"url": site})))
+        .await;
+    assert_eq!(status, 200, "{again}");
+    let brought: i64 = again["data"]["rows"]
+        .as_object()
+        .expect("rows")
+        .values()
+        .filter_map(Value::as_i64)
+        .sum();
+    assert_eq!(brought, 0, "only what is new: {again}");
+
+    // Cachet 3's JSON:API items, saved in a folder, read the same way.
+    let dir = tempfile::tempdir().expect("dir");
+    std::fs::write(
+        dir.path().join("components.json"),
+        json!({"data": [{"id": "9", "type": "components", "attributes": {
+            "name": "Edge", "description": "CDN", "order": 0,
+            "status": {"human": "Partial Outage", "value": 3},
+            "created": {"human": "a year ago", "string": "2025-11-01T00:00:00+00:00"},
+            "enabled": true}}]})
+        .to_string(),
+    )
+    .expect("file");
+    let (ok, out, err) = s.db.cli(&[
+        "import",
+        "--from",
+        "cachet",
+        dir.path().to_str().expect("path"),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("components: 1"), "{out}");
+    assert_eq!(
+        s.db.texts("SELECT status FROM components WHERE name = 'Edge'")
+            .await,
+        ["partial_outage"]
+    );
+}
+
+async fn an_admin_brings_a_cachet_page_from_the_settings_screen(b: Backend) {
+    use crate::admin_ui::{browser_of, field_by_id, shot};
+    use crate::browser::browser_available;
+    use fantoccini::Locator;
+    use std::time::Duration;
+    if !browser_available("an_admin_brings_a_cachet_page_from_the_settings_screen") {
+        return;
+    }
+    let s = Server::in_process(b, |c| {
+        c.delivery.allow = vec!["127.0.0.1/32".parse().expect("range")];
+    })
+    .await;
+    assert!(
+        s.db.add_user("owner@example.com", "owner", crate::admin_ui::PW)
+            .0
+    );
+    let site = cachet_site().await;
+    let d = browser_of(&s, "owner@example.com").await;
+    d.c()
+        .goto(&format!("{}/admin/settings#moving", s.base))
+        .await
+        .expect("settings");
+    // Cachet's form is folded away under its name; Statuspage's is open.
+    d.c()
+        .find(Locator::XPath("//summary[normalize-space()='From Cachet']"))
+        .await
+        .expect("Cachet's form")
+        .click()
+        .await
+        .expect("opened");
+    d.screenshot(&shot(b, "settings-import-products")).await;
+    let url = field_by_id(&d, "f-cachet-url").await;
+    url.send_keys(&format!("{site}/api/v1"))
+        .await
+        .expect("typed");
+    d.c()
+        .find(Locator::Css(
+            "form[action='/api/admin/import/cachet'] button[type=submit]",
+        ))
+        .await
+        .expect("button")
+        .click()
+        .await
+        .expect("sent");
+    let done = d
+        .until(
+            "return (document.querySelector('#statuspage-notes')?.textContent ?? '').includes('hidden')",
+            Duration::from_secs(15),
+        )
+        .await;
+    assert!(done.is_some(), "what stayed out is listed");
+    d.js("document.querySelector('#statuspage-notes').scrollIntoView()")
+        .await;
+    d.screenshot(&shot(b, "settings-cachet-imported")).await;
+    assert_eq!(s.db.integers("SELECT COUNT(*) FROM components").await, [4]);
+    d.quit().await;
 }

@@ -51,6 +51,8 @@ const SERVED: &[(&str, &str)] = &[
     ("get", "/api/admin/export"),
     ("post", "/api/admin/export"),
     ("post", "/api/admin/import/statuspage"),
+    ("post", "/api/admin/import/instatus"),
+    ("post", "/api/admin/import/cachet"),
     ("get", "/api/statuspages/current"),
     ("post", "/api/statuspages/current"),
     ("put", "/api/components/{id}"),

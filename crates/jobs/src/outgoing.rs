@@ -318,6 +318,40 @@ impl Outgoing {
         body: &[u8],
         timeout: Option<Duration>,
     ) -> Result<Answer, Failure> {
+        self.request_up_to(method, url, headers, body, timeout, ANSWER_LIMIT)
+            .await
+    }
+
+    /// A `GET` whose whole answer matters (an importer reading another
+    /// product's lists): up to `limit` bytes, and an answer longer than
+    /// that is a failure rather than cut short.
+    pub async fn read_whole(
+        &self,
+        url: &str,
+        headers: &[(&str, String)],
+        limit: usize,
+    ) -> Result<Answer, Failure> {
+        let answer = self
+            .request_up_to("GET", url, headers, &[], None, limit + 1)
+            .await?;
+        if answer.body.len() > limit {
+            return Err(Failure::permanent(format!(
+                "the answer is longer than {} MB",
+                limit / (1024 * 1024)
+            )));
+        }
+        Ok(answer)
+    }
+
+    async fn request_up_to(
+        &self,
+        method: &str,
+        url: &str,
+        headers: &[(&str, String)],
+        body: &[u8],
+        timeout: Option<Duration>,
+        limit: usize,
+    ) -> Result<Answer, Failure> {
         let url =
             reqwest::Url::parse(url).map_err(|e| Failure::permanent(format!("bad URL: {e}")))?;
         self.guard.check_url(&url).map_err(Failure::permanent)?;
@@ -342,9 +376,9 @@ impl Outgoing {
             .and_then(not_after);
         let mut bytes = Vec::new();
         while let Some(chunk) = resp.chunk().await.map_err(describe)? {
-            let room = ANSWER_LIMIT.saturating_sub(bytes.len());
+            let room = limit.saturating_sub(bytes.len());
             bytes.extend_from_slice(&chunk[..chunk.len().min(room)]);
-            if bytes.len() >= ANSWER_LIMIT {
+            if bytes.len() >= limit {
                 break;
             }
         }

@@ -5,8 +5,8 @@
 //! target and interval; Kuma's group monitors become component groups.
 //! What has no counterpart is said, with the reason.
 
+use super::foreign::Translated;
 use super::import::Origin;
-use super::statuspage::Translated;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use upstate_core::Timestamp;

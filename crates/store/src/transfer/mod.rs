@@ -10,8 +10,11 @@
 //! The format is described in `docs/export.schema.json` (made by
 //! `upstate export --schema`, checked by a test) and docs/operations.md.
 
+mod cachet;
 mod copy;
+mod foreign;
 mod import;
+mod instatus;
 mod kuma;
 mod shape;
 mod statuspage;
@@ -29,11 +32,12 @@ pub use copy::{
     BACKUP_FORMAT, Rows, backup_document, read_everything, rows_of_backup, sqlite_backup,
     write_everything,
 };
+pub use foreign::{
+    Access, Files, MAX_PAGES, Paging, Product, Translated, Wanted, count as items_in, merge,
+    next_page, text as text_of,
+};
 pub use import::{Imported, Mode, Origin, import, import_from};
 pub use kuma::translate as from_uptime_kuma;
-pub use statuspage::{
-    FILES as STATUSPAGE_FILES, StatuspageFiles, Translated, translate as from_statuspage,
-};
 
 /// The last migration this install applied (an export's `schema`).
 pub async fn schema_version(db: &Db) -> StoreResult<i64> {

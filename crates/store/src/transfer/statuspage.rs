@@ -7,26 +7,17 @@
 //! scheduled maintenance, and the components' history as the updates tell
 //! it. What does not fit is said, with the reason.
 
-use super::import::Origin;
+use super::foreign::{Files, Ids, Translated, millis, slug_of, text};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use upstate_core::Timestamp;
 
 /// The files of one page, as fetched or saved.
 #[derive(Debug, Default)]
-pub struct StatuspageFiles {
+struct StatuspageFiles {
     pub summary: Value,
     pub incidents: Option<Value>,
     pub maintenances: Option<Value>,
-}
-
-/// A document ready for `import_from`, where it came from, and what stayed
-/// out.
-#[derive(Debug)]
-pub struct Translated {
-    pub doc: Value,
-    pub origin: Origin,
-    pub left_out: Vec<String>,
 }
 
 fn component_status(s: &str) -> Option<&'static str> {
@@ -69,60 +60,116 @@ fn impact(s: &str) -> &'static str {
     }
 }
 
-/// Milliseconds of an RFC 3339 time, if it is one.
-fn millis(v: &Value) -> Option<i64> {
-    v.as_str()
-        .and_then(|t| Timestamp::parse(t).ok())
-        .map(Timestamp::millis)
-}
-
-fn text(v: &Value) -> String {
-    v.as_str().unwrap_or_default().to_string()
-}
-
-/// A slug from a page's name: lower-case letters, digits and dashes.
-fn slug_of(name: &str) -> String {
-    let mut out = String::new();
-    for c in name.chars().flat_map(char::to_lowercase) {
-        if c.is_ascii_alphanumeric() {
-            out.push(c);
-        } else if !out.ends_with('-') && !out.is_empty() {
-            out.push('-');
+/// The files read from a page, public or through the management API, as
+/// one document. The management API lists the same objects as the public
+/// JSON, bare, with scheduled maintenance among the incidents.
+pub fn translate_files(files: &Files, schema: i64, now: Timestamp) -> Result<Translated, String> {
+    let sp = if let Some(summary) = files.get("summary.json") {
+        StatuspageFiles {
+            summary: summary.clone(),
+            incidents: files.get("incidents.json").cloned(),
+            maintenances: files.get("scheduled-maintenances.json").cloned(),
         }
-    }
-    let out = out
-        .trim_end_matches('-')
-        .chars()
-        .take(60)
-        .collect::<String>();
-    if out.is_empty() {
-        "imported".into()
+    } else if let (Some(page), Some(components)) =
+        (files.get("page.json"), files.get("components.json"))
+    {
+        let all = files
+            .get("all-incidents.json")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let (windows, incidents): (Vec<Value>, Vec<Value>) = all
+            .into_iter()
+            .partition(|i| !i.get("scheduled_for").is_none_or(Value::is_null));
+        StatuspageFiles {
+            summary: json!({"page": page, "components": components}),
+            incidents: Some(json!({ "incidents": incidents })),
+            maintenances: Some(json!({ "scheduled_maintenances": windows })),
+        }
     } else {
-        out
-    }
+        return Err(
+            "neither summary.json (a page's public JSON) nor page.json and components.json (its management API) was read"
+                .into(),
+        );
+    };
+    translate(&sp, files.get("subscribers.json"), schema, now)
 }
 
-/// Numbers rows of the document and remembers each one's source id.
-struct Ids {
-    next: HashMap<&'static str, i64>,
-    by_source: HashMap<(&'static str, String), i64>,
-    origin: Origin,
-}
-
-impl Ids {
-    fn give(&mut self, table: &'static str, source: &str) -> i64 {
-        if let Some(id) = self.by_source.get(&(table, source.to_string())) {
-            return *id;
+/// Statuspage's subscribers, as the management API lists them: email and
+/// webhook ones (and Teams ones with their address) carry over, confirmed,
+/// with the components they chose; the others say why they stayed.
+fn subscribe(
+    list: &Value,
+    page_id: i64,
+    components: &HashMap<String, (i64, &'static str, i64)>,
+    ids: &mut Ids,
+    t: &mut Map<String, Value>,
+    left_out: &mut Vec<String>,
+    now: i64,
+) {
+    let mut skipped: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut seen = std::collections::HashSet::new();
+    for s in list.as_array().into_iter().flatten() {
+        let mode = text(&s["mode"]);
+        let (kind, target) = match mode.as_str() {
+            "email" => ("email", text(&s["email"]).trim().to_lowercase()),
+            "webhook" => ("webhook", text(&s["endpoint"]).trim().to_string()),
+            "teams" => ("teams", text(&s["endpoint"]).trim().to_string()),
+            _ => ("", String::new()),
+        };
+        if kind.is_empty() || target.is_empty() {
+            *skipped
+                .entry(if mode.is_empty() {
+                    "unknown".into()
+                } else {
+                    mode
+                })
+                .or_default() += 1;
+            continue;
         }
-        let n = self.next.entry(table).or_insert(0);
-        *n += 1;
-        self.by_source.insert((table, source.to_string()), *n);
-        self.origin.sources.push((table, *n, source.to_string()));
-        *n
+        if !s.get("quarantined_at").is_none_or(Value::is_null) {
+            *skipped.entry("quarantined".into()).or_default() += 1;
+            continue;
+        }
+        if !seen.insert((kind, target.clone())) {
+            continue;
+        }
+        let source = text(&s["id"]);
+        let id = ids.give("subscribers", &format!("subscriber:{source}"));
+        let created = millis(&s["created_at"]).unwrap_or(now);
+        super::push_row(
+            t,
+            "subscribers",
+            json!({"id": id, "page_id": page_id, "kind": kind, "target": target,
+                   "token": crate::subscribers::token(), "verified_at": created,
+                   "created_at": created, "scope": "page", "lang": ""}),
+        );
+        // Chosen components: ids, or objects with an id. All of them
+        // means the whole page, as a subscriber with none does here.
+        let chosen: Vec<i64> = s["components"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| {
+                let cid = c.get("id").map_or_else(|| text(c), text);
+                components.get(&cid).map(|(local, _, _)| *local)
+            })
+            .collect();
+        if chosen.len() < components.len() {
+            for cid in chosen {
+                super::push_row(
+                    t,
+                    "subscriber_components",
+                    json!({"subscriber_id": id, "component_id": cid}),
+                );
+            }
+        }
     }
-
-    fn of(&self, table: &'static str, source: &str) -> Option<i64> {
-        self.by_source.get(&(table, source.to_string())).copied()
+    for (why, n) in skipped {
+        left_out.push(match why.as_str() {
+            "quarantined" => format!("subscribers: {n} quarantined by Statuspage (their mail bounced) stay out"),
+            mode => format!("subscribers: {n} by {mode} stay out (Upstate tells subscribers by email, webhook, Slack, Discord, Teams and push)"),
+        });
     }
 }
 
@@ -134,8 +181,9 @@ pub const FILES: [&str; 3] = [
 ];
 
 /// The page's files as one export document. `now` stamps what has no time.
-pub fn translate(
+fn translate(
     files: &StatuspageFiles,
+    subscribers: Option<&Value>,
     schema: i64,
     now: Timestamp,
 ) -> Result<Translated, String> {
@@ -158,14 +206,7 @@ pub fn translate(
         .filter(|s| !s.is_empty())
         .ok_or("the page has no name")?;
     let now = now.millis();
-    let mut ids = Ids {
-        next: HashMap::new(),
-        by_source: HashMap::new(),
-        origin: Origin {
-            kind: "statuspage".into(),
-            sources: Vec::new(),
-        },
-    };
+    let mut ids = Ids::new("statuspage");
     let mut left_out = Vec::new();
     let page_id = ids.give("status_pages", &page_source);
     let updated = page.get("updated_at").and_then(millis).unwrap_or(now);
@@ -408,10 +449,13 @@ pub fn translate(
             );
         }
     }
-    left_out.push(
-        "subscribers: the public pages of Statuspage do not list them (export them from Statuspage as CSV and use Import subscribers)"
-            .into(),
-    );
+    match subscribers {
+        Some(list) => subscribe(list, page_id, &current, &mut ids, &mut t, &mut left_out, now),
+        None => left_out.push(
+            "subscribers: a page's public JSON does not list them (import with an API key and the page id, or export them from Statuspage as CSV and use Import subscribers)"
+                .into(),
+        ),
+    }
     Ok(Translated {
         doc: super::document(schema, Timestamp::from_millis(now), t),
         origin: ids.origin,

@@ -3,8 +3,9 @@
 //! read into this install, all or nothing. Admins only, signed in, with a
 //! fresh step-up: the document holds every account and subscriber, and on
 //! request what opens the channels and second factors.
-//! `POST /api/admin/import/statuspage`: an Atlassian Statuspage page,
-//! fetched from its address, brought in beside the pages here.
+//! `POST /api/admin/import/{statuspage,instatus,cachet}`: another
+//! product's page, fetched from its address, brought in beside the pages
+//! here.
 
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, QueryParams};
@@ -19,7 +20,8 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use upstate_core::FieldErrors;
 use upstate_core::roles::Permission;
-use upstate_store::transfer::{self, Include, Mode};
+use upstate_jobs::fetch_page::Unread;
+use upstate_store::transfer::{self, Access, Include, Mode, Product};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// The largest document `POST` reads (the CLI reads any size).
@@ -30,6 +32,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(export, import))
         .layer(DefaultBodyLimit::max(IMPORT_MAX_BYTES))
         .routes(routes!(from_statuspage))
+        .routes(routes!(from_instatus))
+        .routes(routes!(from_cachet))
 }
 
 /// Admins, with a step-up verified in the last minutes.
@@ -161,51 +165,142 @@ struct ImportedView {
 }
 
 #[derive(serde::Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct StatuspageSource {
-    /// The page's address, such as `https://status.example.com`.
+    /// The page's address, such as `https://status.example.com`; with an
+    /// API key, the management API's, `https://api.statuspage.io/v1`.
     #[schema(pattern = "^https?://[^/]+")]
     url: String,
+    /// A management API key: subscribers come too, and a private page can
+    /// be read.
+    #[schema(min_length = 1)]
+    api_key: Option<String>,
+    /// The page's id, when the key reads several.
+    #[schema(min_length = 1)]
+    page_id: Option<String>,
 }
 
-/// What a Statuspage import brought and left.
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct InstatusSource {
+    /// Instatus's API address (`https://api.instatus.com`, the default).
+    #[schema(pattern = "^https?://[^/]+")]
+    url: Option<String>,
+    /// An API key of the page's team (Instatus: User settings, Developer).
+    #[schema(min_length = 1)]
+    api_key: String,
+    /// The page's id, when the key reads several.
+    #[schema(min_length = 1)]
+    page_id: Option<String>,
+}
+
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct CachetSource {
+    /// The Cachet install's address, such as `https://status.example.com`.
+    #[schema(pattern = "^https?://[^/]+")]
+    url: String,
+    /// An API token, sent as X-Cachet-Token (public reads need none).
+    #[schema(min_length = 1)]
+    api_key: Option<String>,
+}
+
+/// What an import from another product brought and left.
 #[derive(serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct FromStatuspage {
+struct FromProduct {
     /// Rows written, by table (all zero when everything was there before).
     rows: BTreeMap<String, usize>,
     /// What stayed out, with the reason.
     left_out: Vec<String>,
-    /// Files the page did not serve.
+    /// Files the source did not serve.
     not_read: Vec<String>,
 }
 
 #[utoipa::path(post, path = "/api/admin/import/statuspage", tag = "system", operation_id = "importStatuspage",
     summary = "Bring an Atlassian Statuspage page in, with its history, beside the pages here",
-    description = "Reads the page's public JSON (summary, incidents, scheduled maintenance) from its address within the outgoing_allow rule. Imported again, only what is new is added. An address that is not http(s) is 422 on url; one where no Statuspage page can be read is 404; nothing changes either way.",
+    description = "Without a key, reads the page's public JSON (summary, incidents, scheduled maintenance) from its address. With a management API key, reads the page, components, incidents, maintenance and subscribers from the API address. Requests keep within the outgoing_allow rule. Imported again, only what is new is added. An address that is not http(s) is 422 on url; one where no page can be read is 404; a key that reads several pages without a pageId is 422 on pageId; nothing changes either way.",
     request_body = StatuspageSource,
-    responses((status = 200, body = Data<FromStatuspage>), SessionErrors, BodyErrors, NotFound))]
+    responses((status = 200, body = Data<FromProduct>), SessionErrors, BodyErrors, NotFound))]
 async fn from_statuspage(
     State(state): State<AppState>,
     me: SignedIn,
     Body(source): Body<StatuspageSource>,
 ) -> ApiResult<Response> {
+    let access = source.api_key.map(|key| Access {
+        key,
+        page: source.page_id.unwrap_or_default(),
+    });
+    bring(&state, &me, Product::Statuspage, &source.url, access).await
+}
+
+#[utoipa::path(post, path = "/api/admin/import/instatus", tag = "system", operation_id = "importInstatus",
+    summary = "Bring an Instatus page in, with its history, beside the pages here",
+    description = "Reads the page's components, incidents with every update and maintenance through Instatus's API with the key, within the outgoing_allow rule. Imported again, only what is new is added. No page read is 404; a key that reads several pages without a pageId is 422 on pageId; nothing changes either way.",
+    request_body = InstatusSource,
+    responses((status = 200, body = Data<FromProduct>), SessionErrors, BodyErrors, NotFound))]
+async fn from_instatus(
+    State(state): State<AppState>,
+    me: SignedIn,
+    Body(source): Body<InstatusSource>,
+) -> ApiResult<Response> {
+    let url = source
+        .url
+        .unwrap_or_else(|| "https://api.instatus.com".into());
+    let access = Access {
+        key: source.api_key,
+        page: source.page_id.unwrap_or_default(),
+    };
+    bring(&state, &me, Product::Instatus, &url, Some(access)).await
+}
+
+#[utoipa::path(post, path = "/api/admin/import/cachet", tag = "system", operation_id = "importCachet",
+    summary = "Bring a Cachet page in, with its history, beside the pages here",
+    description = "Reads Cachet 2's API (/api/v1) or Cachet 3's (/api): component groups, components, incidents with their updates, and schedules, within the outgoing_allow rule. Imported again, only what is new is added. An address that is not http(s) is 422 on url; one where no Cachet can be read is 404; nothing changes either way.",
+    request_body = CachetSource,
+    responses((status = 200, body = Data<FromProduct>), SessionErrors, BodyErrors, NotFound))]
+async fn from_cachet(
+    State(state): State<AppState>,
+    me: SignedIn,
+    Body(source): Body<CachetSource>,
+) -> ApiResult<Response> {
+    let access = source.api_key.map(|key| Access {
+        key,
+        page: String::new(),
+    });
+    bring(&state, &me, Product::Cachet, &source.url, access).await
+}
+
+/// Reads another product's page and brings it in beside the pages here.
+async fn bring(
+    state: &AppState,
+    me: &SignedIn,
+    product: Product,
+    url: &str,
+    access: Option<Access>,
+) -> ApiResult<Response> {
     me.require(Permission::SettingsWrite)?;
     me.require(Permission::PagesWrite)?;
-    let url = source.url.trim();
+    let url = url.trim();
     if !(url.starts_with("https://") || url.starts_with("http://")) {
         return Err(ApiError::validation("url", "must be an http(s) address"));
     }
-    // No page to be read there: as good as missing.
-    let refused = |e: String| ApiError::NotFound(format!("no Statuspage page read: {e}"));
-    let (files, not_read) = upstate_jobs::fetch_page::statuspage(state.sender.outgoing(), url)
-        .await
-        .map_err(refused)?;
+    let (files, not_read) =
+        upstate_jobs::fetch_page::foreign(state.sender.outgoing(), product, url, access.as_ref())
+            .await
+            .map_err(|e| match e {
+                Unread::Choose(message) => ApiError::validation("pageId", message),
+                Unread::Missing(e) => {
+                    ApiError::NotFound(format!("no {} page read: {e}", product.title()))
+                }
+            })?;
     let schema = transfer::schema_version(&state.db).await?;
-    let made = transfer::from_statuspage(&files, schema, state.db.clock.now()).map_err(refused)?;
-    let done = foreign(&state, &me, made).await?;
+    let made = product
+        .translate(&files, schema, state.db.clock.now())
+        .map_err(|e| ApiError::NotFound(format!("no {} page read: {e}", product.title())))?;
+    let done = foreign(state, me, made).await?;
     state.snapshots.drop_all();
-    Ok(data(FromStatuspage {
+    Ok(data(FromProduct {
         rows: done.rows,
         left_out: done.notes,
         not_read,

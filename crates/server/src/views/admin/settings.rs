@@ -6,6 +6,7 @@ use maud::{Markup, html};
 use upstate_core::StatusPage;
 use upstate_core::settings::{Features, Settings};
 use upstate_core::static_copy::ExportView;
+use upstate_store::transfer::Product;
 
 /// What a person reads beside each switch: its name and what turning it
 /// off takes away.
@@ -303,18 +304,83 @@ fn moving(frame: &Frame, flash: Option<&Flash>) -> Markup {
                 (step_up_field("import", "to import", import_flash))
                 div { button type="submit" { "Import" } }
             }
-            form method="post" action="/api/admin/import/statuspage" {
-                (bridge(back, back, Some("The Statuspage page was imported."), Some(frame.csrf)))
-                input type="hidden" name="_form" value="statuspage";
-                input type="hidden" name="_keep" value="leftOut";
-                h3 { "From Atlassian Statuspage" }
-                @if !left_out.is_empty() {
-                    div.alert.notice role="status" #statuspage-notes {
-                        strong { "Not brought:" }
-                        ul { @for n in &left_out { li { (n) } } }
-                    }
+            h3 { "From another status page" }
+            p.muted { "Components, incidents with every update, maintenance and the components' history come in as a page beside the ones here; imported again, only what is new. Requests keep to the outgoing rule. From a shell: " code { "upstate import --from statuspage|instatus|cachet" } "." }
+            @if !left_out.is_empty() {
+                div.alert.notice role="status" #statuspage-notes {
+                    strong { "Not brought:" }
+                    ul { @for n in &left_out { li { (n) } } }
                 }
-                (Input { hint: Some("The page's address, such as https://status.example.com. Its components, incidents with every update, maintenance and the components' history come in beside the pages here; imported again, only what is new. From a shell: upstate import --from statuspage."), ..Input::new("url", "Statuspage page", "url") }.render(flash.and_then(|f| f.of_form("statuspage"))))
+            }
+            (product_form(frame, back, flash, Product::Statuspage))
+            (product_form(frame, back, flash, Product::Instatus))
+            (product_form(frame, back, flash, Product::Cachet))
+        }
+    }
+}
+
+/// One product's import form: the address, and the key where its API
+/// takes one. Statuspage's is open (the one most people leave).
+fn product_form(frame: &Frame, back: &str, flash: Option<&Flash>, product: Product) -> Markup {
+    let form = product.as_str();
+    let mine = flash.and_then(|f| f.of_form(form));
+    // The form just sent stays open, with its answer or its errors.
+    let sent = flash.and_then(|f| f.form.as_deref()) == Some(form);
+    let (title, url_label, url_hint, key_hint) = match product {
+        Product::Statuspage => (
+            "Atlassian Statuspage",
+            "Page address",
+            "Such as https://status.example.com: its public JSON. With a management API key, the API's address, https://api.statuspage.io/v1.",
+            "Optional. A management API key (Statuspage: your avatar, API info) brings the subscribers too, and reads a private page.",
+        ),
+        Product::Instatus => (
+            "Instatus",
+            "API address",
+            "https://api.instatus.com, unless you reach Instatus through a proxy.",
+            "An API key of the page's team (Instatus: User settings, Developer settings).",
+        ),
+        Product::Cachet => (
+            "Cachet",
+            "Cachet address",
+            "Such as https://status.example.com (Cachet 2 or 3).",
+            "Optional: Cachet's public API needs none.",
+        ),
+    };
+    let url_id = format!("f-{form}-url");
+    let key_id = format!("f-{form}-key");
+    let page_id = format!("f-{form}-page");
+    html! {
+        details.import-from open[product == Product::Statuspage || sent] {
+            summary { "From " (title) }
+            form method="post" action={ "/api/admin/import/" (form) } {
+                (bridge(back, back, Some(&format!("The {} page was imported.", product.title())), Some(frame.csrf)))
+                input type="hidden" name="_form" value=(form);
+                input type="hidden" name="_keep" value="leftOut";
+                (Input {
+                    hint: Some(url_hint),
+                    id: Some(&url_id),
+                    form_name: (product == Product::Instatus).then_some("url:opt"),
+                    required: product != Product::Instatus,
+                    value: (product == Product::Instatus).then(|| "https://api.instatus.com".to_string()),
+                    ..Input::new("url", url_label, "url")
+                }.render(mine))
+                (Input {
+                    hint: Some(key_hint),
+                    id: Some(&key_id),
+                    form_name: Some("apiKey:opt"),
+                    required: product == Product::Instatus,
+                    autocomplete: Some("off"),
+                    ..Input::new("apiKey", "API key", "password")
+                }.render(mine))
+                @if product != Product::Cachet {
+                    (Input {
+                        hint: Some("Only when the key reads several pages: the page's id."),
+                        id: Some(&page_id),
+                        form_name: Some("pageId:opt"),
+                        required: false,
+                        ..Input::new("pageId", "Page id", "text")
+                    }.render(mine))
+                }
                 div { button type="submit" { "Bring the page" } }
             }
         }
