@@ -206,7 +206,7 @@ impl Product {
         super::cachet::items(files.get("incidents.json"))
             .iter()
             .filter(|i| super::cachet::embedded_updates(i).is_none())
-            .map(|i| super::cachet::id(i))
+            .map(super::cachet::id)
             .filter(|id| !id.is_empty())
             .map(|id| Wanted {
                 name: "incident-updates.json",
@@ -417,7 +417,7 @@ mod tests {
         let mut all = None;
         merge(&mut all, json!({"data": [1, 2], "meta": {}}));
         merge(&mut all, json!({"data": [3]}));
-        assert_eq!(all.unwrap()["data"], json!([1, 2, 3]));
+        assert_eq!(all.map(|a| a["data"].clone()), Some(json!([1, 2, 3])));
         let mut all = None;
         merge(&mut all, json!([1]));
         merge(&mut all, json!([2]));

@@ -137,10 +137,10 @@ pub fn translate(files: &Files, schema: i64, now: Timestamp) -> Result<Translate
     };
     let parents: std::collections::HashSet<String> =
         components.iter().filter_map(parent_of).collect();
-    let mut position = 0;
-    for c in components
+    for (position, c) in components
         .iter()
         .filter(|c| c["isParent"] == json!(true) || parents.contains(&text(&c["id"])))
+        .enumerate()
     {
         let gid = ids.give("component_groups", &text(&c["id"]));
         push(
@@ -149,7 +149,6 @@ pub fn translate(files: &Files, schema: i64, now: Timestamp) -> Result<Translate
             json!({"id": gid, "page_id": page_id, "name": words(&c["name"]), "position": position,
                    "created_at": millis(&c["createdAt"]).unwrap_or(now)}),
         );
-        position += 1;
     }
     let mut local: HashMap<String, i64> = HashMap::new();
     let mut created_of: HashMap<String, (i64, &'static str)> = HashMap::new();
