@@ -34,7 +34,8 @@ pub struct ImportArgs {
     /// What the source is: `upstate` (an export, the default),
     /// `statuspage` (a page's public v2 JSON, or its management API with
     /// --key), `instatus` (its API, with --key),
-    /// `cachet` (Cachet 2 or 3's API) or `uptime-kuma` (a JSON backup).
+    /// `cachet` (Cachet 2 or 3's API) or `uptime-kuma` (a JSON backup, or
+    /// its database file kuma.db).
     /// Another product's page comes in beside the pages here; imported
     /// again, only what is new is added.
     #[arg(long, default_value = "upstate", value_parser = ["upstate", "statuspage", "instatus", "cachet", "uptime-kuma"])]
@@ -319,8 +320,16 @@ async fn foreign_files(
 async fn import_kuma(db: &Db, args: &ImportArgs) -> anyhow::Result<()> {
     let source = args.file.display().to_string();
     let text = std::fs::read(&args.file).with_context(|| format!("cannot read {source}"))?;
-    let backup: serde_json::Value = serde_json::from_slice(&text)
-        .with_context(|| format!("{source} is not JSON: not an Uptime Kuma backup"))?;
+    // Its database file, or its JSON backup.
+    let backup: serde_json::Value = if text.starts_with(b"SQLite format 3\0") {
+        transfer::read_kuma_db(&args.file)
+            .await
+            .map_err(|e| anyhow::anyhow!("{source} was not imported, nothing changed: {e}"))?
+    } else {
+        serde_json::from_slice(&text).with_context(|| {
+            format!("{source} is neither JSON nor SQLite: not an Uptime Kuma backup or kuma.db")
+        })?
+    };
     let schema = transfer::schema_version(db).await?;
     let made = transfer::from_uptime_kuma(&backup, schema, db.clock.now())
         .map_err(|e| anyhow::anyhow!("{source} was not imported, nothing changed: {e}"))?;

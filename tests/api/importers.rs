@@ -22,6 +22,7 @@ on_both_backends!(
     an_instatus_page_comes_through_its_api,
     a_cachet_install_comes_in_page_by_page,
     an_admin_brings_a_cachet_page_from_the_settings_screen,
+    uptime_kumas_database_brings_its_status_pages_and_maintenance,
 );
 
 fn fixtures() -> std::path::PathBuf {
@@ -894,4 +895,170 @@ async fn an_admin_brings_a_cachet_page_from_the_settings_screen(b: Backend) {
     d.screenshot(&shot(b, "settings-cachet-imported")).await;
     assert_eq!(s.db.integers("SELECT COUNT(*) FROM components").await, [4]);
     d.quit().await;
+}
+
+/// A kuma.db made from `tests/fixtures/uptime-kuma/kuma.sql`.
+async fn kuma_db(dir: &std::path::Path) -> std::path::PathBuf {
+    use sqlx::ConnectOptions;
+    let path = dir.join("kuma.db");
+    let mut conn = sqlx::sqlite::SqliteConnectOptions::new()
+        .filename(&path)
+        .create_if_missing(true)
+        .connect()
+        .await
+        .expect("kuma.db");
+    let sql = std::fs::read_to_string(root().join("tests/fixtures/uptime-kuma/kuma.sql"))
+        .expect("kuma.sql");
+    sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+        .execute(&mut conn)
+        .await
+        .expect("Kuma's tables");
+    path
+}
+
+async fn uptime_kumas_database_brings_its_status_pages_and_maintenance(b: Backend) {
+    let s = Server::start(b).await;
+    let dir = tempfile::tempdir().expect("dir");
+    // Another SQLite file is no kuma.db: refused, nothing changed.
+    let other = dir.path().join("other.db");
+    {
+        use sqlx::ConnectOptions;
+        let mut c = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(&other)
+            .create_if_missing(true)
+            .connect()
+            .await
+            .expect("db");
+        sqlx::raw_sql("CREATE TABLE notes (id INTEGER PRIMARY KEY)")
+            .execute(&mut c)
+            .await
+            .expect("table");
+    }
+    let before = counts(&s).await;
+    let (ok, _, err) = s.db.cli(&[
+        "import",
+        "--from",
+        "uptime-kuma",
+        other.to_str().expect("path"),
+    ]);
+    assert!(
+        !ok && err.contains("not Uptime Kuma's database") && err.contains("nothing changed"),
+        "{err}"
+    );
+    assert_eq!(counts(&s).await, before);
+
+    let file = kuma_db(dir.path()).await;
+    let file = file.to_str().expect("path");
+    let (ok, out, err) = s.db.cli(&["import", "--from", "uptime-kuma", file]);
+    assert!(ok, "{err}");
+    for line in [
+        "status_pages: 3",
+        "component_groups: 3",
+        "components: 8",
+        "monitors: 5",
+        "maintenance: 1",
+        "recurring_maintenance: 1",
+        "incidents: 2",
+        "not brought: status page \"Internal\": its password stays in Uptime Kuma",
+        "not brought: monitor \"Gateway\": Uptime Kuma's ping check has no counterpart",
+        "not brought: maintenance \"Log rotation\": a cron schedule",
+        "not brought: maintenance \"Emergency switch\": switched on by hand",
+        "not brought: maintenance \"Old window\": paused",
+        "not brought: notifications: 1",
+    ] {
+        assert!(out.contains(line), "{line} in:\n{out}");
+    }
+    // Pages as Kuma had them: published or not, and the monitors on no
+    // page on a page of their own that is not public.
+    assert_eq!(
+        s.db.texts(
+            "SELECT slug || ' ' || name || ' ' || CASE WHEN is_public THEN 'public' ELSE 'private' END || ' ' || time_zone \
+             FROM status_pages ORDER BY id"
+        )
+        .await,
+        [
+            "acme Acme Status public Europe/Berlin",
+            "internal Internal private UTC",
+            "uptime-kuma-monitors Uptime Kuma monitors private UTC"
+        ]
+    );
+    assert_eq!(
+        s.db.texts(
+            "SELECT p.slug || ' ' || COALESCE(g.name, '-') || ' ' || c.name FROM components c \
+             JOIN status_pages p ON p.id = c.page_id LEFT JOIN component_groups g ON g.id = c.group_id \
+             ORDER BY p.id, c.position"
+        )
+        .await,
+        [
+            "acme Services API",
+            "acme Services Website",
+            "acme Services Nightly backup",
+            "acme Infrastructure Database",
+            "acme Infrastructure Gateway",
+            "internal Everything API",
+            "internal Everything Database",
+            "uptime-kuma-monitors - Mail DNS"
+        ]
+    );
+    // One monitor per Kuma monitor, on its first component.
+    assert_eq!(
+        s.db.texts(
+            "SELECT p.slug || ' ' || c.name || ' ' || m.kind FROM monitors m JOIN components c ON c.id = m.component_id \
+             JOIN status_pages p ON p.id = c.page_id ORDER BY m.id"
+        )
+        .await,
+        [
+            "acme API http",
+            "acme Website http",
+            "acme Nightly backup heartbeat",
+            "acme Database tcp",
+            "uptime-kuma-monitors Mail DNS dns"
+        ]
+    );
+    assert!(
+        !s.db
+            .everything_stored()
+            .await
+            .contains("kuma-db-secret-456")
+    );
+    assert_eq!(
+        s.db.texts("SELECT heartbeat_token FROM monitors WHERE kind = 'heartbeat'")
+            .await,
+        ["kumaDbPushToken99"]
+    );
+    // The one-off window at its Berlin time, on the database's component.
+    let start =
+        s.db.integers("SELECT scheduled_start FROM maintenance WHERE title = 'Database upgrade'")
+            .await;
+    assert_eq!(
+        start,
+        [1_898_557_200_000],
+        "2030-03-01 02:00 in Berlin is 01:00 UTC"
+    );
+    assert_eq!(
+        s.db.texts(
+            "SELECT c.name FROM maintenance_components mc JOIN components c ON c.id = mc.component_id"
+        )
+        .await,
+        ["Database"]
+    );
+    assert_eq!(
+        s.db.texts(
+            "SELECT rrule || ' ' || first_start || ' ' || duration_minutes FROM recurring_maintenance"
+        )
+        .await,
+        ["FREQ=WEEKLY;BYDAY=SU,WE 2026-01-01T02:00 90"]
+    );
+    assert_eq!(
+        s.db.texts("SELECT title || ' ' || status || ' ' || impact FROM incidents ORDER BY id")
+            .await,
+        [
+            "Slow logins investigating minor",
+            "Office network down resolved major"
+        ]
+    );
+    // Again: nothing new.
+    let (ok, out, err) = s.db.cli(&["import", "--from", "uptime-kuma", file]);
+    assert!(ok, "{err}");
+    assert!(out.contains("nothing new"), "{out}");
 }

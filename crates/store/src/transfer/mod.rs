@@ -16,6 +16,7 @@ mod foreign;
 mod import;
 mod instatus;
 mod kuma;
+mod kuma_db;
 mod shape;
 mod statuspage;
 mod tables;
@@ -38,6 +39,7 @@ pub use foreign::{
 };
 pub use import::{Imported, Mode, Origin, import, import_from};
 pub use kuma::translate as from_uptime_kuma;
+pub use kuma_db::read as read_kuma_db;
 
 /// The last migration this install applied (an export's `schema`).
 pub async fn schema_version(db: &Db) -> StoreResult<i64> {
