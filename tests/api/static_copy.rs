@@ -555,20 +555,26 @@ async fn the_copy_is_published_to_a_directory_after_each_change(b: Backend) {
     )
     .await
     .data(201);
+    // The files are written one after another: wait for both.
+    let json_file = copies.join("status/s/acme/api/v2/summary.json");
+    let read_summary = || -> Value {
+        std::fs::read(&json_file)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or(Value::Null)
+    };
     let mut seen = String::new();
     for _ in 0..300 {
         seen = std::fs::read_to_string(&html).unwrap_or_default();
-        if seen.contains("Queue backlog") {
+        if seen.contains("Queue backlog")
+            && read_summary()["incidents"][0]["name"] == "Queue backlog"
+        {
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(seen.contains("Queue backlog"), "{seen}");
-    let summary: Value = serde_json::from_slice(
-        &std::fs::read(copies.join("status/s/acme/api/v2/summary.json")).unwrap(),
-    )
-    .unwrap();
-    assert_eq!(summary["incidents"][0]["name"], "Queue backlog");
+    assert_eq!(read_summary()["incidents"][0]["name"], "Queue backlog");
 
     // A target it cannot write: the error is on record and in the metrics,
     // and the next good publish clears it.

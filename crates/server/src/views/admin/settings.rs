@@ -291,7 +291,7 @@ fn moving(frame: &Frame, flash: Option<&Flash>) -> Markup {
                         option value="upstate" { "An Upstate export" }
                         option value="uptime_kuma" { "An Uptime Kuma backup (JSON)" }
                     }
-                    span.hint #f-from-note { "An Uptime Kuma backup becomes a page whose components are watched by monitors of the same kind, target and interval (it always comes beside the pages here)." }
+                    span.hint #f-from-note { "An Uptime Kuma backup becomes a page whose components are watched by monitors of the same kind, target and interval (it always comes beside the pages here). Kuma's database file, kuma.db, brings its status pages and maintenance too: upstate import --from uptime-kuma kuma.db on the server." }
                 }
                 div.field {
                     label for="f-mode" { "Into" }
