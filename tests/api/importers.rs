@@ -1037,7 +1037,8 @@ async fn uptime_kumas_database_brings_its_status_pages_and_maintenance(b: Backen
     );
     assert_eq!(
         s.db.texts(
-            "SELECT c.name FROM maintenance_components mc JOIN components c ON c.id = mc.component_id"
+            "SELECT c.name FROM maintenance_components mc JOIN components c ON c.id = mc.component_id \
+             JOIN maintenance m ON m.id = mc.maintenance_id WHERE m.title = 'Database upgrade'"
         )
         .await,
         ["Database"]

@@ -5,7 +5,7 @@
 //! attributes: {name, status: {value: 1}, ...}}`) under `/api`. Both are
 //! flattened into the first shape before they are read.
 
-use super::foreign::{Files, Ids, Translated, millis, slug_of, text};
+use super::foreign::{Files, Ids, Translated, history, millis, slug_of, text};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use upstate_core::Timestamp;
@@ -182,24 +182,8 @@ pub fn translate(files: &Files, schema: i64, now: Timestamp) -> Result<Translate
                    "description": text(&c["description"]), "status": status, "position": position,
                    "created_at": created, "updated_at": millis(&c["updated_at"]).unwrap_or(created)}),
         );
-        let hid = ids.give("component_status_history", &format!("{}:start", id(c)));
-        push(
-            &mut t,
-            "component_status_history",
-            json!({"id": hid, "component_id": cid, "status": "operational", "changed_at": created}),
-        );
-        if status != "operational" {
-            let hid = ids.give(
-                "component_status_history",
-                &format!("{}:now:{status}", id(c)),
-            );
-            push(
-                &mut t,
-                "component_status_history",
-                json!({"id": hid, "component_id": cid, "status": status,
-                       "changed_at": millis(&c["updated_at"]).unwrap_or(now).max(created)}),
-            );
-        }
+        let since = millis(&c["updated_at"]).unwrap_or(now).max(created);
+        history(&mut ids, &mut t, cid, &id(c), created, &[], (status, since));
         local.insert(id(c), cid);
         position += 1;
     }

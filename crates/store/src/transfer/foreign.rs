@@ -8,7 +8,7 @@
 //! a live fetch give the importer the same input.
 
 use super::import::Origin;
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashMap};
 use upstate_core::Timestamp;
 
@@ -395,6 +395,44 @@ impl Ids {
 
     pub fn of(&self, table: &'static str, source: &str) -> Option<i64> {
         self.by_source.get(&(table, source.to_string())).copied()
+    }
+}
+
+/// A status change a source tells of: when, to what, and a name for it
+/// that stays the same when the source is read again.
+pub(crate) type Move = (i64, &'static str, String);
+
+/// One component's history as a source tells it: operational from its
+/// start (or from its first move, if earlier), each move in order, then
+/// where it is now if the moves did not end there. Rows are named
+/// `{source}:start`, `{source}:{move}` and `{source}:now:{status}`, so that
+/// an import run again finds them.
+pub(crate) fn history(
+    ids: &mut Ids,
+    tables: &mut Map<String, Value>,
+    component: i64,
+    source: &str,
+    created: i64,
+    moves: &[Move],
+    (status, at): (&str, i64),
+) {
+    let mut row = |ids: &mut Ids, name: String, to: &str, when: i64| {
+        let id = ids.give("component_status_history", &name);
+        super::push_row(
+            tables,
+            "component_status_history",
+            json!({"id": id, "component_id": component, "status": to, "changed_at": when}),
+        );
+    };
+    let first = moves.first().map_or(created, |m| m.0.min(created));
+    row(ids, format!("{source}:start"), "operational", first);
+    let mut last = "operational";
+    for (when, to, name) in moves {
+        row(ids, format!("{source}:{name}"), to, *when);
+        last = to;
+    }
+    if last != status {
+        row(ids, format!("{source}:now:{status}"), status, at.max(first));
     }
 }
 

@@ -4,7 +4,7 @@
 //! groups (Instatus's parent components), components, incidents with
 //! every update and the components they touched, and maintenance.
 
-use super::foreign::{Files, Ids, Translated, millis, slug_of, text};
+use super::foreign::{Files, Ids, Move, Translated, history, millis, slug_of, text};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use upstate_core::Timestamp;
@@ -271,35 +271,20 @@ pub fn translate(files: &Files, schema: i64, now: Timestamp) -> Result<Translate
         let Some(cid) = local.get(source) else {
             continue;
         };
-        let mine: Vec<_> = moves.iter().filter(|m| &m.0 == source).collect();
-        let first = mine.first().map_or(*created, |m| m.1.min(*created));
-        let hid = ids.give("component_status_history", &format!("{source}:start"));
-        push(
+        let mine: Vec<Move> = moves
+            .iter()
+            .filter(|m| &m.0 == source)
+            .map(|m| (m.1, m.2, m.3.clone()))
+            .collect();
+        history(
+            &mut ids,
             &mut t,
-            "component_status_history",
-            json!({"id": hid, "component_id": cid, "status": "operational", "changed_at": first}),
+            *cid,
+            source,
+            *created,
+            &mine,
+            (status, now),
         );
-        let mut last = "operational";
-        for (_, at, to, why) in mine {
-            let hid = ids.give("component_status_history", &format!("{source}:{why}"));
-            push(
-                &mut t,
-                "component_status_history",
-                json!({"id": hid, "component_id": cid, "status": to, "changed_at": at}),
-            );
-            last = to;
-        }
-        if last != *status {
-            let hid = ids.give(
-                "component_status_history",
-                &format!("{source}:now:{status}"),
-            );
-            push(
-                &mut t,
-                "component_status_history",
-                json!({"id": hid, "component_id": cid, "status": status, "changed_at": now}),
-            );
-        }
     }
 
     for m in list(files, "maintenances.json") {

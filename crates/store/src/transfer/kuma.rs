@@ -6,7 +6,7 @@
 //! becomes a component watched by a monitor of the same kind, target and
 //! interval. What has no counterpart is said, with the reason.
 
-use super::foreign::{Ids, Translated, slug_of, text};
+use super::foreign::{Ids, Translated, history, slug_of, text};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use upstate_core::Timestamp;
@@ -393,11 +393,14 @@ pub fn translate(backup: &Value, schema: i64, now: Timestamp) -> Result<Translat
                    "position": *at, "created_at": now_ms, "updated_at": now_ms}),
         );
         *at += 1;
-        let h = ids.give("component_status_history", &format!("{key}:start"));
-        push(
+        history(
+            &mut ids,
             &mut t,
-            "component_status_history",
-            json!({"id": h, "component_id": n, "status": "operational", "changed_at": now_ms}),
+            n,
+            &key,
+            now_ms,
+            &[],
+            ("operational", now_ms),
         );
         component_of.insert((source.clone(), *page), n);
         if watched.contains_key(source) {

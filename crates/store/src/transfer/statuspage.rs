@@ -7,7 +7,7 @@
 //! scheduled maintenance, and the components' history as the updates tell
 //! it. What does not fit is said, with the reason.
 
-use super::foreign::{Files, Ids, Translated, millis, slug_of, text};
+use super::foreign::{Files, Ids, Move, Translated, history, millis, slug_of, text};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use upstate_core::Timestamp;
@@ -350,36 +350,20 @@ fn translate(
     // say, then where it is now.
     changes.sort_by_key(|c| c.1);
     for (source, (cid, now_status, created)) in &current {
-        let mine: Vec<&(String, i64, &'static str, String)> =
-            changes.iter().filter(|c| &c.0 == source).collect();
-        let first_at = mine.first().map_or(*created, |c| c.1.min(*created));
-        let hid = ids.give("component_status_history", &format!("{source}:start"));
-        push(
+        let mine: Vec<Move> = changes
+            .iter()
+            .filter(|c| &c.0 == source)
+            .map(|c| (c.1, c.2, c.3.clone()))
+            .collect();
+        history(
+            &mut ids,
             &mut t,
-            "component_status_history",
-            json!({"id": hid, "component_id": cid, "status": "operational", "changed_at": first_at}),
+            *cid,
+            source,
+            *created,
+            &mine,
+            (now_status, now),
         );
-        let mut last = "operational";
-        for (_, at, to, update) in &mine {
-            let hid = ids.give("component_status_history", &format!("{source}:{update}"));
-            push(
-                &mut t,
-                "component_status_history",
-                json!({"id": hid, "component_id": cid, "status": to, "changed_at": at}),
-            );
-            last = to;
-        }
-        if last != *now_status {
-            let hid = ids.give(
-                "component_status_history",
-                &format!("{source}:now:{now_status}"),
-            );
-            push(
-                &mut t,
-                "component_status_history",
-                json!({"id": hid, "component_id": cid, "status": now_status, "changed_at": now}),
-            );
-        }
     }
 
     // Scheduled maintenance.
