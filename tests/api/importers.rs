@@ -23,6 +23,7 @@ on_both_backends!(
     a_cachet_install_comes_in_page_by_page,
     an_admin_brings_a_cachet_page_from_the_settings_screen,
     uptime_kumas_database_brings_its_status_pages_and_maintenance,
+    kumas_database_comes_through_the_settings_screen,
 );
 
 fn fixtures() -> std::path::PathBuf {
@@ -1062,4 +1063,97 @@ async fn uptime_kumas_database_brings_its_status_pages_and_maintenance(b: Backen
     let (ok, out, err) = s.db.cli(&["import", "--from", "uptime-kuma", file]);
     assert!(ok, "{err}");
     assert!(out.contains("nothing new"), "{out}");
+}
+
+async fn kumas_database_comes_through_the_settings_screen(b: Backend) {
+    use crate::admin_ui::{PW, field_by_id, shot, signed_in_browser};
+    use fantoccini::Locator;
+    use std::time::Duration;
+    if !crate::browser::browser_available("kumas_database_comes_through_the_settings_screen") {
+        return;
+    }
+    let (s, d) = signed_in_browser(b, "owner@example.com", "owner").await;
+    let dir = tempfile::tempdir().expect("dir");
+    let file = kuma_db(dir.path()).await;
+    // Through the route: a database file needs source=uptime_kuma, and
+    // bytes that are not SQLite are refused; nothing changes either way.
+    assert!(
+        s.db.add_user("api@example.com", "owner", crate::support::PASSWORD)
+            .0
+    );
+    let mut me = Browser::signed_in(&s, "api@example.com").await;
+    me.step_up().await;
+    let proof = me.step_up.clone().expect("stepped up");
+    let bytes = std::fs::read(&file).expect("kuma.db");
+    for (query, body, says) in [
+        ("", bytes.clone(), "only as Uptime Kuma's"),
+        (
+            "?source=uptime_kuma",
+            b"not a database".to_vec(),
+            "not a SQLite database",
+        ),
+    ] {
+        let r = reqwest::Client::new()
+            .post(format!("{}/api/admin/export{query}", s.base))
+            .header("cookie", &me.cookie)
+            .header("x-csrf-token", &me.csrf)
+            .header("x-step-up-token", &proof)
+            .header("content-type", "application/vnd.sqlite3")
+            .body(body)
+            .send()
+            .await
+            .expect("sent");
+        assert_eq!(r.status(), 422);
+        let problem: Value = r.json().await.expect("problem");
+        assert!(problem.to_string().contains(says), "{problem}");
+    }
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM status_pages").await,
+        [0]
+    );
+
+    d.c()
+        .goto(&format!("{}/admin/settings#moving", s.base))
+        .await
+        .expect("settings");
+    field_by_id(&d, "f-document")
+        .await
+        .send_keys(file.to_str().expect("path"))
+        .await
+        .expect("file chosen");
+    d.c()
+        .find(Locator::Css("#f-from option[value=uptime_kuma]"))
+        .await
+        .expect("Kuma")
+        .click()
+        .await
+        .expect("chosen");
+    field_by_id(&d, "su-import")
+        .await
+        .send_keys(PW)
+        .await
+        .expect("proof");
+    d.c()
+        .find(Locator::XPath("//button[normalize-space()='Import']"))
+        .await
+        .expect("button")
+        .click()
+        .await
+        .expect("sent");
+    let done = d
+        .until(
+            "return (document.querySelector('#import-notes')?.textContent ?? '').includes('cron schedule')",
+            Duration::from_secs(15),
+        )
+        .await;
+    assert!(done.is_some(), "what stayed out is said");
+    d.js("document.querySelector('#import-notes').scrollIntoView()")
+        .await;
+    d.screenshot(&shot(b, "settings-kuma-db-imported")).await;
+    assert_eq!(
+        s.db.texts("SELECT slug FROM status_pages ORDER BY id")
+            .await,
+        ["acme", "internal", "uptime-kuma-monitors"]
+    );
+    d.quit().await;
 }

@@ -12,6 +12,46 @@ use upstate_core::input::{self, JsonError, Query};
 /// A JSON body that must be present.
 pub struct Body<T>(pub T);
 
+/// What an importer reads: a JSON document, or a SQLite database file
+/// (Uptime Kuma's `kuma.db`) sent as `application/vnd.sqlite3`.
+pub enum Upload {
+    Json(serde_json::Value),
+    Sqlite(Bytes),
+}
+
+/// The media type of a SQLite database file (IANA's registration).
+pub const SQLITE_MEDIA_TYPE: &str = "application/vnd.sqlite3";
+
+impl<S: Send + Sync> FromRequest<S> for Upload {
+    type Rejection = ApiError;
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let sqlite = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|ct| {
+                ct.split(';')
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .eq_ignore_ascii_case(SQLITE_MEDIA_TYPE)
+            });
+        if !sqlite {
+            return Body::from_request(req, state)
+                .await
+                .map(|Body(v)| Upload::Json(v));
+        }
+        let bytes = raw_bytes(req, state).await?;
+        if !bytes.starts_with(b"SQLite format 3\0") {
+            return Err(ApiError::validation(
+                "body",
+                "is not a SQLite database file",
+            ));
+        }
+        Ok(Upload::Sqlite(bytes))
+    }
+}
+
 /// A JSON body that may be left out (resolve, start, complete, cancel).
 pub struct OptionalBody<T>(pub T);
 

@@ -23,7 +23,8 @@
 //! A form with `_method=GET` sends its fields as the query string instead
 //! (a download: an answer marked `Content-Disposition: attachment` goes back
 //! to the browser as it is). A `multipart/form-data` form may carry a file
-//! in a field named `_body:json`: the file is the body the route reads,
+//! in a field named `_body:json`: the file is the body the route reads
+//! (JSON, or a SQLite database file, sent as `application/vnd.sqlite3`),
 //! and the form's other fields go into the query string (the import of an
 //! export document).
 //!
@@ -204,21 +205,29 @@ fn media_type(headers: &HeaderMap) -> Option<&str> {
         .map(str::trim)
 }
 
-/// The fields of a `multipart/form-data` body, files read as text.
+/// The fields of a `multipart/form-data` body, files read as text; a
+/// `_body:json` file that is not text (a SQLite database an importer
+/// reads) comes apart, as bytes.
 async fn multipart_pairs(
     headers: &HeaderMap,
     bytes: axum::body::Bytes,
-) -> Option<Vec<(String, String)>> {
+) -> Option<(Vec<(String, String)>, Option<axum::body::Bytes>)> {
     let content_type = headers.get(header::CONTENT_TYPE)?.to_str().ok()?;
     let boundary = multer::parse_boundary(content_type).ok()?;
     let stream = futures_util::stream::once(async move { Ok::<_, Infallible>(bytes) });
     let mut parts = multer::Multipart::new(stream, boundary);
     let mut pairs = Vec::new();
+    let mut binary = None;
     while let Some(field) = parts.next_field().await.ok()? {
         let name = field.name()?.to_string();
-        pairs.push((name, field.text().await.ok()?));
+        let value = field.bytes().await.ok()?;
+        match String::from_utf8(value.to_vec()) {
+            Ok(text) => pairs.push((name, text)),
+            Err(_) if name == "_body:json" => binary = Some(value),
+            Err(_) => return None,
+        }
     }
-    Some(pairs)
+    Some((pairs, binary))
 }
 
 /// Only our own interface's paths are followed after a form.
@@ -485,9 +494,13 @@ where
     let Ok(bytes) = to_bytes(body, limit).await else {
         return ApiError::PayloadTooLarge.into_response();
     };
+    let mut binary = None;
     let form = if multipart {
         match multipart_pairs(&parts.headers, bytes.clone()).await {
-            Some(pairs) => read_pairs(pairs),
+            Some((pairs, file)) => {
+                binary = file;
+                read_pairs(pairs)
+            }
             None => return run(inner, Request::from_parts(parts, Body::from(bytes))).await,
         }
     } else {
@@ -504,7 +517,7 @@ where
         Some("DELETE") => parts.method = Method::DELETE,
         _ => {}
     }
-    let in_query = parts.method == Method::GET || form.raw_body.is_some();
+    let in_query = parts.method == Method::GET || form.raw_body.is_some() || binary.is_some();
     if in_query {
         let mut query = form_urlencoded::Serializer::new(String::new());
         for (name, value) in &form.body {
@@ -528,12 +541,16 @@ where
     }
     let json = match (&form.raw_body, in_query) {
         (Some(raw), _) => raw.clone().into_bytes(),
-        (None, true) => Vec::new(),
+        (None, true) => binary.as_deref().map(<[u8]>::to_vec).unwrap_or_default(),
         (None, false) => serde_json::to_vec(&Value::Object(form.body.clone())).unwrap_or_default(),
     };
     parts.headers.insert(
         header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
+        HeaderValue::from_static(if binary.is_some() {
+            crate::extract::SQLITE_MEDIA_TYPE
+        } else {
+            "application/json"
+        }),
     );
     parts.headers.remove(header::CONTENT_LENGTH);
     // An empty proof is no step-up: the route says whether it needed one.

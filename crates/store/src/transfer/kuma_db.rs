@@ -101,3 +101,26 @@ pub async fn read(path: &Path) -> Result<Value, String> {
     conn.close().await.ok();
     Ok(Value::Object(doc))
 }
+
+/// `read` of a database sent as bytes (the admin interface's upload):
+/// SQLite opens files, so the bytes go to a private temporary file, which
+/// is removed once read.
+pub async fn read_bytes(bytes: &[u8]) -> Result<Value, String> {
+    use std::io::Write;
+    let path =
+        std::env::temp_dir().join(format!("upstate-kuma-{}.db", crate::subscribers::token()));
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let written = options
+        .open(&path)
+        .and_then(|mut f| f.write_all(bytes))
+        .map_err(|e| format!("cannot keep the upload to read it: {e}"));
+    let read = match written {
+        Ok(()) => read(&path).await,
+        Err(e) => Err(e),
+    };
+    std::fs::remove_file(&path).ok();
+    read.map_err(|e| e.replace(&path.display().to_string(), "the file"))
+}

@@ -39,7 +39,7 @@ pub use foreign::{
 };
 pub use import::{Imported, Mode, Origin, import, import_from};
 pub use kuma::translate as from_uptime_kuma;
-pub use kuma_db::read as read_kuma_db;
+pub use kuma_db::{read as read_kuma_db, read_bytes as read_kuma_db_bytes};
 
 /// The last migration this install applied (an export's `schema`).
 pub async fn schema_version(db: &Db) -> StoreResult<i64> {

@@ -8,7 +8,7 @@
 //! here.
 
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{Body, QueryParams};
+use crate::extract::{Body, QueryParams, Upload};
 use crate::openapi::{BadQuery, BodyErrors, NotFound, SessionErrors};
 use crate::respond::{Data, data};
 use crate::session::SignedIn;
@@ -16,7 +16,6 @@ use crate::state::AppState;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::Value;
 use std::collections::BTreeMap;
 use upstate_core::FieldErrors;
 use upstate_core::roles::Permission;
@@ -83,8 +82,12 @@ async fn export(
     summary = "Read an export into this install, in one transaction (needs a step-up)",
     description = "mode=empty (the default) takes everything into an install without pages, keeping ids; accounts already here are matched by email. mode=add_pages adds the document's pages, with all that belongs to them, beside the pages here under new ids, and answers the ids that changed. A document that does not fit is refused naming the first wrong field's path, and nothing is written.",
     params(("mode" = inline(Option<ImportMode>), Query, description = "empty (the default) or add_pages"),
-        ("source" = inline(Option<ImportSource>), Query, description = "upstate (an export, the default) or uptime_kuma (an Uptime Kuma JSON backup: its monitors become components with monitors, beside the pages here)")),
-    request_body(content = Object, description = "A document GET /api/admin/export wrote", content_type = "application/json"),
+        ("source" = inline(Option<ImportSource>), Query, description = "upstate (an export, the default) or uptime_kuma (an Uptime Kuma JSON backup, or its database file as application/vnd.sqlite3: its monitors become components with monitors, and its status pages, maintenance and incidents come too, beside the pages here)")),
+    request_body(description = "A document GET /api/admin/export wrote, or with source=uptime_kuma Kuma's JSON backup or its database file (kuma.db)",
+        content(
+            (Object = "application/json"),
+            (Vec<u8> = "application/vnd.sqlite3"),
+        )),
     responses((status = 200, body = Data<ImportedView>), SessionErrors, BodyErrors,
         (status = 409, description = "The install is not empty (mode=empty)", content_type = "application/problem+json")))]
 async fn import(
@@ -92,7 +95,7 @@ async fn import(
     me: SignedIn,
     headers: HeaderMap,
     q: QueryParams,
-    Body(doc): Body<Value>,
+    upload: Upload,
 ) -> ApiResult<Response> {
     let mode = match q.get("mode") {
         None | Some("empty") => Mode::Empty,
@@ -110,13 +113,27 @@ async fn import(
         }
     };
     admin(&state, &me, &headers).await?;
-    let done = if kuma {
-        let schema = transfer::schema_version(&state.db).await?;
-        let made = transfer::from_uptime_kuma(&doc, schema, state.db.clock.now())
-            .map_err(|e| ApiError::validation("body", e))?;
-        foreign(&state, &me, made).await?
-    } else {
-        transfer::import(&state.db, &me.audit, &doc, mode).await?
+    let done = match (kuma, upload) {
+        (true, upload) => {
+            // Kuma's JSON backup, or its database file.
+            let doc = match upload {
+                Upload::Json(doc) => doc,
+                Upload::Sqlite(bytes) => transfer::read_kuma_db_bytes(&bytes)
+                    .await
+                    .map_err(|e| ApiError::validation("body", e))?,
+            };
+            let schema = transfer::schema_version(&state.db).await?;
+            let made = transfer::from_uptime_kuma(&doc, schema, state.db.clock.now())
+                .map_err(|e| ApiError::validation("body", e))?;
+            foreign(&state, &me, made).await?
+        }
+        (false, Upload::Json(doc)) => transfer::import(&state.db, &me.audit, &doc, mode).await?,
+        (false, Upload::Sqlite(_)) => {
+            return Err(ApiError::validation(
+                "body",
+                "a database file is read only as Uptime Kuma's (source=uptime_kuma)",
+            ));
+        }
     };
     // Pages, settings and accounts changed together: rebuild what is served.
     state.snapshots.drop_all();

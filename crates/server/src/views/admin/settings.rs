@@ -271,11 +271,11 @@ fn moving(frame: &Frame, flash: Option<&Flash>) -> Markup {
                 input type="hidden" name="_keep" value="notes";
                 h3 { "Import" }
                 div.field.invalid[!wrong.is_empty()] {
-                    label for="f-document" { "Export document" }
-                    input #f-document type="file" name="_body:json" accept=".json,application/json" required
+                    label for="f-document" { "File" }
+                    input #f-document type="file" name="_body:json" accept=".json,application/json,.db,.sqlite,application/vnd.sqlite3" required
                         aria-invalid=[(!wrong.is_empty()).then_some("true")] aria-describedby="f-document-note";
                     @if wrong.is_empty() {
-                        span.hint #f-document-note { "A file Download export or upstate export wrote (up to 32 MB here; larger ones with upstate import). All or nothing: a file that does not fit changes nothing." }
+                        span.hint #f-document-note { "A file Download export or upstate export wrote, or another product's as What it is says (up to 32 MB here; larger ones with upstate import). All or nothing: a file that does not fit changes nothing." }
                     } @else {
                         span.error #f-document-note {
                             @for (field, message) in &wrong {
@@ -289,9 +289,9 @@ fn moving(frame: &Frame, flash: Option<&Flash>) -> Markup {
                     label for="f-from" { "What it is" }
                     select #f-from name="source" aria-describedby="f-from-note" {
                         option value="upstate" { "An Upstate export" }
-                        option value="uptime_kuma" { "An Uptime Kuma backup (JSON)" }
+                        option value="uptime_kuma" { "Uptime Kuma: its backup (JSON) or its database (kuma.db)" }
                     }
-                    span.hint #f-from-note { "An Uptime Kuma backup becomes a page whose components are watched by monitors of the same kind, target and interval (it always comes beside the pages here). Kuma's database file, kuma.db, brings its status pages and maintenance too: upstate import --from uptime-kuma kuma.db on the server." }
+                    span.hint #f-from-note { "Uptime Kuma's monitors become components watched by monitors of the same kind, target and interval, beside the pages here. Its database file (kuma.db) brings its status pages, maintenance and incidents too; one larger than 32 MB (heartbeats grow it) goes through upstate import --from uptime-kuma kuma.db." }
                 }
                 div.field {
                     label for="f-mode" { "Into" }
