@@ -364,8 +364,11 @@ async fn brought(
     for m in missing {
         println!("not read: {m}");
     }
-    for l in made.left_out.iter().chain(&done.notes) {
+    for l in &made.left_out {
         println!("not brought: {l}");
+    }
+    for n in &done.notes {
+        println!("note: {n}");
     }
     Ok(())
 }

@@ -948,10 +948,16 @@ async fn uptime_kumas_database_brings_its_status_pages_and_maintenance(b: Backen
     );
     assert_eq!(counts(&s).await, before);
 
+    // A page here already has Kuma's first page's address.
+    let mine = s.page("acme").await;
     let file = kuma_db(dir.path()).await;
     let file = file.to_str().expect("path");
     let (ok, out, err) = s.db.cli(&["import", "--from", "uptime-kuma", file]);
     assert!(ok, "{err}");
+    assert!(
+        out.contains("note: status_pages: a page here has the address /s/acme; the one brought is at /s/acme-2"),
+        "{out}"
+    );
     for line in [
         "status_pages: 3",
         "component_groups: 3",
@@ -972,13 +978,13 @@ async fn uptime_kumas_database_brings_its_status_pages_and_maintenance(b: Backen
     // Pages as Kuma had them: published or not, and the monitors on no
     // page on a page of their own that is not public.
     assert_eq!(
-        s.db.texts(
+        s.db.texts(&format!(
             "SELECT slug || ' ' || name || ' ' || CASE WHEN is_public THEN 'public' ELSE 'private' END || ' ' || time_zone \
-             FROM status_pages ORDER BY id"
-        )
+             FROM status_pages WHERE id <> {mine} ORDER BY id"
+        ))
         .await,
         [
-            "acme Acme Status public Europe/Berlin",
+            "acme-2 Acme Status public Europe/Berlin",
             "internal Internal private UTC",
             "uptime-kuma-monitors Uptime Kuma monitors private UTC"
         ]
@@ -991,11 +997,11 @@ async fn uptime_kumas_database_brings_its_status_pages_and_maintenance(b: Backen
         )
         .await,
         [
-            "acme Services API",
-            "acme Services Website",
-            "acme Services Nightly backup",
-            "acme Infrastructure Database",
-            "acme Infrastructure Gateway",
+            "acme-2 Services API",
+            "acme-2 Services Website",
+            "acme-2 Services Nightly backup",
+            "acme-2 Infrastructure Database",
+            "acme-2 Infrastructure Gateway",
             "internal Everything API",
             "internal Everything Database",
             "uptime-kuma-monitors - Mail DNS"
@@ -1009,10 +1015,10 @@ async fn uptime_kumas_database_brings_its_status_pages_and_maintenance(b: Backen
         )
         .await,
         [
-            "acme API http",
-            "acme Website http",
-            "acme Nightly backup heartbeat",
-            "acme Database tcp",
+            "acme-2 API http",
+            "acme-2 Website http",
+            "acme-2 Nightly backup heartbeat",
+            "acme-2 Database tcp",
             "uptime-kuma-monitors Mail DNS dns"
         ]
     );

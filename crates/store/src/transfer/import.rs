@@ -147,6 +147,46 @@ pub async fn import_from(
             }
         }
     }
+    // Another product's page takes the slug it had there, unless a page
+    // here has it: then the first free `slug-2`, `slug-3`, … (said).
+    if origin.is_some() {
+        for (shape, list) in rows.iter_mut() {
+            if shape.table != "status_pages" {
+                continue;
+            }
+            for row in list.iter_mut() {
+                let doc_id = row.get("id").and_then(Value::as_i64).unwrap_or(0);
+                if known
+                    .get("status_pages")
+                    .is_some_and(|k| k.contains_key(&doc_id))
+                {
+                    continue;
+                }
+                let Some(slug) = row.get("slug").and_then(Value::as_str).map(str::to_string) else {
+                    continue;
+                };
+                let mut free = slug.clone();
+                for n in 2.. {
+                    let taken: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(
+                        "SELECT id FROM status_pages WHERE slug = $1"
+                    )
+                    .bind(&free)
+                    .fetch_optional(c)
+                    .await?);
+                    if taken.is_none() {
+                        break;
+                    }
+                    free = format!("{slug}-{n}");
+                }
+                if free != slug {
+                    notes.push(format!(
+                        "status_pages: a page here has the address /s/{slug}; the one brought is at /s/{free}"
+                    ));
+                    row.insert("slug".into(), Value::String(free));
+                }
+            }
+        }
+    }
     let mut load = Load {
         mode,
         ids: known.clone(),
