@@ -238,7 +238,7 @@ fn local(path: &str) -> Option<&str> {
 /// Fields that never go into a cookie or back into a form.
 fn secret(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    ["password", "code", "token", "secret"]
+    ["password", "code", "token", "secret", "apikey"]
         .iter()
         .any(|s| n.contains(s))
 }
@@ -792,6 +792,11 @@ mod tests {
             serde_json::json!({"enabled": true, "s3": {"bucket": "copy", "secretAccessKey": "k3y"}})
         );
         assert!(!nested.typed_values.contains_key("s3.secretAccessKey"));
+        let import = read_form(b"_back=/admin/x&url=https://a.test&apiKey:opt=k3y");
+        assert!(
+            !import.typed_values.contains_key("apiKey") && import.typed_values.contains_key("url"),
+            "another product's key stays out of the flash"
+        );
         let unset = read_form(b"_back=/admin/x&s3.bucket:req=&s3.region:opt=eu");
         assert_eq!(
             Value::Object(unset.body),
