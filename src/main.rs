@@ -1,6 +1,7 @@
 //! The `upstate` binary: serve, migrate and operator commands.
 
 mod cli_keys;
+mod cli_remote;
 mod cli_transfer;
 mod cli_users;
 
@@ -54,6 +55,13 @@ enum Command {
     /// Make a new server key and seal every stored secret with it (the key
     /// file keeps only the new key).
     RotateKey,
+    /// Open, update, resolve and list incidents on a server, through its
+    /// API with a key (for scripts and chat-ops).
+    #[command(subcommand)]
+    Incident(cli_remote::IncidentCommand),
+    /// Schedule and list maintenance on a server, through its API with a key.
+    #[command(subcommand)]
+    Maintenance(cli_remote::MaintenanceCommand),
 }
 
 fn main() -> std::process::ExitCode {
@@ -87,8 +95,18 @@ fn main() -> std::process::ExitCode {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
+    let command = cli.command.unwrap_or(Command::Serve);
+    // A server elsewhere, driven through its API: this machine's
+    // configuration is not read.
+    let command = match command {
+        Command::Incident(cmd) => return cli_remote::incident(cmd).await,
+        Command::Maintenance(cmd) => return cli_remote::maintenance(cmd).await,
+        local => local,
+    };
     let config = Config::resolve(&cli.overrides)?;
-    match cli.command.unwrap_or(Command::Serve) {
+    match command {
+        Command::Incident(cmd) => cli_remote::incident(cmd).await,
+        Command::Maintenance(cmd) => cli_remote::maintenance(cmd).await,
         Command::Serve => serve(config).await,
         Command::Migrate => {
             let db = open(&config).await?;

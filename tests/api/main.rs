@@ -56,6 +56,7 @@ mod public_layout;
 mod push;
 mod rate_limits;
 mod receiver;
+mod remote_cli;
 mod roles;
 mod scheduler;
 mod second_day;

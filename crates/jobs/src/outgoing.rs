@@ -331,8 +331,20 @@ impl Outgoing {
         headers: &[(&str, String)],
         limit: usize,
     ) -> Result<Answer, Failure> {
+        self.send_whole("GET", url, headers, &[], limit).await
+    }
+
+    /// `read_whole` of any request (the CLI driving a server's API).
+    pub async fn send_whole(
+        &self,
+        method: &str,
+        url: &str,
+        headers: &[(&str, String)],
+        body: &[u8],
+        limit: usize,
+    ) -> Result<Answer, Failure> {
         let answer = self
-            .request_up_to("GET", url, headers, &[], None, limit + 1)
+            .request_up_to(method, url, headers, body, None, limit + 1)
             .await?;
         if answer.body.len() > limit {
             return Err(Failure::permanent(format!(
