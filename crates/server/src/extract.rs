@@ -12,9 +12,18 @@ use upstate_core::input::{self, JsonError, Query};
 /// A JSON body that must be present.
 pub struct Body<T>(pub T);
 
-/// What an importer reads: a JSON document, or a SQLite database file
-/// (Uptime Kuma's `kuma.db`) sent as `application/vnd.sqlite3`.
-pub enum Upload {
+/// What an importer reads, as sent: read (`Upload::read`) only once the
+/// caller is known to be allowed, so a stranger learns nothing from how a
+/// document is refused.
+pub struct Upload {
+    sqlite: bool,
+    empty: bool,
+    bytes: Bytes,
+}
+
+/// An upload, read: a JSON document, or a SQLite database file (Uptime
+/// Kuma's `kuma.db`) sent as `application/vnd.sqlite3`.
+pub enum Uploaded {
     Json(serde_json::Value),
     Sqlite(Bytes),
 }
@@ -36,19 +45,35 @@ impl<S: Send + Sync> FromRequest<S> for Upload {
                     .trim()
                     .eq_ignore_ascii_case(SQLITE_MEDIA_TYPE)
             });
-        if !sqlite {
-            return Body::from_request(req, state)
-                .await
-                .map(|Body(v)| Upload::Json(v));
+        let (empty, bytes) = if sqlite {
+            let bytes = raw_bytes(req, state).await?;
+            (bytes.is_empty(), bytes)
+        } else {
+            read_bytes(req, state).await?
+        };
+        Ok(Upload {
+            sqlite,
+            empty,
+            bytes,
+        })
+    }
+}
+
+impl Upload {
+    pub fn read(self) -> Result<Uploaded, ApiError> {
+        if self.sqlite {
+            if !self.bytes.starts_with(b"SQLite format 3\0") {
+                return Err(ApiError::validation(
+                    "body",
+                    "is not a SQLite database file",
+                ));
+            }
+            return Ok(Uploaded::Sqlite(self.bytes));
         }
-        let bytes = raw_bytes(req, state).await?;
-        if !bytes.starts_with(b"SQLite format 3\0") {
-            return Err(ApiError::validation(
-                "body",
-                "is not a SQLite database file",
-            ));
+        if self.empty {
+            return Err(ApiError::BadRequest("a JSON body is required".into()));
         }
-        Ok(Upload::Sqlite(bytes))
+        parse(&self.bytes).map(Uploaded::Json)
     }
 }
 

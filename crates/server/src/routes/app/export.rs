@@ -8,7 +8,7 @@
 //! here.
 
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{Body, QueryParams, Upload};
+use crate::extract::{Body, QueryParams, Upload, Uploaded};
 use crate::openapi::{BadQuery, BodyErrors, NotFound, SessionErrors};
 use crate::respond::{Data, data};
 use crate::session::SignedIn;
@@ -113,12 +113,12 @@ async fn import(
         }
     };
     admin(&state, &me, &headers).await?;
-    let done = match (kuma, upload) {
+    let done = match (kuma, upload.read()?) {
         (true, upload) => {
             // Kuma's JSON backup, or its database file.
             let doc = match upload {
-                Upload::Json(doc) => doc,
-                Upload::Sqlite(bytes) => transfer::read_kuma_db_bytes(&bytes)
+                Uploaded::Json(doc) => doc,
+                Uploaded::Sqlite(bytes) => transfer::read_kuma_db_bytes(&bytes)
                     .await
                     .map_err(|e| ApiError::validation("body", e))?,
             };
@@ -127,8 +127,8 @@ async fn import(
                 .map_err(|e| ApiError::validation("body", e))?;
             foreign(&state, &me, made).await?
         }
-        (false, Upload::Json(doc)) => transfer::import(&state.db, &me.audit, &doc, mode).await?,
-        (false, Upload::Sqlite(_)) => {
+        (false, Uploaded::Json(doc)) => transfer::import(&state.db, &me.audit, &doc, mode).await?,
+        (false, Uploaded::Sqlite(_)) => {
             return Err(ApiError::validation(
                 "body",
                 "a database file is read only as Uptime Kuma's (source=uptime_kuma)",
