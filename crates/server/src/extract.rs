@@ -34,17 +34,7 @@ pub const SQLITE_MEDIA_TYPE: &str = "application/vnd.sqlite3";
 impl<S: Send + Sync> FromRequest<S> for Upload {
     type Rejection = ApiError;
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let sqlite = req
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|ct| {
-                ct.split(';')
-                    .next()
-                    .unwrap_or("")
-                    .trim()
-                    .eq_ignore_ascii_case(SQLITE_MEDIA_TYPE)
-            });
+        let sqlite = media_type(&req).as_deref() == Some(SQLITE_MEDIA_TYPE);
         let (empty, bytes) = if sqlite {
             let bytes = raw_bytes(req, state).await?;
             (bytes.is_empty(), bytes)
@@ -80,21 +70,24 @@ impl Upload {
 /// A JSON body that may be left out (resolve, start, complete, cancel).
 pub struct OptionalBody<T>(pub T);
 
-async fn read_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<(bool, Bytes), ApiError> {
-    let is_json = req
-        .headers()
+/// The request's media type, lower-case, without its parameters.
+fn media_type(req: &Request) -> Option<String> {
+    req.headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .map(|ct| {
-            let mime = ct
-                .split(';')
+            ct.split(';')
                 .next()
                 .unwrap_or("")
                 .trim()
-                .to_ascii_lowercase();
-            mime == "application/json"
-                || (mime.starts_with("application/") && mime.ends_with("+json"))
-        });
+                .to_ascii_lowercase()
+        })
+}
+
+async fn read_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<(bool, Bytes), ApiError> {
+    let is_json = media_type(&req).map(|mime| {
+        mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
+    });
     let bytes = raw_bytes(req, state).await?;
     if !bytes.iter().all(u8::is_ascii_whitespace) && is_json != Some(true) {
         return Err(ApiError::UnsupportedMediaType);
@@ -189,17 +182,7 @@ pub struct FormOrJson<T>(pub T, pub bool);
 impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for FormOrJson<T> {
     type Rejection = ApiError;
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let is_form = req
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|ct| {
-                ct.split(';')
-                    .next()
-                    .unwrap_or("")
-                    .trim()
-                    .eq_ignore_ascii_case("application/x-www-form-urlencoded")
-            });
+        let is_form = media_type(&req).as_deref() == Some("application/x-www-form-urlencoded");
         if !is_form {
             return Body::<T>::from_request(req, state)
                 .await
