@@ -1732,8 +1732,20 @@ async fn every_screen_fits_a_phone_and_stays_small(b: Backend) {
         .data(201)["id"]
         .as_i64()
         .unwrap();
+    let integration = s
+        .post(
+            "/api/integrations",
+            json!({"kind": "alertmanager", "name": "Prometheus", "statusPageId": page,
+                   "rules": [{"when": "severity=\"critical\"", "componentIds": [c], "status": "major_outage"}]}),
+        )
+        .await
+        .data(201)["id"]
+        .as_i64()
+        .unwrap();
     let screens = [
         ("dashboard", "/admin".to_string()),
+        ("integrations", "/admin/integrations".to_string()),
+        ("integration", format!("/admin/integrations/{integration}")),
         ("monitors", "/admin/monitors".to_string()),
         ("monitor", format!("/admin/monitors/{monitor}")),
         ("pages", "/admin/pages".to_string()),

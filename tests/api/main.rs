@@ -36,6 +36,7 @@ mod headers;
 mod importers;
 mod incidents;
 mod instances;
+mod integrations;
 mod jobs;
 mod key_routes;
 mod lifecycle;

@@ -823,6 +823,10 @@ impl Server {
         self.send(Method::PATCH, path, Some(&self.key), Some(body))
             .await
     }
+    pub async fn put(&self, path: &str, body: Value) -> Resp {
+        self.send(Method::PUT, path, Some(&self.key), Some(body))
+            .await
+    }
     pub async fn delete(&self, path: &str) -> Resp {
         self.send(Method::DELETE, path, Some(&self.key), None).await
     }

@@ -158,6 +158,53 @@ wire_enum!(
     }
 );
 
+wire_enum!(
+    /// The sender an integration reads: each posts its own payload to its
+    /// own receiver route (docs/integrations.md).
+    IntegrationKind {
+        Alertmanager => "alertmanager",
+        Grafana => "grafana",
+        Pagerduty => "pagerduty",
+        Opsgenie => "opsgenie",
+        Datadog => "datadog",
+        Generic => "generic",
+    }
+);
+
+wire_enum!(
+    /// What an alert that matches a rule does besides moving components:
+    /// nothing more, an incident held for a person's approval, or an
+    /// incident the public reads at once.
+    IncidentMode {
+        None => "none",
+        Draft => "draft",
+        Publish => "publish",
+    }
+);
+
+wire_enum!(
+    /// What one alert received did: `opened` an incident the public reads,
+    /// `drafted` one awaiting approval, `joined` a group already open,
+    /// `moved` components only, or nothing (`duplicate` of one firing,
+    /// `unmatched` by every rule, `suppressed` by maintenance, `ignored`:
+    /// a resolution of nothing firing); `released` one alert of a group
+    /// others still hold, `resolved` the group's last, `withdrawn` a draft
+    /// whose alerts resolved before anyone approved it.
+    AlertOutcome {
+        Opened => "opened",
+        Drafted => "drafted",
+        Joined => "joined",
+        Moved => "moved",
+        Duplicate => "duplicate",
+        Unmatched => "unmatched",
+        Suppressed => "suppressed",
+        Ignored => "ignored",
+        Released => "released",
+        Resolved => "resolved",
+        Withdrawn => "withdrawn",
+    }
+);
+
 impl ComponentStatus {
     /// How bad a status is for users. Maintenance is planned, so it ranks
     /// above operational but below any unplanned trouble.

@@ -67,6 +67,27 @@ impl Upload {
     }
 }
 
+/// A JSON body kept as sent, for a route that checks a signature over
+/// the bytes before it reads them (`RawJson::value`).
+pub struct RawJson(pub Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for RawJson {
+    type Rejection = ApiError;
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let (empty, bytes) = read_bytes(req, state).await?;
+        if empty {
+            return Err(ApiError::BadRequest("a JSON body is required".into()));
+        }
+        Ok(RawJson(bytes))
+    }
+}
+
+impl RawJson {
+    pub fn value(&self) -> Result<serde_json::Value, ApiError> {
+        parse(&self.0)
+    }
+}
+
 /// A JSON body that may be left out (resolve, start, complete, cancel).
 pub struct OptionalBody<T>(pub T);
 

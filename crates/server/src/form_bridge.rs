@@ -236,6 +236,27 @@ fn local(path: &str) -> Option<&str> {
 }
 
 /// Fields that never go into a cookie or back into a form.
+/// `_next` with each `{field}` replaced by the answer's number of that
+/// name (`{id}`, or `{incidentId}` for an approved draft); a field the
+/// answer lacks becomes empty.
+fn fill_ids(to: &str, data: &Value) -> String {
+    let mut out = String::new();
+    let mut rest = to;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
+        out.push_str(&rest[..open]);
+        let name = &rest[open + 1..open + close];
+        if let Some(n) = data[name].as_i64() {
+            out.push_str(&n.to_string());
+        }
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
 fn secret(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     ["password", "code", "token", "secret", "apikey"]
@@ -694,18 +715,12 @@ async fn answer(res: Response, form: Form, back: String) -> Response {
     let json: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let (to, flash) = if status.is_success() {
         let data = &json["data"];
-        let id = data["id"]
-            .as_i64()
-            .map(|i| i.to_string())
-            .unwrap_or_default();
         let pending = data["twoFactorRequired"] == Value::Bool(true);
         let to = match (&form.pending, pending) {
             (Some(p), true) => p.clone(),
             _ => form.next.clone().unwrap_or(back),
         };
-        let to = local(&to.replace("{id}", &id))
-            .unwrap_or("/admin")
-            .to_string();
+        let to = local(&fill_ids(&to, data)).unwrap_or("/admin").to_string();
         let mut flash = Flash {
             notice: form.done.clone(),
             ..Flash::default()

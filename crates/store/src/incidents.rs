@@ -597,6 +597,36 @@ pub(crate) async fn resolve_in(
     Ok(audited)
 }
 
+/// Locks an incident; false when it is resolved or gone (an integration's
+/// group then stops following it).
+pub(crate) async fn lock_open(tx: &mut Tx, id: Id) -> StoreResult<bool> {
+    match lock(tx, id).await {
+        Ok(row) => Ok(row.into_incident(vec![], vec![])?.status != IncidentStatus::Resolved),
+        Err(StoreError::NotFound(_)) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// More components join an open incident (an integration's alert of the
+/// same group): they move and become affected ones, with no timeline
+/// entry of their own.
+pub(crate) async fn join_in(
+    tx: &mut Tx,
+    id: Id,
+    changes: &[ComponentStatusChange],
+    now: Timestamp,
+) -> StoreResult<crate::audit::Audited> {
+    let current = lock(tx, id).await?.into_incident(vec![], vec![])?;
+    move_components(tx, id, current.status_page_id, changes, &[], now).await?;
+    tx.audit(
+        Action::IncidentUpdate,
+        "incident",
+        Some(id),
+        json!({ "componentStatuses": changes, "by": "integration" }),
+    )
+    .await
+}
+
 pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
     db.delete_by_id(
         ctx,

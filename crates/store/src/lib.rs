@@ -19,6 +19,7 @@ pub mod failures;
 pub mod groups;
 pub mod health;
 pub mod incidents;
+pub mod integrations;
 pub mod jobs;
 pub mod maintenance;
 mod migrations_in_step;

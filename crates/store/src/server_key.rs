@@ -153,6 +153,26 @@ pub async fn settle(db: &Db) -> StoreResult<Settled> {
         }
     }
 
+    // Integrations' signing secrets (sealed as channels' are).
+    let integrations: Vec<(i64, String)> = on_tx!(&mut tx, |c| sqlx::query_as(
+        "SELECT id, secret FROM integrations WHERE secret IS NOT NULL ORDER BY id"
+    )
+    .fetch_all(c)
+    .await?);
+    for (id, secret) in integrations {
+        if let Some(again) = reseal(keys, Purpose::Channel, &secret)? {
+            resealed += 1;
+            on_tx!(&mut tx, |c| sqlx::query(
+                "UPDATE integrations SET secret = $1 WHERE id = $2"
+            )
+            .bind(&again)
+            .bind(id)
+            .execute(c)
+            .await?
+            .rows_affected());
+        }
+    }
+
     // The web push key pair's private half.
     let vapid: Option<String> = on_tx!(&mut tx, |c| sqlx::query_scalar(
         "SELECT private_key FROM vapid_keys WHERE id = 1"

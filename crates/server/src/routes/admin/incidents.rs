@@ -114,14 +114,31 @@ pub(super) async fn incidents_list(
     let more = list.len() as i64 > PER_PAGE;
     list.truncate(PER_PAGE as usize);
     let all = pages::list(&state.db).await.map_err(fail)?;
+    let waiting = upstate_store::integrations::drafts(&state.db)
+        .await
+        .map_err(fail)?;
+    let mut comps = Vec::new();
+    for p in all
+        .iter()
+        .filter(|p| waiting.iter().any(|d| d.status_page_id == p.id))
+    {
+        comps.extend(
+            components::list(&state.db, Some(p.id), None)
+                .await
+                .map_err(fail)?,
+        );
+    }
+    let frame = s.frame("incidents");
+    let drafts = view::drafts(&frame, s.flash(), &waiting, &comps);
     Ok(s.show(view::incidents_list(
-        &s.frame("incidents"),
+        &frame,
         s.flash(),
         &view::IncidentsScreen {
             incidents: &list,
             pages: &all,
             search: &search,
             more,
+            drafts,
         },
     )))
 }

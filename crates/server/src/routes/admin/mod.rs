@@ -28,6 +28,7 @@ mod comments;
 mod component;
 mod dashboard;
 mod incidents;
+mod integrations;
 mod maintenance;
 mod monitors;
 mod notifications;
@@ -68,6 +69,14 @@ pub fn router() -> Router<AppState> {
         .route("/admin/subscribers", get(subscribers::subscribers_screen))
         .route("/admin/comments", get(comments::comments_screen))
         .route("/admin/monitors", get(monitors::monitors_screen))
+        .route(
+            "/admin/integrations",
+            get(integrations::integrations_screen),
+        )
+        .route(
+            "/admin/integrations/{id}",
+            get(integrations::integration_screen),
+        )
         .route("/admin/monitors/{id}", get(monitors::monitor_screen))
         .route("/admin/templates", get(incidents::templates_screen))
 }

@@ -1,12 +1,14 @@
 //! The application routes under `/api` that the admin interface stands on:
 //! sign-in, two-factor, step-up, users, API keys, the audit log, quick
 //! links, settings and feature switches, notification channels, subscribers,
+//! integrations (alerts in),
 //! visitors' comments (content routes shared with `/api/v1` are in `content`). Signed-in people (session + CSRF), some also API keys.
 
 mod api_keys;
 mod audit;
 mod comments;
 mod export;
+mod integrations;
 mod markdown;
 mod measurements;
 mod monitor_check;
@@ -48,6 +50,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(subscribers::router(state))
         .merge(monitor_check::router())
         .merge(monitors::router(state))
+        .merge(integrations::router(state))
         .merge(measurements::router())
         .merge(comments::router())
         .merge(recurring::router())

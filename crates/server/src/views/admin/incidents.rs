@@ -312,6 +312,8 @@ pub struct IncidentsScreen<'a> {
     pub search: &'a IncidentSearch,
     /// Whether a next page of results exists.
     pub more: bool,
+    /// Drafted incidents waiting for approval (`integrations::drafts`).
+    pub drafts: Markup,
 }
 
 pub fn incidents_list(frame: &Frame, flash: Option<&Flash>, s: &IncidentsScreen) -> Markup {
@@ -323,6 +325,7 @@ pub fn incidents_list(frame: &Frame, flash: Option<&Flash>, s: &IncidentsScreen)
                 a.button href="/admin/incidents/new" { "Report an incident" }
             }
         }
+        (s.drafts)
         section.card aria-labelledby="h-found" {
             h2 #h-found { (if f.narrowed() { "Found" } else { "All incidents" }) }
             form.inline.filter.search method="get" action="/admin/incidents" role="search" {

@@ -7,6 +7,7 @@ mod comments;
 mod component;
 mod dashboard;
 mod incidents;
+mod integrations;
 mod maintenance;
 mod monitors;
 mod notifications;
@@ -24,6 +25,7 @@ pub use incidents::{
     IncidentForm, IncidentScreen, IncidentSearch, IncidentsScreen, incident_detail, incident_new,
     incidents_list, templates,
 };
+pub use integrations::{IntegrationScreen, IntegrationsScreen, drafts, integration, integrations};
 pub use maintenance::{MaintenanceScreen, maintenance_list};
 pub use monitors::{
     MonitorScreen, MonitorSearch, Row as MonitorRow, monitor, monitor_rank, monitors,
@@ -133,6 +135,12 @@ pub fn page(frame: &Frame, title: &str, flash: Option<&Flash>, body: Markup) -> 
             "audit",
             "/admin/audit",
             "Audit log",
+        ),
+        (
+            frame.may(Permission::SettingsWrite),
+            "integrations",
+            "/admin/integrations",
+            "Integrations",
         ),
         (
             frame.may(Permission::SettingsWrite),
