@@ -9,7 +9,8 @@ use crate::admin_ui::{
 };
 use crate::browser::browser_available;
 use crate::on_both_backends;
-use crate::support::{Backend, Resp, Server, root};
+use crate::support::{Backend, Resp, Running, Server, free_port, peers_available, root};
+use std::time::Duration;
 use hmac::{Hmac, Mac};
 use serde_json::{Value, json};
 use sha2::Sha256;
@@ -22,7 +23,8 @@ on_both_backends!(
     maintenance_holds_alerts_back,
     bad_integrations_and_payloads_are_refused,
     a_rotated_or_disabled_receiver_answers_404,
-    integrations_in_chromium
+    integrations_in_chromium,
+    the_real_alertmanager_opens_and_resolves_an_incident
 );
 
 fn fixture(name: &str) -> Value {
@@ -823,4 +825,80 @@ async fn integrations_in_chromium(b: Backend) {
     assert!(text(&d, "h1").await.contains("The API is down"));
     assert_eq!(s.component_status(api).await, "major_outage");
     assert_eq!(incidents(&s).await, ["The API is down|investigating"]);
+}
+
+const ALERTMANAGER: &str = "/usr/bin/prometheus-alertmanager";
+
+/// Debian's Alertmanager, configured to send to an Upstate integration,
+/// is given an alert and later its end: the incident opens and resolves
+/// from what the real sender posts.
+async fn the_real_alertmanager_opens_and_resolves_an_incident(b: Backend) {
+    if !peers_available(
+        "the_real_alertmanager_opens_and_resolves_an_incident",
+        &[ALERTMANAGER.into()],
+    ) {
+        return;
+    }
+    let s = Server::start(b).await;
+    let page = s.page("acme").await;
+    let api = s.component(page, "API").await;
+    let am = integration(
+        &s,
+        json!({"kind": "alertmanager", "name": "Prometheus", "statusPageId": page, "rules": [
+            {"when": "severity=critical", "componentIds": [api], "status": "major_outage", "incident": "publish"}
+        ]}),
+    )
+    .await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = format!(
+        "route:\n  receiver: upstate\n  group_by: [alertname]\n  group_wait: 1s\n  group_interval: 1s\n  repeat_interval: 1h\n\
+         receivers:\n  - name: upstate\n    webhook_configs:\n      - url: {}{}\n        send_resolved: true\n",
+        s.base, am.path
+    );
+    std::fs::write(dir.path().join("alertmanager.yml"), config).expect("config");
+    let port = free_port();
+    let child = std::process::Command::new(ALERTMANAGER)
+        .arg(format!("--config.file={}", dir.path().join("alertmanager.yml").display()))
+        .arg(format!("--storage.path={}", dir.path().join("data").display()))
+        .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+        .arg("--cluster.listen-address=")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start alertmanager");
+    let _running = Running(child);
+    let http = reqwest::Client::new();
+    let alerts = format!("http://127.0.0.1:{port}/api/v2/alerts");
+    let send = |ends: Option<String>| {
+        let mut alert = json!({"labels": {"alertname": "APIDown", "severity": "critical", "service": "api"},
+            "annotations": {"summary": "The API does not answer", "description": "Probes fail."}});
+        if let Some(e) = ends {
+            alert["endsAt"] = json!(e);
+        }
+        http.post(&alerts).json(&json!([alert])).send()
+    };
+    // Alertmanager takes a moment to listen.
+    let up = s
+        .eventually(Duration::from_secs(20), || async {
+            send(None).await.is_ok_and(|r| r.status().is_success())
+        })
+        .await;
+    assert!(up, "alertmanager took the alert");
+    let opened = s
+        .eventually(Duration::from_secs(30), || async {
+            incidents(&s).await == ["The API does not answer|investigating"]
+        })
+        .await;
+    assert!(opened, "the incident opened: {:?}", incidents(&s).await);
+    assert_eq!(s.component_status(api).await, "major_outage");
+    // An end in the past resolves the alert; Alertmanager sends that too.
+    let ended = crate::support::at_offset_ms(-1_000);
+    assert!(send(Some(ended)).await.is_ok_and(|r| r.status().is_success()));
+    let resolved = s
+        .eventually(Duration::from_secs(30), || async {
+            incidents(&s).await == ["The API does not answer|resolved"]
+        })
+        .await;
+    assert!(resolved, "the incident resolved: {:?}", incidents(&s).await);
+    assert_eq!(s.component_status(api).await, "operational");
 }

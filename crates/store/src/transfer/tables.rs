@@ -39,6 +39,10 @@ pub(crate) const CARRIED: &[&str] = &[
     "monitor_checks",
     "monitor_stats",
     "import_sources",
+    "integrations",
+    "alert_groups",
+    "integration_alerts",
+    "integration_events",
 ];
 
 /// What an export leaves out, and why (docs/operations.md says the same).
@@ -149,6 +153,14 @@ pub(crate) const SEALED: &[Sealed] = &[
         what: "web push keys",
     },
     Sealed {
+        table: "integrations",
+        column: "secret",
+        pointer: &[],
+        row: None,
+        purpose: Purpose::Channel,
+        what: "integrations' signing secrets",
+    },
+    Sealed {
         table: "monitors",
         column: "config",
         pointer: &["headers", "*", "value"],
@@ -191,6 +203,10 @@ pub(crate) fn allowed(table: &str, column: &str) -> Option<Vec<&'static str>> {
         ("subscribers", "scope") => all(SubscriberScope::ALL, SubscriberScope::as_str),
         ("monitors", "kind") => all(MonitorKind::ALL, MonitorKind::as_str),
         ("monitors", "state") => all(MonitorState::ALL, MonitorState::as_str),
+        ("integrations", "kind") => all(IntegrationKind::ALL, IntegrationKind::as_str),
+        ("integration_events", "outcome") => all(AlertOutcome::ALL, AlertOutcome::as_str),
+        ("alert_groups", "impact") => all(Impact::ALL, Impact::as_str),
+        ("alert_groups", "state") => Some(vec!["draft", "open", "closed", "dismissed"]),
         _ => None,
     }
 }
