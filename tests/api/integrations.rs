@@ -10,10 +10,10 @@ use crate::admin_ui::{
 use crate::browser::browser_available;
 use crate::on_both_backends;
 use crate::support::{Backend, Resp, Running, Server, free_port, peers_available, root};
-use std::time::Duration;
 use hmac::{Hmac, Mac};
 use serde_json::{Value, json};
 use sha2::Sha256;
+use std::time::Duration;
 
 on_both_backends!(
     alertmanager_groups_open_one_incident_and_resolve_it,
@@ -24,7 +24,8 @@ on_both_backends!(
     bad_integrations_and_payloads_are_refused,
     a_rotated_or_disabled_receiver_answers_404,
     integrations_in_chromium,
-    the_real_alertmanager_opens_and_resolves_an_incident
+    the_real_alertmanager_opens_and_resolves_an_incident,
+    the_team_hears_of_a_draft_and_publishes_it_from_the_link
 );
 
 fn fixture(name: &str) -> Value {
@@ -205,16 +206,19 @@ async fn drafts_wait_for_a_person(b: Backend) {
     )
     .await;
     let firing = fixture("grafana-firing.json");
-    let told = s.db.integers("SELECT COUNT(*) FROM outbox").await;
+    let told =
+        s.db.integers("SELECT COALESCE(MAX(id), 0) FROM outbox")
+            .await[0];
     let r = post_alert(&s, &grafana.path, &firing).await;
     assert_eq!(outcomes(&r), ["drafted"], "drafts are the default");
     // Not public, told to nobody, nothing moved.
     assert!(incidents(&s).await.is_empty());
     assert_eq!(s.component_status(checkout).await, "operational");
     assert_eq!(
-        s.db.integers("SELECT COUNT(*) FROM outbox").await,
-        told,
-        "no change event, so nobody is told"
+        s.db.texts(&format!("SELECT kind FROM outbox WHERE id > {told}"))
+            .await,
+        ["alert.drafted"],
+        "no change of the page: only the team hears of the draft"
     );
     let drafts = s.get("/api/alert-drafts").await.data(200);
     assert_eq!(drafts.as_array().map(Vec::len), Some(1));
@@ -596,9 +600,13 @@ async fn bad_integrations_and_payloads_are_refused(b: Backend) {
     let elsewhere = s.component(other, "Elsewhere").await;
     let reader = s.db.create_key("read");
     let before = s.db.everything_stored().await;
-    s.post("/api/integrations", json!({}))
-        .await
-        .invalid_fields(&["kind", "name", "statusPageId"]);
+    let r = s.post("/api/integrations", json!({})).await;
+    r.invalid_fields(&["body"]);
+    assert!(
+        r.body.to_string().contains("missing field `kind`"),
+        "{}",
+        r.body
+    );
     s.post(
         "/api/integrations",
         json!({"kind": "nagios", "name": "N", "statusPageId": page}),
@@ -858,8 +866,14 @@ async fn the_real_alertmanager_opens_and_resolves_an_incident(b: Backend) {
     std::fs::write(dir.path().join("alertmanager.yml"), config).expect("config");
     let port = free_port();
     let child = std::process::Command::new(ALERTMANAGER)
-        .arg(format!("--config.file={}", dir.path().join("alertmanager.yml").display()))
-        .arg(format!("--storage.path={}", dir.path().join("data").display()))
+        .arg(format!(
+            "--config.file={}",
+            dir.path().join("alertmanager.yml").display()
+        ))
+        .arg(format!(
+            "--storage.path={}",
+            dir.path().join("data").display()
+        ))
         .arg(format!("--web.listen-address=127.0.0.1:{port}"))
         .arg("--cluster.listen-address=")
         .stdout(std::process::Stdio::null())
@@ -893,7 +907,11 @@ async fn the_real_alertmanager_opens_and_resolves_an_incident(b: Backend) {
     assert_eq!(s.component_status(api).await, "major_outage");
     // An end in the past resolves the alert; Alertmanager sends that too.
     let ended = crate::support::at_offset_ms(-1_000);
-    assert!(send(Some(ended)).await.is_ok_and(|r| r.status().is_success()));
+    assert!(
+        send(Some(ended))
+            .await
+            .is_ok_and(|r| r.status().is_success())
+    );
     let resolved = s
         .eventually(Duration::from_secs(30), || async {
             incidents(&s).await == ["The API does not answer|resolved"]
@@ -901,4 +919,111 @@ async fn the_real_alertmanager_opens_and_resolves_an_incident(b: Backend) {
         .await;
     assert!(resolved, "the incident resolved: {:?}", incidents(&s).await);
     assert_eq!(s.component_status(api).await, "operational");
+}
+
+/// A draft tells the team's channels, never the subscribers; the message's
+/// link shows the draft and publishes it with one press (a POST, so a chat
+/// app's preview publishes nothing); the link then works no more.
+async fn the_team_hears_of_a_draft_and_publishes_it_from_the_link(b: Backend) {
+    let rx = crate::receiver::Receiver::start().await;
+    let s = Server::start_with(b, &[("UPSTATE_OUTGOING_ALLOW", "127.0.0.1")]).await;
+    let page = s.page("acme").await;
+    let api = s.component(page, "API").await;
+    s.post(
+        "/api/notifications",
+        json!({"name": "Ops hook", "kind": "webhook", "target": format!("{}/hook", rx.base)}),
+    )
+    .await
+    .data(201);
+    s.post(
+        "/api/subscribers",
+        json!({"statusPageId": page, "kind": "webhook", "target": format!("{}/subscriber", rx.base)}),
+    )
+    .await
+    .data(201);
+    let am = integration(
+        &s,
+        json!({"kind": "alertmanager", "name": "Prometheus", "statusPageId": page, "rules": [
+            {"componentIds": [api], "status": "major_outage"}
+        ]}),
+    )
+    .await;
+    let r = post_alert(&s, &am.path, &fixture("alertmanager-firing.json")).await;
+    assert_eq!(outcomes(&r), ["drafted", "joined"]);
+    let got = rx.wait_for(1, Duration::from_secs(20)).await;
+    assert_eq!(got.len(), 1, "one message, to the channel only");
+    assert_eq!(got[0].path, "/hook");
+    let body = String::from_utf8_lossy(&got[0].body).to_string();
+    assert!(
+        body.contains("Awaiting approval: The API does not answer"),
+        "{body}"
+    );
+    let at = body.find("/admin/approve/").expect("the approve link");
+    let link: String = body[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '/' || *c == '_')
+        .collect();
+    assert!(
+        s.db.integers("SELECT COUNT(*) FROM deliveries WHERE subscriber_id IS NOT NULL")
+            .await
+            == [0],
+        "subscribers hear nothing of a draft"
+    );
+
+    let http = reqwest::Client::new();
+    // Opening the link (as a chat app's preview does) changes nothing.
+    let shown = http
+        .get(format!("{}{link}", s.base))
+        .send()
+        .await
+        .expect("get");
+    assert_eq!(shown.status(), 200);
+    let page_text = shown.text().await.expect("html");
+    assert!(page_text.contains("The API does not answer") && page_text.contains("Publish"));
+    assert!(incidents(&s).await.is_empty());
+    // A wrong secret publishes nothing.
+    let wrong = format!("{}{}x", s.base, &link[..link.len() - 1]);
+    let r = http
+        .post(&wrong)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("answer=publish")
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(r.status(), 404);
+    assert!(incidents(&s).await.is_empty());
+    let r = http
+        .post(format!("{}{link}", s.base))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("answer=publish")
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(r.status(), 200);
+    assert!(r.text().await.expect("html").contains("Published"));
+    assert_eq!(
+        incidents(&s).await,
+        ["The API does not answer|investigating"]
+    );
+    assert_eq!(s.component_status(api).await, "major_outage");
+    let actors =
+        s.db.texts("SELECT actor_label FROM audit_events WHERE action = 'alert_draft.approve'")
+            .await;
+    assert_eq!(actors, ["approve link"]);
+    // Used: the link answers 404 and publishes nothing more.
+    let again = http
+        .get(format!("{}{link}", s.base))
+        .send()
+        .await
+        .expect("get");
+    assert_eq!(again.status(), 404);
+    let r = http
+        .post(format!("{}{link}", s.base))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("answer=publish")
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(r.status(), 404);
+    assert_eq!(s.db.integers("SELECT COUNT(*) FROM incidents").await, [1]);
 }

@@ -59,7 +59,24 @@ async fn secrets_made(s: &Server) -> Vec<String> {
     .data(200);
     // The push key pair is made on first use.
     s.get("/api/push/subscribe").await.data(200);
-    vec![totp, signing, header.to_string(), bucket.to_string()]
+    let integration = s
+        .post(
+            "/api/integrations",
+            json!({"kind": "generic", "name": "Cron", "statusPageId": page}),
+        )
+        .await
+        .data(201);
+    let alerts = integration["secret"]
+        .as_str()
+        .expect("generic signing secret")
+        .to_string();
+    vec![
+        totp,
+        signing,
+        header.to_string(),
+        bucket.to_string(),
+        alerts,
+    ]
 }
 
 /// The key id each stored secret is sealed with (`sealed:v1:<id>:…`).
@@ -69,6 +86,7 @@ async fn sealed_ids(s: &Server) -> Vec<String> {
         "SELECT totp_pending FROM users WHERE totp_pending IS NOT NULL",
         "SELECT secret FROM notification_channels",
         "SELECT private_key FROM vapid_keys",
+        "SELECT secret FROM integrations",
     ] {
         stored.extend(s.db.texts(sql).await);
     }
@@ -83,7 +101,7 @@ async fn sealed_ids(s: &Server) -> Vec<String> {
         let e: Value = serde_json::from_str(&export).expect("export");
         stored.push(e["s3"]["secretAccessKey"].as_str().expect("key").into());
     }
-    assert_eq!(stored.len(), 5, "{stored:?}");
+    assert_eq!(stored.len(), 6, "{stored:?}");
     stored
         .iter()
         .map(|v| {
@@ -146,7 +164,7 @@ async fn rotating_the_key_reseals_every_secret_and_the_service_reads_on(b: Backe
 
     let (ok, out, err) = s.db.cli(&["rotate-key"]);
     assert!(ok, "{out}{err}");
-    assert!(out.contains("5 secrets sealed again"), "{out}");
+    assert!(out.contains("6 secrets sealed again"), "{out}");
     let after = sealed_ids(&s).await;
     let (_, new) = key_file(&s);
     assert_eq!(new.len(), 1, "only the new key is kept: {new:?}");
@@ -187,7 +205,7 @@ async fn rotating_the_key_reseals_every_secret_and_the_service_reads_on(b: Backe
         .data(200);
     let events = audit.as_array().expect("events");
     assert_eq!(events.len(), 1, "{audit}");
-    assert_eq!(events[0]["summary"]["resealed"], 5, "{audit}");
+    assert_eq!(events[0]["summary"]["resealed"], 6, "{audit}");
     assert_eq!(events[0]["actor"]["kind"], "cli", "{audit}");
     // A copy of the database still gives nothing away.
     let stored = s.db.everything_stored().await;

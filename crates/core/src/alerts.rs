@@ -549,11 +549,13 @@ pub struct Rule {
     /// writes them: `severity="critical", service=~"api|web"`. Empty or
     /// absent: every alert.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub when: String,
     /// The components the alert moves (on the integration's page).
     #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::ids))]
     pub component_ids: Vec<Id>,
     /// Where they move: degraded, partial_outage or major_outage.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::alert_status))]
     pub status: ComponentStatus,
     /// `draft` (the default): an incident waits for a person's approval;
     /// `publish`: the incident is public at once; `none`: only the
@@ -567,6 +569,7 @@ pub struct Rule {
     pub resolve: bool,
     /// The incident's last update when the alerts resolve it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::optional_message))]
     pub resolve_message: Option<String>,
 }
 
@@ -605,12 +608,9 @@ impl Rule {
             e.push(&format!("{field}.when"), "must be at most 1000 characters");
         }
         if let Some(m) = &self.resolve_message
-            && m.chars().count() > 5000
+            && let Err(why) = crate::validate::text(m, crate::validate::MESSAGE_MAX)
         {
-            e.push(
-                &format!("{field}.resolveMessage"),
-                "must be at most 5000 characters",
-            );
+            e.push(&format!("{field}.resolveMessage"), why);
         }
     }
 
@@ -671,82 +671,96 @@ pub struct Integration {
     pub updated_at: Timestamp,
 }
 
-/// `POST /api/integrations` (kind, name and statusPageId required) and
-/// `PATCH /api/integrations/{id}` (any subset but kind and page).
+/// `POST /api/integrations`: one sender, one page.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewIntegration {
+    pub kind: IntegrationKind,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::name))]
+    pub name: String,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::id))]
+    pub status_page_id: Id,
+    #[serde(default)]
+    pub rules: Vec<Rule>,
+    pub enabled: Option<bool>,
+    /// The signing secret a sender gives (PagerDuty shows one when its
+    /// webhook subscription is made). For `generic`, Upstate makes one
+    /// when none is given.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::signing_secret))]
+    pub secret: Option<String>,
+}
+
+/// `PUT /api/integrations/{id}`: any subset. The sender and the page stay
+/// (make a new integration for another).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct IntegrationInput {
-    pub kind: Option<IntegrationKind>,
+pub struct IntegrationChange {
     #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::name))]
     pub name: Option<String>,
-    pub status_page_id: Option<Id>,
+    /// Replaces the whole list.
     pub rules: Option<Vec<Rule>>,
     pub enabled: Option<bool>,
-    /// The signing secret a sender gives (PagerDuty shows one when its
-    /// webhook subscription is made). For `generic`, Upstate makes one at
-    /// creation when none is given. An empty string removes it.
+    /// A new signing secret; the empty string removes it.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::signing_secret))]
     pub secret: Option<String>,
 }
 
 /// The longest signing secret kept.
 pub const SECRET_MAX: usize = 256;
 
-impl IntegrationInput {
-    /// Checks what is given; `creating` requires kind, name and page.
-    pub fn check(&self, creating: bool) -> Result<(), FieldErrors> {
+fn check_common(
+    name: Option<&str>,
+    rules: Option<&[Rule]>,
+    secret: Option<&str>,
+    e: &mut FieldErrors,
+) {
+    if let Some(n) = name
+        && let Err(m) = crate::validate::name(n)
+    {
+        e.push("name", m);
+    }
+    if let Some(rules) = rules {
+        if rules.len() > 50 {
+            e.push("rules", "must hold at most 50 rules");
+        }
+        for (i, r) in rules.iter().enumerate() {
+            r.check(&format!("rules[{i}]"), e);
+        }
+    }
+    if let Some(s) = secret
+        && (s.chars().count() > SECRET_MAX || s.chars().any(char::is_control))
+    {
+        e.push(
+            "secret",
+            format!("must be at most {SECRET_MAX} characters on one line"),
+        );
+    }
+}
+
+impl NewIntegration {
+    pub fn check(&self) -> Result<(), FieldErrors> {
         let mut e = FieldErrors::new();
-        if creating {
-            if self.kind.is_none() {
-                e.push(
-                    "kind",
-                    format!("is required: one of {}", IntegrationKind::expected()),
-                );
-            }
-            if self.name.is_none() {
-                e.push("name", "is required");
-            }
-            if self.status_page_id.is_none() {
-                e.push(
-                    "statusPageId",
-                    "is required: the page whose components alerts move",
-                );
-            }
-        } else {
-            if self.kind.is_some() {
-                e.push(
-                    "kind",
-                    "cannot change: make a new integration for another sender",
-                );
-            }
-            if self.status_page_id.is_some() {
-                e.push(
-                    "statusPageId",
-                    "cannot change: make a new integration for another page",
-                );
-            }
-        }
-        if let Some(n) = &self.name
-            && let Err(m) = crate::validate::name(n)
-        {
-            e.push("name", m);
-        }
-        if let Some(rules) = &self.rules {
-            if rules.len() > 50 {
-                e.push("rules", "must hold at most 50 rules");
-            }
-            for (i, r) in rules.iter().enumerate() {
-                r.check(&format!("rules[{i}]"), &mut e);
-            }
-        }
-        if let Some(s) = &self.secret
-            && (s.len() > SECRET_MAX || s.chars().any(char::is_control))
-        {
-            e.push(
-                "secret",
-                format!("must be at most {SECRET_MAX} characters on one line"),
-            );
-        }
+        check_common(
+            Some(&self.name),
+            Some(&self.rules),
+            self.secret.as_deref(),
+            &mut e,
+        );
+        e.into_result()
+    }
+}
+
+impl IntegrationChange {
+    pub fn check(&self) -> Result<(), FieldErrors> {
+        let mut e = FieldErrors::new();
+        check_common(
+            self.name.as_deref(),
+            self.rules.as_deref(),
+            self.secret.as_deref(),
+            &mut e,
+        );
         e.into_result()
     }
 }

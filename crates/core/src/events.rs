@@ -92,6 +92,10 @@ pub enum Event {
     /// Groups and components took a new order (or components new groups).
     #[serde(rename = "layout.changed")]
     LayoutChanged { page: Id },
+    /// An integration drafted an incident that waits for a person: only
+    /// the team's channels hear of it, with the link that publishes it.
+    #[serde(rename = "alert.drafted")]
+    AlertDrafted { page: Id, draft: Id },
     /// Install-wide settings or feature switches changed: every page may
     /// show something else.
     #[serde(rename = "settings.changed")]
@@ -128,7 +132,8 @@ impl Event {
             | MaintenanceCompleted { page, .. }
             | MaintenanceCancelled { page, .. }
             | MaintenanceReminder { page, .. }
-            | MaintenanceDeleted { page, .. } => page,
+            | MaintenanceDeleted { page, .. }
+            | AlertDrafted { page, .. } => page,
         })
     }
 
@@ -161,6 +166,7 @@ impl Event {
             CommentsChanged { .. } => "comments.changed",
             QuickLinksChanged { .. } => "quick_links.changed",
             LayoutChanged { .. } => "layout.changed",
+            AlertDrafted { .. } => "alert.drafted",
             SettingsChanged => "settings.changed",
         }
     }

@@ -17,7 +17,7 @@ pub const NAME_MAX: usize = 100;
 pub const FILTER_MAX: usize = 200;
 
 /// The event kinds people are told of, as channels filter them.
-pub const NOTIFIED_KINDS: [&str; 10] = [
+pub const NOTIFIED_KINDS: [&str; 11] = [
     "incident.created",
     "incident.updated",
     "incident.resolved",
@@ -28,6 +28,7 @@ pub const NOTIFIED_KINDS: [&str; 10] = [
     "maintenance.cancelled",
     "maintenance.reminder",
     "postmortem.published",
+    "alert.drafted",
 ];
 
 pub use crate::status::{ChannelKind, DeliveryStatus, SubscriberScope};

@@ -417,6 +417,21 @@ pub fn credential() -> Object {
         .build()
 }
 
+/// Where an integration's rule moves components: an outage or a slowdown,
+/// never operational or maintenance (`alerts::Rule::check`).
+pub fn alert_status() -> Object {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(["degraded", "partial_outage", "major_outage"]))
+        .build()
+}
+
+/// A sender's signing secret: one line (`alerts::SECRET_MAX`).
+pub fn signing_secret() -> Object {
+    string(0, crate::alerts::SECRET_MAX, Some(format!("^{LINE}*$"))).build()
+}
+
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -438,7 +438,8 @@ pub async fn fan_out(
                 })
                 .map(|c| c.channel.id)
                 .collect(),
-            subscribers: !quiet.contains(&event_id),
+            // A draft is the team's business until someone publishes it.
+            subscribers: !quiet.contains(&event_id) && notice.subject != "alert_draft",
             notice,
         })
         .collect();

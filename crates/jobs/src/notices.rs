@@ -12,7 +12,8 @@ use upstate_core::notify::{Notice, NoticeComponent};
 use upstate_core::{ComponentStatus, Id, IncidentStatus, MaintenanceStatus, StatusPage, Timestamp};
 use upstate_store::deliveries::OutboxEvent;
 use upstate_store::{
-    Db, StoreError, StoreResult, components, incidents, maintenance, pages, postmortems,
+    Db, StoreError, StoreResult, components, incidents, integrations, maintenance, pages,
+    postmortems,
 };
 
 /// A component's status in a message. English keeps the sentence case of
@@ -290,6 +291,47 @@ impl Renderer<'_> {
         Ok(Some(n))
     }
 
+    /// A drafted incident, for the team: its words, where it would move
+    /// what, and the link that publishes it without signing in (it works
+    /// while the draft waits, for `integrations::LINK_MS`).
+    async fn draft(&self, e: &OutboxEvent, id: Id) -> StoreResult<Option<Notice>> {
+        let (d, Some(token)) = (
+            match integrations::draft(self.db, id).await {
+                Ok(d) => d,
+                Err(StoreError::NotFound(_)) => return Ok(None),
+                Err(err) => return Err(err),
+            },
+            integrations::approve_token(self.db, id).await?,
+        ) else {
+            return Ok(None);
+        };
+        let page = pages::get(self.db, d.status_page_id).await?;
+        let mut n = self.base(&page, e.event.kind(), e.at);
+        let link = format!(
+            "{}/admin/approve/{}/{token}",
+            self.public_url.trim_end_matches('/'),
+            d.id
+        );
+        n.title = format!("Awaiting approval: {}", d.title);
+        n.text = format!(
+            "{}\n\n{} drafted this incident; nothing is public yet. Review it and publish or dismiss: {link}",
+            d.message, d.integration_name
+        );
+        n.url = link;
+        let moved: Vec<(Id, ComponentStatus)> = d
+            .components
+            .iter()
+            .map(|c| (c.component_id, c.status))
+            .collect();
+        let ids: Vec<Id> = moved.iter().map(|(c, _)| *c).collect();
+        n.components = self.components(&ids, &moved).await?;
+        n.subject = "alert_draft".into();
+        n.subject_id = d.id;
+        n.state = "draft".into();
+        n.impact = Some(d.impact.as_str().into());
+        Ok(Some(n))
+    }
+
     /// The notices of one committed change, each with the outbox row it is
     /// stored on.
     pub async fn notices(&self, events: &[OutboxEvent]) -> StoreResult<Vec<(Id, Notice)>> {
@@ -328,6 +370,7 @@ impl Renderer<'_> {
                     self.maintenance(e, maintenance, &moved).await?
                 }
                 Event::PostmortemPublished { incident, .. } => self.postmortem(e, incident).await?,
+                Event::AlertDrafted { draft, .. } => self.draft(e, draft).await?,
                 Event::ComponentStatusChanged { component, to, .. } if !led => {
                     self.component(e, component, to).await?
                 }

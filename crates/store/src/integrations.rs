@@ -16,10 +16,11 @@ use rand::RngCore;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use upstate_core::alerts::{
-    Alert, AlertDraft, DraftApproval, Integration, IntegrationEvent, IntegrationInput, Received,
-    Rule, clip, first_match, impact_of, labels_json,
+    Alert, AlertDraft, DraftApproval, Integration, IntegrationChange, IntegrationEvent,
+    NewIntegration, Received, Rule, clip, first_match, impact_of, labels_json,
 };
 use upstate_core::audit::{Action, Actor};
+use upstate_core::events::Event;
 use upstate_core::status::{AlertOutcome, IncidentMode, IntegrationKind};
 use upstate_core::{
     ComponentStatus, ComponentStatusChange, FieldErrors, Id, Impact, IncidentStatus, NewIncident,
@@ -130,15 +131,9 @@ pub struct Made {
 
 /// Creates an integration (input checked by the caller). A generic
 /// integration without a secret gets one made here.
-pub async fn create(db: &Db, ctx: &AuditCtx, input: &IntegrationInput) -> StoreResult<Made> {
-    let (Some(kind), Some(name), Some(page)) = (input.kind, &input.name, input.status_page_id)
-    else {
-        return Err(StoreError::Invalid(FieldErrors::single(
-            "kind",
-            "kind, name and statusPageId are required",
-        )));
-    };
-    let rules = input.rules.clone().unwrap_or_default();
+pub async fn create(db: &Db, ctx: &AuditCtx, input: &NewIntegration) -> StoreResult<Made> {
+    let (kind, name, page) = (input.kind, &input.name, input.status_page_id);
+    let rules = input.rules.clone();
     let secret = match input.secret.as_deref() {
         Some("") | None if kind == IntegrationKind::Generic => Some(random_hex("ups_")),
         Some("") | None => None,
@@ -229,7 +224,7 @@ pub async fn update(
     db: &Db,
     ctx: &AuditCtx,
     id: Id,
-    input: &IntegrationInput,
+    input: &IntegrationChange,
 ) -> StoreResult<Integration> {
     let sealed = match input.secret.as_deref() {
         Some("") => Some(None),
@@ -822,6 +817,23 @@ async fn fire(
     .await?
     });
     remember(tx, row.id, alert, Some(group_id), now).await?;
+    if outcome == AlertOutcome::Drafted {
+        // The team's channels hear of it, with the link that publishes it.
+        let sealed = tx.keys.seal(Purpose::Channel, &random_hex("upa_"))?;
+        on_tx!(&mut *tx, |c| sqlx::query(
+            "UPDATE alert_groups SET approve_token = $1 WHERE id = $2"
+        )
+        .bind(&sealed)
+        .bind(group_id)
+        .execute(c)
+        .await?
+        .rows_affected());
+        tx.record(Event::AlertDrafted {
+            page: row.page_id,
+            draft: group_id,
+        })
+        .await?;
+    }
     let detail = match (outcome, incident) {
         (AlertOutcome::Drafted, _) => format!("draft {group_id} awaits approval"),
         (_, Some(i)) => format!("opened incident {i}"),
@@ -1271,4 +1283,50 @@ pub async fn dismiss(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
         )
         .await?;
     tx.commit(audited).await
+}
+
+/// How long a draft's approve link works after the draft is made.
+pub const LINK_MS: i64 = 24 * 3_600_000;
+
+/// The secret of a waiting draft's approve link; None once the draft is
+/// approved, dismissed or withdrawn.
+pub async fn approve_token(db: &Db, id: Id) -> StoreResult<Option<String>> {
+    let row: Option<(String, Option<String>)> = on_db!(db, |c| sqlx::query_as(
+        "SELECT state, approve_token FROM alert_groups WHERE id = $1"
+    )
+    .bind(id)
+    .fetch_optional(c)
+    .await?);
+    match row {
+        Some((state, Some(sealed))) if state == "draft" => {
+            Ok(Some(db.keys.open(Purpose::Channel, &sealed)?))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The draft an approve link names, when its secret is right and the link
+/// young enough; anything else is `NotFound`, so a guess learns nothing.
+/// A draft handled already is a conflict that says so.
+pub async fn draft_by_link(db: &Db, id: Id, token: &str) -> StoreResult<AlertDraft> {
+    let row: Option<(String, Option<String>, i64)> = on_db!(db, |c| sqlx::query_as(
+        "SELECT state, approve_token, opened_at FROM alert_groups WHERE id = $1"
+    )
+    .bind(id)
+    .fetch_optional(c)
+    .await?);
+    let Some((state, Some(sealed), opened_at)) = row else {
+        return Err(StoreError::NotFound("alert draft"));
+    };
+    let secret = db.keys.open(Purpose::Channel, &sealed)?;
+    let same: bool = Sha256::digest(secret.as_bytes()) == Sha256::digest(token.as_bytes());
+    if !same || db.clock.now().millis() > opened_at + LINK_MS {
+        return Err(StoreError::NotFound("alert draft"));
+    }
+    if state != "draft" {
+        return Err(StoreError::Conflict(
+            "this draft was approved, dismissed or withdrawn already".into(),
+        ));
+    }
+    draft(db, id).await
 }

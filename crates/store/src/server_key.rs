@@ -133,44 +133,14 @@ pub async fn settle(db: &Db) -> StoreResult<Settled> {
         .rows_affected());
     }
 
-    // Channels' signing secrets and bot tokens.
-    let channels: Vec<(i64, String)> = on_tx!(&mut tx, |c| sqlx::query_as(
-        "SELECT id, secret FROM notification_channels WHERE secret IS NOT NULL ORDER BY id"
-    )
-    .fetch_all(c)
-    .await?);
-    for (id, secret) in channels {
-        if let Some(again) = reseal(keys, Purpose::Channel, &secret)? {
-            resealed += 1;
-            on_tx!(&mut tx, |c| sqlx::query(
-                "UPDATE notification_channels SET secret = $1 WHERE id = $2"
-            )
-            .bind(&again)
-            .bind(id)
-            .execute(c)
-            .await?
-            .rows_affected());
-        }
-    }
-
-    // Integrations' signing secrets (sealed as channels' are).
-    let integrations: Vec<(i64, String)> = on_tx!(&mut tx, |c| sqlx::query_as(
-        "SELECT id, secret FROM integrations WHERE secret IS NOT NULL ORDER BY id"
-    )
-    .fetch_all(c)
-    .await?);
-    for (id, secret) in integrations {
-        if let Some(again) = reseal(keys, Purpose::Channel, &secret)? {
-            resealed += 1;
-            on_tx!(&mut tx, |c| sqlx::query(
-                "UPDATE integrations SET secret = $1 WHERE id = $2"
-            )
-            .bind(&again)
-            .bind(id)
-            .execute(c)
-            .await?
-            .rows_affected());
-        }
+    // Channels' signing secrets and bot tokens, integrations' signing
+    // secrets and drafts' approve links (all sealed as channels' are).
+    for (table, column) in [
+        ("notification_channels", "secret"),
+        ("integrations", "secret"),
+        ("alert_groups", "approve_token"),
+    ] {
+        resealed += reseal_column(&mut tx, keys, table, column).await?;
     }
 
     // The web push key pair's private half.
@@ -290,4 +260,36 @@ pub async fn record_rotation(
         )
         .await?;
     tx.commit(audited).await
+}
+
+/// Re-seals one column's sealed values under the current key; returns how
+/// many it changed. `table` and `column` are this module's own names.
+async fn reseal_column(
+    tx: &mut crate::db::Bookkeeping,
+    keys: &Keyring,
+    table: &str,
+    column: &str,
+) -> StoreResult<usize> {
+    let read = format!("SELECT id, {column} FROM {table} WHERE {column} IS NOT NULL ORDER BY id");
+    let rows: Vec<(i64, String)> = on_tx!(&mut *tx, |c| sqlx::query_as(sqlx::AssertSqlSafe(
+        read.as_str()
+    ))
+    .fetch_all(c)
+    .await?);
+    let write = format!("UPDATE {table} SET {column} = $1 WHERE id = $2");
+    let mut n = 0;
+    for (id, sealed) in rows {
+        if let Some(again) = reseal(keys, Purpose::Channel, &sealed)? {
+            n += 1;
+            on_tx!(&mut *tx, |c| sqlx::query(sqlx::AssertSqlSafe(
+                write.as_str()
+            ))
+            .bind(&again)
+            .bind(id)
+            .execute(c)
+            .await?
+            .rows_affected());
+        }
+    }
+    Ok(n)
 }

@@ -177,6 +177,16 @@ def _body(ctx, body):
         body["groupId"] = F["group"]
     if isinstance(body.get("componentIds"), list):
         body["componentIds"] = [F["component"]] if body["componentIds"] else []
+    # An integration's rules name the fixture page's component, and their
+    # matchers are ones that read: the document says a matcher's length,
+    # not Alertmanager's grammar (nor that a regex must compile).
+    if isinstance(body.get("rules"), list):
+        body["rules"] = [
+            dict(r, when="severity=critical", componentIds=[F["component"]])
+            for r in body["rules"] if isinstance(r, dict)
+        ]
+    if path == "/api/integrations/{id}/rules" and "when" in body:
+        body["when"] = "severity=critical"
     statuses = body.get("componentStatuses")
     if isinstance(statuses, list) and statuses and isinstance(statuses[0], dict):
         body["componentStatuses"] = [dict(statuses[0], componentId=F["component"])]

@@ -19,6 +19,7 @@ CREATE TABLE integrations (
 -- waiting for a person), open (components moved, maybe an incident),
 -- closed (its alerts resolved) or dismissed (a draft nobody approved).
 -- components is the JSON list of {componentId, status} it moved or would.
+-- approve_token is the sealed secret of a draft's approve link.
 CREATE TABLE alert_groups (
     id             INTEGER PRIMARY KEY AUTOINCREMENT,
     integration_id BIGINT  NOT NULL REFERENCES integrations(id) ON DELETE CASCADE,
@@ -31,7 +32,8 @@ CREATE TABLE alert_groups (
     impact         TEXT    NOT NULL,
     components     TEXT    NOT NULL,
     opened_at      BIGINT  NOT NULL,
-    closed_at      BIGINT
+    closed_at      BIGINT,
+    approve_token  TEXT
 );
 CREATE UNIQUE INDEX alert_groups_live ON alert_groups(integration_id, group_key) WHERE state IN ('draft', 'open');
 

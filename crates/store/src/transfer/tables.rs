@@ -161,6 +161,14 @@ pub(crate) const SEALED: &[Sealed] = &[
         what: "integrations' signing secrets",
     },
     Sealed {
+        table: "alert_groups",
+        column: "approve_token",
+        pointer: &[],
+        row: None,
+        purpose: Purpose::Channel,
+        what: "drafts' approve links",
+    },
+    Sealed {
         table: "monitors",
         column: "config",
         pointer: &["headers", "*", "value"],

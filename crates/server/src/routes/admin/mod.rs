@@ -77,6 +77,10 @@ pub fn router() -> Router<AppState> {
             "/admin/integrations/{id}",
             get(integrations::integration_screen),
         )
+        .route(
+            "/admin/approve/{id}/{token}",
+            get(integrations::approve_link).post(integrations::approve_link_answer),
+        )
         .route("/admin/monitors/{id}", get(monitors::monitor_screen))
         .route("/admin/templates", get(incidents::templates_screen))
 }

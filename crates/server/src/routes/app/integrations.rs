@@ -17,8 +17,8 @@ use axum::response::Response;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use upstate_core::alerts::{
-    AlertDraft, DraftApproval, Integration, IntegrationCreated, IntegrationEvent, IntegrationInput,
-    ReceiveReport, Rule,
+    AlertDraft, DraftApproval, Integration, IntegrationChange, IntegrationCreated,
+    IntegrationEvent, NewIntegration, ReceiveReport, Rule,
 };
 use upstate_core::roles::Permission;
 use upstate_core::status::IntegrationKind;
@@ -95,16 +95,16 @@ async fn list(State(state): State<AppState>, caller: Caller) -> ApiResult<Respon
     description = "The answer carries the receiver URL (its token is the secret and is shown only now) and, \
         for `generic` without a given secret, the signing secret Upstate made. Rules are tried in order; \
         the first whose matchers hold decides. Audited.",
-    request_body = IntegrationInput,
+    request_body = NewIntegration,
     responses((status = 201, body = Data<IntegrationCreated>), SessionErrors, BodyErrors),
     security(("session" = []), ("api_key" = [])))]
 async fn create(
     State(state): State<AppState>,
     caller: Caller,
-    Body(input): Body<IntegrationInput>,
+    Body(input): Body<NewIntegration>,
 ) -> ApiResult<Response> {
     caller.require(Permission::SettingsWrite)?;
-    input.check(true)?;
+    input.check()?;
     let made = integrations::create(&state.db, &caller.audit, &input).await?;
     let kind = made.integration.kind;
     Ok(created(
@@ -132,18 +132,19 @@ async fn one(
 
 #[utoipa::path(put, path = "/api/integrations/{id}", tag = "integrations", operation_id = "updateIntegration",
     summary = "Change an integration's name, rules, secret or whether it is on (any subset; needs SETTINGS_WRITE)",
-    description = "`rules` replaces the whole list. An empty `secret` removes it. Audited.",
-    params(("id" = i64, Path)), request_body = IntegrationInput,
+    description = "`rules` replaces the whole list. An empty `secret` removes it. The sender and the page \
+        stay: make a new integration for another. Audited.",
+    params(("id" = i64, Path)), request_body = IntegrationChange,
     responses((status = 200, body = Data<Integration>), SessionErrors, BodyErrors, NotFound),
     security(("session" = []), ("api_key" = [])))]
 async fn change(
     State(state): State<AppState>,
     caller: Caller,
     PathId(id): PathId,
-    Body(input): Body<IntegrationInput>,
+    Body(input): Body<IntegrationChange>,
 ) -> ApiResult<Response> {
     caller.require(Permission::SettingsWrite)?;
-    input.check(false)?;
+    input.check()?;
     Ok(data(
         integrations::update(&state.db, &caller.audit, id, &input).await?,
     ))

@@ -443,3 +443,52 @@ pub fn drafts(
         }
     }
 }
+
+/// What an approve link shows: the draft and its two answers, or what
+/// became of it. No sign-in: the link's secret is the right to answer,
+/// and the answer is a POST, so a chat app that opens links to preview
+/// them publishes nothing.
+pub fn approve_link(
+    draft: Option<&AlertDraft>,
+    components: &[Component],
+    said: Option<&str>,
+) -> Markup {
+    use super::centered;
+    centered(
+        "Approve",
+        None,
+        html! {
+            @if let Some(s) = said {
+                h1 { "Done" }
+                p role="status" { (s) }
+                p { a href="/admin/incidents" { "Open the incidents screen" } }
+            } @else if let Some(d) = draft {
+                h1 { "Awaiting approval" }
+                p.muted { "Drafted by " (d.integration_name) " at " (when(d.opened_at)) ". Nothing is public yet." }
+                h2 { (d.title) }
+                p { (d.message) }
+                ul.moves {
+                    @for c in &d.components {
+                        @let name = components.iter().find(|x| x.id == c.component_id).map(|x| x.name.as_str()).unwrap_or("(a removed component)");
+                        li { strong { (name) } " → " (component_status_name(c.status).to_lowercase()) }
+                    }
+                }
+                div.draft-actions {
+                    form method="post" {
+                        input type="hidden" name="answer" value="publish";
+                        button type="submit" { "Publish" }
+                    }
+                    form method="post" {
+                        input type="hidden" name="answer" value="dismiss";
+                        button.secondary type="submit" { "Dismiss" }
+                    }
+                }
+                p.muted { "To change the words first, sign in and use the incidents screen." }
+            } @else {
+                h1 { "This link does not work" }
+                p { "It is wrong, more than a day old, or its draft was published, dismissed or withdrawn already. The incidents screen shows what waits." }
+                p { a href="/admin/incidents" { "Open the incidents screen" } }
+            }
+        },
+    )
+}

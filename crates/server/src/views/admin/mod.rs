@@ -25,7 +25,9 @@ pub use incidents::{
     IncidentForm, IncidentScreen, IncidentSearch, IncidentsScreen, incident_detail, incident_new,
     incidents_list, templates,
 };
-pub use integrations::{IntegrationScreen, IntegrationsScreen, drafts, integration, integrations};
+pub use integrations::{
+    IntegrationScreen, IntegrationsScreen, approve_link, drafts, integration, integrations,
+};
 pub use maintenance::{MaintenanceScreen, maintenance_list};
 pub use monitors::{
     MonitorScreen, MonitorSearch, Row as MonitorRow, monitor, monitor_rank, monitors,

@@ -91,6 +91,7 @@ fn event_name(kind: &str) -> &'static str {
         "maintenance.cancelled" => "Maintenance cancelled",
         "maintenance.reminder" => "Maintenance reminder",
         "postmortem.published" => "Postmortem published",
+        "alert.drafted" => "Incident drafted by an alert (team only, with its approve link)",
         "test" => "Test message",
         _ => "Change",
     }
