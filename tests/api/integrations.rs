@@ -301,9 +301,13 @@ async fn drafts_wait_for_a_person(b: Backend) {
     let id = s.get("/api/alert-drafts").await.data(200)[0]["id"]
         .as_i64()
         .expect("draft");
-    s.post_empty(&format!("/api/alert-drafts/{id}/dismiss"))
-        .await
-        .data(200);
+    let r = s
+        .post_empty(&format!("/api/alert-drafts/{id}/dismiss"))
+        .await;
+    assert_eq!(
+        (r.status, &r.body["message"]),
+        (200, &json!("The draft is dismissed."))
+    );
     assert_eq!(
         outcomes(&post_alert(&s, &grafana.path, &firing).await),
         ["duplicate"]
@@ -818,7 +822,14 @@ async fn integrations_in_chromium(b: Backend) {
     assert!(text(&d, "#h-log + *").await.contains("drafted"));
     d.screenshot(&shot(b, "integration")).await;
 
-    press(&d, "Incidents").await;
+    // The dashboard says a draft waits, and leads to it.
+    press(&d, "Dashboard").await;
+    assert!(
+        text(&d, "#drafts-waiting")
+            .await
+            .contains("1 incident drafted by your alerting waits")
+    );
+    press(&d, "Review them").await;
     assert!(text(&d, "#h-drafts").await.contains("Awaiting approval"));
     no_axe_violations(&d, "incidents with a draft").await;
     d.screenshot(&shot(b, "incidents-draft")).await;

@@ -552,7 +552,7 @@ pub struct Rule {
     #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub when: String,
     /// The components the alert moves (on the integration's page).
-    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::ids))]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::rule_component_ids))]
     pub component_ids: Vec<Id>,
     /// Where they move: degraded, partial_outage or major_outage.
     #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::alert_status))]

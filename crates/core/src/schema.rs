@@ -417,6 +417,17 @@ pub fn credential() -> Object {
         .build()
 }
 
+/// The components a rule moves: at least one, each once
+/// (`alerts::Rule::check`).
+pub fn rule_component_ids() -> RefOr<Schema> {
+    ArrayBuilder::new()
+        .items(id())
+        .min_items(Some(1))
+        .max_items(Some(1000))
+        .unique_items(true)
+        .into()
+}
+
 /// Where an integration's rule moves components: an outage or a slowdown,
 /// never operational or maintenance (`alerts::Rule::check`).
 pub fn alert_status() -> Object {
@@ -430,7 +441,6 @@ pub fn alert_status() -> Object {
 pub fn signing_secret() -> Object {
     string(0, crate::alerts::SECRET_MAX, Some(format!("^{LINE}*$"))).build()
 }
-
 
 #[cfg(test)]
 mod tests {

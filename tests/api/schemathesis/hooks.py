@@ -88,7 +88,33 @@ def _update():
 # resolving, starting, completing or cancelling uses a row up once, and the
 # same row is reachable through several operations (the management API
 # and the application routes), so each such request gets its own.
+def _integration(incident="draft"):
+    """An Alertmanager integration on the fixture page: (id, receiver path)."""
+    made = _call("POST", "/api/integrations", {
+        "kind": "alertmanager", "name": "Made for one request", "statusPageId": F["page"],
+        "rules": [{"componentIds": [F["component"]], "status": "degraded", "incident": incident}]})
+    url = made["receiverUrl"]
+    return made["id"], url[url.index("/api/integrations/"):]
+
+
+def _draft():
+    """A drafted incident waiting for approval: an alert posted, as
+    Alertmanager would, to an integration of its own."""
+    _, path = _integration()
+    alert = {"version": "4", "groupKey": uuid.uuid4().hex, "status": "firing", "alerts": [
+        {"status": "firing", "labels": {"alertname": "Fixture"}, "fingerprint": uuid.uuid4().hex}]}
+    req = urllib.request.Request(
+        f"{os.environ['UPSTATE_FIXTURE_BASE']}{path}", method="POST",
+        data=json.dumps(alert).encode(), headers={"Content-Type": "application/json"})
+    urllib.request.urlopen(req, timeout=10).close()
+    return _call("GET", "/api/alert-drafts")[0]["id"]
+
+
 FRESH = [
+    ("GET", ("/api/alert-drafts/{id}",), _draft),
+    ("POST", ("/api/alert-drafts/{id}/approve", "/api/alert-drafts/{id}/dismiss"), _draft),
+    ("DELETE", ("/api/integrations/{id}", "/api/integrations/{id}/rules/{index}"),
+     lambda: _integration()[0]),
     ("DELETE", ("/api/v1/incidents/{id}", "/api/incidents/{id}"), _incident),
     ("DELETE", ("/api/v1/maintenance/{id}", "/api/maintenance/{id}"), _window),
     ("DELETE", ("/api/v1/components/{id}", "/api/components/{id}"), _component),
@@ -289,6 +315,9 @@ def _path(ctx, params, body=None):
     op = ctx.operation
     if isinstance(params.get("token"), str) and op is not None and op.path.startswith("/api/heartbeat/"):
         params["token"] = F["heartbeat"]
+    # A rule's index counts from 0: a fresh integration has one rule.
+    if op is not None and op.path == "/api/integrations/{id}/rules/{index}" and "index" in params:
+        params["index"] = 0
     # A resource's id names the first row the test made of its kind (each
     # kind's first row has id 1), so reads and changes meet a real row; a
     # DELETE takes the second, so the first ones stay for the rest.

@@ -84,6 +84,10 @@ pub(super) async fn dashboard(
             Err(_) => None,
         },
         now,
+        drafts: upstate_store::integrations::drafts(&state.db)
+            .await
+            .map_err(fail)?
+            .len(),
     };
     Ok(s.show(view::dashboard(&s.frame("dashboard"), s.flash(), &data)))
 }

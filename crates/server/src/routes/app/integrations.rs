@@ -13,7 +13,7 @@ use crate::respond::{Data, Message, created, data, deleted};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use upstate_core::alerts::{
@@ -314,9 +314,12 @@ async fn dismiss(
 ) -> ApiResult<Response> {
     caller.require(Permission::IncidentsWrite)?;
     integrations::dismiss(&state.db, &caller.audit, id).await?;
-    Ok(data(Message {
-        message: "The draft is dismissed.".into(),
-    }))
+    Ok(crate::respond::nosniff(
+        axum::Json(Message {
+            message: "The draft is dismissed.".into(),
+        })
+        .into_response(),
+    ))
 }
 
 /// Whether `body` carries the sender's HMAC-SHA256 signature: PagerDuty's

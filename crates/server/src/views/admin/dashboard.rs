@@ -21,6 +21,8 @@ pub struct DashboardData {
     pub audit: Option<Vec<AuditEvent>>,
     pub now: Timestamp,
     pub monitors: MonitorGlance,
+    /// Incidents integrations drafted that wait for a person.
+    pub drafts: usize,
 }
 
 /// The monitors in a few numbers, and the failing ones with their checks.
@@ -50,6 +52,13 @@ pub fn dashboard(frame: &Frame, flash: Option<&Flash>, d: &DashboardData) -> Mar
             h1 { "Dashboard" }
             @if frame.may(Permission::IncidentsWrite) {
                 a.button href="/admin/incidents/new" { "Report an incident" }
+            }
+        }
+        @if d.drafts > 0 {
+            div.alert.warn #drafts-waiting {
+                strong { (d.drafts) (if d.drafts == 1 { " incident drafted by your alerting waits" } else { " incidents drafted by your alerting wait" }) }
+                " for approval; nothing is public until someone publishes. "
+                a href="/admin/incidents#h-drafts" { "Review them" }
             }
         }
         @if overdue > 0 {
