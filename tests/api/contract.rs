@@ -23,8 +23,8 @@ const PASSES: [(&str, &str); 2] = [("examples,coverage", "1"), ("fuzzing,statefu
 
 /// Seconds per pass with a key (every operation) and as a signed-in person
 /// (the application routes).
-const KEY_SECONDS: &str = "75";
-const SESSION_SECONDS: &str = "75";
+const KEY_SECONDS: &str = "95";
+const SESSION_SECONDS: &str = "95";
 
 /// The rows the hooks point generated requests at.
 struct Fixtures {

@@ -85,6 +85,11 @@ fn outcomes(r: &Resp) -> Vec<String> {
         .collect()
 }
 
+/// What each alert of a payload did, posted as the sender posts it.
+async fn said(s: &Server, path: &str, body: &Value) -> Vec<String> {
+    outcomes(&post_alert(s, path, body).await)
+}
+
 fn sign(secret: &str, body: &[u8]) -> String {
     let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("key");
     mac.update(body);
@@ -266,10 +271,7 @@ async fn drafts_wait_for_a_person(b: Backend) {
     // Its alert resolves: the approved incident resolves with it.
     let mut resolved = firing.clone();
     resolved["alerts"][0]["status"] = json!("resolved");
-    assert_eq!(
-        outcomes(&post_alert(&s, &grafana.path, &resolved).await),
-        ["resolved"]
-    );
+    assert_eq!(said(&s, &grafana.path, &resolved).await, ["resolved"]);
     assert_eq!(
         incidents(&s).await,
         ["Checkout is slow for some customers|resolved"]
@@ -277,14 +279,8 @@ async fn drafts_wait_for_a_person(b: Backend) {
     assert_eq!(s.component_status(checkout).await, "operational");
 
     // A draft whose alert resolves before anyone looks is withdrawn.
-    assert_eq!(
-        outcomes(&post_alert(&s, &grafana.path, &firing).await),
-        ["drafted"]
-    );
-    assert_eq!(
-        outcomes(&post_alert(&s, &grafana.path, &resolved).await),
-        ["withdrawn"]
-    );
+    assert_eq!(said(&s, &grafana.path, &firing).await, ["drafted"]);
+    assert_eq!(said(&s, &grafana.path, &resolved).await, ["withdrawn"]);
     assert!(
         s.get("/api/alert-drafts")
             .await
@@ -294,10 +290,7 @@ async fn drafts_wait_for_a_person(b: Backend) {
     );
 
     // A dismissed draft publishes nothing, and its repeats change nothing.
-    assert_eq!(
-        outcomes(&post_alert(&s, &grafana.path, &firing).await),
-        ["drafted"]
-    );
+    assert_eq!(said(&s, &grafana.path, &firing).await, ["drafted"]);
     let id = s.get("/api/alert-drafts").await.data(200)[0]["id"]
         .as_i64()
         .expect("draft");
@@ -308,10 +301,7 @@ async fn drafts_wait_for_a_person(b: Backend) {
         (r.status, &r.body["message"]),
         (200, &json!("The draft is dismissed."))
     );
-    assert_eq!(
-        outcomes(&post_alert(&s, &grafana.path, &firing).await),
-        ["duplicate"]
-    );
+    assert_eq!(said(&s, &grafana.path, &firing).await, ["duplicate"]);
     s.post(&format!("/api/alert-drafts/{id}/approve"), json!({}))
         .await
         .problem(409);
@@ -325,14 +315,8 @@ async fn drafts_wait_for_a_person(b: Backend) {
     assert_eq!(s.component_status(checkout).await, "operational");
 
     // Approval needs the right to write incidents; bad words are refused.
-    assert_eq!(
-        outcomes(&post_alert(&s, &grafana.path, &resolved).await),
-        ["ignored"]
-    );
-    assert_eq!(
-        outcomes(&post_alert(&s, &grafana.path, &firing).await),
-        ["drafted"]
-    );
+    assert_eq!(said(&s, &grafana.path, &resolved).await, ["ignored"]);
+    assert_eq!(said(&s, &grafana.path, &firing).await, ["drafted"]);
     let id = s.get("/api/alert-drafts").await.data(200)[0]["id"]
         .as_i64()
         .expect("draft");
@@ -510,17 +494,17 @@ async fn opsgenie_and_datadog_move_components_only(b: Backend) {
     )
     .await;
     assert_eq!(
-        outcomes(&post_alert(&s, &og.path, &fixture("opsgenie-create.json")).await),
+        said(&s, &og.path, &fixture("opsgenie-create.json")).await,
         ["moved"]
     );
     assert_eq!(s.component_status(db).await, "partial_outage");
     assert_eq!(
-        outcomes(&post_alert(&s, &og.path, &fixture("opsgenie-note.json")).await),
+        said(&s, &og.path, &fixture("opsgenie-note.json")).await,
         ["ignored"]
     );
     assert_eq!(s.component_status(db).await, "partial_outage");
     assert_eq!(
-        outcomes(&post_alert(&s, &og.path, &fixture("opsgenie-close.json")).await),
+        said(&s, &og.path, &fixture("opsgenie-close.json")).await,
         ["resolved"]
     );
     assert_eq!(s.component_status(db).await, "operational");
@@ -534,7 +518,7 @@ async fn opsgenie_and_datadog_move_components_only(b: Backend) {
     )
     .await;
     assert_eq!(
-        outcomes(&post_alert(&s, &dd.path, &fixture("datadog-triggered.json")).await),
+        said(&s, &dd.path, &fixture("datadog-triggered.json")).await,
         ["moved"]
     );
     assert_eq!(s.component_status(web).await, "degraded");
@@ -546,7 +530,7 @@ async fn opsgenie_and_datadog_move_components_only(b: Backend) {
     .await
     .data(200);
     assert_eq!(
-        outcomes(&post_alert(&s, &dd.path, &fixture("datadog-recovered.json")).await),
+        said(&s, &dd.path, &fixture("datadog-recovered.json")).await,
         ["resolved"]
     );
     assert_eq!(
@@ -558,10 +542,7 @@ async fn opsgenie_and_datadog_move_components_only(b: Backend) {
     let mut other = fixture("datadog-triggered.json");
     other["tags"] = json!("env:staging,service:web");
     other["alertId"] = json!("999");
-    assert_eq!(
-        outcomes(&post_alert(&s, &dd.path, &other).await),
-        ["unmatched"]
-    );
+    assert_eq!(said(&s, &dd.path, &other).await, ["unmatched"]);
 }
 
 async fn maintenance_holds_alerts_back(b: Backend) {
@@ -743,10 +724,7 @@ async fn a_rotated_or_disabled_receiver_answers_404(b: Backend) {
     )
     .await
     .data(200);
-    assert_eq!(
-        outcomes(&post_alert(&s, new_path, &firing).await),
-        ["moved", "joined"]
-    );
+    assert_eq!(said(&s, new_path, &firing).await, ["moved", "joined"]);
     assert_eq!(s.component_status(api).await, "degraded");
     let listed = s.get("/api/integrations").await.data(200);
     assert_eq!(listed[0]["name"], "Prometheus EU");

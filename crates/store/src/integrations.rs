@@ -773,21 +773,8 @@ async fn fire(
     let (state, incident, outcome, audited) = match rule.incident {
         IncidentMode::Draft => ("draft", None, AlertOutcome::Drafted, None),
         IncidentMode::Publish => {
-            let (id, audited) = crate::incidents::create_in(
-                tx,
-                NewIncident {
-                    title: title.clone(),
-                    status: IncidentStatus::Investigating,
-                    impact,
-                    status_page_id: row.page_id,
-                    message: message.clone(),
-                    component_ids: moving.iter().map(|c| c.component_id).collect(),
-                    component_statuses: moving.clone(),
-                    past: None,
-                },
-                now,
-            )
-            .await?;
+            let (id, audited) =
+                open_incident(tx, row.page_id, (&title, &message, impact), &moving, now).await?;
             ("open", Some(id), AlertOutcome::Opened, Some(audited))
         }
         IncidentMode::None => {
@@ -856,6 +843,31 @@ async fn fire(
         detail,
         audited,
     })
+}
+
+/// Opens the incident a group publishes, its components moving as they go.
+async fn open_incident(
+    tx: &mut Tx,
+    page: Id,
+    (title, message, impact): (&str, &str, Impact),
+    moving: &[ComponentStatusChange],
+    now: Timestamp,
+) -> StoreResult<(Id, Audited)> {
+    crate::incidents::create_in(
+        tx,
+        NewIncident {
+            title: title.to_string(),
+            status: IncidentStatus::Investigating,
+            impact,
+            status_page_id: page,
+            message: message.to_string(),
+            component_ids: moving.iter().map(|c| c.component_id).collect(),
+            component_statuses: moving.to_vec(),
+            past: None,
+        },
+        now,
+    )
+    .await
 }
 
 async fn audit_moves(
@@ -1231,18 +1243,11 @@ pub async fn approve(db: &Db, ctx: &AuditCtx, id: Id, with: &DraftApproval) -> S
     };
     let title = with.title.clone().unwrap_or(g.title.clone());
     let message = with.message.clone().unwrap_or(g.message.clone());
-    let (incident, _) = crate::incidents::create_in(
+    let (incident, _) = open_incident(
         &mut tx,
-        NewIncident {
-            title: title.clone(),
-            status: IncidentStatus::Investigating,
-            impact,
-            status_page_id: row.page_id,
-            message: message.clone(),
-            component_ids: moving.iter().map(|c| c.component_id).collect(),
-            component_statuses: moving.clone(),
-            past: None,
-        },
+        row.page_id,
+        (&title, &message, impact),
+        &moving,
         now,
     )
     .await?;
