@@ -111,6 +111,11 @@ pub async fn run(
         checker.clone(),
         cancel.clone(),
     ));
+    let vendors = tokio::spawn(upstate_jobs::third_party::run_third_party(
+        db.clone(),
+        sender.outgoing().clone(),
+        cancel.clone(),
+    ));
     let app = upstate_server::app(db.clone(), &settings, sender, checker);
     let publisher = tokio::spawn(upstate_server::static_copy::publish::run(
         app.clone(),
@@ -137,6 +142,7 @@ pub async fn run(
     let _ = scheduler.await;
     let _ = deliveries.await;
     let _ = monitors.await;
+    let _ = vendors.await;
     let _ = publisher.await;
     let _ = probe.await;
     db.close().await;

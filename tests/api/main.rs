@@ -69,6 +69,7 @@ mod static_copy;
 mod status_html;
 mod storm;
 mod subscribers;
+mod third_party;
 mod transfer;
 mod two_factor;
 mod v2;

@@ -32,6 +32,7 @@ pub mod static_copy;
 pub mod status;
 pub mod subscriber_csv;
 pub mod templates;
+pub mod third_party;
 pub mod timestamp;
 pub mod uptime;
 pub mod validate;

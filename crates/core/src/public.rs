@@ -5,6 +5,7 @@
 use crate::model::{Component, ComponentGroup, Incident, Maintenance, StatusPage};
 use crate::status::{ComponentStatus, Impact, IncidentStatus, MaintenanceStatus};
 use crate::timestamp::Timestamp;
+use crate::Id;
 use serde::Serialize;
 
 /// What an open incident's impact says about the page, if anything.
@@ -143,6 +144,10 @@ pub struct PublicComponent {
     /// The group's name, or null for an ungrouped component.
     pub group: Option<String>,
     pub order: i32,
+    /// Set on a component that mirrors a vendor's status: whose, and where
+    /// the vendor publishes it.
+    #[serde(rename = "thirdParty", skip_serializing_if = "Option::is_none")]
+    pub third_party: Option<crate::third_party::ThirdPartyMark>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -218,7 +223,11 @@ impl From<&StatusPage> for PublicPageInfo {
 
 /// Components in display order (groups by their order, members by theirs,
 /// ungrouped components after the groups), with group names resolved.
-pub fn component_list(components: &[Component], groups: &[ComponentGroup]) -> ComponentList {
+pub fn component_list(
+    components: &[Component],
+    groups: &[ComponentGroup],
+    marks: &[(Id, crate::third_party::ThirdPartyMark)],
+) -> ComponentList {
     let group_name = |id: Option<i64>| {
         id.and_then(|g| groups.iter().find(|x| x.id == g))
             .map(|g| g.name.clone())
@@ -233,6 +242,10 @@ pub fn component_list(components: &[Component], groups: &[ComponentGroup]) -> Co
                 status: c.status,
                 group: group_name(c.group_id),
                 order: c.order,
+                third_party: marks
+                    .iter()
+                    .find(|(id, _)| *id == c.id)
+                    .map(|(_, m)| m.clone()),
             })
             .collect(),
         groups: groups

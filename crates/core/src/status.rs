@@ -172,6 +172,15 @@ wire_enum!(
 );
 
 wire_enum!(
+    /// What a third-party component reads of its vendor: a
+    /// Statuspage-compatible `summary.json`, or an RSS/Atom status feed.
+    SourceKind {
+        Statuspage => "statuspage",
+        Feed => "feed",
+    }
+);
+
+wire_enum!(
     /// What an alert that matches a rule does besides moving components:
     /// nothing more, an incident held for a person's approval, or an
     /// incident the public reads at once.

@@ -22,6 +22,7 @@ pub mod monitors;
 pub mod notices;
 pub mod outgoing;
 pub mod push;
+pub mod third_party;
 
 pub use deliver::{DeliverySettings, Sender, SmtpSettings, run_sender, send_due};
 

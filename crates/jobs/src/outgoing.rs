@@ -214,6 +214,9 @@ pub struct Answer {
     /// https, on a client that asked for it: when the peer's certificate
     /// expires (ms since the epoch).
     pub cert_expires_at: Option<i64>,
+    /// The answer's validators, for a conditional GET next time.
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
 }
 
 /// How a client treats TLS.
@@ -386,6 +389,14 @@ impl Outgoing {
             .get::<reqwest::tls::TlsInfo>()
             .and_then(|i| i.peer_certificate())
             .and_then(not_after);
+        let header = |name: reqwest::header::HeaderName| {
+            resp.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        let etag = header(reqwest::header::ETAG);
+        let last_modified = header(reqwest::header::LAST_MODIFIED);
         let mut bytes = Vec::new();
         while let Some(chunk) = resp.chunk().await.map_err(describe)? {
             let room = limit.saturating_sub(bytes.len());
@@ -398,6 +409,8 @@ impl Outgoing {
             status,
             body: String::from_utf8_lossy(&bytes).into_owned(),
             cert_expires_at,
+            etag,
+            last_modified,
         })
     }
 }

@@ -63,6 +63,8 @@ pub struct ComponentDetails {
     pub monitor: Option<upstate_core::monitors::Monitor>,
     /// The monitor's latest checks, newest first (at most 20).
     pub last_checks: Vec<upstate_core::monitors::CheckResult>,
+    /// The vendor it mirrors, when it is a third-party component.
+    pub third_party: Option<upstate_core::third_party::Follow>,
 }
 
 #[derive(serde::Serialize, utoipa::ToSchema)]
@@ -164,6 +166,7 @@ pub async fn load(state: &AppState, id: Id) -> ApiResult<ComponentDetails> {
             .collect(),
         monitor,
         last_checks,
+        third_party: upstate_store::third_party::of_component(&state.db, id).await?,
         component,
     })
 }

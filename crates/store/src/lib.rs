@@ -42,6 +42,7 @@ mod sqlite;
 pub mod step_up;
 pub mod subscribers;
 pub mod templates;
+pub mod third_party;
 mod timeline;
 pub mod transfer;
 pub mod two_factor;

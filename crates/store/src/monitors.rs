@@ -198,6 +198,17 @@ pub async fn create(
             "component {component} has a monitor already (monitor {other}); change that one"
         )));
     }
+    let followed: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(
+        "SELECT id FROM third_party WHERE component_id = $1"
+    )
+    .bind(component)
+    .fetch_optional(c)
+    .await?);
+    if let Some(f) = followed {
+        return Err(StoreError::Conflict(format!(
+            "component {component} follows a vendor (third-party {f}); stop following before giving it a monitor"
+        )));
+    }
     let token = (c.kind == MonitorKind::Heartbeat).then(crate::subscribers::token);
     let id: i64 = on_tx!(&mut tx, |x| {
         sqlx::query_scalar(

@@ -20,6 +20,8 @@ pub struct PageData {
     pub updated_at: Timestamp,
     pub components: Vec<Component>,
     pub groups: Vec<ComponentGroup>,
+    /// The marks of components that mirror a vendor (docs/third-party.md).
+    pub third_party: Vec<(Id, upstate_core::third_party::ThirdPartyMark)>,
     /// Unresolved ones, then the latest resolved ones; newest first.
     pub incidents: Vec<Incident>,
     /// Upcoming and ongoing windows, by start time: in progress, or
@@ -228,6 +230,7 @@ pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
         updated_at: Timestamp::from_millis(updated_at),
         components: components::list(db, Some(page_id), None).await?,
         groups: groups::list(db, Some(page_id)).await?,
+        third_party: crate::third_party::marks(db, page_id).await?,
         incidents: open,
         maintenance: windows,
         past_maintenance: past,

@@ -27,6 +27,12 @@ pub(crate) const LEASE_MONITORS: &str = "UPDATE monitors SET locked_until = $1 W
       AND (locked_until IS NULL OR locked_until < $2) ORDER BY next_run_at LIMIT $3) \
      RETURNING id, locked_until";
 
+/// Leases the third-party components whose poll is due.
+pub(crate) const LEASE_THIRD_PARTY: &str = "UPDATE third_party SET locked_until = $1 WHERE id IN \
+     (SELECT id FROM third_party WHERE next_run_at <= $2 \
+      AND (locked_until IS NULL OR locked_until < $2) ORDER BY next_run_at LIMIT $3) \
+     RETURNING id, locked_until";
+
 /// Leases due deliveries (the writer lock excludes every other sender).
 pub(crate) const LEASE_DELIVERIES: &str = "UPDATE deliveries SET locked_until = $1, attempts = attempts + 1 WHERE id IN \
      (SELECT id FROM deliveries WHERE status = 'pending' AND run_at <= $2 \

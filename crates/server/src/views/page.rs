@@ -390,6 +390,12 @@ fn components(v: &View, history: &[StatusChange], charts: &[(Id, Series)]) -> Ma
             li.comp data-component=(c.id) {
                 div.cname {
                     span.name { (c.name) }
+                    @if let Some((_, m)) = d.third_party.iter().find(|(id, _)| *id == c.id) {
+                        " "
+                        a.third href=(m.url) rel="noopener nofollow" title=(v.t("label.third_party_title").replace("{vendor}", &m.vendor)) {
+                            (v.t("label.third_party")) " · " (m.vendor)
+                        }
+                    }
                     @if !c.description.is_empty() { div.cdesc dir="auto" { (super::message_markdown(&c.description)) } }
                 }
                 @if let Some(s) = series {

@@ -43,6 +43,7 @@ pub(crate) const CARRIED: &[&str] = &[
     "alert_groups",
     "integration_alerts",
     "integration_events",
+    "third_party",
 ];
 
 /// What an export leaves out, and why (docs/operations.md says the same).
@@ -86,6 +87,7 @@ pub(crate) const PAGE_TABLES: &[&str] = &[
     "monitors",
     "monitor_checks",
     "monitor_stats",
+    "third_party",
 ];
 
 /// Settings rows that describe this install rather than its configuration.
@@ -214,6 +216,10 @@ pub(crate) fn allowed(table: &str, column: &str) -> Option<Vec<&'static str>> {
         ("integrations", "kind") => all(IntegrationKind::ALL, IntegrationKind::as_str),
         ("integration_events", "outcome") => all(AlertOutcome::ALL, AlertOutcome::as_str),
         ("alert_groups", "impact") => all(Impact::ALL, Impact::as_str),
+        ("third_party", "kind") => all(SourceKind::ALL, SourceKind::as_str),
+        ("third_party", "feed_status" | "vendor_status") => {
+            all(ComponentStatus::ALL, ComponentStatus::as_str)
+        }
         ("alert_groups", "state") => Some(vec!["draft", "open", "closed", "dismissed"]),
         _ => None,
     }

@@ -25,6 +25,7 @@ mod step_up;
 mod subscribers;
 mod system;
 mod templates;
+mod third_party;
 mod two_factor;
 mod users;
 
@@ -51,6 +52,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(monitor_check::router())
         .merge(monitors::router(state))
         .merge(integrations::router(state))
+        .merge(third_party::router())
         .merge(measurements::router())
         .merge(comments::router())
         .merge(recurring::router())

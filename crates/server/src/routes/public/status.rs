@@ -96,7 +96,7 @@ async fn components(
     headers: HeaderMap,
 ) -> Response {
     fixed(&state, &slug, &headers, "components", |d| {
-        Body::from_value(&component_list(&d.components, &d.groups))
+        Body::from_value(&component_list(&d.components, &d.groups, &d.third_party))
     })
     .await
 }
@@ -261,7 +261,7 @@ async fn whole_page(
 ) -> Response {
     fixed(&state, &slug, &headers, "page", |d| {
         let s = summary_view(d);
-        let list = component_list(&d.components, &d.groups);
+        let list = component_list(&d.components, &d.groups, &d.third_party);
         Body::from_value(&WholePage {
             page: PublicPageInfo::from(&d.page),
             status: s.status,
