@@ -176,6 +176,9 @@ async fn schemathesis_finds_no_server_error_and_no_undocumented_answer(b: Backen
         .data(201)["id"]
         .as_i64()
         .expect("component id");
+    // Components no monitor checks, for the follows of vendors.
+    let cloud = s.component(page, "Cloud").await;
+    let payments = s.component(page, "Payments").await;
     let mut incidents = vec![];
     for title in ["Slow API", "Login errors"] {
         let made = s
@@ -245,6 +248,13 @@ async fn schemathesis_finds_no_server_error_and_no_undocumented_answer(b: Backen
             [
                 json!({"componentId": api, "kind": "heartbeat", "intervalSeconds": 60}),
                 json!({"componentId": web, "kind": "heartbeat", "intervalSeconds": 120}),
+            ],
+        ),
+        (
+            "/api/third-party",
+            [
+                json!({"componentId": cloud, "url": "https://vendor.example"}),
+                json!({"componentId": payments, "kind": "feed", "url": "https://vendor.example/feed"}),
             ],
         ),
         (

@@ -112,7 +112,10 @@ async fn one_upstate_mirrors_a_component_of_another(b: Backend) {
     // The vendor's answer carries an ETag; the next poll sends it back,
     // and an unchanged vendor leaves a person's move standing.
     assert!(
-        s.db.texts("SELECT COALESCE(etag, '') FROM third_party").await[0].len() > 2,
+        s.db.texts("SELECT COALESCE(etag, '') FROM third_party")
+            .await[0]
+            .len()
+            > 2,
         "the validator is kept"
     );
     set_status(&s, mirror, "degraded").await;
@@ -161,7 +164,8 @@ async fn one_upstate_mirrors_a_component_of_another(b: Backend) {
     .await;
     set_status(&vendor, vapi, "partial_outage").await;
     s.eventually(Duration::from_secs(20), || async {
-        s.get(&format!("/api/third-party/{wid}")).await.data(200)["vendorStatus"] == "partial_outage"
+        s.get(&format!("/api/third-party/{wid}")).await.data(200)["vendorStatus"]
+            == "partial_outage"
     })
     .await;
     assert_eq!(s.component_status(whole).await, "partial_outage");
@@ -237,7 +241,9 @@ async fn bad_follows_are_refused_and_unreadable_vendors_move_nothing(b: Backend)
     .await
     .data(201);
 
-    s.post("/api/third-party", json!({})).await.invalid_fields(&["componentId", "url"]);
+    s.post("/api/third-party", json!({}))
+        .await
+        .invalid_fields(&["componentId", "url"]);
     s.post(
         "/api/third-party",
         json!({"componentId": c, "url": "ftp://vendor.example", "intervalSeconds": 5,
@@ -264,7 +270,11 @@ async fn bad_follows_are_refused_and_unreadable_vendors_move_nothing(b: Backend)
         )
         .await;
     let conflict = refused.problem(409);
-    assert!(conflict["detail"].as_str().is_some_and(|d| d.contains("monitor")));
+    assert!(
+        conflict["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("monitor"))
+    );
     let reader = s.db.create_key("read");
     s.send(
         reqwest::Method::POST,
@@ -315,9 +325,12 @@ async fn bad_follows_are_refused_and_unreadable_vendors_move_nothing(b: Backend)
     )
     .await
     .invalid_fields(&["componentId"]);
-    s.patch(&format!("/api/third-party/{id}"), json!({"intervalSeconds": 0}))
-        .await
-        .invalid_fields(&["intervalSeconds"]);
+    s.patch(
+        &format!("/api/third-party/{id}"),
+        json!({"intervalSeconds": 0}),
+    )
+    .await
+    .invalid_fields(&["intervalSeconds"]);
     s.get("/api/third-party/999999").await.problem(404);
 
     // A vendor that answers something else than a feed.
@@ -329,7 +342,9 @@ async fn bad_follows_are_refused_and_unreadable_vendors_move_nothing(b: Backend)
     .data(200);
     let f = poll(&s, id).await;
     assert!(
-        f["lastError"].as_str().is_some_and(|e| e.contains("no RSS or Atom feed")),
+        f["lastError"]
+            .as_str()
+            .is_some_and(|e| e.contains("no RSS or Atom feed")),
         "{f}"
     );
     // A component the vendor does not have: the error lists what it has.
@@ -399,7 +414,11 @@ async fn following_a_vendor_in_chromium(b: Backend) {
 
     fill(&d, "Address", &format!("{}/s/vendor", vendor.base)).await;
     press(&d, "Follow vendor").await;
-    assert!(text(&d, "[role=status]").await.contains("Following the vendor"));
+    assert!(
+        text(&d, "[role=status]")
+            .await
+            .contains("Following the vendor")
+    );
     press(&d, "Poll now").await;
     assert!(text(&d, "#h-vendor + p").await.contains("Partial outage"));
 

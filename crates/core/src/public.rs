@@ -2,10 +2,10 @@
 //! (string ids, `scheduledStart`/`scheduledEnd`) and the rule that turns a
 //! page's components and open incidents into one overall status.
 
+use crate::Id;
 use crate::model::{Component, ComponentGroup, Incident, Maintenance, StatusPage};
 use crate::status::{ComponentStatus, Impact, IncidentStatus, MaintenanceStatus};
 use crate::timestamp::Timestamp;
-use crate::Id;
 use serde::Serialize;
 
 /// What an open incident's impact says about the page, if anything.

@@ -14,6 +14,9 @@ use utoipa::openapi::schema::{
 };
 use utoipa::openapi::{Object, RefOr, Schema};
 
+/// An http(s) URL on a public name, as `url` writes it (anchors aside).
+const URL_BODY: &str = r"https?://([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,12}(:[1-9][0-9]{0,3})?(/[A-Za-z0-9._~!$&'()*+,;=:@/-]*)?(\?[A-Za-z0-9._~!$&'()*+,;=:@/?-]*)?";
+
 /// No control character (what `validate::name` refuses).
 const LINE: &str = r"[^\u0000-\u001f\u007f-\u009f]";
 /// No control character but tab and line breaks (`validate::text`).
@@ -99,16 +102,9 @@ pub fn slug() -> Object {
 
 /// An absolute http(s) URL (`validate::url`).
 pub fn url() -> Object {
-    string(
-        10,
-        URL_MAX,
-        Some(
-            r"^https?://([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,12}(:[1-9][0-9]{0,3})?(/[A-Za-z0-9._~!$&'()*+,;=:@/-]*)?(\?[A-Za-z0-9._~!$&'()*+,;=:@/?-]*)?$"
-                .to_string(),
-        ),
-    )
-    .examples([serde_json::json!("https://example.com/logo.png")])
-    .build()
+    string(10, URL_MAX, Some(format!("^{URL_BODY}$")))
+        .examples([serde_json::json!("https://example.com/logo.png")])
+        .build()
 }
 
 /// A host name (`validate::domain`).
@@ -435,6 +431,24 @@ pub fn alert_status() -> Object {
         .schema_type(Type::String)
         .enum_values(Some(["degraded", "partial_outage", "major_outage"]))
         .build()
+}
+
+/// A poll interval of a third-party component (`third_party::INTERVAL_*`).
+pub fn follow_interval() -> Object {
+    integer(
+        crate::third_party::INTERVAL_MIN_S,
+        crate::third_party::INTERVAL_MAX_S,
+    )
+}
+
+/// A vendor component's id or name (`third_party`): one line.
+pub fn vendor_component() -> Object {
+    string(0, 200, Some(format!("^{LINE}*$"))).build()
+}
+
+/// An http(s) URL, or empty for none.
+pub fn url_or_empty() -> Object {
+    string(0, URL_MAX, Some(format!("^$|^{URL_BODY}$"))).build()
 }
 
 /// A sender's signing secret: one line (`alerts::SECRET_MAX`).

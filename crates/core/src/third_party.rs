@@ -136,13 +136,20 @@ fn host_of(url: &str) -> String {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FollowInput {
     /// Create only: the component that mirrors the vendor.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::id))]
     pub component_id: Option<Id>,
     pub kind: Option<SourceKind>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::url))]
     pub url: Option<String>,
+    /// statuspage only (a feed has none).
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::vendor_component))]
     pub vendor_component: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::url_or_empty))]
     pub link: Option<String>,
     pub notify: Option<bool>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::follow_interval))]
     pub interval_seconds: Option<i64>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::alert_status))]
     pub feed_status: Option<ComponentStatus>,
 }
 
@@ -203,7 +210,9 @@ impl FollowInput {
         }
         if !matches!(
             c.feed_status,
-            ComponentStatus::Degraded | ComponentStatus::PartialOutage | ComponentStatus::MajorOutage
+            ComponentStatus::Degraded
+                | ComponentStatus::PartialOutage
+                | ComponentStatus::MajorOutage
         ) {
             e.push(
                 "feedStatus",
@@ -321,7 +330,11 @@ pub fn read_summary(body: &str, wanted: &str) -> Result<Reading, String> {
                     .position(|c| c.name.eq_ignore_ascii_case(wanted))
             })
             .ok_or_else(|| {
-                let names: Vec<&str> = components.iter().take(20).map(|c| c.name.as_str()).collect();
+                let names: Vec<&str> = components
+                    .iter()
+                    .take(20)
+                    .map(|c| c.name.as_str())
+                    .collect();
                 format!(
                     "the vendor has no component {wanted:?} (it has: {})",
                     names.join(", ")
@@ -402,7 +415,11 @@ struct Entry {
 /// Reads an RSS or Atom status feed at `now`: the newest entry decides.
 /// Open and younger than `FEED_OPEN_MS`: `open_status`; anything else
 /// (over, old, or no entry at all): operational.
-pub fn read_feed(body: &str, now: Timestamp, open_status: ComponentStatus) -> Result<Reading, String> {
+pub fn read_feed(
+    body: &str,
+    now: Timestamp,
+    open_status: ComponentStatus,
+) -> Result<Reading, String> {
     let (name, link, entries) = if let Ok(feed) = body.parse::<atom_syndication::Feed>() {
         let link = feed
             .links()
@@ -418,7 +435,10 @@ pub fn read_feed(body: &str, now: Timestamp, open_status: ComponentStatus) -> Re
                 at: Some(e.updated().timestamp_millis()),
                 text: format!(
                     "{} {} {}",
-                    e.content().and_then(|c| c.value()).map(plain).unwrap_or_default(),
+                    e.content()
+                        .and_then(|c| c.value())
+                        .map(plain)
+                        .unwrap_or_default(),
                     e.summary().map(|s| plain(&s.value)).unwrap_or_default(),
                     e.title().value
                 ),
@@ -457,8 +477,7 @@ pub fn read_feed(body: &str, now: Timestamp, open_status: ComponentStatus) -> Re
         .max_by_key(|(i, e)| (e.at.unwrap_or(i64::MIN), std::cmp::Reverse(*i)));
     let status = match newest {
         Some((_, e))
-            if entry_open(&e.text)
-                && e.at.is_none_or(|at| now.millis() - at < FEED_OPEN_MS) =>
+            if entry_open(&e.text) && e.at.is_none_or(|at| now.millis() - at < FEED_OPEN_MS) =>
         {
             open_status
         }
@@ -473,6 +492,7 @@ pub fn read_feed(body: &str, now: Timestamp, open_status: ComponentStatus) -> Re
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -487,8 +507,14 @@ mod tests {
         assert_eq!(page.status, ComponentStatus::Degraded);
         assert_eq!(page.vendor_name, "Acme");
         assert_eq!(page.components.len(), 2);
-        assert_eq!(read_summary(SUMMARY, "c2")?.status, ComponentStatus::PartialOutage);
-        assert_eq!(read_summary(SUMMARY, "web app")?.status, ComponentStatus::PartialOutage);
+        assert_eq!(
+            read_summary(SUMMARY, "c2")?.status,
+            ComponentStatus::PartialOutage
+        );
+        assert_eq!(
+            read_summary(SUMMARY, "web app")?.status,
+            ComponentStatus::PartialOutage
+        );
         let missing = read_summary(SUMMARY, "Billing").unwrap_err();
         assert!(missing.contains("API, Web App"), "{missing}");
         assert!(read_summary("<html>", "").is_err());
@@ -521,15 +547,29 @@ mod tests {
         };
         let recent = "Mon, 24 Nov 2025 15:00:00 +0000";
         let open = read_feed(
-            &rss("&lt;p&gt;&lt;b&gt;Investigating&lt;/b&gt; - errors. Earlier: resolved&lt;/p&gt;", recent),
+            &rss(
+                "&lt;p&gt;&lt;b&gt;Investigating&lt;/b&gt; - errors. Earlier: resolved&lt;/p&gt;",
+                recent,
+            ),
             now,
             ComponentStatus::PartialOutage,
         )?;
         assert_eq!(open.status, ComponentStatus::PartialOutage);
         assert_eq!(open.vendor_name, "Acme status");
-        let over = read_feed(&rss("Resolved - This incident has been resolved. Investigating earlier", recent), now, ComponentStatus::PartialOutage)?;
+        let over = read_feed(
+            &rss(
+                "Resolved - This incident has been resolved. Investigating earlier",
+                recent,
+            ),
+            now,
+            ComponentStatus::PartialOutage,
+        )?;
         assert_eq!(over.status, ComponentStatus::Operational);
-        let stale = read_feed(&rss("Investigating", "Mon, 03 Nov 2025 11:00:00 +0000"), now, ComponentStatus::Degraded)?;
+        let stale = read_feed(
+            &rss("Investigating", "Mon, 03 Nov 2025 11:00:00 +0000"),
+            now,
+            ComponentStatus::Degraded,
+        )?;
         assert_eq!(stale.status, ComponentStatus::Operational);
         assert!(read_feed("{}", now, ComponentStatus::Degraded).is_err());
         Ok(())

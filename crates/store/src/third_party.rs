@@ -67,8 +67,7 @@ impl TryFrom<Row> for Stored {
     fn try_from(r: Row) -> StoreResult<Stored> {
         let bad = |what: &str| StoreError::Config(format!("third-party {}: bad {what}", r.id));
         let kind: SourceKind = r.kind.parse().map_err(|_| bad("kind"))?;
-        let feed_status: ComponentStatus =
-            r.feed_status.parse().map_err(|_| bad("feed_status"))?;
+        let feed_status: ComponentStatus = r.feed_status.parse().map_err(|_| bad("feed_status"))?;
         let vendor_components: Vec<VendorComponent> =
             serde_json::from_str(&r.vendor_components).unwrap_or_default();
         Ok(Stored {
@@ -147,14 +146,16 @@ pub async fn of_component(db: &Db, component: Id) -> StoreResult<Option<Follow>>
 
 /// The marks of a page's third-party components, for its public reads.
 pub async fn marks(db: &Db, page: Id) -> StoreResult<Vec<(Id, ThirdPartyMark)>> {
-    let rows: Vec<Row> = on_db!(db, |c| sqlx::query_as(concat!(
+    let rows: Vec<Row> = on_db!(db, |c| {
+        sqlx::query_as(concat!(
         "SELECT ",
         cols!(),
         " FROM third_party WHERE component_id IN (SELECT id FROM components WHERE page_id = $1) ORDER BY id"
     ))
     .bind(page)
     .fetch_all(c)
-    .await?);
+    .await?
+    });
     rows.into_iter()
         .map(|r| Stored::try_from(r).map(|s| (s.follow.component_id, s.follow.mark())))
         .collect()
@@ -219,7 +220,8 @@ pub async fn create(
             "component {component} follows a vendor already (third-party {other}); change that one"
         )));
     }
-    let id: i64 = on_tx!(&mut tx, |x| sqlx::query_scalar(
+    let id: i64 = on_tx!(&mut tx, |x| {
+        sqlx::query_scalar(
         "INSERT INTO third_party (component_id, kind, url, vendor_component, link, notify, interval_seconds, \
          feed_status, next_run_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $9) RETURNING id"
     )
@@ -233,7 +235,8 @@ pub async fn create(
     .bind(c.feed_status.as_str())
     .bind(now.millis())
     .fetch_one(x)
-    .await?);
+    .await?
+    });
     touch(&mut tx, component).await?;
     let audited = tx
         .audit(
@@ -254,8 +257,10 @@ pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, c: &FollowConfig) -> StoreR
     let mut tx = db.begin_as(ctx).await?;
     let current = locked(&mut tx, id).await?;
     let old = &current.follow.config;
-    let fresh = old.kind != c.kind || old.url != c.url || old.vendor_component != c.vendor_component;
-    on_tx!(&mut tx, |x| sqlx::query(
+    let fresh =
+        old.kind != c.kind || old.url != c.url || old.vendor_component != c.vendor_component;
+    on_tx!(&mut tx, |x| {
+        sqlx::query(
         "UPDATE third_party SET kind = $1, url = $2, vendor_component = $3, link = $4, notify = $5, \
          interval_seconds = $6, feed_status = $7, updated_at = $8, \
          etag = CASE WHEN $9 THEN NULL ELSE etag END, last_modified = CASE WHEN $9 THEN NULL ELSE last_modified END, \
@@ -275,7 +280,8 @@ pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, c: &FollowConfig) -> StoreR
     .bind(id)
     .execute(x)
     .await?
-    .rows_affected());
+    .rows_affected()
+    });
     touch(&mut tx, current.follow.component_id).await?;
     let audited = tx
         .audit(
@@ -293,11 +299,13 @@ pub async fn update(db: &Db, ctx: &AuditCtx, id: Id, c: &FollowConfig) -> StoreR
 pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
     let mut tx = db.begin_as(ctx).await?;
     let current = locked(&mut tx, id).await?;
-    on_tx!(&mut tx, |x| sqlx::query("DELETE FROM third_party WHERE id = $1")
-        .bind(id)
-        .execute(x)
-        .await?
-        .rows_affected());
+    on_tx!(&mut tx, |x| sqlx::query(
+        "DELETE FROM third_party WHERE id = $1"
+    )
+    .bind(id)
+    .execute(x)
+    .await?
+    .rows_affected());
     touch(&mut tx, current.follow.component_id).await?;
     let audited = tx
         .audit(
@@ -326,12 +334,14 @@ pub async fn lease_due(
 
 /// When the next poll is due on any follow.
 pub async fn next_due(db: &Db) -> StoreResult<Option<Timestamp>> {
-    let at: Option<i64> = on_db!(db, |c| sqlx::query_scalar(
+    let at: Option<i64> = on_db!(db, |c| {
+        sqlx::query_scalar(
         "SELECT MIN(CASE WHEN locked_until IS NULL OR locked_until < next_run_at THEN next_run_at ELSE locked_until END) \
          FROM third_party"
     )
     .fetch_one(c)
-    .await?);
+    .await?
+    });
     Ok(at.map(Timestamp::from_millis))
 }
 
@@ -385,7 +395,8 @@ pub async fn record(
         } => {
             let components =
                 serde_json::to_string(&reading.components).unwrap_or_else(|_| "[]".into());
-            on_tx!(&mut tx, |x| sqlx::query(
+            on_tx!(&mut tx, |x| {
+                sqlx::query(
                 "UPDATE third_party SET vendor_name = $1, vendor_url = $2, vendor_status = $3, vendor_components = $4, \
                  etag = $5, last_modified = $6, last_polled_at = $7, last_error = NULL, next_run_at = $8, \
                  locked_until = NULL WHERE id = $9"
@@ -401,7 +412,8 @@ pub async fn record(
             .bind(id)
             .execute(x)
             .await?
-            .rows_affected());
+            .rows_affected()
+            });
             if s.follow.vendor_status != Some(reading.status) {
                 moved = follow_vendor(
                     &mut tx,
@@ -412,7 +424,8 @@ pub async fn record(
                 )
                 .await?;
             }
-            if s.follow.vendor_name != reading.vendor_name || s.follow.vendor_url != reading.vendor_url
+            if s.follow.vendor_name != reading.vendor_name
+                || s.follow.vendor_url != reading.vendor_url
             {
                 touch(&mut tx, s.follow.component_id).await?;
             }
@@ -422,7 +435,8 @@ pub async fn record(
                 Polled::Failed(e) => Some(e.as_str()),
                 _ => None,
             };
-            on_tx!(&mut tx, |x| sqlx::query(
+            on_tx!(&mut tx, |x| {
+                sqlx::query(
                 "UPDATE third_party SET last_polled_at = $1, last_error = $2, next_run_at = $3, locked_until = NULL WHERE id = $4"
             )
             .bind(now.millis())
@@ -431,7 +445,8 @@ pub async fn record(
             .bind(id)
             .execute(x)
             .await?
-            .rows_affected());
+            .rows_affected()
+            });
         }
     }
     let audited = match moved {

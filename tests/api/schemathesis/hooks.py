@@ -129,6 +129,9 @@ FRESH = [
      lambda: _call("POST", "/api/notifications", {
          "name": "Made for one request", "kind": "webhook",
          "target": "https://hooks.example.com/once"})["id"]),
+    ("DELETE", ("/api/third-party/{id}",),
+     lambda: _call("POST", "/api/third-party", {
+         "componentId": _component(), "url": "https://vendor.example"})["id"]),
     ("DELETE", ("/api/monitors/{id}",),
      lambda: _call("POST", "/api/monitors", {
          "componentId": _component(), "kind": "heartbeat", "intervalSeconds": 60})["id"]),
@@ -199,6 +202,14 @@ def _body(ctx, body):
     # One monitor per component: a new one watches a component of its own.
     if path == "/api/monitors" and method == "POST" and _num(body.get("componentId")):
         body["componentId"] = _component()
+    # One follow per component, on a component no monitor checks; a
+    # follow stays with its component; a feed names no vendor component.
+    if path == "/api/third-party" and method == "POST" and _num(body.get("componentId")):
+        body["componentId"] = _component()
+    if path.startswith("/api/third-party/"):
+        body.pop("componentId", None)
+    if path.startswith("/api/third-party") and isinstance(body.get("vendorComponent"), str):
+        body["vendorComponent"] = ""
     if _num(body.get("groupId")):
         body["groupId"] = F["group"]
     if isinstance(body.get("componentIds"), list):

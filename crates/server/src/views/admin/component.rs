@@ -29,7 +29,9 @@ fn follow_fields(flash: Option<&Flash>, f: Option<&Follow>) -> Markup {
     let feed_now = flash
         .and_then(|x| x.value_of("feedStatus"))
         .unwrap_or_else(|| c.feed_status.as_str().to_string());
-    let offered = f.map(|f| f.vendor_components.as_slice()).unwrap_or_default();
+    let offered = f
+        .map(|f| f.vendor_components.as_slice())
+        .unwrap_or_default();
     html! {
         div.field {
             label for="f-kind" { "What the vendor publishes" }
