@@ -142,16 +142,37 @@ fn client() -> anyhow::Result<upstate_jobs::outgoing::Outgoing> {
     .map_err(anyhow::Error::msg)
 }
 
-/// One request; the answer's `data`, or the server's refusal as an error.
+/// One request to the management API; the answer's `data`, or the
+/// server's refusal as an error.
 async fn call(
     remote: &Remote,
     method: &str,
     path: &str,
     body: Option<Value>,
 ) -> anyhow::Result<Value> {
-    let url = format!("{}/api/v1{path}", remote.server.trim_end_matches('/'));
+    request(
+        &remote.server,
+        &remote.api_key,
+        method,
+        &format!("/api/v1{path}"),
+        body,
+    )
+    .await
+}
+
+/// One request to `server` (any path under it) with `key`; the answer's
+/// `data`, or the server's refusal as an error that says its status,
+/// detail and each field's message.
+pub(crate) async fn request(
+    server: &str,
+    key: &str,
+    method: &str,
+    path: &str,
+    body: Option<Value>,
+) -> anyhow::Result<Value> {
+    let url = format!("{}{path}", server.trim_end_matches('/'));
     let mut headers = vec![
-        ("authorization", format!("Bearer {}", remote.api_key)),
+        ("authorization", format!("Bearer {key}")),
         ("accept", "application/json".to_string()),
     ];
     let bytes = match &body {

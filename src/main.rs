@@ -1,5 +1,6 @@
 //! The `upstate` binary: serve, migrate and operator commands.
 
+mod cli_apply;
 mod cli_keys;
 mod cli_remote;
 mod cli_transfer;
@@ -62,6 +63,11 @@ enum Command {
     /// Schedule and list maintenance on a server, through its API with a key.
     #[command(subcommand)]
     Maintenance(cli_remote::MaintenanceCommand),
+    /// Make the install match a setup file (pages, groups, components,
+    /// monitors, vendors, channels, templates); see docs/setup-as-code.md.
+    Apply(cli_apply::ApplyArgs),
+    /// Say where the install differs from a setup file; exits 2 when it does.
+    Diff(cli_apply::DiffArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -101,12 +107,16 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let command = match command {
         Command::Incident(cmd) => return cli_remote::incident(cmd).await,
         Command::Maintenance(cmd) => return cli_remote::maintenance(cmd).await,
+        Command::Apply(args) if args.remote() => return cli_apply::apply(args, None).await,
+        Command::Diff(args) if args.remote() => return cli_apply::diff(args, None).await,
         local => local,
     };
     let config = Config::resolve(&cli.overrides)?;
     match command {
         Command::Incident(cmd) => cli_remote::incident(cmd).await,
         Command::Maintenance(cmd) => cli_remote::maintenance(cmd).await,
+        Command::Apply(args) => cli_apply::apply(args, Some(&config)).await,
+        Command::Diff(args) => cli_apply::diff(args, Some(&config)).await,
         Command::Serve => serve(config).await,
         Command::Migrate => {
             let db = open(&config).await?;

@@ -64,6 +64,7 @@ mod second_day;
 mod secrets;
 mod selftest;
 mod settings;
+mod setup_as_code;
 mod smtp;
 mod static_copy;
 mod status_html;

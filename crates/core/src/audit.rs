@@ -171,6 +171,7 @@ actions! {
     IncidentResolve = "incident.resolve",
     IncidentUpdate = "incident.update",
     MaintenanceCancel = "maintenance.cancel",
+    ManagedReplace = "managed.replace",
     NotificationCreate = "notification.create",
     NotificationDelete = "notification.delete",
     NotificationUpdate = "notification.update",

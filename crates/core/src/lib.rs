@@ -28,6 +28,7 @@ pub mod roles;
 pub mod schema;
 pub mod scope;
 pub mod settings;
+pub mod setup;
 pub mod static_copy;
 pub mod status;
 pub mod subscriber_csv;

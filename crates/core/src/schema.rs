@@ -451,6 +451,11 @@ pub fn url_or_empty() -> Object {
     string(0, URL_MAX, Some(format!("^$|^{URL_BODY}$"))).build()
 }
 
+/// How a setup file names a managed object (`acme/API`).
+pub fn managed_key() -> Object {
+    string(1, 500, Some(format!("^{LINE}+$"))).build()
+}
+
 /// A sender's signing secret: one line (`alerts::SECRET_MAX`).
 pub fn signing_secret() -> Object {
     string(0, crate::alerts::SECRET_MAX, Some(format!("^{LINE}*$"))).build()

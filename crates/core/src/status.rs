@@ -172,6 +172,19 @@ wire_enum!(
 );
 
 wire_enum!(
+    /// What `upstate apply` manages (docs/setup-as-code.md).
+    ManagedKind {
+        Page => "page",
+        Group => "group",
+        Component => "component",
+        Monitor => "monitor",
+        ThirdParty => "third_party",
+        Channel => "channel",
+        Template => "template",
+    }
+);
+
+wire_enum!(
     /// What a third-party component reads of its vendor: a
     /// Statuspage-compatible `summary.json`, or an RSS/Atom status feed.
     SourceKind {

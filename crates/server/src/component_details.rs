@@ -65,6 +65,9 @@ pub struct ComponentDetails {
     pub last_checks: Vec<upstate_core::monitors::CheckResult>,
     /// The vendor it mirrors, when it is a third-party component.
     pub third_party: Option<upstate_core::third_party::Follow>,
+    /// Declared in a setup file (`upstate apply`): the next apply undoes
+    /// a change made by hand to what the file says.
+    pub managed: bool,
 }
 
 #[derive(serde::Serialize, utoipa::ToSchema)]
@@ -167,6 +170,12 @@ pub async fn load(state: &AppState, id: Id) -> ApiResult<ComponentDetails> {
         monitor,
         last_checks,
         third_party: upstate_store::third_party::of_component(&state.db, id).await?,
+        managed: upstate_store::managed::is_managed(
+            &state.db,
+            upstate_core::setup::ManagedKind::Component,
+            id,
+        )
+        .await?,
         component,
     })
 }

@@ -22,6 +22,7 @@ pub mod incidents;
 pub mod integrations;
 pub mod jobs;
 pub mod maintenance;
+pub mod managed;
 mod migrations_in_step;
 pub mod monitor_stats;
 pub mod monitors;

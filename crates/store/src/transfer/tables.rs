@@ -44,6 +44,7 @@ pub(crate) const CARRIED: &[&str] = &[
     "integration_alerts",
     "integration_events",
     "third_party",
+    "managed",
 ];
 
 /// What an export leaves out, and why (docs/operations.md says the same).
@@ -216,6 +217,7 @@ pub(crate) fn allowed(table: &str, column: &str) -> Option<Vec<&'static str>> {
         ("integrations", "kind") => all(IntegrationKind::ALL, IntegrationKind::as_str),
         ("integration_events", "outcome") => all(AlertOutcome::ALL, AlertOutcome::as_str),
         ("alert_groups", "impact") => all(Impact::ALL, Impact::as_str),
+        ("managed", "kind") => all(ManagedKind::ALL, ManagedKind::as_str),
         ("third_party", "kind") => all(SourceKind::ALL, SourceKind::as_str),
         ("third_party", "feed_status" | "vendor_status") => {
             all(ComponentStatus::ALL, ComponentStatus::as_str)

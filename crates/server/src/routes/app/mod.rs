@@ -9,6 +9,7 @@ mod audit;
 mod comments;
 mod export;
 mod integrations;
+mod managed;
 mod markdown;
 mod measurements;
 mod monitor_check;
@@ -53,6 +54,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(monitors::router(state))
         .merge(integrations::router(state))
         .merge(third_party::router())
+        .merge(managed::router())
         .merge(measurements::router())
         .merge(comments::router())
         .merge(recurring::router())

@@ -83,6 +83,7 @@ fn follow_fields(flash: Option<&Flash>, f: Option<&Follow>) -> Markup {
 fn vendor(frame: &Frame, flash: Option<&Flash>, d: &ComponentDetails) -> Markup {
     let c = &d.component;
     let back = format!("/admin/components/{}", c.id);
+    let can = frame.may(upstate_core::roles::Permission::PagesWrite);
     html! {
         section.card aria-labelledby="h-vendor" {
             h2 #h-vendor { "Third-party status" }
@@ -104,7 +105,7 @@ fn vendor(frame: &Frame, flash: Option<&Flash>, d: &ComponentDetails) -> Markup 
                     @if f.config.notify { "Subscribers hear of its moves." } @else { "Subscribers do not hear of its moves." }
                 }
                 @if let Some(e) = &f.last_error { p.alert.error role="status" { "The last poll read nothing: " (e) } }
-                div.actions style="justify-content: flex-start" {
+                @if can { div.actions style="justify-content: flex-start" {
                     form.inline method="post" action=(format!("{route}/poll")) {
                         (bridge(&back, &back, Some("Vendor polled."), Some(frame.csrf)))
                         button.secondary type="submit" { "Poll now" }
@@ -114,8 +115,8 @@ fn vendor(frame: &Frame, flash: Option<&Flash>, d: &ComponentDetails) -> Markup 
                         input type="hidden" name="_method" value="DELETE";
                         button.danger type="submit" { "Stop following" }
                     }
-                }
-                details {
+                } }
+                @if can { details {
                     summary { "Change" }
                     form.stack method="post" action=(route) {
                         (bridge(&back, &back, Some("Saved."), Some(frame.csrf)))
@@ -123,9 +124,11 @@ fn vendor(frame: &Frame, flash: Option<&Flash>, d: &ComponentDetails) -> Markup 
                         (follow_fields(flash, Some(f)))
                         div { button type="submit" { "Save" } }
                     }
-                }
+                } }
             } @else if d.monitor.is_some() {
                 p.empty { "Its monitor sets its status. Remove the monitor to mirror a vendor's status instead." }
+            } @else if !can {
+                p.empty { "Its status is set by the team." }
             } @else {
                 p.muted { "A component can mirror a vendor you depend on (a cloud, a payment provider): Upstate polls the vendor's status page or feed and the page marks the component third-party, with a link to the vendor." }
                 form.stack method="post" action="/api/third-party" {
@@ -148,6 +151,10 @@ pub fn component(frame: &Frame, flash: Option<&Flash>, d: &ComponentDetails) -> 
         }
         p.muted {
             span class=(format!("pill s-{}", c.status.as_str())) { (component_status_name(c.status)) }
+            @if d.managed {
+                " " span.pill.s-none { "Managed as code" }
+                " Declared in a setup file: the next " code { "upstate apply" } " puts back what the file says."
+            }
         }
         @if !c.description.is_empty() { div.muted.msg.rendered { (crate::views::message_markdown(&c.description)) } }
         div.grid {

@@ -1,0 +1,210 @@
+//! The setup as code (docs/setup-as-code.md): what `upstate apply -f
+//! upstate.yaml` reads, and the registry of what it manages. Pages are
+//! named by slug, groups and components by name within their page,
+//! channels and templates by name; monitors and follows by their
+//! component. Monitors and follows take the API's own fields, so a key of
+//! the file means what it means in `/api/monitors` and `/api/third-party`.
+
+use crate::Id;
+use crate::monitors::MonitorInput;
+pub use crate::status::ManagedKind;
+use crate::status::{Impact, IncidentStatus};
+use crate::third_party::FollowInput;
+use serde::{Deserialize, Serialize};
+
+/// One object `upstate apply` made or adopted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ManagedObject {
+    pub kind: ManagedKind,
+    pub id: Id,
+    /// How the setup file names it (`acme`, `acme/API`, `On-call`).
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::managed_key))]
+    pub key: String,
+}
+
+/// `PUT /api/managed`: the whole list.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ManagedList {
+    #[cfg_attr(feature = "openapi", schema(max_items = 10000))]
+    pub objects: Vec<ManagedObject>,
+}
+
+/// A setup file.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SetupFile {
+    /// The pages it manages, with their groups and components.
+    #[serde(default)]
+    pub pages: Vec<PageDecl>,
+    /// Notification channels, by name.
+    #[serde(default)]
+    pub channels: Vec<ChannelDecl>,
+    /// Incident templates, by name (the API's fields).
+    #[serde(default)]
+    pub templates: Vec<TemplateDecl>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PageDecl {
+    pub slug: String,
+    pub name: String,
+    pub description: Option<String>,
+    pub is_public: Option<bool>,
+    /// An IANA time zone, such as Europe/Berlin.
+    pub time_zone: Option<String>,
+    /// In display order.
+    #[serde(default)]
+    pub groups: Vec<GroupDecl>,
+    /// In display order.
+    #[serde(default)]
+    pub components: Vec<ComponentDecl>,
+}
+
+/// An incident template (`/api/incident-templates` fields).
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TemplateDecl {
+    pub name: String,
+    pub title: String,
+    /// Markdown.
+    pub message: Option<String>,
+    /// Defaults to investigating.
+    pub status: Option<IncidentStatus>,
+    /// Defaults to minor.
+    pub impact: Option<Impact>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GroupDecl {
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ComponentDecl {
+    pub name: String,
+    pub description: Option<String>,
+    /// The name of one of the page's groups.
+    pub group: Option<String>,
+    /// Its monitor (`/api/monitors` fields, without `componentId`).
+    pub monitor: Option<MonitorInput>,
+    /// The vendor it mirrors (`/api/third-party` fields, without
+    /// `componentId`).
+    pub third_party: Option<FollowInput>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ChannelDecl {
+    pub name: String,
+    /// webhook, slack, discord, teams, telegram or email.
+    pub kind: String,
+    pub target: String,
+    /// Telegram's bot token (sent when the channel is made).
+    pub token: Option<String>,
+    /// Only these pages' changes, by slug (none: every page).
+    pub pages: Option<Vec<String>>,
+    /// Only these kinds of change (none: every kind).
+    pub event_kinds: Option<Vec<String>>,
+    pub enabled: Option<bool>,
+}
+
+impl SetupFile {
+    /// What the file says that no schema can: names unique where they are
+    /// keys, and groups that exist. Each problem names where it is.
+    pub fn check(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut dup = |what: &str, names: Vec<&str>| {
+            let mut seen = std::collections::HashSet::new();
+            for n in names {
+                if !seen.insert(n) {
+                    out.push(format!("{what}: {n:?} is declared twice"));
+                }
+            }
+        };
+        dup(
+            "pages",
+            self.pages.iter().map(|p| p.slug.as_str()).collect(),
+        );
+        dup(
+            "channels",
+            self.channels.iter().map(|c| c.name.as_str()).collect(),
+        );
+        dup(
+            "templates",
+            self.templates.iter().map(|t| t.name.as_str()).collect(),
+        );
+        for (i, p) in self.pages.iter().enumerate() {
+            dup(
+                &format!("pages[{i}] ({}).groups", p.slug),
+                p.groups.iter().map(|g| g.name.as_str()).collect(),
+            );
+            dup(
+                &format!("pages[{i}] ({}).components", p.slug),
+                p.components.iter().map(|c| c.name.as_str()).collect(),
+            );
+        }
+        for (i, p) in self.pages.iter().enumerate() {
+            for (j, c) in p.components.iter().enumerate() {
+                let at = format!("pages[{i}].components[{j}] ({})", c.name);
+                if let Some(g) = &c.group
+                    && !p.groups.iter().any(|x| &x.name == g)
+                {
+                    out.push(format!("{at}.group: no group {g:?} on page {}", p.slug));
+                }
+                if c.monitor.as_ref().is_some_and(|m| m.component_id.is_some())
+                    || c.third_party
+                        .as_ref()
+                        .is_some_and(|f| f.component_id.is_some())
+                {
+                    out.push(format!(
+                        "{at}: componentId is the component itself; leave it out"
+                    ));
+                }
+                // The API's own rules, before anything is sent: a file
+                // that the server would refuse halfway changes nothing.
+                if let Some(m) = &c.monitor
+                    && let Err(e) = m.apply(&crate::monitors::MonitorConfig::default())
+                {
+                    for fe in e.0 {
+                        out.push(format!("{at}.monitor.{}: {}", fe.field, fe.message));
+                    }
+                }
+                if let Some(f) = &c.third_party
+                    && let Err(e) = f.apply(&crate::third_party::FollowConfig::default())
+                {
+                    for fe in e.0 {
+                        out.push(format!("{at}.thirdParty.{}: {}", fe.field, fe.message));
+                    }
+                }
+                if c.monitor.is_some() && c.third_party.is_some() {
+                    out.push(format!(
+                        "{at}: a component has a monitor or a thirdParty, not both"
+                    ));
+                }
+            }
+        }
+        for (i, c) in self.channels.iter().enumerate() {
+            for slug in c.pages.iter().flatten() {
+                if !self.pages.iter().any(|p| &p.slug == slug) {
+                    out.push(format!(
+                        "channels[{i}] ({}).pages: {slug:?} is not a page of this file",
+                        c.name
+                    ));
+                }
+            }
+        }
+        out
+    }
+}

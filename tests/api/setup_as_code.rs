@@ -1,0 +1,328 @@
+//! `upstate apply -f upstate.yaml` and `upstate diff`: the setup as code.
+//! A file makes pages, groups, components, a monitor, a vendor follow, a
+//! channel and a template, through a server's API or on the install's own
+//! database; a second run changes nothing; drift shows; a file that drops
+//! an object deletes it only when apply made it; hand-made objects are never
+//! touched; bad files are refused with their line and nothing changes; the
+//! published schema is the one the command prints and reads the example.
+
+use crate::on_both_backends;
+use crate::support::{Backend, Server, consumer, root};
+use serde_json::{Value, json};
+
+on_both_backends!(
+    a_setup_file_is_applied_and_kept,
+    bad_setup_files_change_nothing
+);
+
+const FIRST: &str = r#"# The team's status setup
+pages:
+  - slug: acme
+    name: Acme
+    description: Everything Acme runs
+    groups:
+      - name: Europe
+    components:
+      - name: API
+        group: Europe
+        monitor:
+          kind: heartbeat
+          intervalSeconds: 120
+      - name: Website
+        description: The shop
+      - name: GitHub
+        thirdParty:
+          url: https://www.githubstatus.com
+          vendorComponent: Actions
+channels:
+  - name: On-call
+    kind: webhook
+    target: https://hooks.example.com/on-call
+    pages: [acme]
+templates:
+  - name: Outage
+    title: We are looking into errors
+    message: Requests fail.
+    impact: major
+"#;
+
+const SECOND: &str = r#"pages:
+  - slug: acme
+    name: Acme
+    description: Everything Acme runs
+    groups:
+      - name: Europe
+    components:
+      - name: API
+        group: Europe
+        monitor:
+          kind: heartbeat
+          intervalSeconds: 60
+      - name: GitHub
+        thirdParty:
+          url: https://www.githubstatus.com
+          vendorComponent: Actions
+templates:
+  - name: Outage
+    title: We are looking into errors
+    message: Requests fail.
+    impact: major
+"#;
+
+fn write(s: &Server, name: &str, text: &str) -> String {
+    let path = s.db.dir.path().join(name);
+    std::fs::write(&path, text).expect("setup file");
+    path.to_string_lossy().into_owned()
+}
+
+async fn names(s: &Server, path: &str) -> Vec<String> {
+    let mut v: Vec<String> = s
+        .get(path)
+        .await
+        .data(200)
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|x| x["name"].as_str().map(String::from))
+        .collect();
+    v.sort();
+    v
+}
+
+async fn a_setup_file_is_applied_and_kept(b: Backend) {
+    let s = Server::start(b).await;
+    // What people made by hand stays theirs.
+    let hand = s.page("hand").await;
+    s.component(hand, "Printer").await;
+    let first = write(&s, "upstate.yaml", FIRST);
+    let key = s.db.create_key("admin");
+    let remote = |args: &[&str]| {
+        let mut all = args.to_vec();
+        all.extend(["--server", s.base.as_str(), "--key", key.as_str()]);
+        s.db.cli(&all)
+    };
+
+    // On the install's own database: everything is still to make.
+    let (ok, out, err) = s.db.cli(&["diff", "-f", &first]);
+    assert!(!ok, "drift exits non-zero: {out} {err}");
+    for line in [
+        "+ page acme",
+        "+ group acme/Europe",
+        "+ component acme/API",
+        "+ monitor acme/API",
+        "+ third-party acme/GitHub",
+        "+ channel On-call",
+        "+ template Outage",
+        "Plan: 9 to create, 0 to change, 0 to delete, 0 to adopt.",
+    ] {
+        assert!(out.contains(line), "{line} in {out}");
+    }
+    let (ok, out, err) = remote(&["apply", "-f", &first, "--dry-run"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("Plan: 9 to create"), "{out}");
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM status_pages").await,
+        [1],
+        "a dry run changes nothing"
+    );
+
+    let (ok, out, err) = remote(&["apply", "-f", &first]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("Applied: 9 created, 0 changed, 0 deleted, 0 adopted."),
+        "{out}"
+    );
+    let page = s.get("/api/v1/statuspages").await.data(200);
+    let acme = page
+        .as_array()
+        .expect("pages")
+        .iter()
+        .find(|p| p["slug"] == "acme")
+        .expect("the page was made")
+        .clone();
+    assert_eq!(acme["description"], "Everything Acme runs");
+    let acme_id = acme["id"].as_i64().expect("id");
+    let comps = s
+        .get(&format!("/api/v1/components?statusPageId={acme_id}"))
+        .await
+        .data(200);
+    let by_name = |n: &str| -> Value {
+        comps
+            .as_array()
+            .expect("components")
+            .iter()
+            .find(|c| c["name"] == n)
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    assert!(by_name("API")["groupId"].is_i64(), "API is in Europe");
+    assert_eq!(by_name("Website")["description"], "The shop");
+    let monitors = s.get("/api/monitors").await.data(200);
+    assert_eq!(monitors[0]["kind"], "heartbeat");
+    assert_eq!(monitors[0]["intervalSeconds"], 120);
+    let follows = s.get("/api/third-party").await.data(200);
+    assert_eq!(follows[0]["vendorComponent"], "Actions");
+    assert_eq!(names(&s, "/api/notifications").await, ["On-call"]);
+    let channel = &s.get("/api/notifications").await.data(200)[0];
+    assert_eq!(channel["pageIds"], json!([acme_id]));
+    assert_eq!(names(&s, "/api/incident-templates").await, ["Outage"]);
+    let managed = s.get("/api/managed").await.data(200);
+    assert_eq!(managed.as_array().map(Vec::len), Some(9), "{managed}");
+
+    // A second run changes nothing, and diff agrees.
+    let (ok, out, err) = remote(&["apply", "-f", &first]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("Applied: 0 created, 0 changed, 0 deleted, 0 adopted."),
+        "{out}"
+    );
+    let (ok, out, _) = remote(&["diff", "-f", &first]);
+    assert!(ok, "no drift exits 0: {out}");
+
+    // A change by hand is drift, and apply puts it back.
+    let website = by_name("Website")["id"].as_i64().expect("id");
+    s.patch(
+        &format!("/api/v1/components/{website}"),
+        json!({"description": "Changed by hand"}),
+    )
+    .await
+    .data(200);
+    let (ok, out, _) = remote(&["diff", "-f", &first]);
+    assert!(!ok);
+    assert!(
+        out.contains("~ component acme/Website: description"),
+        "{out}"
+    );
+
+    // The second file, on the install's own database: the dropped objects
+    // go, the changed monitor changes, what people made stays.
+    let second = write(&s, "upstate.yaml", SECOND);
+    let (ok, out, err) = s.db.cli(&["apply", "-f", &second]);
+    assert!(ok, "{err}");
+    for line in [
+        "~ monitor acme/API: intervalSeconds",
+        "~ component acme/GitHub: order",
+        "- component acme/Website",
+        "- channel On-call",
+        "Applied: 0 created, 2 changed, 2 deleted, 0 adopted.",
+    ] {
+        assert!(out.contains(line), "{line} in {out}");
+    }
+    s.get(&format!("/api/v1/components/{website}"))
+        .await
+        .problem(404);
+    assert!(names(&s, "/api/notifications").await.is_empty());
+    assert_eq!(
+        s.get("/api/monitors").await.data(200)[0]["intervalSeconds"],
+        60
+    );
+    assert_eq!(
+        s.db.texts(&format!(
+            "SELECT name FROM components WHERE page_id = {hand}"
+        ))
+        .await,
+        ["Printer"],
+        "a hand-made page and its components are not the file's"
+    );
+    // The command's key lived for the run only.
+    assert_eq!(
+        s.db.integers(
+            "SELECT COUNT(*) FROM api_keys WHERE name = 'upstate apply' AND revoked_at IS NULL"
+        )
+        .await,
+        [0]
+    );
+    let audit =
+        s.db.texts("SELECT action FROM audit_events WHERE action = 'managed.replace'")
+            .await;
+    assert_eq!(audit.len(), 3, "each run records what it manages");
+}
+
+async fn bad_setup_files_change_nothing(b: Backend) {
+    let s = Server::start(b).await;
+    let counts = || async {
+        let mut n = Vec::new();
+        for t in [
+            "status_pages",
+            "component_groups",
+            "components",
+            "monitors",
+            "third_party",
+            "notification_channels",
+            "incident_templates",
+            "managed",
+        ] {
+            n.extend(s.db.integers(&format!("SELECT COUNT(*) FROM {t}")).await);
+        }
+        n
+    };
+    let before = counts().await;
+    for (text, says) in [
+        (
+            "pages:\n  - slug: acme\n    name: Acme\n    colour: red\n",
+            "upstate.yaml:4:",
+        ),
+        (
+            "pages:\n  - slug: acme\n    name: Acme\n    components:\n      - name: API\n        group: Nowhere\n",
+            "no group \"Nowhere\" on page acme",
+        ),
+        (
+            "pages:\n  - slug: acme\n    name: Acme\n    components:\n      - name: API\n        monitor:\n          kind: http\n          target: ftp://x\n          intervalSeconds: 5\n",
+            "monitor.intervalSeconds: must be from 10",
+        ),
+        (
+            "pages:\n  - slug: acme\n    name: Acme\n  - slug: acme\n    name: Again\n",
+            "\"acme\" is declared twice",
+        ),
+        ("pages: 3\n", "upstate.yaml:1:"),
+    ] {
+        let file = write(&s, "upstate.yaml", text);
+        let (ok, _, err) = s.db.cli(&["apply", "-f", &file]);
+        assert!(!ok, "{text}");
+        assert!(err.contains(says), "{says} in {err}");
+    }
+    // The server's own refusal is printed with its field.
+    let file = write(
+        &s,
+        "upstate.yaml",
+        "pages:\n  - slug: Not A Slug\n    name: Acme\n",
+    );
+    let (ok, _, err) = s.db.cli(&["apply", "-f", &file]);
+    assert!(!ok);
+    assert!(err.contains("slug"), "{err}");
+    // A remote run needs its key.
+    let (ok, _, err) = s.db.cli(&["apply", "-f", &file, "--server", &s.base]);
+    assert!(!ok);
+    assert!(err.contains("--key"), "{err}");
+    assert_eq!(counts().await, before, "nothing stored");
+
+    // The published schema is what the command prints, and it reads the
+    // documented example.
+    let (ok, printed, err) = s.db.cli(&["apply", "--schema"]);
+    assert!(ok, "{err}");
+    let published = std::fs::read_to_string(root().join("docs/upstate.schema.json"))
+        .expect("docs/upstate.schema.json");
+    assert_eq!(
+        printed.trim(),
+        published.trim(),
+        "docs/upstate.schema.json is stale: regenerate it with `upstate apply --schema`"
+    );
+    let schema: Value = serde_json::from_str(&printed).expect("JSON Schema");
+    let example = std::fs::read_to_string(root().join("docs/upstate.example.yaml"))
+        .expect("docs/upstate.example.yaml");
+    let document: Value = serde_yaml_ng::from_str(&example).expect("the example is YAML");
+    let input = json!({"schema": schema, "document": document}).to_string();
+    if let Some(v) = consumer("setup schema", "validate_json_schema.py", input.as_bytes()) {
+        assert_eq!(v["errors"], json!([]), "the example is valid");
+    }
+    let bad = json!({"schema": schema, "document": {"pages": [{"slug": "a", "name": "A", "colour": "red"}]}}).to_string();
+    if let Some(v) = consumer("setup schema", "validate_json_schema.py", bad.as_bytes()) {
+        assert!(
+            v["errors"].as_array().is_some_and(|e| !e.is_empty()),
+            "the schema refuses unknown keys too"
+        );
+    }
+    let example_file = write(&s, "example.yaml", &example);
+    let (ok, out, err) = s.db.cli(&["diff", "-f", &example_file]);
+    assert!(!ok && out.contains("+ page"), "{out} {err}");
+}
