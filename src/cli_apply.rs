@@ -78,15 +78,18 @@ pub async fn apply(args: ApplyArgs, local: Option<&Config>) -> anyhow::Result<()
         println!("{}", schema());
         return Ok(());
     }
-    let steps = on_target(&args.target, local, args.dry_run).await?;
-    print!("{}", report(&steps, args.dry_run).0);
+    let done = on_target(&args.target, local, args.dry_run).await?;
+    print!("{}", report(&done.steps, args.dry_run).0);
+    for n in &done.notes {
+        println!("{n}");
+    }
     Ok(())
 }
 
 /// `upstate diff`: the plan; exits 2 when the install has drifted.
 pub async fn diff(args: DiffArgs, local: Option<&Config>) -> anyhow::Result<()> {
-    let steps = on_target(&args.target, local, true).await?;
-    let (text, drift) = report(&steps, true);
+    let done = on_target(&args.target, local, true).await?;
+    let (text, drift) = report(&done.steps, true);
     print!("{text}");
     if drift {
         std::process::exit(2);
@@ -94,11 +97,7 @@ pub async fn diff(args: DiffArgs, local: Option<&Config>) -> anyhow::Result<()> 
     Ok(())
 }
 
-async fn on_target(
-    t: &Target,
-    local: Option<&Config>,
-    dry: bool,
-) -> anyhow::Result<Vec<(ManagedKind, String, Step)>> {
+async fn on_target(t: &Target, local: Option<&Config>, dry: bool) -> anyhow::Result<Outcome> {
     let file = t
         .file
         .as_deref()
@@ -119,11 +118,7 @@ async fn on_target(
 /// Runs on this install's database: its API served on a loopback port
 /// for the run, with a key made for it and revoked after. No job loop
 /// runs here; what the changes tell people is sent by the service.
-async fn on_local(
-    config: &Config,
-    setup: &Setup,
-    dry: bool,
-) -> anyhow::Result<Vec<(ManagedKind, String, Step)>> {
+async fn on_local(config: &Config, setup: &Setup, dry: bool) -> anyhow::Result<Outcome> {
     let db = upstate::service::open(config).await?;
     let ctx = AuditCtx::of(Actor::cli());
     let expires = db.clock.now().plus_millis(3_600_000);
@@ -232,6 +227,8 @@ pub struct Run<'a> {
     managed: Vec<ManagedObject>,
     kept: Vec<ManagedObject>,
     pub steps: Vec<(ManagedKind, String, Step)>,
+    /// What a person must see once (a new integration's receiver URL).
+    notes: Vec<String>,
 }
 
 impl Run<'_> {
@@ -276,6 +273,10 @@ impl Run<'_> {
             let id = made["id"]
                 .as_i64()
                 .context("the server answered a creation without an id")?;
+            if let Some(url) = made["receiverUrl"].as_str() {
+                self.notes
+                    .push(format!("{key}: its receiver URL, shown this once: {url}"));
+            }
             self.kept.push(ManagedObject { kind, id, key });
             return Ok(Some(id));
         };
@@ -354,12 +355,7 @@ fn raw_map(raw: &Value, pointer: &str) -> Value {
 }
 
 /// Plans, or applies, `setup` on the server; the steps taken.
-pub async fn run(
-    setup: &Setup,
-    server: &str,
-    key: &str,
-    dry: bool,
-) -> anyhow::Result<Vec<(ManagedKind, String, Step)>> {
+pub async fn run(setup: &Setup, server: &str, key: &str, dry: bool) -> anyhow::Result<Outcome> {
     let managed: Vec<ManagedObject> =
         serde_json::from_value(request(server, key, "GET", "/api/managed", None).await?)
             .context("the server's list of managed objects")?;
@@ -370,12 +366,15 @@ pub async fn run(
         managed,
         kept: Vec::new(),
         steps: Vec::new(),
+        notes: Vec::new(),
     };
     let f = &setup.typed;
     let pages = r.list("/api/v1/statuspages").await?;
     let monitors = r.list("/api/monitors").await?;
     let follows = r.list("/api/third-party").await?;
     let mut page_ids: HashMap<String, i64> = HashMap::new();
+    // Each page's components by name (None: still to be made).
+    let mut component_ids: HashMap<(String, String), Option<i64>> = HashMap::new();
     for (i, p) in f.pages.iter().enumerate() {
         let mut want = json!({ "slug": p.slug, "name": p.name });
         if let Some(d) = &p.description {
@@ -476,6 +475,7 @@ pub async fn run(
                     false,
                 )
                 .await?;
+            component_ids.insert((p.slug.clone(), c.name.clone()), id);
             let here = format!("/pages/{i}/components/{order}");
             if c.monitor.is_some() {
                 let mut want = raw_map(&setup.raw, &format!("{here}/monitor"));
@@ -574,6 +574,99 @@ pub async fn run(
         )
         .await?;
     }
+    let integrations = r.list("/api/integrations").await?;
+    for x in &f.integrations {
+        let page = page_ids.get(&x.page).copied();
+        let current = find(&integrations, "name", &json!(x.name));
+        let mut rules = Vec::new();
+        let mut known = page.is_some();
+        for rule in &x.rules {
+            let ids: Vec<Option<i64>> = rule
+                .components
+                .iter()
+                .map(|n| {
+                    component_ids
+                        .get(&(x.page.clone(), n.clone()))
+                        .copied()
+                        .flatten()
+                })
+                .collect();
+            known &= ids.iter().all(Option::is_some);
+            let mut one = json!({
+                "when": rule.when,
+                "componentIds": ids.into_iter().flatten().collect::<Vec<i64>>(),
+                "status": rule.status.as_str(),
+                "incident": rule.incident.map_or("draft", |m| m.as_str()),
+                "resolve": rule.resolve.unwrap_or(true),
+            });
+            if let Some(m) = &rule.resolve_message {
+                one["resolveMessage"] = json!(m);
+            }
+            rules.push(one);
+        }
+        let mut want = json!({ "name": x.name, "rules": rules });
+        if let Some(e) = x.enabled {
+            want["enabled"] = json!(e);
+        }
+        if !known {
+            // Its page or components are still to be made (a dry run).
+            let step = match current {
+                None => Step::Create,
+                Some(_) => Step::Change {
+                    fields: vec!["rules".into()],
+                    adopt: false,
+                },
+            };
+            r.steps
+                .push((ManagedKind::Integration, x.name.clone(), step));
+            continue;
+        }
+        if current.is_none() {
+            want["kind"] = json!(x.kind.as_str());
+            want["statusPageId"] = json!(page);
+        }
+        r.settle(
+            ManagedKind::Integration,
+            x.name.clone(),
+            current,
+            want,
+            "/api/integrations",
+            "PUT",
+            "/api/integrations/{id}",
+            false,
+        )
+        .await?;
+    }
+    if f.settings.is_some() {
+        let want = raw_map(&setup.raw, "/settings");
+        let current = r.call("GET", "/api/settings", None).await?;
+        let fields = differing(&want, &current);
+        let adopt = false;
+        if fields.is_empty() {
+            r.steps.push((
+                ManagedKind::Settings,
+                "settings".into(),
+                Step::Keep { adopt },
+            ));
+        } else {
+            r.steps.push((
+                ManagedKind::Settings,
+                "settings".into(),
+                Step::Change {
+                    fields: fields.clone(),
+                    adopt,
+                },
+            ));
+            if !dry {
+                let mut only = Map::new();
+                for f in &fields {
+                    only.insert(f.clone(), want[f.as_str()].clone());
+                }
+                r.call("PUT", "/api/settings", Some(Value::Object(only)))
+                    .await?;
+            }
+        }
+    }
     // What it managed and the file no longer declares, children first.
     let mut gone: Vec<ManagedObject> = r
         .managed
@@ -586,7 +679,8 @@ pub async fn run(
         ManagedKind::Component => 1,
         ManagedKind::Group => 2,
         ManagedKind::Page => 3,
-        ManagedKind::Channel | ManagedKind::Template => 4,
+        ManagedKind::Integration => 0,
+        ManagedKind::Channel | ManagedKind::Template | ManagedKind::Settings => 4,
     });
     // Inside a page being deleted, its components go with it.
     let pages_gone: Vec<String> = gone
@@ -603,6 +697,9 @@ pub async fn run(
             ManagedKind::ThirdParty => format!("/api/third-party/{}", m.id),
             ManagedKind::Channel => format!("/api/notifications/{}", m.id),
             ManagedKind::Template => format!("/api/incident-templates/{}", m.id),
+            ManagedKind::Integration => format!("/api/integrations/{}", m.id),
+            // Never listed: the settings are not an object apply makes.
+            ManagedKind::Settings => continue,
         };
         let inside_gone_page =
             m.kind != ManagedKind::Page && pages_gone.iter().any(|p| m.key.starts_with(p));
@@ -622,7 +719,16 @@ pub async fn run(
         r.call("PUT", "/api/managed", Some(json!({ "objects": objects })))
             .await?;
     }
-    Ok(r.steps)
+    Ok(Outcome {
+        steps: r.steps,
+        notes: r.notes,
+    })
+}
+
+/// What a run did (or would do), and what a person must see once.
+pub struct Outcome {
+    pub steps: Vec<(ManagedKind, String, Step)>,
+    pub notes: Vec<String>,
 }
 
 /// One line per step that does something, the counts last; and whether
@@ -631,26 +737,30 @@ pub fn report(steps: &[(ManagedKind, String, Step)], dry: bool) -> (String, bool
     let mut out = String::new();
     let (mut make, mut change, mut delete, mut adopt) = (0, 0, 0, 0);
     for (kind, key, step) in steps {
-        let kind = kind.as_str().replace('_', "-");
+        // "settings" names itself: it has no key.
+        let (kind, key) = match kind {
+            ManagedKind::Settings => ("settings".to_string(), String::new()),
+            k => (k.as_str().replace('_', "-"), format!(" {key}")),
+        };
         match step {
             Step::Create => {
                 make += 1;
-                out.push_str(&format!("+ {kind} {key}\n"));
+                out.push_str(&format!("+ {kind}{key}\n"));
             }
             Step::Change { fields, adopt: a } => {
                 change += 1;
                 adopt += usize::from(*a);
                 let note = if *a { " (adopted)" } else { "" };
-                out.push_str(&format!("~ {kind} {key}: {}{note}\n", fields.join(", ")));
+                out.push_str(&format!("~ {kind}{key}: {}{note}\n", fields.join(", ")));
             }
             Step::Keep { adopt: true } => {
                 adopt += 1;
-                out.push_str(&format!("= {kind} {key} (adopted)\n"));
+                out.push_str(&format!("= {kind}{key} (adopted)\n"));
             }
             Step::Keep { adopt: false } => {}
             Step::Delete => {
                 delete += 1;
-                out.push_str(&format!("- {kind} {key}\n"));
+                out.push_str(&format!("- {kind}{key}\n"));
             }
         }
     }

@@ -44,6 +44,16 @@ templates:
     title: We are looking into errors
     message: Requests fail.
     impact: major
+integrations:
+  - name: Prometheus
+    kind: alertmanager
+    page: acme
+    rules:
+      - when: severity="critical"
+        components: [API]
+        status: major_outage
+settings:
+  siteName: Acme status
 "#;
 
 const SECOND: &str = r#"pages:
@@ -113,13 +123,15 @@ async fn a_setup_file_is_applied_and_kept(b: Backend) {
         "+ third-party acme/GitHub",
         "+ channel On-call",
         "+ template Outage",
-        "Plan: 9 to create, 0 to change, 0 to delete, 0 to adopt.",
+        "+ integration Prometheus",
+        "~ settings: siteName",
+        "Plan: 10 to create, 1 to change, 0 to delete, 0 to adopt.",
     ] {
         assert!(out.contains(line), "{line} in {out}");
     }
     let (ok, out, err) = remote(&["apply", "-f", &first, "--dry-run"]);
     assert!(ok, "{err}");
-    assert!(out.contains("Plan: 9 to create"), "{out}");
+    assert!(out.contains("Plan: 10 to create"), "{out}");
     assert_eq!(
         s.db.integers("SELECT COUNT(*) FROM status_pages").await,
         [1],
@@ -129,7 +141,12 @@ async fn a_setup_file_is_applied_and_kept(b: Backend) {
     let (ok, out, err) = remote(&["apply", "-f", &first]);
     assert!(ok, "{err}");
     assert!(
-        out.contains("Applied: 9 created, 0 changed, 0 deleted, 0 adopted."),
+        out.contains("Applied: 10 created, 1 changed, 0 deleted, 0 adopted."),
+        "{out}"
+    );
+    assert!(
+        out.contains("Prometheus: its receiver URL, shown this once: ")
+            && out.contains("/api/integrations/alertmanager/"),
         "{out}"
     );
     let page = s.get("/api/v1/statuspages").await.data(200);
@@ -166,8 +183,18 @@ async fn a_setup_file_is_applied_and_kept(b: Backend) {
     let channel = &s.get("/api/notifications").await.data(200)[0];
     assert_eq!(channel["pageIds"], json!([acme_id]));
     assert_eq!(names(&s, "/api/incident-templates").await, ["Outage"]);
+    let integration = &s.get("/api/integrations").await.data(200)[0];
+    assert_eq!(integration["rules"][0]["status"], "major_outage");
+    assert_eq!(
+        integration["rules"][0]["componentIds"],
+        json!([by_name("API")["id"]])
+    );
+    assert_eq!(
+        s.get("/api/settings").await.data(200)["siteName"],
+        "Acme status"
+    );
     let managed = s.get("/api/managed").await.data(200);
-    assert_eq!(managed.as_array().map(Vec::len), Some(9), "{managed}");
+    assert_eq!(managed.as_array().map(Vec::len), Some(10), "{managed}");
 
     // A second run changes nothing, and diff agrees.
     let (ok, out, err) = remote(&["apply", "-f", &first]);
@@ -204,7 +231,8 @@ async fn a_setup_file_is_applied_and_kept(b: Backend) {
         "~ component acme/GitHub: order",
         "- component acme/Website",
         "- channel On-call",
-        "Applied: 0 created, 2 changed, 2 deleted, 0 adopted.",
+        "- integration Prometheus",
+        "Applied: 0 created, 2 changed, 3 deleted, 0 adopted.",
     ] {
         assert!(out.contains(line), "{line} in {out}");
     }
@@ -275,6 +303,10 @@ async fn bad_setup_files_change_nothing(b: Backend) {
             "\"acme\" is declared twice",
         ),
         ("pages: 3\n", "upstate.yaml:1:"),
+        (
+            "pages:\n  - slug: acme\n    name: Acme\nintegrations:\n  - name: P\n    kind: alertmanager\n    page: acme\n    rules:\n      - components: [Nope]\n        status: major_outage\n",
+            "no component \"Nope\" on page acme",
+        ),
     ] {
         let file = write(&s, "upstate.yaml", text);
         let (ok, _, err) = s.db.cli(&["apply", "-f", &file]);

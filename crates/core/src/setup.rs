@@ -8,7 +8,7 @@
 use crate::Id;
 use crate::monitors::MonitorInput;
 pub use crate::status::ManagedKind;
-use crate::status::{Impact, IncidentStatus};
+use crate::status::{ComponentStatus, Impact, IncidentMode, IncidentStatus, IntegrationKind};
 use crate::third_party::FollowInput;
 use serde::{Deserialize, Serialize};
 
@@ -46,6 +46,48 @@ pub struct SetupFile {
     /// Incident templates, by name (the API's fields).
     #[serde(default)]
     pub templates: Vec<TemplateDecl>,
+    /// Alert integrations, by name.
+    #[serde(default)]
+    pub integrations: Vec<IntegrationDecl>,
+    /// The install's settings (`/api/settings` fields); those left out stay.
+    pub settings: Option<crate::settings::SettingsInput>,
+}
+
+/// An alert integration (docs/integrations.md). Its receiver URL is
+/// printed once, when apply makes it; a signing secret is set on its
+/// screen.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct IntegrationDecl {
+    pub name: String,
+    pub kind: IntegrationKind,
+    /// The slug of a page of this file.
+    pub page: String,
+    /// Tried in order; the first that matches decides.
+    #[serde(default)]
+    pub rules: Vec<RuleDecl>,
+    pub enabled: Option<bool>,
+}
+
+/// A rule of an integration, its components named as on their page.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RuleDecl {
+    /// Alertmanager-style matchers (empty: every alert).
+    #[serde(default)]
+    pub when: String,
+    /// Names of components of the integration's page.
+    pub components: Vec<String>,
+    /// degraded, partial_outage or major_outage.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::alert_status))]
+    pub status: ComponentStatus,
+    /// none, draft (the default) or publish.
+    pub incident: Option<IncidentMode>,
+    /// Resolve when the alerts resolve (default true).
+    pub resolve: Option<bool>,
+    pub resolve_message: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -145,6 +187,10 @@ impl SetupFile {
             "templates",
             self.templates.iter().map(|t| t.name.as_str()).collect(),
         );
+        dup(
+            "integrations",
+            self.integrations.iter().map(|x| x.name.as_str()).collect(),
+        );
         for (i, p) in self.pages.iter().enumerate() {
             dup(
                 &format!("pages[{i}] ({}).groups", p.slug),
@@ -192,6 +238,48 @@ impl SetupFile {
                     out.push(format!(
                         "{at}: a component has a monitor or a thirdParty, not both"
                     ));
+                }
+            }
+        }
+        for (i, x) in self.integrations.iter().enumerate() {
+            let at = format!("integrations[{i}] ({})", x.name);
+            let Some(p) = self.pages.iter().find(|p| p.slug == x.page) else {
+                out.push(format!(
+                    "{at}.page: {:?} is not a page of this file",
+                    x.page
+                ));
+                continue;
+            };
+            for (j, r) in x.rules.iter().enumerate() {
+                let rule = crate::alerts::Rule {
+                    when: r.when.clone(),
+                    component_ids: r
+                        .components
+                        .iter()
+                        .map(|n| {
+                            p.components
+                                .iter()
+                                .position(|c| &c.name == n)
+                                .map_or(0, |i| i as Id + 1)
+                        })
+                        .collect(),
+                    status: r.status,
+                    incident: r.incident.unwrap_or(IncidentMode::Draft),
+                    resolve: r.resolve.unwrap_or(true),
+                    resolve_message: r.resolve_message.clone(),
+                };
+                let mut e = crate::validate::FieldErrors::new();
+                rule.check(&format!("rules[{j}]"), &mut e);
+                for fe in e.0 {
+                    out.push(format!("{at}.{}: {}", fe.field, fe.message));
+                }
+                for n in &r.components {
+                    if !p.components.iter().any(|c| &c.name == n) {
+                        out.push(format!(
+                            "{at}.rules[{j}].components: no component {n:?} on page {}",
+                            p.slug
+                        ));
+                    }
                 }
             }
         }

@@ -181,6 +181,8 @@ wire_enum!(
         ThirdParty => "third_party",
         Channel => "channel",
         Template => "template",
+        Integration => "integration",
+        Settings => "settings",
     }
 );
 
