@@ -918,18 +918,7 @@ async fn the_team_hears_of_a_draft_and_publishes_it_from_the_link(b: Backend) {
     let s = Server::start_with(b, &[("UPSTATE_OUTGOING_ALLOW", "127.0.0.1")]).await;
     let page = s.page("acme").await;
     let api = s.component(page, "API").await;
-    s.post(
-        "/api/notifications",
-        json!({"name": "Ops hook", "kind": "webhook", "target": format!("{}/hook", rx.base)}),
-    )
-    .await
-    .data(201);
-    s.post(
-        "/api/subscribers",
-        json!({"statusPageId": page, "kind": "webhook", "target": format!("{}/subscriber", rx.base)}),
-    )
-    .await
-    .data(201);
+    s.hook_and_subscriber(page, &rx.base).await;
     let am = integration(
         &s,
         json!({"kind": "alertmanager", "name": "Prometheus", "statusPageId": page, "rules": [

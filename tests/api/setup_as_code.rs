@@ -195,6 +195,18 @@ async fn a_setup_file_is_applied_and_kept(b: Backend) {
     );
     let managed = s.get("/api/managed").await.data(200);
     assert_eq!(managed.as_array().map(Vec::len), Some(10), "{managed}");
+    // The screens say what the file declares, and only that.
+    s.db.user("ed@example.com", "editor");
+    let ed = crate::support::Browser::signed_in(&s, "ed@example.com").await;
+    let api = by_name("API")["id"].as_i64().expect("id");
+    for (path, managed) in [
+        (format!("/admin/pages/{acme_id}"), true),
+        (format!("/admin/components/{api}"), true),
+        (format!("/admin/pages/{hand}"), false),
+    ] {
+        let html = ed.screen(&path).await;
+        assert_eq!(html.contains("Managed as code"), managed, "{path}");
+    }
 
     // A second run changes nothing, and diff agrees.
     let (ok, out, err) = remote(&["apply", "-f", &first]);
@@ -313,6 +325,19 @@ async fn bad_setup_files_change_nothing(b: Backend) {
         assert!(!ok, "{text}");
         assert!(err.contains(says), "{says} in {err}");
     }
+    // The list of managed objects takes only what names rows.
+    s.put(
+        "/api/managed",
+        json!({"objects": [{"kind": "page", "id": 0, "key": "bad\u{9b}"}]}),
+    )
+    .await
+    .invalid_fields(&["objects[0].key", "objects[0].id"]);
+    s.put(
+        "/api/managed",
+        json!({"objects": [{"kind": "planet", "id": 1, "key": "x"}]}),
+    )
+    .await
+    .invalid_fields(&["objects[0].kind"]);
     // The server's own refusal is printed with its field.
     let file = write(
         &s,

@@ -897,6 +897,23 @@ impl Server {
         self.set_page_password(page, password).await;
     }
 
+    /// A team webhook channel at `{base}/hook` and a webhook subscriber of
+    /// `page` at `{base}/subscriber`: who hears of a change, told apart.
+    pub async fn hook_and_subscriber(&self, page: i64, base: &str) {
+        self.post(
+            "/api/notifications",
+            json!({"name": "Ops hook", "kind": "webhook", "target": format!("{base}/hook")}),
+        )
+        .await
+        .data(201);
+        self.post(
+            "/api/subscribers",
+            json!({"statusPageId": page, "kind": "webhook", "target": format!("{base}/subscriber")}),
+        )
+        .await
+        .data(201);
+    }
+
     pub async fn component_status(&self, id: i64) -> String {
         self.get(&format!("/api/v1/components/{id}"))
             .await

@@ -59,18 +59,7 @@ async fn one_upstate_mirrors_a_component_of_another(b: Backend) {
     let s = follower(b).await;
     let page = s.page("ours").await;
     let mirror = s.component(page, "Vendor API").await;
-    s.post(
-        "/api/notifications",
-        json!({"name": "Ops hook", "kind": "webhook", "target": format!("{}/hook", rx.base)}),
-    )
-    .await
-    .data(201);
-    s.post(
-        "/api/subscribers",
-        json!({"statusPageId": page, "kind": "webhook", "target": format!("{}/subscriber", rx.base)}),
-    )
-    .await
-    .data(201);
+    s.hook_and_subscriber(page, &rx.base).await;
 
     let id = follow(
         &s,
@@ -438,6 +427,22 @@ async fn following_a_vendor_in_chromium(b: Backend) {
     assert_eq!(s.component_status(mirror).await, "operational");
     no_axe_violations(&d, "component screen with a vendor").await;
     d.screenshot(&shot(b, "third-party-component")).await;
+
+    // Monitors lists it beside the monitors, and offers it no monitor.
+    d.c()
+        .goto(&format!("{}/admin/monitors", s.base))
+        .await
+        .expect("monitors screen");
+    assert!(text(&d, "#h-vendors + p + ul").await.contains("Cloud API"));
+    let offered = d
+        .js("return [...document.querySelectorAll('select[name^=componentId] option')].map(o => o.value)")
+        .await;
+    assert!(
+        !offered
+            .as_array()
+            .is_some_and(|o| o.iter().any(|v| v == &Value::String(mirror.to_string()))),
+        "a followed component is not offered a monitor: {offered}"
+    );
 
     set_status(&vendor, vapi, "operational").await;
     d.c()

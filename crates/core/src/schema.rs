@@ -453,7 +453,7 @@ pub fn url_or_empty() -> Object {
 
 /// How a setup file names a managed object (`acme/API`).
 pub fn managed_key() -> Object {
-    string(1, 500, Some(format!("^{LINE}+$"))).build()
+    string(1, crate::setup::MANAGED_KEY_MAX, Some(format!("^{LINE}+$"))).build()
 }
 
 /// A sender's signing secret: one line (`alerts::SECRET_MAX`).

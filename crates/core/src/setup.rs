@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ManagedObject {
     pub kind: ManagedKind,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::id))]
     pub id: Id,
     /// How the setup file names it (`acme`, `acme/API`, `On-call`).
     #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::managed_key))]
@@ -30,6 +31,33 @@ pub struct ManagedObject {
 pub struct ManagedList {
     #[cfg_attr(feature = "openapi", schema(max_items = 10000))]
     pub objects: Vec<ManagedObject>,
+}
+
+/// The longest key of a managed object (a page's slug and a component's
+/// name, with the slash between).
+pub const MANAGED_KEY_MAX: usize = 500;
+
+impl ManagedList {
+    /// Keys are one line of text, ids name rows.
+    pub fn check(&self) -> Result<(), crate::validate::FieldErrors> {
+        let mut e = crate::validate::FieldErrors::new();
+        for (i, o) in self.objects.iter().enumerate() {
+            let n = o.key.chars().count();
+            if n == 0 || n > MANAGED_KEY_MAX || o.key.chars().any(char::is_control) {
+                e.push(
+                    &format!("objects[{i}].key"),
+                    format!("must be 1 to {MANAGED_KEY_MAX} characters on one line"),
+                );
+            }
+            if o.id < 1 {
+                e.push(
+                    &format!("objects[{i}].id"),
+                    "must be a row's id (1 or more)",
+                );
+            }
+        }
+        e.into_result()
+    }
 }
 
 /// A setup file.

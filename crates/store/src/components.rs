@@ -84,6 +84,54 @@ pub(crate) async fn require_all_on_page(tx: &mut Tx, ids: &[Id], page_id: Id) ->
     Ok(())
 }
 
+/// What sets a component's status besides people: its monitor, or the
+/// vendor it follows (docs/third-party.md). One at most, or the two would
+/// fight over its status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Driver {
+    Monitor,
+    Vendor,
+}
+
+/// Locks `component` for a new driver: the component must exist (422 on
+/// `componentId`), and nothing may drive it yet (409 that says what does).
+pub(crate) async fn lock_for_driver(tx: &mut Tx, component: Id, new: Driver) -> StoreResult<()> {
+    get_locked(tx, component).await.map_err(|e| match e {
+        StoreError::NotFound(_) => {
+            StoreError::invalid_ref("componentId", format!("no component with id {component}"))
+        }
+        e => e,
+    })?;
+    let monitor: Option<i64> = on_tx!(&mut *tx, |c| sqlx::query_scalar(
+        "SELECT id FROM monitors WHERE component_id = $1"
+    )
+    .bind(component)
+    .fetch_optional(c)
+    .await?);
+    let vendor: Option<i64> = on_tx!(&mut *tx, |c| sqlx::query_scalar(
+        "SELECT id FROM third_party WHERE component_id = $1"
+    )
+    .bind(component)
+    .fetch_optional(c)
+    .await?);
+    let why = match (new, monitor, vendor) {
+        (Driver::Monitor, Some(m), _) => {
+            format!("has a monitor already (monitor {m}); change that one")
+        }
+        (Driver::Vendor, Some(m), _) => {
+            format!("has a monitor (monitor {m}); remove it before following a vendor")
+        }
+        (Driver::Vendor, None, Some(v)) => {
+            format!("follows a vendor already (third-party {v}); change that one")
+        }
+        (Driver::Monitor, None, Some(v)) => {
+            format!("follows a vendor (third-party {v}); stop following before giving it a monitor")
+        }
+        (_, None, None) => return Ok(()),
+    };
+    Err(StoreError::Conflict(format!("component {component} {why}")))
+}
+
 /// Sets a component's status and records the change in its history; a no-op
 /// when the status is unchanged, so history holds only real transitions.
 pub(crate) async fn set_status(

@@ -179,36 +179,8 @@ pub async fn create(
 ) -> StoreResult<Monitor> {
     let now = db.clock.now();
     let mut tx = db.begin_as(ctx).await?;
-    crate::components::get_locked(&mut tx, component)
-        .await
-        .map_err(|e| match e {
-            StoreError::NotFound(_) => {
-                StoreError::invalid_ref("componentId", format!("no component with id {component}"))
-            }
-            e => e,
-        })?;
-    let taken: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(
-        "SELECT id FROM monitors WHERE component_id = $1"
-    )
-    .bind(component)
-    .fetch_optional(c)
-    .await?);
-    if let Some(other) = taken {
-        return Err(StoreError::Conflict(format!(
-            "component {component} has a monitor already (monitor {other}); change that one"
-        )));
-    }
-    let followed: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(
-        "SELECT id FROM third_party WHERE component_id = $1"
-    )
-    .bind(component)
-    .fetch_optional(c)
-    .await?);
-    if let Some(f) = followed {
-        return Err(StoreError::Conflict(format!(
-            "component {component} follows a vendor (third-party {f}); stop following before giving it a monitor"
-        )));
-    }
+    crate::components::lock_for_driver(&mut tx, component, crate::components::Driver::Monitor)
+        .await?;
     let token = (c.kind == MonitorKind::Heartbeat).then(crate::subscribers::token);
     let id: i64 = on_tx!(&mut tx, |x| {
         sqlx::query_scalar(

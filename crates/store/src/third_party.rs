@@ -190,36 +190,8 @@ pub async fn create(
 ) -> StoreResult<Follow> {
     let now = db.clock.now();
     let mut tx = db.begin_as(ctx).await?;
-    crate::components::get_locked(&mut tx, component)
-        .await
-        .map_err(|e| match e {
-            StoreError::NotFound(_) => {
-                StoreError::invalid_ref("componentId", format!("no component with id {component}"))
-            }
-            e => e,
-        })?;
-    let monitor: Option<i64> = on_tx!(&mut tx, |x| sqlx::query_scalar(
-        "SELECT id FROM monitors WHERE component_id = $1"
-    )
-    .bind(component)
-    .fetch_optional(x)
-    .await?);
-    if let Some(m) = monitor {
-        return Err(StoreError::Conflict(format!(
-            "component {component} has a monitor (monitor {m}); remove it before following a vendor"
-        )));
-    }
-    let taken: Option<i64> = on_tx!(&mut tx, |x| sqlx::query_scalar(
-        "SELECT id FROM third_party WHERE component_id = $1"
-    )
-    .bind(component)
-    .fetch_optional(x)
-    .await?);
-    if let Some(other) = taken {
-        return Err(StoreError::Conflict(format!(
-            "component {component} follows a vendor already (third-party {other}); change that one"
-        )));
-    }
+    crate::components::lock_for_driver(&mut tx, component, crate::components::Driver::Vendor)
+        .await?;
     let id: i64 = on_tx!(&mut tx, |x| {
         sqlx::query_scalar(
         "INSERT INTO third_party (component_id, kind, url, vendor_component, link, notify, interval_seconds, \

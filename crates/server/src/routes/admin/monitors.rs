@@ -60,10 +60,27 @@ pub(super) async fn monitors_screen(
         .collect();
     // The failing first, then the unknown, the slow and the up; paused last.
     rows.sort_by_key(|r| view::monitor_rank(r.monitor));
+    let follows = upstate_store::third_party::list(&state.db)
+        .await
+        .map_err(fail)?;
+    // A component that follows a vendor takes no monitor.
     let free: Vec<upstate_core::Component> = comps
         .iter()
         .filter(|c| !list.iter().any(|m| m.component_id == c.id))
+        .filter(|c| !follows.iter().any(|f| f.component_id == c.id))
         .cloned()
+        .collect();
+    let vendors: Vec<view::VendorRow> = follows
+        .iter()
+        .filter_map(|f| {
+            let c = comps.iter().find(|c| c.id == f.component_id)?;
+            let p = all.iter().find(|p| p.id == c.status_page_id)?;
+            Some(view::VendorRow {
+                follow: f,
+                component: &c.name,
+                page: &p.name,
+            })
+        })
         .collect();
     Ok(s.show(view::monitors(
         &s.frame("monitors"),
@@ -72,6 +89,7 @@ pub(super) async fn monitors_screen(
         &rows,
         &all,
         &free,
+        &vendors,
         s.who.require(Permission::PagesWrite).is_ok(),
     )))
 }

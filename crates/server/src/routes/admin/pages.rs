@@ -39,6 +39,13 @@ pub(super) async fn page_screen(
         features: upstate_store::settings::features(&state.db)
             .await
             .map_err(fail)?,
+        managed: upstate_store::managed::is_managed(
+            &state.db,
+            upstate_core::setup::ManagedKind::Page,
+            id,
+        )
+        .await
+        .map_err(fail)?,
         password_set: pages::password_hash(&state.db, id)
             .await
             .map_err(fail)?

@@ -41,6 +41,7 @@ async fn replace(
     Body(input): Body<ManagedList>,
 ) -> ApiResult<Response> {
     caller.require(Permission::SettingsWrite)?;
+    input.check()?;
     managed::replace(&state.db, &caller.audit, &input.objects).await?;
     Ok(data(managed::list(&state.db).await?))
 }

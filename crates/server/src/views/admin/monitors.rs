@@ -226,6 +226,15 @@ fn headers_fields(flash: Option<&Flash>, c: &MonitorConfig) -> Markup {
     }
 }
 
+/// A third-party component, listed beside the monitors: the other way a
+/// component's status moves on its own.
+pub struct VendorRow<'a> {
+    pub follow: &'a upstate_core::third_party::Follow,
+    pub component: &'a str,
+    pub page: &'a str,
+}
+
+#[allow(clippy::too_many_arguments)]
 pub fn monitors(
     frame: &Frame,
     flash: Option<&Flash>,
@@ -233,6 +242,7 @@ pub fn monitors(
     rows: &[Row],
     pages: &[StatusPage],
     free: &[Component],
+    vendors: &[VendorRow],
     can_write: bool,
 ) -> Markup {
     let back = "/admin/monitors";
@@ -291,11 +301,37 @@ pub fn monitors(
                 }
             } }
         }
+        section.card aria-labelledby="h-vendors" {
+            h2 #h-vendors { "Third-party components" }
+            p.muted { "Components that mirror a vendor's own status page or feed. Follow a vendor from the component's screen (docs/third-party.md)." }
+            @if vendors.is_empty() { p.empty { "None yet." } }
+            @else { ul.rows {
+                @for v in vendors {
+                    @let f = v.follow;
+                    @let mark = f.mark();
+                    li {
+                        span {
+                            a href=(format!("/admin/components/{}", f.component_id)) { strong { (v.component) } }
+                            " " span.muted { "(" (v.page) ")" }
+                            " " @match f.vendor_status {
+                                Some(st) => span class=(format!("pill s-{}", st.as_str())) { (super::component_status_name(st)) },
+                                None => span.pill.s-none { "not read yet" },
+                            }
+                            br; span.muted { "Mirrors " (mark.vendor) @if !f.config.vendor_component.is_empty() { " · " (f.config.vendor_component) } }
+                            @if let Some(e) = &f.last_error { br; span.muted { "Last poll read nothing: " (e) } }
+                        }
+                        span.actions {
+                            a.button.secondary href=(format!("/admin/components/{}#h-vendor", f.component_id)) { "Open" span.visually-hidden { " " (v.component) } }
+                        }
+                    }
+                }
+            } }
+        }
         @if can_write {
             section.card aria-labelledby="h-new" {
                 h2 #h-new { "New monitor" }
                 @if free.is_empty() {
-                    p.empty { "Every component has a monitor. Add components on a status page first." }
+                    p.empty { "Every component has a monitor or follows a vendor. Add components on a status page first." }
                 } @else {
                     form.stack method="post" action="/api/monitors" {
                         (bridge(back, "/admin/monitors/{id}", Some("Monitor added: its first check runs now."), Some(frame.csrf)))

@@ -80,6 +80,8 @@ pub struct PageScreen {
     pub public_url: String,
     /// The install's switches: a feature turned off offers no snippet.
     pub features: upstate_core::settings::Features,
+    /// Declared in a setup file (`upstate apply`).
+    pub managed: bool,
 }
 
 /// Where the page is read and how other sites embed it, ready to copy:
@@ -381,8 +383,11 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
     let w = frame.may(Permission::PagesWrite);
     let body = html! {
         header.top {
-            h1 { (p.name) }
+            h1 { (p.name) @if s.managed { " " span.pill.s-none { "Managed as code" } } }
             a.button.secondary href=(format!("/s/{}", p.slug)) { "View public page" }
+        }
+        @if s.managed {
+            p.muted { "A setup file declares this page: the next " code { "upstate apply" } " puts back what the file says about it, its groups and its components (docs/setup-as-code.md)." }
         }
         // A long screen: one Tab reaches each part instead of every control.
         @if w {
