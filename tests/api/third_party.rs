@@ -10,14 +10,97 @@ use crate::browser::browser_available;
 use crate::on_both_backends;
 use crate::support::{Backend, Server, free_port};
 use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 on_both_backends!(
     one_upstate_mirrors_a_component_of_another,
     a_feed_of_another_upstate_moves_a_component,
     bad_follows_are_refused_and_unreadable_vendors_move_nothing,
+    an_unchanged_vendor_is_asked_with_its_etag_and_answers_304,
     following_a_vendor_in_chromium
 );
+
+/// A vendor of its own: a real HTTP server that serves `summary` with the
+/// ETag `"v1"`, answers 304 to a request that sends it back, and keeps
+/// each request's If-None-Match.
+async fn etag_vendor(summary: &'static str) -> (String, Arc<Mutex<Vec<Option<String>>>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let base = format!("http://{}", listener.local_addr().expect("address"));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    tokio::spawn(async move {
+        while let Ok((mut conn, _)) = listener.accept().await {
+            let mut head = Vec::new();
+            let mut buf = [0u8; 1024];
+            while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                match conn.read(&mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => head.extend_from_slice(&buf[..n]),
+                }
+            }
+            let text = String::from_utf8_lossy(&head).to_string();
+            let sent = text.lines().find_map(|l| {
+                let (name, value) = l.split_once(':')?;
+                name.eq_ignore_ascii_case("if-none-match")
+                    .then(|| value.trim().to_string())
+            });
+            let answer = if sent.as_deref() == Some("\"v1\"") {
+                "HTTP/1.1 304 Not Modified\r\nETag: \"v1\"\r\nConnection: close\r\n\r\n".to_string()
+            } else {
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nETag: \"v1\"\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{summary}",
+                    summary.len()
+                )
+            };
+            log.lock().expect("log").push(sent);
+            let _ = conn.write_all(answer.as_bytes()).await;
+        }
+    });
+    (base, seen)
+}
+
+async fn an_unchanged_vendor_is_asked_with_its_etag_and_answers_304(b: Backend) {
+    let (vendor, seen) = etag_vendor(
+        r#"{"page":{"id":"v","name":"Acme Cloud","url":"https://status.acme.test"},
+            "status":{"indicator":"major","description":"Partial System Outage"},
+            "components":[{"id":"k1","name":"Compute","status":"partial_outage"}]}"#,
+    )
+    .await;
+    let s = follower(b).await;
+    let page = s.page("ours").await;
+    let c = s.component(page, "Compute").await;
+    let id = follow(
+        &s,
+        json!({"componentId": c, "url": vendor, "vendorComponent": "k1"}),
+    )
+    .await;
+    let f = poll(&s, id).await;
+    assert_eq!(f["vendorStatus"], "partial_outage", "{f}");
+    assert_eq!(f["vendorName"], "Acme Cloud");
+    assert_eq!(s.component_status(c).await, "partial_outage");
+    // A person says more than the vendor does; the unchanged vendor (304)
+    // leaves that standing.
+    set_status(&s, c, "major_outage").await;
+    let f = poll(&s, id).await;
+    assert_eq!(f["lastError"], Value::Null, "{f}");
+    assert_eq!(f["vendorStatus"], "partial_outage");
+    assert_eq!(s.component_status(c).await, "major_outage");
+    assert_eq!(
+        seen.lock().expect("log").clone(),
+        [None, Some("\"v1\"".to_string())],
+        "the first poll sends no validator, the second sends the vendor's ETag back"
+    );
+    // The mark links to the page the vendor's answer names.
+    let list = s.get("/api/public/status/ours/components").await;
+    assert_eq!(
+        list.body["components"][0]["thirdParty"],
+        json!({"vendor": "Acme Cloud", "url": "https://status.acme.test"})
+    );
+}
 
 /// The follower: allowed to reach the vendor on the loopback address, as
 /// an install is told with `outgoing_allow`.
@@ -230,9 +313,16 @@ async fn bad_follows_are_refused_and_unreadable_vendors_move_nothing(b: Backend)
     .await
     .data(201);
 
-    s.post("/api/third-party", json!({}))
+    let missing = s.post("/api/third-party", json!({})).await;
+    missing.invalid_fields(&["body"]);
+    assert!(
+        missing.body.to_string().contains("componentId"),
+        "{}",
+        missing.body
+    );
+    s.post("/api/third-party", json!({"componentId": c, "url": ""}))
         .await
-        .invalid_fields(&["componentId", "url"]);
+        .invalid_fields(&["url"]);
     s.post(
         "/api/third-party",
         json!({"componentId": c, "url": "ftp://vendor.example", "intervalSeconds": 5,

@@ -128,9 +128,8 @@ fn host_of(url: &str) -> String {
         .unwrap_or_default()
 }
 
-/// `POST /api/third-party` and `PATCH /api/third-party/{id}`: any subset
-/// over the current follow (or the defaults); `componentId` and `url` are
-/// required on create.
+/// `PATCH /api/third-party/{id}` (any subset over the current follow), and
+/// a component's `thirdParty` in a setup file.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -151,6 +150,44 @@ pub struct FollowInput {
     pub interval_seconds: Option<i64>,
     #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::alert_status))]
     pub feed_status: Option<ComponentStatus>,
+}
+
+/// `POST /api/third-party`: what `FollowInput` says, with the component
+/// and the address required (a change names neither).
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewFollow {
+    /// The component that mirrors the vendor.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::id))]
+    pub component_id: Id,
+    pub kind: Option<SourceKind>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::url))]
+    pub url: String,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::vendor_component))]
+    pub vendor_component: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::url_or_empty))]
+    pub link: Option<String>,
+    pub notify: Option<bool>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::follow_interval))]
+    pub interval_seconds: Option<i64>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::alert_status))]
+    pub feed_status: Option<ComponentStatus>,
+}
+
+impl From<NewFollow> for FollowInput {
+    fn from(n: NewFollow) -> FollowInput {
+        FollowInput {
+            component_id: Some(n.component_id),
+            kind: n.kind,
+            url: Some(n.url),
+            vendor_component: n.vendor_component,
+            link: n.link,
+            notify: n.notify,
+            interval_seconds: n.interval_seconds,
+            feed_status: n.feed_status,
+        }
+    }
 }
 
 impl FollowInput {

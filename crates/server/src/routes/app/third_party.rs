@@ -10,9 +10,8 @@ use crate::respond::{Data, Message, created, data, deleted};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::response::Response;
-use upstate_core::FieldErrors;
 use upstate_core::roles::Permission;
-use upstate_core::third_party::{Follow, FollowConfig, FollowInput};
+use upstate_core::third_party::{Follow, FollowConfig, FollowInput, NewFollow};
 use upstate_store::third_party;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -36,33 +35,17 @@ async fn list(State(state): State<AppState>, caller: Caller) -> ApiResult<Respon
     summary = "Make a component follow a vendor's status (needs PAGES_WRITE); the first poll runs within seconds",
     description = "One follow per component, and none on a component a monitor checks. The vendor is reached \
         through the outgoing rule of webhooks (`outgoing_allow`). Audited.",
-    request_body = FollowInput,
+    request_body = NewFollow,
     responses((status = 201, body = Data<Follow>), SessionErrors, BodyErrors, Conflict),
     security(("session" = []), ("api_key" = [])))]
 async fn create(
     State(state): State<AppState>,
     caller: Caller,
-    Body(input): Body<FollowInput>,
+    Body(input): Body<NewFollow>,
 ) -> ApiResult<Response> {
     caller.require(Permission::PagesWrite)?;
-    let mut e = FieldErrors::new();
-    if input.component_id.is_none() {
-        e.push(
-            "componentId",
-            "is required: the component that mirrors the vendor",
-        );
-    }
-    let config = match input.apply(&FollowConfig::default()) {
-        Ok(c) => Some(c),
-        Err(more) => {
-            e.0.extend(more.0);
-            None
-        }
-    };
-    e.into_result()?;
-    let (Some(component), Some(config)) = (input.component_id, config) else {
-        return Err(ApiError::validation("componentId", "is required"));
-    };
+    let component = input.component_id;
+    let config = FollowInput::from(input).apply(&FollowConfig::default())?;
     let f = third_party::create(&state.db, &caller.audit, component, &config).await?;
     Ok(created(format!("/api/third-party/{}", f.id), f))
 }
