@@ -1,8 +1,8 @@
 //! `upstate apply -f upstate.yaml` and `upstate diff -f upstate.yaml`: the
 //! setup as code (docs/setup-as-code.md). The file declares pages with
-//! their groups, components, monitors and vendors, channels and incident
-//! templates; apply makes the install match it through the API, and diff
-//! says where the install has drifted from it.
+//! their groups, components, monitors and vendors, channels, incident
+//! templates, integrations and settings; apply makes the install match it
+//! through the API, and diff says where the install has drifted from it.
 //!
 //! Everything goes through the HTTP API, so the same checks, audit and
 //! change events apply as for a person. Without `--server` the command
