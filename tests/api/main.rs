@@ -66,6 +66,7 @@ mod selftest;
 mod settings;
 mod setup_as_code;
 mod smtp;
+mod sso;
 mod static_copy;
 mod status_html;
 mod storm;

@@ -152,6 +152,7 @@ actions! {
     ComponentUpdate = "component.update",
     FeaturesUpdate = "features.update",
     ExportSettingsUpdate = "export_settings.update",
+    SsoSettingsUpdate = "sso_settings.update",
     CommentCreate = "comment.create",
     CommentDelete = "comment.delete",
     CommentModerate = "comment.moderate",

@@ -29,6 +29,7 @@ pub mod schema;
 pub mod scope;
 pub mod settings;
 pub mod setup;
+pub mod sso;
 pub mod static_copy;
 pub mod status;
 pub mod subscriber_csv;

@@ -461,6 +461,49 @@ pub fn signing_secret() -> Object {
     string(0, crate::alerts::SECRET_MAX, Some(format!("^{LINE}*$"))).build()
 }
 
+/// A client id, or empty for none (`sso::SsoInput`).
+pub fn credential_or_empty() -> Object {
+    string(0, 256, Some(r"^[!-~]*$".to_string())).build()
+}
+
+/// A claim's name: one word of printable characters.
+pub fn claim() -> Object {
+    string(1, 256, Some(r"^[!-~]+$".to_string()))
+        .examples([serde_json::json!("groups")])
+        .build()
+}
+
+/// Email domains (`sso::SsoInput`): host names, at most 50.
+pub fn domains() -> RefOr<Schema> {
+    ArrayBuilder::new()
+        .items(domain())
+        .max_items(Some(50))
+        .into()
+}
+
+/// Group names as the identity provider spells them: at most 50.
+pub fn group_names() -> RefOr<Schema> {
+    ArrayBuilder::new()
+        .items(
+            string(
+                1,
+                256,
+                Some(format!(r"^{LINE}*[^\s\u0000-\u001f\u007f-\u009f]{LINE}*$")),
+            )
+            .build(),
+        )
+        .max_items(Some(50))
+        .into()
+}
+
+/// The role single sign-on gives someone in no mapped group.
+pub fn sso_role() -> Object {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(["admin", "editor", "viewer"]))
+        .build()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -217,6 +217,8 @@ pub struct Answer {
     /// The answer's validators, for a conditional GET next time.
     pub etag: Option<String>,
     pub last_modified: Option<String>,
+    /// What the body is (a protocol client checks it is JSON).
+    pub content_type: Option<String>,
 }
 
 /// How a client treats TLS.
@@ -397,6 +399,7 @@ impl Outgoing {
         };
         let etag = header(reqwest::header::ETAG);
         let last_modified = header(reqwest::header::LAST_MODIFIED);
+        let content_type = header(reqwest::header::CONTENT_TYPE);
         let mut bytes = Vec::new();
         while let Some(chunk) = resp.chunk().await.map_err(describe)? {
             let room = limit.saturating_sub(bytes.len());
@@ -411,6 +414,7 @@ impl Outgoing {
             cert_expires_at,
             etag,
             last_modified,
+            content_type,
         })
     }
 }

@@ -137,7 +137,7 @@ impl Flash {
         }
     }
 
-    fn cookie(&self) -> HeaderValue {
+    pub(crate) fn cookie(&self) -> HeaderValue {
         let json = serde_json::to_vec(self).unwrap_or_default();
         let value = URL_SAFE_NO_PAD.encode(json);
         HeaderValue::from_str(&format!(
@@ -295,6 +295,14 @@ fn typed(kind: &str, raw: &str, tz: Option<&str>) -> Option<Value> {
         ),
         "bool" => Some(Value::Bool(matches!(raw, "on" | "true" | "1" | "yes"))),
         "null" if raw.trim().is_empty() => Some(Value::Null),
+        // A list typed one per line or comma-separated (domains, groups).
+        "lines" => Some(Value::Array(
+            raw.split([',', '\n'])
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(|s| Value::String(s.to_string()))
+                .collect(),
+        )),
         _ => Some(Value::String(raw.to_string())),
     }
 }
@@ -576,11 +584,28 @@ where
     parts.headers.remove(header::CONTENT_LENGTH);
     // An empty proof is no step-up: the route says whether it needed one.
     if let Some((field, proof)) = form.step_up.clone().filter(|(_, p)| !p.trim().is_empty()) {
-        match step_up(inner.clone(), &parts, proof.trim()).await {
-            Ok(token) => {
-                parts.headers.insert("x-step-up-token", token);
+        // Proven at the identity provider (single sign-on): its cookie.
+        if proof.trim() == "sso" {
+            let kept = crate::session::cookies(&parts.headers)
+                .find(|c| c.name() == crate::session::STEP_UP_COOKIE)
+                .and_then(|c| HeaderValue::from_str(c.value()).ok());
+            match kept {
+                Some(token) => {
+                    parts.headers.insert("x-step-up-token", token);
+                }
+                None => {
+                    let again =
+                        "The confirmation ran out: confirm at your identity provider again.";
+                    return refused_step_up(form, back, field, again.into());
+                }
             }
-            Err(message) => return refused_step_up(form, back, field, message),
+        } else {
+            match step_up(inner.clone(), &parts, proof.trim()).await {
+                Ok(token) => {
+                    parts.headers.insert("x-step-up-token", token);
+                }
+                Err(message) => return refused_step_up(form, back, field, message),
+            }
         }
     }
     let res = run(inner, Request::from_parts(parts, Body::from(json))).await;

@@ -27,6 +27,7 @@ mod selftest;
 mod session;
 mod shared_limits;
 mod snapshot;
+mod sso;
 pub mod state;
 pub mod static_copy;
 mod statuspage_body;
@@ -154,7 +155,9 @@ pub fn app(
     let observer: std::sync::Arc<dyn upstate_jobs::monitors::Observe> = telemetry.clone();
     // A second app in one process (tests) keeps the first one's observer.
     let _ = checker.observer.set(observer);
+    let sso = sso::Provider::new(sender.settings.allow.clone());
     let state = AppState::new(state::Shared {
+        sso,
         telemetry: telemetry.clone(),
         sender,
         checker,

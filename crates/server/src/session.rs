@@ -31,6 +31,11 @@ pub const ABSOLUTE_MS: i64 = 12 * 3_600_000;
 /// unverified one may wait for verification.
 pub const STEP_UP_MS: i64 = 5 * 60_000;
 const TOUCH_EVERY_MS: i64 = 60_000;
+/// A step-up proven at the identity provider, for the admin screens' forms
+/// to send (they cannot carry the token through the provider): HttpOnly,
+/// as long-lived as the step-up, and only good with the session it was
+/// made for (`require_step_up` checks).
+pub const STEP_UP_COOKIE: &str = "upstate_step_up";
 
 /// Every well-formed cookie the request carries.
 pub fn cookies(headers: &HeaderMap) -> impl Iterator<Item = cookie::Cookie<'_>> {

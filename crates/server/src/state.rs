@@ -32,6 +32,8 @@ pub struct Shared {
     pub settings: ServerSettings,
     /// When this process started serving (for `/api/admin/system`).
     pub started: std::time::Instant,
+    /// The team's identity provider (single sign-on).
+    pub sso: crate::sso::Provider,
     /// Every public route's per-address limiter, for the development reset.
     pub public_limiters: std::sync::Mutex<Vec<std::sync::Weak<Limits>>>,
 }

@@ -40,6 +40,7 @@ pub mod sealed;
 pub mod server_key;
 pub mod settings;
 mod sqlite;
+pub mod sso;
 pub mod step_up;
 pub mod subscribers;
 pub mod templates;

@@ -34,6 +34,8 @@ pub enum Purpose {
     Vapid,
     MonitorHeader,
     Bucket,
+    /// The identity provider's client secret (single sign-on).
+    Sso,
     /// The row that proves which key seals this database's secrets.
     Check,
 }
@@ -46,6 +48,7 @@ impl Purpose {
             Purpose::Vapid => b"upstate vapid",
             Purpose::MonitorHeader => b"upstate monitor header",
             Purpose::Bucket => b"upstate bucket",
+            Purpose::Sso => b"upstate sso",
             Purpose::Check => b"upstate check",
         }
     }

@@ -194,25 +194,32 @@ pub async fn settle(db: &Db) -> StoreResult<Settled> {
         }
     }
 
-    // The static copy's bucket credentials.
-    let export: Option<String> = on_tx!(&mut tx, |c| sqlx::query_scalar(
-        "SELECT value FROM settings WHERE name = 'export'"
-    )
-    .fetch_optional(c)
-    .await?);
-    if let Some(export) = export {
-        let mut doc: Value = serde_json::from_str(&export)
-            .map_err(|e| StoreError::Config(format!("stored export do not read: {e}")))?;
-        let secret = doc.pointer_mut("/s3/secretAccessKey");
-        if let Some(value) = secret
-            && let Some(again) = reseal_opt(keys, Purpose::Bucket, value.as_str())?
+    // Secrets inside settings documents: the static copy's bucket and the
+    // identity provider's client secret.
+    for (name, pointer, purpose) in [
+        ("export", "/s3/secretAccessKey", Purpose::Bucket),
+        ("sso", "/clientSecret", Purpose::Sso),
+    ] {
+        let stored: Option<String> = on_tx!(&mut tx, |c| sqlx::query_scalar(
+            "SELECT value FROM settings WHERE name = $1"
+        )
+        .bind(name)
+        .fetch_optional(c)
+        .await?);
+        let Some(stored) = stored else { continue };
+        let mut doc: Value = serde_json::from_str(&stored)
+            .map_err(|e| StoreError::Config(format!("stored {name} do not read: {e}")))?;
+        if let Some(value) = doc.pointer_mut(pointer)
+            && let Some(again) =
+                reseal_opt(keys, purpose, value.as_str().filter(|v| !v.is_empty()))?
         {
             *value = Value::String(again);
             resealed += 1;
             on_tx!(&mut tx, |c| sqlx::query(
-                "UPDATE settings SET value = $1 WHERE name = 'export'"
+                "UPDATE settings SET value = $1 WHERE name = $2"
             )
             .bind(doc.to_string())
+            .bind(name)
             .execute(c)
             .await?
             .rows_affected());

@@ -14,6 +14,7 @@ use upstate_core::FieldErrors;
 use upstate_core::audit::Action;
 use upstate_core::events::Event;
 use upstate_core::settings::{Features, Settings};
+use upstate_core::sso::SsoSettings;
 use upstate_core::static_copy::{ExportSettings, ExportStatus};
 
 /// The stored document `name`, or its default when never saved. A document
@@ -95,6 +96,35 @@ impl Document for ExportSettings {
     fn open(&mut self, keys: &Keyring) -> StoreResult<()> {
         if let Some(s3) = &mut self.s3 {
             s3.secret_access_key = keys.open(Purpose::Bucket, &s3.secret_access_key)?;
+        }
+        Ok(())
+    }
+}
+
+impl Document for SsoSettings {
+    const NAME: &'static str = "sso";
+    const ACTION: Action = Action::SsoSettingsUpdate;
+    /// Everything but the client secret, of which only whether it is set.
+    fn audited(&self) -> serde_json::Value {
+        let mut v = json!(self);
+        if let Some(o) = v.as_object_mut() {
+            o.remove("clientSecret");
+            o.insert(
+                "clientSecretSet".into(),
+                json!(!self.client_secret.is_empty()),
+            );
+        }
+        v
+    }
+    fn seal(&mut self, keys: &Keyring) -> StoreResult<()> {
+        if !self.client_secret.is_empty() {
+            self.client_secret = keys.seal(Purpose::Sso, &self.client_secret)?;
+        }
+        Ok(())
+    }
+    fn open(&mut self, keys: &Keyring) -> StoreResult<()> {
+        if !self.client_secret.is_empty() {
+            self.client_secret = keys.open(Purpose::Sso, &self.client_secret)?;
         }
         Ok(())
     }
@@ -202,6 +232,21 @@ pub async fn change_export_settings(
     ctx: &AuditCtx,
     f: impl FnOnce(ExportSettings) -> Result<ExportSettings, FieldErrors>,
 ) -> StoreResult<ExportSettings> {
+    change(db, ctx, f).await
+}
+
+/// Single sign-on's settings, the client secret opened.
+pub async fn sso_settings(db: &Db) -> StoreResult<SsoSettings> {
+    let mut kept: SsoSettings = load(db, SsoSettings::NAME).await?;
+    kept.open(&db.keys)?;
+    Ok(kept)
+}
+
+pub async fn change_sso_settings(
+    db: &Db,
+    ctx: &AuditCtx,
+    f: impl FnOnce(SsoSettings) -> Result<SsoSettings, FieldErrors>,
+) -> StoreResult<SsoSettings> {
     change(db, ctx, f).await
 }
 

@@ -27,10 +27,13 @@ pub struct User {
     /// Signed in with a password someone else chose: the screens ask for a
     /// new one before anything else.
     pub must_change_password: bool,
+    /// Came in through single sign-on: the identity provider vouches for
+    /// it (and proves it is them again for a step-up).
+    pub sso: bool,
 }
 
 #[derive(sqlx::FromRow)]
-struct UserRow {
+pub(crate) struct UserRow {
     id: i64,
     email: String,
     name: String,
@@ -39,6 +42,7 @@ struct UserRow {
     created_at: i64,
     last_login_at: Option<i64>,
     must_change_password: bool,
+    sso: bool,
 }
 
 impl TryFrom<UserRow> for User {
@@ -53,15 +57,17 @@ impl TryFrom<UserRow> for User {
             created_at: Timestamp::from_millis(r.created_at),
             last_login_at: r.last_login_at.map(Timestamp::from_millis),
             must_change_password: r.must_change_password,
+            sso: r.sso,
         })
     }
 }
 
 macro_rules! user_cols {
     () => {
-        "id, email, name, role, totp_enabled, created_at, last_login_at, must_change_password"
+        "id, email, name, role, totp_enabled, created_at, last_login_at, must_change_password, (sso_subject IS NOT NULL) AS sso"
     };
 }
+pub(crate) use user_cols;
 
 pub fn token() -> String {
     let mut bytes = [0u8; 32];

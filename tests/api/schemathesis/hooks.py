@@ -273,6 +273,20 @@ def _body(ctx, body):
             s3.setdefault("secretAccessKey", "fuzz-secret")
         if body.get("enabled") is True and not body.get("directory") and not isinstance(s3, dict):
             body["directory"] = "copy"
+    # Single sign-on turned on needs its provider and a way in for someone:
+    # rules across fields. It never becomes the only way in, which would
+    # lock out the pass's own password sign-ins.
+    if path == "/api/sso-settings" and method == "PUT":
+        if body.get("enabled") is True:
+            if not body.get("issuer"):
+                body["issuer"] = "https://id.example.com"
+            if not body.get("clientId"):
+                body["clientId"] = "upstate"
+            body.setdefault("clientSecret", "fuzz-secret")
+            if not (body.get("adminGroups") or body.get("editorGroups")
+                    or body.get("viewerGroups") or body.get("defaultRole")):
+                body["defaultRole"] = "viewer"
+        body["ssoOnly"] = False
     # Templates' names are unique: a renamed one takes a name nobody has
     # (generated names repeat, and the first template's is taken).
     if path.startswith("/api/incident-templates") and isinstance(body.get("name"), str):

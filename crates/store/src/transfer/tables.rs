@@ -57,6 +57,7 @@ pub(crate) const LEFT_OUT: &[(&str, &str)] = &[
     ("sessions", "sign-ins end with the move"),
     ("setup_tokens", "first-run tokens"),
     ("step_ups", "sign-in confirmations"),
+    ("sso_logins", "single sign-ons under way"),
     ("secret_failures", "password throttling"),
     ("jobs", "work in flight"),
     ("outbox", "change notices between instances"),
@@ -186,6 +187,14 @@ pub(crate) const SEALED: &[Sealed] = &[
         row: Some("export"),
         purpose: Purpose::Bucket,
         what: "bucket credentials of the static copy",
+    },
+    Sealed {
+        table: "settings",
+        column: "value",
+        pointer: &["clientSecret"],
+        row: Some("sso"),
+        purpose: Purpose::Sso,
+        what: "the identity provider's client secret",
     },
 ];
 

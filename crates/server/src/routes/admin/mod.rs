@@ -134,6 +134,11 @@ struct Screen {
     who: SignedIn,
     flash: Option<Flash>,
     site: Arc<Settings>,
+    /// This screen's path and query: where a step-up at the identity
+    /// provider comes back to.
+    path: String,
+    /// A step-up proven at the identity provider is at hand (its cookie).
+    confirmed: bool,
 }
 
 impl FromRequestParts<AppState> for Screen {
@@ -158,10 +163,18 @@ impl FromRequestParts<AppState> for Screen {
             return Err(Redirect::to("/admin/account#h-password").into_response());
         }
         let site = state.snapshots.settings().await.map_err(fail)?;
+        let confirmed = crate::session::cookies(&parts.headers)
+            .any(|c| c.name() == crate::session::STEP_UP_COOKIE && !c.value().is_empty());
         Ok(Screen {
             who,
             flash: Flash::read(&parts.headers),
             site,
+            path: parts
+                .uri
+                .path_and_query()
+                .map_or("/admin", |p| p.as_str())
+                .to_string(),
+            confirmed,
         })
     }
 }
@@ -176,6 +189,9 @@ impl Screen {
             csrf: &self.who.session.csrf_token,
             site: &self.site.site_name,
             here,
+            sso: user.sso,
+            path: &self.path,
+            confirmed: self.confirmed,
         }
     }
 

@@ -47,6 +47,10 @@ pub(super) async fn settings_screen(State(state): State<AppState>, s: Screen) ->
                 .await
                 .map_err(fail)?,
         );
+    let sso = upstate_store::settings::sso_settings(&state.db)
+        .await
+        .map_err(fail)?
+        .view(crate::sso::redirect_uri(&state.settings.public_url));
     Ok(s.show(view::settings(
         &s.frame("settings"),
         s.flash(),
@@ -57,6 +61,7 @@ pub(super) async fn settings_screen(State(state): State<AppState>, s: Screen) ->
         view::StaticCopy {
             export: &export,
             root: &state.settings.static_copy_root.display().to_string(),
+            sso: &sso,
         },
     )))
 }

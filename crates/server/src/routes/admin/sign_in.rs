@@ -10,9 +10,18 @@ use axum::response::Response;
 use serde::Deserialize;
 use upstate_store::users;
 
-pub(super) async fn login(headers: HeaderMap) -> Response {
+pub(super) async fn login(State(state): State<AppState>, headers: HeaderMap) -> Response {
     let flash = Flash::read(&headers);
-    shown(view::login(flash.as_ref()), &flash)
+    // The database away: the password form still shows (and says so when sent).
+    let sso = upstate_store::settings::sso_settings(&state.db)
+        .await
+        .ok()
+        .filter(|s| s.offered());
+    let offer = sso.as_ref().map(|s| view::SsoOffer {
+        label: &s.button_label,
+        only: s.sso_only,
+    });
+    shown(view::login(flash.as_ref(), offer), &flash)
 }
 
 pub(super) async fn second_factor(headers: HeaderMap) -> Response {

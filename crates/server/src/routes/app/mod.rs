@@ -22,6 +22,7 @@ mod recurring;
 mod selftest;
 mod settings;
 mod sign_in;
+mod sso;
 mod step_up;
 mod subscribers;
 mod system;
@@ -39,6 +40,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(sign_in::router())
         .merge(two_factor::router())
         .merge(step_up::router())
+        .merge(sso::router())
         .merge(users::router())
         .merge(api_keys::router())
         .merge(quick_links::router())

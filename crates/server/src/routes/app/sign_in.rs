@@ -64,6 +64,7 @@ struct SecondFactorNeeded {
     responses(
         (status = 200, body = Data<SignedInBody>, description = "Signed in (or, with two-factor on, `{twoFactorRequired: true}` and a pending session)"),
         (status = 401, description = "Wrong email or password (the same answer for both)", content_type = "application/problem+json"),
+        (status = 403, description = "Single sign-on only: passwords open only an owner's account", content_type = "application/problem+json"),
         Throttled,
         BodyErrors
     )
@@ -96,6 +97,17 @@ async fn login(
             "the email or the password is wrong".into(),
         ));
     };
+    // With single sign-on only, a right password still opens nothing but
+    // an owner's account (the way back in when the provider is down).
+    if !upstate_store::settings::sso_settings(&state.db)
+        .await?
+        .password_allowed(user.role)
+    {
+        return Err(ApiError::Forbidden(
+            "this install signs in through single sign-on only: use the single sign-on button"
+                .into(),
+        ));
+    }
     let actor = Actor::user(user.id, &user.email);
     let ctx = audit_ctx(&headers, Some(peer), &state, actor);
     let (session, token) =

@@ -55,6 +55,13 @@ pub fn account(frame: &Frame, flash: Option<&Flash>, tf: &TwoFactor, given: bool
                 ul.codes { @for c in &codes { li { code { (c) } } } }
             }
         }
+        @if frame.sso && !given {
+            section.card aria-labelledby="h-signing-in" {
+                h2 #h-signing-in { "Signing in" }
+                p { "You sign in through your team's identity provider (single sign-on): your password and second factor are kept there, and your role follows your groups there at each sign-in." }
+                p.muted { "A change that needs you to confirm it is you sends you to the provider to sign in again." }
+            }
+        } @else {
         div.grid {
             section.card aria-labelledby="h-2fa" {
                 h2 #h-2fa { "Two-factor authentication" }
@@ -106,6 +113,7 @@ pub fn account(frame: &Frame, flash: Option<&Flash>, tf: &TwoFactor, given: bool
                 }
             }
             @if !given { (password_form(frame, flash, false)) }
+        }
         }
     };
     page(frame, "Your account", flash, body)

@@ -35,7 +35,7 @@ pub use monitors::{
 pub use notifications::{ChannelScreen, channel, channels};
 pub use pages::{PageScreen, page_screen, pages_list};
 pub use settings::{StaticCopy, settings};
-pub use sign_in::{login, second_factor, setup, setup_gone, setup_needs_link};
+pub use sign_in::{SsoOffer, login, second_factor, setup, setup_gone, setup_needs_link};
 pub use subscribers::{SubscribersScreen, subscribers};
 pub use team::{AuditFilters, SystemInfo, audit, keys, system, users};
 
@@ -77,6 +77,13 @@ pub struct Frame<'a> {
     pub site: &'a str,
     /// The nav entry to mark as current.
     pub here: &'static str,
+    /// The person came in through single sign-on: a step-up is proven at
+    /// the identity provider, not with a password.
+    pub sso: bool,
+    /// This screen's path and query.
+    pub path: &'a str,
+    /// A step-up proven at the identity provider is at hand.
+    pub confirmed: bool,
 }
 
 impl Frame<'_> {
@@ -391,16 +398,25 @@ pub fn action(
 /// The inline step-up of a sensitive form (see `crate::form_bridge`): the
 /// person's password or a current 2FA code. `tag` tells the forms of one
 /// screen apart; `what` ends the label for screen readers ("to remove Nora").
-pub fn step_up_field(tag: &str, what: &str, flash: Option<&Flash>) -> Markup {
-    step_up_input(tag, what, flash, None)
+pub fn step_up_field(frame: &Frame, tag: &str, what: &str, flash: Option<&Flash>) -> Markup {
+    step_up_input(frame, tag, what, flash, None)
 }
 
 /// `step_up_field` for a form where only some choices need it (`when`
 /// says which); left empty, the route says whether it was needed.
-pub fn step_up_input(tag: &str, what: &str, flash: Option<&Flash>, when: Option<&str>) -> Markup {
+pub fn step_up_input(
+    frame: &Frame,
+    tag: &str,
+    what: &str,
+    flash: Option<&Flash>,
+    when: Option<&str>,
+) -> Markup {
     let name = format!("_step_up:{tag}");
     let id = format!("su-{tag}");
     let error = flash.and_then(|f| f.error_of(&name));
+    if frame.sso {
+        return sso_step_up(frame, &name, &id, what, error, when);
+    }
     html! {
         div.field.invalid[error.is_some()] {
             label for=(id) { "Your password or 2FA code" span.visually-hidden { " " (what) } }
@@ -412,6 +428,46 @@ pub fn step_up_input(tag: &str, what: &str, flash: Option<&Flash>, when: Option<
                 span.hint id=(format!("{id}-note")) { (w) }
             } @else {
                 span.hint id=(format!("{id}-note")) { "Confirms it is you before a change that cannot be undone." }
+            }
+        }
+    }
+}
+
+/// The step-up of someone who came in through single sign-on: proven at
+/// the identity provider (which asks them to sign in again), valid for 5
+/// minutes; the form then sends `sso` as its proof and the bridge takes
+/// the step-up from its cookie.
+fn sso_step_up(
+    frame: &Frame,
+    name: &str,
+    id: &str,
+    what: &str,
+    error: Option<&str>,
+    when: Option<&str>,
+) -> Markup {
+    let back: String =
+        percent_encoding::utf8_percent_encode(frame.path, percent_encoding::NON_ALPHANUMERIC)
+            .to_string();
+    html! {
+        div.field.invalid[error.is_some()] id=(id) {
+            // Where the change always needs it, the proof goes with the form
+            // (and the refusal says to confirm first); where only some
+            // choices do, only once confirmed.
+            input type="hidden" name=(name) value=(if frame.confirmed || when.is_none() { "sso" } else { "" });
+            @if frame.confirmed {
+                p.hint { "Confirmed at your identity provider: sensitive actions need no further proof for a few minutes." span.visually-hidden { " " (what) } }
+            } @else {
+                p {
+                    a.button.secondary href=(format!("/api/auth/sso/step-up?next={back}")) { "Confirm at your identity provider" span.visually-hidden { " " (what) } }
+                }
+                @if let Some(w) = when {
+                    span.hint { (w) " Confirm first; the confirmation lasts 5 minutes." }
+                } @else {
+                    span.hint { "This change needs you to sign in again at your identity provider first; the confirmation lasts 5 minutes." }
+                }
+            }
+            @if let Some(e) = error {
+                span.error { (e) }
             }
         }
     }

@@ -567,7 +567,7 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
                 data-confirm=(format!("Delete the page {} and everything on it?", p.name)) {
                 (bridge(&back, "/admin/pages", Some("Page deleted."), Some(frame.csrf)))
                 input type="hidden" name="_method" value="DELETE";
-                (step_up_field("page", &format!("to delete {}", p.name), flash))
+                (step_up_field(frame, "page", &format!("to delete {}", p.name), flash))
                 div { button.danger type="submit" { "Delete page" } }
             }
         }

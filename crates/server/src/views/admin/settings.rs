@@ -5,6 +5,7 @@ use crate::form_bridge::Flash;
 use maud::{Markup, html};
 use upstate_core::StatusPage;
 use upstate_core::settings::{Features, Settings};
+use upstate_core::sso::SsoView;
 use upstate_core::static_copy::ExportView;
 use upstate_store::transfer::Product;
 
@@ -132,6 +133,7 @@ pub fn settings(
                     div { button type="submit" { "Save features" } }
                 }
             }
+            (single_sign_on(frame, flash, copy.sso))
             (static_copy(frame, flash, copy.export, copy.root))
             (moving(frame, flash))
         }
@@ -143,6 +145,101 @@ pub fn settings(
 pub struct StaticCopy<'a> {
     pub export: &'a ExportView,
     pub root: &'a str,
+    pub sso: &'a SsoView,
+}
+
+/// Single sign-on for the team: the provider, who may come in, and which
+/// role their groups give.
+fn single_sign_on(frame: &Frame, flash: Option<&Flash>, s: &SsoView) -> Markup {
+    let back = "/admin/settings#sso";
+    let flash = flash.and_then(|f| f.of_form("sso"));
+    let typed = |field: &str, saved: String| flash.and_then(|f| f.value_of(field)).unwrap_or(saved);
+    let on = |field: &str, saved: bool| {
+        flash
+            .and_then(|f| f.value_of(field))
+            .map_or(saved, |v| v == "on")
+    };
+    let listed = |field: &str, saved: &[String]| {
+        flash
+            .and_then(|f| f.values_of(field))
+            .unwrap_or_else(|| saved.to_vec())
+            .join("\n")
+    };
+    let default_role = typed(
+        "defaultRole",
+        s.default_role
+            .map(|r| r.as_str().to_string())
+            .unwrap_or_default(),
+    );
+    let secret_hint = if s.client_secret_set {
+        "Saved, never shown. Leave empty to keep it."
+    } else {
+        "From the provider's client settings."
+    };
+    let error = |field: &str| flash.and_then(|fl| fl.error_of(field).map(String::from));
+    html! {
+        section.card #sso aria-labelledby="h-sso" {
+            h2 #h-sso { "Single sign-on" }
+            p.muted { "Your team signs in with its OpenID Connect provider (Keycloak, Authentik, Google Workspace, Microsoft Entra, Okta…). The first sign-in makes the account, with the role the person's groups give; at each sign-in the role follows the groups again." }
+            div.field {
+                label for="sso-redirect" { "Redirect URI to register at the provider" }
+                input #sso-redirect type="text" readonly value=(s.redirect_uri) aria-describedby="sso-redirect-hint";
+                span.hint #sso-redirect-hint { "The provider sends people back here. Register it as an allowed redirect (callback) URI of the client." }
+            }
+            form method="post" action="/api/sso-settings" {
+                (bridge(back, back, Some("Single sign-on settings saved."), Some(frame.csrf)))
+                input type="hidden" name="_method" value="PUT";
+                input type="hidden" name="_form" value="sso";
+                div.field { div.choices {
+                    input type="hidden" name="enabled:bool" value="";
+                    label { input type="checkbox" id="f-sso-enabled" name="enabled:bool" checked[on("enabled", s.enabled)]; "Offer single sign-on on the sign-in screen" }
+                } }
+                (Input { value: Some(typed("issuer", s.issuer.clone())), hint: Some("Such as https://keycloak.example.com/realms/ops, https://accounts.google.com or https://login.microsoftonline.com/TENANT/v2.0."), required: false, ..Input::new("issuer", "Issuer URL", "url") }.render(flash))
+                (Input { value: Some(typed("clientId", s.client_id.clone())), required: false, autocomplete: Some("off"), ..Input::new("clientId", "Client id", "text") }.render(flash))
+                (Input { form_name: Some("clientSecret:opt"), hint: Some(secret_hint), required: false, autocomplete: Some("new-password"), ..Input::new("clientSecret", "Client secret", "password") }.render(flash))
+                (Input { value: Some(typed("buttonLabel", s.button_label.clone())), required: false, hint: Some("The sign-in button's words."), ..Input::new("buttonLabel", "Button", "text") }.render(flash))
+                (Input { value: Some(listed("allowedDomains", &s.allowed_domains)), form_name: Some("allowedDomains:lines"), required: false, hint: Some("One per line. Only people with an email of these domains come in; empty: anyone the provider vouches for."), ..Input::new("allowedDomains", "Allowed email domains", "textarea") }.render(flash))
+                fieldset {
+                    legend { "Roles from groups" }
+                    (Input { value: Some(typed("groupsClaim", s.groups_claim.clone())), required: false, hint: Some("The claim of the ID token or user info that lists the person's groups."), ..Input::new("groupsClaim", "Groups claim", "text") }.render(flash))
+                    (Input { value: Some(listed("adminGroups", &s.admin_groups)), form_name: Some("adminGroups:lines"), required: false, hint: Some("One per line, as the provider spells them."), ..Input::new("adminGroups", "Admin groups", "textarea") }.render(flash))
+                    (Input { value: Some(listed("editorGroups", &s.editor_groups)), form_name: Some("editorGroups:lines"), required: false, ..Input::new("editorGroups", "Editor groups", "textarea") }.render(flash))
+                    (Input { value: Some(listed("viewerGroups", &s.viewer_groups)), form_name: Some("viewerGroups:lines"), required: false, ..Input::new("viewerGroups", "Viewer groups", "textarea") }.render(flash))
+                    div.field.invalid[error("defaultRole").is_some()] {
+                        label for="f-defaultRole" { "Everyone else" }
+                        select #f-defaultRole name="defaultRole:opt" aria-describedby="f-defaultRole-note" {
+                            option value="" selected[default_role.is_empty()] { "Refused" }
+                            @for r in ["viewer", "editor", "admin"] {
+                                option value=(r) selected[default_role == r] { "Comes in as " (r) }
+                            }
+                        }
+                        @if let Some(e) = error("defaultRole") {
+                            span.error #f-defaultRole-note { (e) }
+                        } @else {
+                            span.hint #f-defaultRole-note { "Someone in none of the groups above. The highest role of a person's groups wins; single sign-on never makes an owner." }
+                        }
+                    }
+                }
+                div.field { div.choices {
+                    input type="hidden" name="ssoOnly:bool" value="";
+                    label { input type="checkbox" name="ssoOnly:bool" checked[on("ssoOnly", s.sso_only)] aria-describedby="f-ssoOnly-note"; "Single sign-on only" }
+                    @if let Some(e) = error("ssoOnly") {
+                        span.error #f-ssoOnly-note { (e) }
+                    } @else {
+                        span.hint #f-ssoOnly-note { "Passwords stop opening sessions, except an owner's: the way back in when the provider is down." }
+                    }
+                } }
+                div { button type="submit" { "Save single sign-on" } }
+            }
+            @if !s.issuer.is_empty() {
+                form method="post" action="/api/sso-settings/check" {
+                    (bridge(back, back, Some("The provider answers: its discovery document reads."), Some(frame.csrf)))
+                    input type="hidden" name="_form" value="sso";
+                    button.secondary type="submit" { "Check the provider" }
+                }
+            }
+        }
+    }
 }
 
 /// Where the static copy is published, and how the last publish went.
@@ -262,7 +359,7 @@ fn moving(frame: &Frame, flash: Option<&Flash>) -> Markup {
                     label { input type="checkbox" name="passwords:bool" aria-describedby="f-passwords-note"; "Include password hashes" }
                     span.hint #f-passwords-note { "So the team signs in with the same passwords after a move; API keys keep working." }
                 } }
-                (step_up_input("export", "to download the export", export_flash, Some("Confirms it is you: the copy holds every account and subscriber.")))
+                (step_up_input(frame, "export", "to download the export", export_flash, Some("Confirms it is you: the copy holds every account and subscriber.")))
                 div { button type="submit" { "Download export" } }
             }
             form method="post" action="/api/admin/export" enctype="multipart/form-data" {
@@ -301,7 +398,7 @@ fn moving(frame: &Frame, flash: Option<&Flash>) -> Markup {
                     }
                     span.hint #f-mode-note { "Everything keeps its ids, and accounts already here are matched by email. Pages added beside others get new ids; the team, keys, channels and settings stay as they are." }
                 }
-                (step_up_field("import", "to import", import_flash))
+                (step_up_field(frame, "import", "to import", import_flash))
                 div { button type="submit" { "Import" } }
             }
             h3 { "From another status page" }

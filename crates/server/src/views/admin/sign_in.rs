@@ -4,16 +4,43 @@ use super::{Input, bridge, centered};
 use crate::form_bridge::Flash;
 use maud::{Markup, html};
 
-pub fn login(flash: Option<&Flash>) -> Markup {
-    let body = html! {
-        h1 { "Sign in" }
-        p.muted { "Manage your status pages." }
+/// How the sign-in screen offers single sign-on: its button's words, and
+/// whether passwords are only the owner's way back in.
+pub struct SsoOffer<'a> {
+    pub label: &'a str,
+    pub only: bool,
+}
+
+pub fn login(flash: Option<&Flash>, sso: Option<SsoOffer<'_>>) -> Markup {
+    let password = html! {
         form.stack method="post" action="/api/auth/login" {
             (bridge("/admin/login", "/admin", None, None))
             input type="hidden" name="_pending" value="/admin/login/code";
-            (Input { autocomplete: Some("username"), autofocus: true, ..Input::new("email", "Email", "email") }.render(flash))
+            (Input { autocomplete: Some("username"), autofocus: sso.is_none(), ..Input::new("email", "Email", "email") }.render(flash))
             (Input { autocomplete: Some("current-password"), ..Input::new("password", "Password", "password") }.render(flash))
             button type="submit" { "Sign in" }
+        }
+    };
+    let body = html! {
+        h1 { "Sign in" }
+        p.muted { "Manage your status pages." }
+        @match &sso {
+            Some(offer) => {
+                // A plain link: the way out is a navigation, it works
+                // without scripts.
+                a.button.sso href="/api/auth/sso" { (offer.label) }
+                @if offer.only {
+                    details.break-glass {
+                        summary { "Owner's password" }
+                        p.hint { "Passwords open only an owner's account here, for when single sign-on is down." }
+                        (password)
+                    }
+                } @else {
+                    p.or aria-hidden="true" { span { "or" } }
+                    (password)
+                }
+            }
+            None => { (password) }
         }
     };
     centered("Sign in", flash, body)

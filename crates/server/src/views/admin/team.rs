@@ -62,7 +62,7 @@ pub fn keys(frame: &Frame, flash: Option<&Flash>, keys: &[ApiKey]) -> Markup {
                     }
                 }
                 (Input { form_name: Some("expiresInDays:int"), required: false, hint: Some("Leave empty for a key that does not expire."), ..Input::new("expiresInDays", "Expires after (days)", "number") }.render(flash))
-                (step_up_input("key", "to create an admin key", flash, Some("Needed only for the admin scope.")))
+                (step_up_input(frame, "key", "to create an admin key", flash, Some("Needed only for the admin scope.")))
                 div { button type="submit" { "Create key" } }
             }
         }
@@ -96,26 +96,26 @@ fn manage_user(frame: &Frame, flash: Option<&Flash>, u: &User) -> Markup {
                             @for r in ROLES { option value=(r.as_str()) selected[r == u.role] { (r.as_str()) } }
                         }
                     }
-                    (step_up_field(&tag("role"), &format!("to change the role of {}", u.name), flash))
+                    (step_up_field(frame, &tag("role"), &format!("to change the role of {}", u.name), flash))
                     div { button type="submit" { "Change role" span.visually-hidden { " of " (u.name) } } }
                 }
                 form.stack method="post" action=(format!("{route}/reset-password")) {
                     (bridge(back, back, Some("Password reset; their sessions ended."), Some(frame.csrf)))
                     input type="hidden" name="_keep" value="temporaryPassword";
-                    (step_up_field(&tag("password"), &format!("to reset the password of {}", u.name), flash))
+                    (step_up_field(frame, &tag("password"), &format!("to reset the password of {}", u.name), flash))
                     div { button.secondary type="submit" { "Reset password" span.visually-hidden { " of " (u.name) } } }
                 }
                 @if u.totp_enabled {
                     form.stack method="post" action=(format!("{route}/reset-2fa")) {
                         (bridge(back, back, Some("Two-factor turned off; they set it up again."), Some(frame.csrf)))
-                        (step_up_field(&tag("2fa"), &format!("to reset two-factor of {}", u.name), flash))
+                        (step_up_field(frame, &tag("2fa"), &format!("to reset two-factor of {}", u.name), flash))
                         div { button.secondary type="submit" { "Reset two-factor" span.visually-hidden { " of " (u.name) } } }
                     }
                 }
                 form.stack method="post" action=(route) data-confirm=(format!("Remove {} ({})? They can no longer sign in.", u.name, u.email)) {
                     (bridge(back, back, Some("User removed."), Some(frame.csrf)))
                     input type="hidden" name="_method" value="DELETE";
-                    (step_up_field(&tag("remove"), &format!("to remove {}", u.name), flash))
+                    (step_up_field(frame, &tag("remove"), &format!("to remove {}", u.name), flash))
                     div { button.danger type="submit" { "Remove user" span.visually-hidden { " " (u.name) } } }
                 }
             }
@@ -142,7 +142,11 @@ pub fn users(frame: &Frame, flash: Option<&Flash>, users: &[User]) -> Markup {
                             strong { (u.name) } " " span.muted { (u.email) }
                             br; span.muted {
                                 (u.role.as_str())
-                                (if u.totp_enabled { " · two-factor on" } else { " · two-factor off" })
+                                @if u.sso {
+                                    " · single sign-on"
+                                } @else {
+                                    (if u.totp_enabled { " · two-factor on" } else { " · two-factor off" })
+                                }
                                 @if let Some(t) = u.last_login_at { " · last sign-in " (when(t)) }
                             }
                         }

@@ -1,0 +1,475 @@
+//! Single sign-on for the team, end to end: Chromium signs in at a real
+//! OpenID provider (npm's oidc-provider, started by the test with the
+//! accounts the test writes) and comes back signed in to `/admin`, with the
+//! role its groups give. Changed groups change the role at the next
+//! sign-in; removed ones refuse it; other domains are refused; "single
+//! sign-on only" leaves passwords to owners; a step-up is proven at the
+//! provider; answers not started in this browser are refused.
+
+use crate::admin_ui::{fill, no_axe_violations, path, press, shot, text};
+use crate::browser::{Driver, browser_available};
+use crate::on_both_backends;
+use crate::support::{Backend, Browser, PASSWORD as PW, Server, peers_available, root};
+use fantoccini::Locator;
+use reqwest::Method;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+on_both_backends!(team_signs_in_through_the_provider);
+on_both_backends!(bad_sso_settings_and_forged_answers_are_refused);
+
+fn modules() -> PathBuf {
+    root().join("target/browser-test/node_modules")
+}
+
+/// The provider: its process (killed when dropped) and the accounts file.
+struct Provider {
+    child: Child,
+    issuer: String,
+    accounts: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Provider {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Provider {
+    fn accounts(&self, accounts: &Value) {
+        std::fs::write(&self.accounts, accounts.to_string()).expect("accounts file");
+    }
+}
+
+/// Starts oidc-provider for `s`, or says the test skipped (see
+/// `peers_available`) when Node's module is not installed.
+async fn provider(test: &str, s: &Server, accounts: &Value) -> Option<Provider> {
+    if !peers_available(test, &[modules().join("oidc-provider/package.json")]) {
+        return None;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("accounts.json");
+    std::fs::write(&file, accounts.to_string()).expect("accounts file");
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("free port");
+        l.local_addr().expect("address").port()
+    };
+    let mut child = Command::new("node")
+        .arg(root().join("tests/api/oidc/provider.mjs"))
+        .arg(port.to_string())
+        .arg(format!("{}/api/auth/sso/callback", s.base))
+        .arg(&file)
+        .arg(modules())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("node runs");
+    // Read to the end, not only to "ready": a closed pipe would end the
+    // provider at its next notice.
+    let stdout = child.stdout.take().expect("stdout");
+    let (tell, ready) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        let mut tell = Some(tell);
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if line == "ready"
+                && let Some(t) = tell.take()
+            {
+                let _ = t.send(());
+            }
+        }
+    });
+    tokio::time::timeout(Duration::from_secs(30), ready)
+        .await
+        .expect("the provider starts within 30 s")
+        .expect("the provider said it is ready");
+    Some(Provider {
+        child,
+        issuer: format!("http://127.0.0.1:{port}"),
+        accounts: file,
+        _dir: dir,
+    })
+}
+
+fn accounts(alice_groups: &[&str]) -> Value {
+    json!({
+        "alice": {"email": "alice@example.com", "email_verified": true, "name": "Alice Ops", "groups": alice_groups},
+        "mallory": {"email": "mallory@evil.test", "email_verified": true, "name": "Mallory", "groups": ["ops-admins"]},
+    })
+}
+
+fn settings(issuer: &str) -> Value {
+    json!({
+        "enabled": true, "issuer": issuer, "clientId": "upstate", "clientSecret": "upstate-secret",
+        "buttonLabel": "Sign in with Example SSO", "allowedDomains": ["example.com"],
+        "adminGroups": ["ops-admins"], "editorGroups": ["ops"]
+    })
+}
+
+/// A server that may reach the provider on loopback.
+async fn server(b: Backend) -> Server {
+    Server::in_process(b, |c| {
+        c.delivery.allow = vec!["127.0.0.1/32".parse().unwrap()];
+    })
+    .await
+}
+
+/// Signs in at the provider's development screens, if it asks: the login
+/// screen (any password) and the consent screen.
+async fn at_provider(d: &Driver, login: &str) {
+    for _ in 0..2 {
+        let url = d.c().current_url().await.unwrap();
+        if !url.path().starts_with("/interaction/") {
+            return;
+        }
+        if let Ok(field) = d.c().find(Locator::Css("input[name=login]")).await {
+            field.send_keys(login).await.unwrap();
+            let pw = d
+                .c()
+                .find(Locator::Css("input[name=password]"))
+                .await
+                .unwrap();
+            pw.send_keys("anything").await.unwrap();
+        }
+        d.js("window.__before = true").await;
+        let Ok(submit) = d.c().find(Locator::Css("button[type=submit]")).await else {
+            panic!(
+                "no button at the provider: {}",
+                d.c().source().await.unwrap()
+            );
+        };
+        submit.click().await.unwrap();
+        let loaded = d
+            .until(
+                "return window.__before === undefined && document.readyState === 'complete'",
+                Duration::from_secs(30),
+            )
+            .await;
+        assert!(loaded.is_some(), "the provider's screen led nowhere");
+    }
+}
+
+/// Presses the sign-in screen's single sign-on button and goes through the
+/// provider as `login`.
+async fn sso_sign_in(d: &Driver, s: &Server, login: &str) {
+    d.c()
+        .goto(&format!("{}/admin/login", s.base))
+        .await
+        .unwrap();
+    press(d, "Sign in with Example SSO").await;
+    at_provider(d, login).await;
+}
+
+/// Who the browser is signed in as, asked from inside it.
+async fn me(d: &Driver) -> Value {
+    d.js("return fetch('/api/auth/me').then(r => r.ok ? r.json().then(b => b.data) : null)")
+        .await
+}
+
+async fn sign_out(d: &Driver) {
+    d.c().delete_all_cookies().await.unwrap();
+}
+
+async fn team_signs_in_through_the_provider(b: Backend) {
+    let test = "team_signs_in_through_the_provider";
+    if !browser_available(test) {
+        return;
+    }
+    let s = server(b).await;
+    let Some(op) = provider(test, &s, &accounts(&["ops-admins"])).await else {
+        return;
+    };
+    let saved = s
+        .put("/api/sso-settings", settings(&op.issuer))
+        .await
+        .data(200);
+    assert_eq!(saved["clientSecretSet"], json!(true));
+    assert!(
+        !saved.to_string().contains("upstate-secret"),
+        "the secret never comes back"
+    );
+    assert_eq!(
+        saved["redirectUri"],
+        json!(format!("{}/api/auth/sso/callback", s.base))
+    );
+    let checked = s.post_empty("/api/sso-settings/check").await.data(200);
+    assert_eq!(
+        checked["authorizationEndpoint"],
+        json!(format!("{}/auth", op.issuer))
+    );
+
+    // The first sign-in makes the account, with the role of the groups.
+    let d = Driver::start(&[]).await;
+    d.c().set_window_size(1280, 1000).await.unwrap();
+    d.c()
+        .goto(&format!("{}/admin/login", s.base))
+        .await
+        .unwrap();
+    d.screenshot(&shot(b, "sso-sign-in")).await;
+    no_axe_violations(&d, "sign-in with single sign-on").await;
+    sso_sign_in(&d, &s, "alice").await;
+    assert_eq!(path(&d).await, "/admin", "back signed in");
+    let alice = me(&d).await;
+    assert_eq!(alice["email"], json!("alice@example.com"));
+    assert_eq!(alice["name"], json!("Alice Ops"));
+    assert_eq!(alice["role"], json!("admin"));
+    assert_eq!(alice["sso"], json!(true));
+    let created = s
+        .get("/api/audit-events?action=user.create&limit=10")
+        .await
+        .data(200);
+    assert!(
+        created.to_string().contains("\"via\":\"sso\""),
+        "the account's making is audited as single sign-on's: {created}"
+    );
+
+    // The settings screen shows what is set, and the address to register.
+    d.c()
+        .goto(&format!("{}/admin/settings#sso", s.base))
+        .await
+        .unwrap();
+    let redirect = d
+        .js("return document.getElementById('sso-redirect').value")
+        .await;
+    assert_eq!(redirect, json!(format!("{}/api/auth/sso/callback", s.base)));
+    d.js("document.getElementById('sso').scrollIntoView()")
+        .await;
+    d.screenshot(&shot(b, "sso-settings")).await;
+    no_axe_violations(&d, "settings with single sign-on").await;
+
+    // A sensitive change asks to confirm at the provider first: refused
+    // beside the field until then, nothing deleted.
+    let page = s
+        .post(
+            "/api/statuspages",
+            json!({"name": "Doomed", "slug": "doomed"}),
+        )
+        .await
+        .data(201);
+    let screen = format!("{}/admin/pages/{}", s.base, page["id"]);
+    d.c().goto(&screen).await.unwrap();
+    d.js("window.confirm = () => true").await;
+    press(&d, "Delete page").await;
+    let said = text(&d, "#su-page").await;
+    assert!(said.contains("confirm at your identity provider"), "{said}");
+    let at = format!("/api/statuspages/{}", page["id"]);
+    s.get(&at).await.data(200);
+    // The provider asks again (prompt=login, max_age=0) and sends the
+    // person back to the screen, confirmed for 5 minutes.
+    press(&d, "Confirm at your identity provider to delete Doomed").await;
+    assert!(
+        d.c().find(Locator::Css("input[name=login]")).await.is_ok(),
+        "the provider asks again"
+    );
+    at_provider(&d, "alice").await;
+    assert_eq!(
+        path(&d).await,
+        format!("/admin/pages/{}", page["id"]),
+        "back at the screen"
+    );
+    assert!(text(&d, "#su-page").await.contains("Confirmed"));
+    d.screenshot(&shot(b, "sso-step-up-confirmed")).await;
+    d.js("window.confirm = () => true").await;
+    press(&d, "Delete page").await;
+    assert_eq!(path(&d).await, "/admin/pages");
+    s.get(&at).await.problem(404);
+    // The account keeps no password here; the team list says how alice
+    // signs in.
+    d.c()
+        .goto(&format!("{}/admin/account", s.base))
+        .await
+        .unwrap();
+    assert!(
+        text(&d, "main")
+            .await
+            .contains("identity provider (single sign-on)")
+    );
+    d.c()
+        .goto(&format!("{}/admin/users", s.base))
+        .await
+        .unwrap();
+    assert!(text(&d, "main").await.contains("admin · single sign-on"));
+    let latest = d
+        .js("return fetch('/api/admin/step-up').then(r => r.json()).then(b => b.data)")
+        .await;
+    assert_eq!(latest["active"], json!(true), "{latest}");
+    assert_eq!(latest["method"], json!("sso"));
+
+    // The groups changed at the provider: the role follows at the next sign-in.
+    op.accounts(&accounts(&["ops"]));
+    sign_out(&d).await;
+    sso_sign_in(&d, &s, "alice").await;
+    assert_eq!(me(&d).await["role"], json!("editor"));
+
+    // Removed from every group: refused, and told why.
+    op.accounts(&accounts(&["sales"]));
+    sign_out(&d).await;
+    sso_sign_in(&d, &s, "alice").await;
+    assert_eq!(path(&d).await, "/admin/login");
+    let said = text(&d, "[role=alert]").await;
+    assert!(said.contains("no role here any more"), "{said}");
+    assert!(me(&d).await.is_null());
+
+    // Another email domain: refused, no account made. (A browser of its
+    // own: the provider remembers alice in this one.)
+    let other = Driver::start(&[]).await;
+    sso_sign_in(&other, &s, "mallory").await;
+    assert_eq!(path(&other).await, "/admin/login");
+    let said = text(&other, "[role=alert]").await;
+    assert!(said.contains("evil.test may not sign in"), "{said}");
+    other.quit().await;
+    let made = s
+        .get("/api/audit-events?action=user.create&limit=10")
+        .await
+        .data(200);
+    assert!(
+        !made.to_string().contains("mallory"),
+        "no account for mallory"
+    );
+    let refusals = s
+        .get("/api/audit-events?action=auth.failure&limit=10")
+        .await
+        .data(200)
+        .to_string();
+    assert!(
+        refusals.contains("no role here any more"),
+        "alice's refusal is audited: {refusals}"
+    );
+
+    // Single sign-on only: an admin's right password opens nothing, an
+    // owner's still does (the way back in).
+    s.db.user("admin@example.com", "admin");
+    s.db.user("owner@example.com", "owner");
+    let mut only = settings(&op.issuer);
+    only["ssoOnly"] = json!(true);
+    s.put("/api/sso-settings", only).await.data(200);
+    let refused = Browser::login(&s, "admin@example.com", PW)
+        .await
+        .err()
+        .expect("refused");
+    assert_eq!(refused.status(), 403);
+    assert!(Browser::login(&s, "owner@example.com", PW).await.is_ok());
+    sign_out(&d).await;
+    d.c()
+        .goto(&format!("{}/admin/login", s.base))
+        .await
+        .unwrap();
+    assert!(
+        text(&d, "details.break-glass summary")
+            .await
+            .contains("Owner's password"),
+        "passwords fold away behind the owner's way in"
+    );
+    d.screenshot(&shot(b, "sso-only-sign-in")).await;
+    d.c()
+        .find(Locator::Css("details.break-glass summary"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    fill(&d, "Email", "admin@example.com").await;
+    fill(&d, "Password", PW).await;
+    press(&d, "Sign in").await;
+    assert!(
+        text(&d, "[role=alert]")
+            .await
+            .contains("single sign-on only"),
+        "the refusal is said on the screen"
+    );
+    d.quit().await;
+}
+
+async fn bad_sso_settings_and_forged_answers_are_refused(b: Backend) {
+    let s = server(b).await;
+    let before = s.get("/api/sso-settings").await.data(200);
+    assert_eq!(before["enabled"], json!(false));
+    assert_eq!(before["clientSecretSet"], json!(false));
+    for (body, fields) in [
+        (
+            json!({"enabled": true, "issuer": "not a url", "clientId": "up state", "allowedDomains": ["no domain"], "defaultRole": "owner"}),
+            vec!["issuer", "clientId", "allowedDomains", "defaultRole"],
+        ),
+        (
+            json!({"enabled": true}),
+            vec!["issuer", "clientId", "clientSecret", "defaultRole"],
+        ),
+        (json!({"enabled": false, "ssoOnly": true}), vec!["ssoOnly"]),
+        (
+            json!({"enabled": true, "issuer": "https://id.example.com", "clientId": "c", "clientSecret": "s"}),
+            vec!["defaultRole"],
+        ),
+        (json!({"enabled": true, "nonsense": 1}), vec!["nonsense"]),
+    ] {
+        s.put("/api/sso-settings", body)
+            .await
+            .invalid_fields(&fields);
+    }
+    assert_eq!(
+        s.get("/api/sso-settings").await.data(200),
+        before,
+        "nothing stored"
+    );
+    s.post_empty("/api/sso-settings/check").await.problem(409);
+    // A read-only key may not see or change it.
+    let reader = s.db.create_key("read");
+    let r = s
+        .send(Method::GET, "/api/sso-settings", Some(&reader), None)
+        .await;
+    r.problem(403);
+
+    // Not set up: the way out goes back to the sign-in screen.
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let r = client
+        .get(format!("{}/api/auth/sso", s.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 303);
+    assert_eq!(r.headers()["location"], "/admin/login");
+
+    // An answer this browser did not ask for signs no one in.
+    let unreachable = "https://id.example.com";
+    let mut set = settings(unreachable);
+    set["issuer"] = json!(unreachable);
+    s.put("/api/sso-settings", set).await.data(200);
+    for query in [
+        "code=abc&state=forged",
+        "code=abc",
+        "error=access_denied&state=x",
+    ] {
+        let r = client
+            .get(format!("{}/api/auth/sso/callback?{query}", s.base))
+            .header("cookie", "upstate_sso=other")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 303, "{query}");
+        assert_eq!(r.headers()["location"], "/admin/login");
+        assert!(
+            r.headers()
+                .get_all("set-cookie")
+                .iter()
+                .all(|c| !c.to_str().unwrap().starts_with("upstate_session=")),
+            "no session from {query}"
+        );
+    }
+    // A provider on a private address is held to outgoing_allow.
+    let plain = Server::start(b).await;
+    let mut local = settings("http://127.0.0.1:9");
+    local["issuer"] = json!("http://127.0.0.1:9");
+    plain.put("/api/sso-settings", local).await.data(200);
+    let r = plain.post_empty("/api/sso-settings/check").await;
+    let detail = r.problem(422)["errors"][0]["message"].to_string();
+    assert!(detail.contains("outgoing_allow"), "{detail}");
+}
