@@ -158,6 +158,15 @@ pub struct Settings {
     /// Earlier server keys (comma-separated) that still open secrets while
     /// instances move to a new `secret_key`; each start re-seals with it.
     pub secret_key_previous: Option<Secret>,
+    /// Single sign-on's identity provider, from configuration rather than
+    /// the Settings screen (which then shows it read-only): its issuer URL,
+    /// with `sso_client_id` and `sso_client_secret`. Who may come in, and
+    /// with which role, stays on the Settings screen.
+    #[serde(deserialize_with = "text")]
+    pub sso_issuer: String,
+    #[serde(deserialize_with = "text")]
+    pub sso_client_id: String,
+    pub sso_client_secret: Option<Secret>,
 }
 
 impl Default for Settings {
@@ -194,6 +203,9 @@ impl Default for Settings {
             redis_prefix: "upstate:".into(),
             secret_key: None,
             secret_key_previous: None,
+            sso_issuer: String::new(),
+            sso_client_id: String::new(),
+            sso_client_secret: None,
         }
     }
 }
@@ -588,6 +600,7 @@ impl Config {
                 from: from.to_string(),
             }),
         };
+        let sso_connection = sso_connection(&s)?;
         Ok(Config {
             database_url,
             keys: key_source(&s)?,
@@ -620,6 +633,7 @@ impl Config {
                 stopping: tokio_util::sync::CancellationToken::new(),
                 redis_url: redis_url(s.redis_url.as_ref())?,
                 redis_prefix: s.redis_prefix.clone(),
+                sso_connection,
                 static_copy_root: match s.static_copy_root.trim() {
                     "" => s.data_dir.join("static"),
                     root => PathBuf::from(root),
@@ -669,6 +683,33 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// The identity provider given in configuration: all three settings or
+/// none, the issuer a URL.
+fn sso_connection(s: &Settings) -> anyhow::Result<Option<upstate_core::sso::Connection>> {
+    let issuer = s.sso_issuer.trim();
+    let client_id = s.sso_client_id.trim();
+    let secret = s
+        .sso_client_secret
+        .as_ref()
+        .map(|x| x.expose().trim().to_string())
+        .unwrap_or_default();
+    if issuer.is_empty() && client_id.is_empty() && secret.is_empty() {
+        return Ok(None);
+    }
+    if issuer.is_empty() || client_id.is_empty() || secret.is_empty() {
+        bail!(
+            "sso_issuer, sso_client_id and sso_client_secret (UPSTATE_SSO_*) go together: set all three or none"
+        );
+    }
+    let issuer =
+        upstate_core::validate::url(issuer).map_err(|e| anyhow::anyhow!("sso_issuer {e}"))?;
+    Ok(Some(upstate_core::sso::Connection {
+        issuer: issuer.trim_end_matches('/').to_string(),
+        client_id: client_id.to_string(),
+        client_secret: secret,
+    }))
 }
 
 #[cfg(test)]

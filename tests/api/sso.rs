@@ -19,6 +19,7 @@ use std::time::Duration;
 
 on_both_backends!(team_signs_in_through_the_provider);
 on_both_backends!(bad_sso_settings_and_forged_answers_are_refused);
+on_both_backends!(the_provider_can_come_from_configuration);
 
 fn modules() -> PathBuf {
     root().join("target/browser-test/node_modules")
@@ -472,4 +473,70 @@ async fn bad_sso_settings_and_forged_answers_are_refused(b: Backend) {
     let r = plain.post_empty("/api/sso-settings/check").await;
     let detail = r.problem(422)["errors"][0]["message"].to_string();
     assert!(detail.contains("outgoing_allow"), "{detail}");
+}
+
+/// The provider named in configuration (environment here): it takes the
+/// saved one's place, its fields are refused by the route, its secret never
+/// enters the database; a partial configuration stops start-up.
+async fn the_provider_can_come_from_configuration(b: Backend) {
+    let db = crate::support::TestDb::new(b).await;
+    let out = Command::new(crate::support::BIN)
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .env("UPSTATE_DATABASE_URL", &db.url)
+        .env("UPSTATE_SSO_ISSUER", "https://id.example.com")
+        .current_dir(db.dir.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("go together"), "{err}");
+    drop(db);
+
+    let s = Server::start_with(
+        b,
+        &[
+            ("UPSTATE_SSO_ISSUER", "https://id.example.com/realms/ops/"),
+            ("UPSTATE_SSO_CLIENT_ID", "upstate"),
+            ("UPSTATE_SSO_CLIENT_SECRET", "from-the-environment"),
+        ],
+    )
+    .await;
+    let shown = s.get("/api/sso-settings").await.data(200);
+    assert_eq!(shown["fromConfiguration"], json!(true));
+    assert_eq!(shown["issuer"], json!("https://id.example.com/realms/ops"));
+    assert_eq!(shown["clientSecretSet"], json!(true));
+    s.put(
+        "/api/sso-settings",
+        json!({"enabled": true, "issuer": "https://other.example.com", "clientSecret": "x", "defaultRole": "viewer"}),
+    )
+    .await
+    .invalid_fields(&["issuer", "clientSecret"]);
+    let saved = s
+        .put(
+            "/api/sso-settings",
+            json!({"enabled": true, "defaultRole": "viewer", "allowedDomains": ["example.com"]}),
+        )
+        .await
+        .data(200);
+    assert_eq!(saved["enabled"], json!(true));
+    assert_eq!(saved["clientId"], json!("upstate"));
+    let stored = s
+        .db
+        .integers("SELECT COUNT(*) FROM settings WHERE name = 'sso' AND value LIKE '%clientSecret\":\"\"%'")
+        .await;
+    assert_eq!(stored, vec![1], "the configured secret is not stored");
+    let stored_issuer =
+        s.db.integers(
+            "SELECT COUNT(*) FROM settings WHERE name = 'sso' AND value LIKE '%id.example.com%'",
+        )
+        .await;
+    assert_eq!(stored_issuer, vec![0], "nor the configured issuer");
+    // The sign-in screen offers it.
+    let page = reqwest::get(format!("{}/admin/login", s.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains("href=\"/api/auth/sso\""), "{page}");
 }

@@ -60,6 +60,16 @@ impl Default for SsoSettings {
     }
 }
 
+/// The identity provider given in the server's configuration
+/// (`sso_issuer`, `sso_client_id`, `sso_client_secret`): it takes the place
+/// of the saved one, and its secret never enters the database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Connection {
+    pub issuer: String,
+    pub client_id: String,
+    pub client_secret: String,
+}
+
 /// What `GET /api/sso-settings` shows: the settings without the secret,
 /// and the address to register at the provider.
 #[derive(Debug, Clone, Serialize)]
@@ -81,10 +91,23 @@ pub struct SsoView {
     pub sso_only: bool,
     /// The redirect URI to register with the provider.
     pub redirect_uri: String,
+    /// The issuer, client id and secret come from the server's
+    /// configuration; they cannot be changed here.
+    pub from_configuration: bool,
 }
 
 impl SsoSettings {
-    pub fn view(&self, redirect_uri: String) -> SsoView {
+    /// These settings with the configured provider in place of the saved one.
+    pub fn with(mut self, c: Option<&Connection>) -> SsoSettings {
+        if let Some(c) = c {
+            self.issuer = c.issuer.clone();
+            self.client_id = c.client_id.clone();
+            self.client_secret = c.client_secret.clone();
+        }
+        self
+    }
+
+    pub fn view(&self, redirect_uri: String, from_configuration: bool) -> SsoView {
         SsoView {
             enabled: self.enabled,
             issuer: self.issuer.clone(),
@@ -99,6 +122,7 @@ impl SsoSettings {
             default_role: self.default_role,
             sso_only: self.sso_only,
             redirect_uri,
+            from_configuration,
         }
     }
 

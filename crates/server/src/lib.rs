@@ -87,6 +87,9 @@ pub struct ServerSettings {
     pub redis_url: Option<String>,
     /// Put before every key this install keeps in Redis.
     pub redis_prefix: String,
+    /// Single sign-on's identity provider from configuration: it takes the
+    /// place of the one saved on the Settings screen.
+    pub sso_connection: Option<upstate_core::sso::Connection>,
 }
 
 /// A secret from configuration; its Debug (the start-up log) hides it.
@@ -118,6 +121,7 @@ impl Default for ServerSettings {
             static_copy_root: std::path::PathBuf::from("data/static"),
             redis_url: None,
             redis_prefix: "upstate:".into(),
+            sso_connection: None,
         }
     }
 }

@@ -41,6 +41,22 @@ type Client = CoreClient<
     EndpointMaybeSet,
 >;
 
+/// The settings in force: the saved ones, with the provider given in
+/// configuration (if any) in place of the saved one.
+pub async fn settings(state: &crate::state::AppState) -> upstate_store::StoreResult<SsoSettings> {
+    Ok(upstate_store::settings::sso_settings(&state.db)
+        .await?
+        .with(state.settings.sso_connection.as_ref()))
+}
+
+/// What the settings screen and `GET /api/sso-settings` show.
+pub fn view(state: &crate::state::AppState, s: &SsoSettings) -> upstate_core::sso::SsoView {
+    s.view(
+        redirect_uri(&state.settings.public_url),
+        state.settings.sso_connection.is_some(),
+    )
+}
+
 /// Where the provider sends people back: the address to register there.
 pub fn redirect_uri(public_url: &str) -> String {
     format!("{}/api/auth/sso/callback", public_url.trim_end_matches('/'))

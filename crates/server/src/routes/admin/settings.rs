@@ -47,10 +47,8 @@ pub(super) async fn settings_screen(State(state): State<AppState>, s: Screen) ->
                 .await
                 .map_err(fail)?,
         );
-    let sso = upstate_store::settings::sso_settings(&state.db)
-        .await
-        .map_err(fail)?
-        .view(crate::sso::redirect_uri(&state.settings.public_url));
+    let sso = crate::sso::settings(&state).await.map_err(fail)?;
+    let sso = crate::sso::view(&state, &sso);
     Ok(s.show(view::settings(
         &s.frame("settings"),
         s.flash(),

@@ -13,7 +13,7 @@ use upstate_store::users;
 pub(super) async fn login(State(state): State<AppState>, headers: HeaderMap) -> Response {
     let flash = Flash::read(&headers);
     // The database away: the password form still shows (and says so when sent).
-    let sso = upstate_store::settings::sso_settings(&state.db)
+    let sso = crate::sso::settings(&state)
         .await
         .ok()
         .filter(|s| s.offered());

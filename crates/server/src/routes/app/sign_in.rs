@@ -99,7 +99,7 @@ async fn login(
     };
     // With single sign-on only, a right password still opens nothing but
     // an owner's account (the way back in when the provider is down).
-    if !upstate_store::settings::sso_settings(&state.db)
+    if !crate::sso::settings(&state)
         .await?
         .password_allowed(user.role)
     {

@@ -23,6 +23,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
+use upstate_core::FieldErrors;
 use upstate_core::audit::Actor;
 use upstate_core::roles::Permission;
 use upstate_core::sso::{SsoInput, SsoView};
@@ -99,25 +100,56 @@ fn state_cookie(state: &AppState, value: &str, clear: bool) -> HeaderValue {
     security(("session" = []), ("api_key" = [])))]
 async fn show(State(state): State<AppState>, caller: Caller) -> ApiResult<Response> {
     caller.require(Permission::SettingsWrite)?;
-    let saved = settings::sso_settings(&state.db).await?;
-    Ok(data(saved.view(redirect_uri(&state))))
+    let saved = crate::sso::settings(&state).await?;
+    Ok(data(crate::sso::view(&state, &saved)))
 }
 
 #[utoipa::path(put, path = "/api/sso-settings", tag = "settings", operation_id = "putSsoSettings",
     summary = "Set up single sign-on for the team (needs SETTINGS_WRITE)",
-    description = "The whole setting. Leave `clientSecret` out to keep the saved one of the same client id. A person's role comes from the groups in `groupsClaim`: the highest of `adminGroups`, `editorGroups`, `viewerGroups`, else `defaultRole` (left out: refused). `ssoOnly` stops passwords opening sessions, except an owner's.",
+    description = "The whole setting. Leave `clientSecret` out to keep the saved one of the same client id. When the server's configuration names the provider (`sso_issuer`, `sso_client_id`, `sso_client_secret`; `fromConfiguration` is true), leave out `issuer`, `clientId` and `clientSecret`. A person's role comes from the groups in `groupsClaim`: the highest of `adminGroups`, `editorGroups`, `viewerGroups`, else `defaultRole` (left out: refused). `ssoOnly` stops passwords opening sessions, except an owner's.",
     request_body = SsoInput,
     responses((status = 200, body = Data<SsoView>), SessionErrors, BodyErrors),
     security(("session" = []), ("api_key" = [])))]
 async fn change(
     State(state): State<AppState>,
     caller: Caller,
-    Body(input): Body<SsoInput>,
+    Body(mut input): Body<SsoInput>,
 ) -> ApiResult<Response> {
     caller.require(Permission::SettingsWrite)?;
-    let next =
-        settings::change_sso_settings(&state.db, &caller.audit, |cur| input.apply(&cur)).await?;
-    Ok(data(next.view(redirect_uri(&state))))
+    // A provider given in configuration stays there: its fields are not
+    // this route's, and its secret never enters the database.
+    let configured = state.settings.sso_connection.clone();
+    if let Some(c) = &configured {
+        let mut e = FieldErrors::new();
+        for (field, given) in [
+            ("issuer", &input.issuer),
+            ("clientId", &input.client_id),
+            ("clientSecret", &input.client_secret),
+        ] {
+            if given.as_deref().is_some_and(|v| !v.trim().is_empty()) {
+                e.push(
+                    field,
+                    "is set in the server's configuration (sso_issuer, sso_client_id, sso_client_secret)",
+                );
+            }
+        }
+        e.into_result()?;
+        input.issuer = Some(c.issuer.clone());
+        input.client_id = Some(c.client_id.clone());
+        input.client_secret = Some(c.client_secret.clone());
+    }
+    let kept = settings::change_sso_settings(&state.db, &caller.audit, |cur| {
+        let mut next = input.apply(&cur)?;
+        if configured.is_some() {
+            next.issuer.clear();
+            next.client_id.clear();
+            next.client_secret.clear();
+        }
+        Ok(next)
+    })
+    .await?;
+    let next = kept.with(configured.as_ref());
+    Ok(data(crate::sso::view(&state, &next)))
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -134,7 +166,7 @@ struct Checked {
     security(("session" = []), ("api_key" = [])))]
 async fn check(State(state): State<AppState>, caller: Caller) -> ApiResult<Response> {
     caller.require(Permission::SettingsWrite)?;
-    let saved = settings::sso_settings(&state.db).await?;
+    let saved = crate::sso::settings(&state).await?;
     if saved.issuer.is_empty() {
         return Err(ApiError::Conflict("no issuer is saved".into()));
     }
@@ -160,7 +192,7 @@ async fn send_out(
     step_up: Option<(String, String)>,
     fail_to: &str,
 ) -> Response {
-    let sso = match settings::sso_settings(&state.db).await {
+    let sso = match crate::sso::settings(&state).await {
         Ok(s) if s.offered() => s,
         Ok(_) => return refused(state, fail_to, "it is not set up on this install"),
         Err(e) => return ApiError::from(e).into_response(),
@@ -280,7 +312,7 @@ async fn callback(
     let Some(code) = q.code.filter(|c| !c.is_empty()) else {
         return refused(&state, &fail_to, "the identity provider sent no code");
     };
-    let sso = match settings::sso_settings(&state.db).await {
+    let sso = match crate::sso::settings(&state).await {
         Ok(s) if s.offered() => s,
         Ok(_) => return refused(&state, &fail_to, "it is not set up on this install"),
         Err(e) => return ApiError::from(e).into_response(),

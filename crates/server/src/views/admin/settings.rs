@@ -194,9 +194,17 @@ fn single_sign_on(frame: &Frame, flash: Option<&Flash>, s: &SsoView) -> Markup {
                     input type="hidden" name="enabled:bool" value="";
                     label { input type="checkbox" id="f-sso-enabled" name="enabled:bool" checked[on("enabled", s.enabled)]; "Offer single sign-on on the sign-in screen" }
                 } }
+                @if s.from_configuration {
+                    div.field {
+                        span.label { "Identity provider" }
+                        p { code { (s.issuer) } " · client " code { (s.client_id) } }
+                        span.hint { "Set in the server's configuration (sso_issuer, sso_client_id, sso_client_secret): change it there." }
+                    }
+                } @else {
                 (Input { value: Some(typed("issuer", s.issuer.clone())), hint: Some("Such as https://keycloak.example.com/realms/ops, https://accounts.google.com or https://login.microsoftonline.com/TENANT/v2.0."), required: false, ..Input::new("issuer", "Issuer URL", "url") }.render(flash))
                 (Input { value: Some(typed("clientId", s.client_id.clone())), required: false, autocomplete: Some("off"), ..Input::new("clientId", "Client id", "text") }.render(flash))
                 (Input { form_name: Some("clientSecret:opt"), hint: Some(secret_hint), required: false, autocomplete: Some("new-password"), ..Input::new("clientSecret", "Client secret", "password") }.render(flash))
+                }
                 (Input { value: Some(typed("buttonLabel", s.button_label.clone())), required: false, hint: Some("The sign-in button's words."), ..Input::new("buttonLabel", "Button", "text") }.render(flash))
                 (Input { value: Some(listed("allowedDomains", &s.allowed_domains)), form_name: Some("allowedDomains:lines"), required: false, hint: Some("One per line. Only people with an email of these domains come in; empty: anyone the provider vouches for."), ..Input::new("allowedDomains", "Allowed email domains", "textarea") }.render(flash))
                 fieldset {
