@@ -192,7 +192,7 @@ async fn send_out(
     step_up: Option<(String, String)>,
     fail_to: &str,
 ) -> Response {
-    let sso = match crate::sso::settings(&state).await {
+    let sso = match crate::sso::settings(state).await {
         Ok(s) if s.offered() => s,
         Ok(_) => return refused(state, fail_to, "it is not set up on this install"),
         Err(e) => return ApiError::from(e).into_response(),
