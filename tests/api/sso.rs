@@ -439,6 +439,40 @@ async fn bad_sso_settings_and_forged_answers_are_refused(b: Backend) {
     assert_eq!(r.status(), 303);
     assert_eq!(r.headers()["location"], "/admin/login");
 
+    // Each way out is throttled per address: the 31st in a minute is told
+    // to wait, on the sign-in screen.
+    let mut last = None;
+    for _ in 0..31 {
+        last = Some(
+            client
+                .get(format!("{}/api/auth/sso", s.base))
+                .send()
+                .await
+                .unwrap(),
+        );
+    }
+    let last = last.unwrap();
+    let flash = last
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|c| c.to_str().unwrap().split(';').next().unwrap().to_string())
+        .find(|c| c.starts_with("upstate_flash="))
+        .expect("a message for the sign-in screen");
+    let shown = client
+        .get(format!("{}/admin/login", s.base))
+        .header("cookie", flash)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        shown.contains("too many sign-ins from your address"),
+        "{shown}"
+    );
+
     // An answer this browser did not ask for signs no one in.
     let unreachable = "https://id.example.com";
     let mut set = settings(unreachable);

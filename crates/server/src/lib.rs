@@ -148,11 +148,17 @@ pub fn app(
     let subscribe_limits = rate_limit::Limits::new(5, 20)
         .shared(&shared_limits, "subscribe")
         .swept();
+    // Each way out to the identity provider stores a sign-in under way: an
+    // office behind one address signs in often, a script far more.
+    let sso_limits = rate_limit::Limits::new(30, 300)
+        .shared(&shared_limits, "sso")
+        .swept();
     let comment_limits = rate_limit::Limits::new(3, 10)
         .shared(&shared_limits, "comment")
         .swept();
     let visitor_limiters = vec![
         std::sync::Arc::downgrade(&subscribe_limits),
+        std::sync::Arc::downgrade(&sso_limits),
         std::sync::Arc::downgrade(&comment_limits),
     ];
     let telemetry = telemetry::Telemetry::new();
@@ -170,6 +176,7 @@ pub fn app(
             .swept(),
         shared_limits,
         subscribe_limits,
+        sso_limits,
         comment_limits,
         snapshots: snapshot::Snapshots::new(db.clone()),
         settings: settings.clone(),

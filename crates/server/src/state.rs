@@ -24,6 +24,8 @@ pub struct Shared {
     pub shared_limits: crate::rate_limit::SharedLimits,
     /// Visitors' sign-ups per client address (`POST /api/subscribers`).
     pub subscribe_limits: Arc<Limits>,
+    /// Ways out to the identity provider per client address (`/api/auth/sso`).
+    pub sso_limits: Arc<Limits>,
     /// Visitors' comments per client address (`POST /api/comments`).
     pub comment_limits: Arc<Limits>,
     pub snapshots: Snapshots,

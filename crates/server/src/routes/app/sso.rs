@@ -11,10 +11,12 @@
 //! only in the browser that asked (no sign-in forced on someone else).
 
 use crate::caller::Caller;
+use crate::client_ip::client_ip;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Body;
 use crate::form_bridge::Flash;
 use crate::openapi::{BodyErrors, SessionErrors};
+use crate::rate_limit::Subject;
 use crate::respond::{Data, data};
 use crate::session::{self, STEP_UP_MS, SignedIn, audit_ctx};
 use crate::state::AppState;
@@ -226,7 +228,22 @@ async fn send_out(
     summary = "Sign in through the team's identity provider: redirects there (a browser navigation)",
     params(StartQuery), security(()),
     responses((status = 303, description = "To the identity provider, or back to the sign-in screen with the reason it cannot")))]
-async fn start(State(state): State<AppState>, Query(q): Query<StartQuery>) -> Response {
+async fn start(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    Query(q): Query<StartQuery>,
+) -> Response {
+    let ip = client_ip(peer.ip(), &headers, &state.settings.trusted_proxies);
+    if let Some(d) = state.sso_limits.take(Subject::Addr(ip)).await
+        && d.retry_after_secs.is_some()
+    {
+        return refused(
+            &state,
+            "/admin/login",
+            "too many sign-ins from your address just now; try again in a minute",
+        );
+    }
     send_out(&state, next_path(q.next.as_deref()), None, "/admin/login").await
 }
 
