@@ -25,7 +25,8 @@ on_both_backends!(
     a_rotated_or_disabled_receiver_answers_404,
     integrations_in_chromium,
     the_real_alertmanager_opens_and_resolves_an_incident,
-    the_team_hears_of_a_draft_and_publishes_it_from_the_link
+    the_team_hears_of_a_draft_and_publishes_it_from_the_link,
+    old_alerts_are_pruned_with_the_delivery_log
 );
 
 fn fixture(name: &str) -> Value {
@@ -1004,4 +1005,70 @@ async fn the_team_hears_of_a_draft_and_publishes_it_from_the_link(b: Backend) {
         .expect("post");
     assert_eq!(r.status(), 404);
     assert_eq!(s.db.integers("SELECT COUNT(*) FROM incidents").await, [1]);
+}
+
+/// What an integration remembers of alerts goes with the delivery log
+/// (`deliveryLogDays`): alerts that stopped firing and closed groups are
+/// deleted by the hourly prune once older; a firing alert and its open
+/// group stay whatever their age.
+async fn old_alerts_are_pruned_with_the_delivery_log(b: Backend) {
+    const DAY: std::time::Duration = std::time::Duration::from_secs(86_400);
+    let mut app = crate::harness::TestApp::spawn(b).await;
+    let page = app.page("acme").await;
+    let api = app.component(&page, "API").await;
+    let made = app
+        .data(
+            reqwest::Method::POST,
+            "/api/integrations",
+            Some(json!({"kind": "alertmanager", "name": "Prometheus", "statusPageId": page, "rules": [
+                {"when": r#"severity="critical""#, "componentIds": [api], "status": "major_outage", "incident": "publish"}
+            ]})),
+            201,
+        )
+        .await;
+    let url = made["receiverUrl"].as_str().expect("receiver URL");
+    let path = &url[url.find("/api/integrations/").expect("path")..];
+    let firing = fixture("alertmanager-firing.json");
+    let mut resolved = firing.clone();
+    resolved["status"] = json!("resolved");
+    for a in resolved["alerts"].as_array_mut().expect("alerts") {
+        a["status"] = json!("resolved");
+    }
+    // A second group that keeps firing.
+    let mut still = firing.clone();
+    still["groupKey"] = json!("{}/{severity=\"critical\"}:{alertname=\"DiskFull\"}");
+    still["alerts"] = json!([firing["alerts"][0].clone()]);
+    still["alerts"][0]["fingerprint"] = json!("00aa11bb22cc33dd");
+    still["alerts"][0]["labels"]["alertname"] = json!("DiskFull");
+    for body in [&firing, &resolved, &still] {
+        let (status, said) = app
+            .send(reqwest::Method::POST, path, Some(body.clone()))
+            .await;
+        assert_eq!(status, 200, "{said}");
+    }
+    app.run_jobs().await;
+    assert_eq!(alert_counts(&app).await, (vec![3], vec![2]));
+    // Younger than the delivery log's 30 days: kept.
+    app.advance(29 * DAY);
+    app.run_jobs().await;
+    assert_eq!(alert_counts(&app).await, (vec![3], vec![2]));
+    // Older: the resolved alerts and the closed group go; the firing one
+    // and its open group stay.
+    app.advance(2 * DAY);
+    app.run_jobs().await;
+    assert_eq!(alert_counts(&app).await, (vec![1], vec![1]));
+    let left = app.test_db.texts("SELECT state FROM alert_groups").await;
+    assert_eq!(left, ["open"]);
+}
+
+/// How many alerts and alert groups an install remembers.
+async fn alert_counts(app: &crate::harness::TestApp) -> (Vec<i64>, Vec<i64>) {
+    (
+        app.test_db
+            .integers("SELECT COUNT(*) FROM integration_alerts")
+            .await,
+        app.test_db
+            .integers("SELECT COUNT(*) FROM alert_groups")
+            .await,
+    )
 }

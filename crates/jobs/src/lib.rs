@@ -103,12 +103,15 @@ async fn run(
                 .await?
                 .delivery_log_days;
             let pruned = retention::prune(db, now, days).await?;
-            if pruned.deliveries + pruned.events + pruned.checks + pruned.followers > 0 {
+            if pruned.deliveries + pruned.events + pruned.checks + pruned.followers + pruned.alerts
+                > 0
+            {
                 tracing::info!(
                     deliveries = pruned.deliveries,
                     events = pruned.events,
                     checks = pruned.checks,
                     followers = pruned.followers,
+                    alerts = pruned.alerts,
                     days,
                     "pruned the delivery log"
                 );

@@ -33,6 +33,8 @@ pub struct Pruned {
     pub stats: u64,
     /// Incident followers whose incidents all ended a week ago or more.
     pub followers: u64,
+    /// Alerts that stopped firing, and closed alert groups.
+    pub alerts: u64,
 }
 
 /// How long an incident's followers are kept after it is resolved (a
@@ -81,6 +83,21 @@ pub async fn prune(db: &Db, now: Timestamp, keep_days: i64) -> StoreResult<Prune
     .await?
     .rows_affected()
     });
+    let resolved = on_tx!(&mut tx, |c| sqlx::query(
+        "DELETE FROM integration_alerts WHERE firing = FALSE AND last_seen < $1"
+    )
+    .bind(before)
+    .execute(c)
+    .await?
+    .rows_affected());
+    let closed = on_tx!(&mut tx, |c| sqlx::query(
+        "DELETE FROM alert_groups WHERE state NOT IN ('draft', 'open') \
+         AND COALESCE(closed_at, opened_at) < $1"
+    )
+    .bind(before)
+    .execute(c)
+    .await?
+    .rows_affected());
     on_tx!(&mut tx, |c| sqlx::query(
         "UPDATE jobs SET run_at = $1, locked_until = NULL, attempts = 0, last_error = NULL \
          WHERE dedupe_key = $2"
@@ -97,5 +114,6 @@ pub async fn prune(db: &Db, now: Timestamp, keep_days: i64) -> StoreResult<Prune
         checks,
         stats,
         followers,
+        alerts: resolved + closed,
     })
 }
