@@ -152,7 +152,18 @@ pub async fn get(db: &Db, id: Id) -> StoreResult<Monitor> {
     Ok(stored(db, id).await?.monitor)
 }
 
+/// The monitor, locked after its component: the order deleting the
+/// component takes (its cascade reaches the monitor after the component's
+/// row), so a check and a delete never wait on each other.
 async fn locked(tx: &mut Tx, id: Id) -> StoreResult<Stored> {
+    let component: Option<i64> = on_tx!(&mut *tx, |c| sqlx::query_scalar(
+        "SELECT component_id FROM monitors WHERE id = $1"
+    )
+    .bind(id)
+    .fetch_optional(c)
+    .await?);
+    let component = component.ok_or(StoreError::NotFound("monitor"))?;
+    crate::components::get_locked(tx, component).await?;
     let row: Option<Row> = locked!(
         tx,
         concat!("SELECT ", cols!(), " FROM monitors WHERE id = $1"),

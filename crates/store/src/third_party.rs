@@ -161,7 +161,18 @@ pub async fn marks(db: &Db, page: Id) -> StoreResult<Vec<(Id, ThirdPartyMark)>> 
         .collect()
 }
 
+/// The follow, locked after its component: the order deleting the
+/// component takes (its cascade reaches the follow after the component's
+/// row), so a poll and a delete never wait on each other.
 async fn locked(tx: &mut Tx, id: Id) -> StoreResult<Stored> {
+    let component: Option<i64> = on_tx!(&mut *tx, |c| sqlx::query_scalar(
+        "SELECT component_id FROM third_party WHERE id = $1"
+    )
+    .bind(id)
+    .fetch_optional(c)
+    .await?);
+    let component = component.ok_or(StoreError::NotFound("third-party component"))?;
+    crate::components::get_locked(tx, component).await?;
     let row: Option<Row> = locked!(
         tx,
         concat!("SELECT ", cols!(), " FROM third_party WHERE id = $1"),
