@@ -302,6 +302,13 @@ async fn team_signs_in_through_the_provider(b: Backend) {
         .await;
     assert_eq!(latest["active"], json!(true), "{latest}");
     assert_eq!(latest["method"], json!("sso"));
+    // Signing out takes the confirmation with it.
+    assert!(d.c().get_named_cookie("upstate_step_up").await.is_ok());
+    press(&d, "Sign out").await;
+    assert!(
+        d.c().get_named_cookie("upstate_step_up").await.is_err(),
+        "the step-up's cookie is cleared"
+    );
 
     // The groups changed at the provider: the role follows at the next sign-in.
     op.accounts(&accounts(&["ops"]));

@@ -90,6 +90,17 @@ pub fn clear_cookie(secure: bool) -> HeaderValue {
     )
 }
 
+/// Removes the cookie of a step-up proven at the identity provider: a new
+/// session, or none, has no use for the last one's.
+pub fn clear_step_up(secure: bool) -> HeaderValue {
+    cookie_header(
+        STEP_UP_COOKIE.into(),
+        String::new(),
+        secure,
+        cookie::time::Duration::ZERO,
+    )
+}
+
 /// The audit context of any request: who (given), from where, with what.
 pub fn audit_ctx(
     parts_headers: &HeaderMap,

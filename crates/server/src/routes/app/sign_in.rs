@@ -145,6 +145,10 @@ async fn logout(State(state): State<AppState>, me: SignedIn) -> ApiResult<Respon
         header::SET_COOKIE,
         session::clear_cookie(state.settings.secure_cookies),
     );
+    res.headers_mut().append(
+        header::SET_COOKIE,
+        session::clear_step_up(state.settings.secure_cookies),
+    );
     Ok(res)
 }
 

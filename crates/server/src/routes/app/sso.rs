@@ -410,6 +410,7 @@ async fn sign_in(
             next,
             vec![
                 session::set_cookie(&token, state.settings.secure_cookies),
+                session::clear_step_up(state.settings.secure_cookies),
                 state_cookie(state, "", true),
             ],
         ),
