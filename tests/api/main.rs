@@ -48,6 +48,7 @@ mod notifications;
 mod openapi;
 mod outage;
 mod outbox;
+mod page_networks;
 mod pages;
 mod past;
 mod postmortems;

@@ -210,6 +210,7 @@ actions! {
     SubscriberDelete = "subscriber.delete",
     SubscriberImport = "subscriber.import",
     StatuspageDelete = "statuspage.delete",
+    StatuspageAccess = "statuspage.access",
     StatuspagePasswordRemove = "statuspage.password_remove",
     StatuspagePasswordSet = "statuspage.password_set",
     StatuspageUpdate = "statuspage.update",

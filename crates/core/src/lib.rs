@@ -4,6 +4,7 @@
 //! and validation can be read and tested in one place, and both databases and
 //! every route family share them.
 
+pub mod access;
 pub mod alerts;
 pub mod atlassian;
 pub mod audit;

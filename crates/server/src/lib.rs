@@ -34,6 +34,7 @@ mod statuspage_body;
 pub mod telemetry;
 mod totp;
 mod views;
+mod visitor;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;

@@ -6,7 +6,8 @@
 //! removing the password ends every cookie made with the old one. No session
 //! table, and it works the same on every instance.
 
-use axum::http::{HeaderMap, HeaderValue};
+use crate::visitor::Visitor;
+use axum::http::HeaderValue;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use upstate_core::{Id, Timestamp};
@@ -44,14 +45,48 @@ fn valid(hash: &str, page_id: Id, value: &str) -> bool {
         && mac(hash, page_id, expires).is_some_and(|m| m.verify_slice(&tag).is_ok())
 }
 
-/// Whether this request may see the page: public pages always, gated ones
-/// with their cookie.
-pub fn opens(d: &PageData, headers: &HeaderMap) -> bool {
+/// What the gate says to a request for a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gate {
+    Open,
+    /// The page wants its password (the cookie is missing or stale).
+    Password,
+    /// The client's address is outside the page's networks: no password
+    /// opens it from there.
+    Network,
+}
+
+/// Whether this visitor may see the page: its networks first, then public
+/// pages always and gated ones with their cookie.
+pub fn check(d: &PageData, v: &Visitor) -> Gate {
+    if !d.access.admits(v.ip) {
+        return Gate::Network;
+    }
     let Some(hash) = d.password_hash.as_deref().filter(|_| d.gated()) else {
-        return d.page.is_public;
+        return if d.page.is_public {
+            Gate::Open
+        } else {
+            Gate::Password
+        };
     };
     let name = cookie_name(d.page.id);
-    crate::session::cookies(headers).any(|c| c.name() == name && valid(hash, d.page.id, c.value()))
+    let opened = crate::session::cookies(&v.headers)
+        .any(|c| c.name() == name && valid(hash, d.page.id, c.value()));
+    if opened { Gate::Open } else { Gate::Password }
+}
+
+/// The problem a refused request gets, for the routes that answer JSON.
+pub fn refusal(gate: Gate, slug: &str, v: &Visitor) -> Option<crate::error::ApiError> {
+    match gate {
+        Gate::Open => None,
+        Gate::Password => Some(crate::error::ApiError::Unauthorized(format!(
+            "status page {slug:?} is private: open it with its password (POST /api/verify-page-password)"
+        ))),
+        Gate::Network => Some(crate::error::ApiError::Forbidden(format!(
+            "status page {slug:?} is open only to some networks, and your address{} is not in them",
+            v.ip.map(|ip| format!(" ({ip})")).unwrap_or_default()
+        ))),
+    }
 }
 
 /// The Set-Cookie header opening a page for a week: HttpOnly (scripts

@@ -13,6 +13,7 @@ use crate::page_gate;
 use crate::rate_limit::{Limits, Subject};
 use crate::snapshot::{Body, Encoding, Snapshot};
 use crate::state::AppState;
+use crate::visitor::Visitor;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::handler::HandlerWithoutStateExt;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
@@ -211,11 +212,11 @@ pub(crate) fn serve(headers: &HeaderMap, body: &Body) -> Response {
     res
 }
 
-/// `serve` for a body of a page: a private page's bodies (seen with its
-/// password cookie) must stay out of shared caches.
+/// `serve` for a body of a page: a guarded page's bodies (seen with its
+/// password cookie, or from its networks) must stay out of shared caches.
 pub(crate) fn serve_page(snap: &Snapshot, headers: &HeaderMap, body: &Body) -> Response {
     let mut res = serve(headers, body);
-    if snap.data.gated() {
+    if snap.data.guarded() {
         let h = res.headers_mut();
         h.insert(
             header::CACHE_CONTROL,
@@ -233,34 +234,33 @@ pub(crate) fn serve_page(snap: &Snapshot, headers: &HeaderMap, body: &Body) -> R
 pub(crate) async fn fixed(
     state: &AppState,
     slug: &str,
-    headers: &HeaderMap,
+    visitor: &Visitor,
     key: &str,
     make: impl FnOnce(&PageData) -> Result<Body, ApiError>,
 ) -> Response {
     public(
         async {
-            let snap = page(state, slug, headers).await?;
+            let snap = page(state, slug, visitor).await?;
             let body = snap.body(key, make)?;
-            Ok::<_, ApiError>(serve_page(&snap, headers, &body))
+            Ok::<_, ApiError>(serve_page(&snap, visitor, &body))
         }
         .await,
     )
 }
 
 /// The snapshot of a page this request may read: public pages, and private
-/// ones with a password when the request carries the page's cookie.
+/// ones with a password when the request carries the page's cookie; either
+/// only from its networks when it has some.
 pub(crate) async fn page(
     state: &AppState,
     slug: &str,
-    headers: &HeaderMap,
+    visitor: &Visitor,
 ) -> Result<Arc<Snapshot>, ApiError> {
     let snap = visible_page(state, slug).await?;
-    if !page_gate::opens(&snap.data, headers) {
-        return Err(ApiError::Unauthorized(format!(
-            "status page {slug:?} is private: open it with its password (POST /api/verify-page-password)"
-        )));
+    match page_gate::refusal(page_gate::check(&snap.data, visitor), slug, visitor) {
+        Some(refused) => Err(refused),
+        None => Ok(snap),
     }
-    Ok(snap)
 }
 
 /// The page the `page` query parameter names, once it and the other
@@ -268,12 +268,12 @@ pub(crate) async fn page(
 pub(crate) async fn queried_page(
     state: &AppState,
     q: &QueryParams,
-    headers: &HeaderMap,
+    visitor: &Visitor,
     mut errors: FieldErrors,
 ) -> Result<Arc<Snapshot>, ApiError> {
     let slug = q.page_slug(&mut errors);
     errors.into_result()?;
-    page(state, &slug, headers).await
+    page(state, &slug, visitor).await
 }
 
 /// The snapshot of a public or password-protected page, without the gate.

@@ -103,7 +103,14 @@ pub async fn render(app: &Router, db: &Db, as_of: Timestamp) -> Result<Copy, Str
         optional.insert(format!("/api/v2/{file}"));
     }
     queue.extend(optional.iter().cloned());
-    for p in pages.iter().filter(|p| p.is_public) {
+    // Pages held to some networks stay out: the copy is for everyone.
+    let restricted = upstate_store::access::restricted(db)
+        .await
+        .map_err(|e| e.to_string())?;
+    for p in pages
+        .iter()
+        .filter(|p| p.is_public && !restricted.contains(&p.id))
+    {
         queue.extend(seeds(&p.slug));
     }
     let mut seen: BTreeSet<String> = queue.iter().cloned().collect();

@@ -8,6 +8,7 @@
 mod db;
 #[macro_use]
 mod rows;
+pub mod access;
 pub mod api_keys;
 pub mod audit;
 pub mod changes;

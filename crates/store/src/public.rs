@@ -39,6 +39,8 @@ pub struct PageData {
     pub postmortems: Vec<crate::postmortems::Published>,
     /// Set on a private page visitors may open with a password.
     pub password_hash: Option<String>,
+    /// The networks the page is held to, if any.
+    pub access: upstate_core::access::PageAccess,
     /// The install's feature switches and settings when this was read.
     pub features: upstate_core::settings::Features,
     pub settings: upstate_core::settings::Settings,
@@ -59,6 +61,13 @@ impl PageData {
     /// Whether a visitor needs the password first.
     pub fn gated(&self) -> bool {
         !self.page.is_public && self.password_hash.is_some()
+    }
+
+    /// Whether only some visitors may read it (a password, or networks):
+    /// its bodies must then stay out of shared caches, the static copy and
+    /// the public metrics.
+    pub fn guarded(&self) -> bool {
+        self.gated() || self.access.restricted()
     }
 }
 
@@ -243,6 +252,7 @@ pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
             Vec::new()
         },
         password_hash,
+        access: crate::access::of(db, page_id).await?,
         features,
         settings: crate::settings::settings(db).await?,
     }))

@@ -158,6 +158,12 @@ pub enum PrivatePage {
         content_type = "application/problem+json"
     )]
     Locked(Problem),
+    #[response(
+        status = 403,
+        description = "The page is open only to some networks (its allowedNetworks), and the client's address is not in them",
+        content_type = "application/problem+json"
+    )]
+    OutsideNetworks(Problem),
 }
 
 /// Errors of the public read API.
@@ -175,6 +181,12 @@ pub enum PublicErrors {
         content_type = "application/problem+json"
     )]
     Locked(Problem),
+    #[response(
+        status = 403,
+        description = "The page is open only to some networks (its allowedNetworks), and the client's address is not in them",
+        content_type = "application/problem+json"
+    )]
+    OutsideNetworks(Problem),
     #[response(
         status = 404,
         description = "Unknown or private page",

@@ -369,6 +369,7 @@ pub fn error_page(lang: Lang, status: u16, detail: &str) -> String {
     let key = match status {
         404 => "error.not_found",
         400 | 422 => "error.invalid",
+        403 => "error.forbidden",
         _ => "error.other",
     };
     html! {

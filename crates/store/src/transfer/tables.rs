@@ -45,6 +45,7 @@ pub(crate) const CARRIED: &[&str] = &[
     "integration_events",
     "third_party",
     "managed",
+    "page_access",
 ];
 
 /// What an export leaves out, and why (docs/operations.md says the same).
@@ -90,6 +91,7 @@ pub(crate) const PAGE_TABLES: &[&str] = &[
     "monitor_checks",
     "monitor_stats",
     "third_party",
+    "page_access",
 ];
 
 /// Settings rows that describe this install rather than its configuration.

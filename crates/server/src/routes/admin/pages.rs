@@ -4,6 +4,7 @@ use super::{Page, Screen, fail, pages_with_status};
 use crate::extract::PathId;
 use crate::state::AppState;
 use crate::views::admin as view;
+use crate::visitor::Visitor;
 use axum::extract::State;
 use upstate_store::{components, groups, pages, users};
 
@@ -26,6 +27,7 @@ pub(super) async fn page_screen(
     State(state): State<AppState>,
     s: Screen,
     PathId(id): PathId,
+    visitor: Visitor,
 ) -> Page {
     let screen = view::PageScreen {
         page: pages::get(&state.db, id).await.map_err(fail)?,
@@ -50,6 +52,10 @@ pub(super) async fn page_screen(
             .await
             .map_err(fail)?
             .is_some(),
+        access: upstate_store::access::get(&state.db, id)
+            .await
+            .map_err(fail)?,
+        your_address: visitor.ip,
         public_url: state.settings.public_url.trim_end_matches('/').to_string(),
     };
     Ok(s.show(view::page_screen(&s.frame("pages"), s.flash(), &screen)))

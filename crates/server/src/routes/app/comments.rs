@@ -16,8 +16,9 @@ use crate::session::audit_ctx;
 use crate::snapshot::Snapshot;
 use crate::state::AppState;
 use crate::views::notice_page;
+use crate::visitor::Visitor;
 use axum::extract::{ConnectInfo, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use serde::Serialize;
 use std::net::SocketAddr;
@@ -42,7 +43,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 async fn commentable(
     state: &AppState,
     incident: Id,
-    headers: &HeaderMap,
+    headers: &Visitor,
 ) -> ApiResult<(Arc<Snapshot>, Id)> {
     let Some((page, slug)) = comments::incident_page(&state.db, incident).await? else {
         return Err(ApiError::NotFound(format!("no incident {incident}")));
@@ -60,7 +61,7 @@ async fn commentable(
     security(()))]
 async fn list_shown(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    headers: Visitor,
     q: QueryParams,
 ) -> ApiResult<Response> {
     let mut e = FieldErrors::new();
@@ -93,7 +94,7 @@ struct Received {
 async fn post(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
+    headers: Visitor,
     q: QueryParams,
     FormOrJson(input, is_form): FormOrJson<CommentInput>,
 ) -> Response {

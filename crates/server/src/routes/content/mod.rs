@@ -6,6 +6,7 @@
 mod components;
 mod incidents;
 mod maintenance;
+mod page_access;
 mod statuspages;
 
 use crate::respond::MountedAt;
@@ -17,6 +18,7 @@ use utoipa_axum::router::OpenApiRouter;
 pub fn router(prefix: &'static str) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .merge(statuspages::routes())
+        .merge(page_access::routes())
         .merge(incidents::routes())
         .merge(components::routes())
         .merge(maintenance::routes())

@@ -9,12 +9,14 @@ use crate::accept::weighted;
 use crate::error::ApiError;
 use crate::i18n::{Lang, Negotiate};
 use crate::page_gate;
+use crate::page_gate::Gate;
 use crate::public_reads::{host_slug, limit_route, offered, serve, serve_page, visible_page};
 use crate::security_headers;
 use crate::snapshot::{Body, Snapshot};
 use crate::state::AppState;
 use crate::static_copy::StaticCopy;
 use crate::views::{self, View, assets};
+use crate::visitor::Visitor;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
@@ -59,7 +61,7 @@ pub struct PageQuery {
 
 async fn root(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    headers: Visitor,
     q: Query<PageQuery>,
     uri: Uri,
     copy: Option<Extension<StaticCopy>>,
@@ -118,7 +120,7 @@ impl Kind {
 async fn page(
     State(state): State<AppState>,
     Path(slug): Path<String>,
-    headers: HeaderMap,
+    headers: Visitor,
     Query(q): Query<PageQuery>,
     uri: Uri,
     copy: Option<Extension<StaticCopy>>,
@@ -133,17 +135,24 @@ async fn page(
 async fn custom_css(
     State(state): State<AppState>,
     Path(slug): Path<String>,
-    headers: HeaderMap,
+    headers: Visitor,
 ) -> Response {
     let snap = match visible_page(&state, &slug).await {
         Ok(s) => s,
         Err(e) => return fail(&headers, e),
     };
-    if !page_gate::opens(&snap.data, &headers) {
-        return fail(
-            &headers,
-            ApiError::NotFound(format!("no public status page {slug:?}")),
-        );
+    match page_gate::check(&snap.data, &headers) {
+        Gate::Open => {}
+        Gate::Password => {
+            return fail(
+                &headers,
+                ApiError::NotFound(format!("no public status page {slug:?}")),
+            );
+        }
+        gate @ Gate::Network => {
+            let refused = page_gate::refusal(gate, &slug, &headers);
+            return fail(&headers, refused.unwrap_or(ApiError::Forbidden(slug)));
+        }
     }
     match snap.body("custom.css", |d| {
         Ok(Body::typed(
@@ -159,7 +168,7 @@ async fn custom_css(
 async fn item(
     State(state): State<AppState>,
     Path((slug, kind, id)): Path<(String, String, String)>,
-    headers: HeaderMap,
+    headers: Visitor,
     Query(q): Query<PageQuery>,
     uri: Uri,
     copy: Option<Extension<StaticCopy>>,
@@ -184,7 +193,7 @@ fn as_of(copy: Option<Extension<StaticCopy>>) -> Option<Timestamp> {
 async fn history(
     State(state): State<AppState>,
     Path(slug): Path<String>,
-    headers: HeaderMap,
+    headers: Visitor,
     Query(q): Query<PageQuery>,
     uri: Uri,
     copy: Option<Extension<StaticCopy>>,
@@ -332,7 +341,7 @@ fn month_before((y, m): (i16, i8)) -> (i16, i8) {
 async fn render(
     state: &AppState,
     slug: &str,
-    headers: &HeaderMap,
+    headers: &Visitor,
     q: &PageQuery,
     uri: &Uri,
     kind: Kind,
@@ -352,7 +361,11 @@ async fn render(
         headers,
         snap.data.settings.default_language.as_deref(),
     );
-    if !page_gate::opens(&snap.data, headers) {
+    let gate = page_gate::check(&snap.data, headers);
+    if let (Gate::Network, Some(refused)) = (gate, page_gate::refusal(gate, slug, headers)) {
+        return fail(headers, refused);
+    }
+    if gate == Gate::Password {
         let error = match q.error.as_deref() {
             Some("throttled") => Some("password.throttled"),
             Some(_) => Some("password.wrong"),
@@ -452,7 +465,7 @@ fn html_headers(res: &mut Response) {
 
 /// Revalidated on every registration check, so a new release's worker
 /// replaces the old one.
-async fn service_worker(headers: HeaderMap) -> Response {
+async fn service_worker(headers: Visitor) -> Response {
     let mut res = serve(&headers, &assets::SERVICE_WORKER.body);
     let h = res.headers_mut();
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
@@ -460,7 +473,7 @@ async fn service_worker(headers: HeaderMap) -> Response {
     res
 }
 
-async fn asset(Path(name): Path<String>, headers: HeaderMap, uri: Uri) -> Response {
+async fn asset(Path(name): Path<String>, headers: Visitor, uri: Uri) -> Response {
     let Some(a) = assets::named(&name) else {
         return ApiError::NotFound(format!("no asset {name:?}")).into_response();
     };

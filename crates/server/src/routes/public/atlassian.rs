@@ -10,6 +10,7 @@ use crate::public_reads::host_slug;
 use crate::public_reads::{fixed, public};
 use crate::snapshot::Body;
 use crate::state::AppState;
+use crate::visitor::Visitor;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
@@ -133,7 +134,7 @@ macro_rules! compat_route {
             params(("slug" = String, Path, description = "The page's slug")),
             responses((status = 200, description = "Statuspage v2 JSON", content_type = "application/json"), PublicErrors)
         )]
-        async fn $name(State(state): State<AppState>, Path(slug): Path<String>, headers: HeaderMap) -> Response {
+        async fn $name(State(state): State<AppState>, Path(slug): Path<String>, headers: Visitor) -> Response {
             let $s = state.settings.public_url.as_str();
             fixed(&state, &slug, &headers, $key, |$d| Body::from_value(&$make)).await
         }
@@ -147,7 +148,7 @@ macro_rules! compat_route {
             params(("page" = Option<String>, Query, description = "A page's slug (default: the page this host serves)")),
             responses((status = 200, description = "Statuspage v2 JSON", content_type = "application/json"), PublicErrors)
         )]
-        async fn $domain_name(State(state): State<AppState>, q: QueryParams, headers: HeaderMap) -> Response {
+        async fn $domain_name(State(state): State<AppState>, q: QueryParams, headers: Visitor) -> Response {
             match host_page(&state, &headers, &q).await {
                 Ok(slug) => {
                     let $s = state.settings.public_url.as_str();

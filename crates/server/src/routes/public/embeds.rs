@@ -15,8 +15,9 @@ use crate::security_headers;
 use crate::snapshot::{Body, Snapshot};
 use crate::state::AppState;
 use crate::views::{assets, overall_key, status_class, status_symbol};
+use crate::visitor::Visitor;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, header};
+use axum::http::{HeaderValue, header};
 use axum::response::Response;
 use icalendar::{Calendar, Component as _, Event, EventLike, EventStatus};
 use serde::Serialize;
@@ -135,7 +136,7 @@ fn event(d: &PageData, m: &Maintenance, base: &str, host: &str) -> Event {
     summary = "A page's maintenance windows as iCalendar (RFC 5545); cancelled ones marked CANCELLED",
     params(("page" = String, Query, description = "The page's slug"), ("component" = Option<i64>, Query, description = "Only windows affecting this component")),
     responses((status = 200, description = "text/calendar", content_type = "text/calendar"), PublicErrors, BadQuery))]
-async fn calendar(State(state): State<AppState>, q: QueryParams, headers: HeaderMap) -> Response {
+async fn calendar(State(state): State<AppState>, q: QueryParams, headers: Visitor) -> Response {
     public(
         async {
             let snap = queried_page(&state, &q, &headers, FieldErrors::new()).await?;
@@ -188,7 +189,7 @@ const LABEL_MAX: usize = 64;
         ("format" = Option<String>, Query, description = "svg (default) or shields")),
     responses((status = 200, description = "An SVG badge (the default), or with format=shields the shields.io endpoint JSON",
         content(("image/svg+xml"), (ShieldsEndpoint = "application/json"))), PublicErrors, BadQuery))]
-async fn badge(State(state): State<AppState>, q: QueryParams, headers: HeaderMap) -> Response {
+async fn badge(State(state): State<AppState>, q: QueryParams, headers: Visitor) -> Response {
     public(
         async {
             let mut e = FieldErrors::new();
@@ -315,7 +316,7 @@ const EMBED_JS: &str = include_str!("../../../assets/embed.js");
         ("theme" = Option<String>, Query, description = "auto (default: the visitor's preference), light or dark (the embedding script passes the host page's)")),
     responses((status = 200, description = "The widget: an HTML fragment, or with format=js a script that writes it",
         content(("text/html"), ("text/javascript"))), PublicErrors, BadQuery))]
-async fn widget(State(state): State<AppState>, q: QueryParams, headers: HeaderMap) -> Response {
+async fn widget(State(state): State<AppState>, q: QueryParams, headers: Visitor) -> Response {
     public(
         async {
             let mut e = FieldErrors::new();
@@ -410,7 +411,7 @@ fn manifest_of(d: &PageData) -> Manifest {
 #[utoipa::path(get, path = "/api/manifest", tag = "feeds", operation_id = "manifest",
     summary = "The page's web app manifest", params(("page" = String, Query, description = "The page's slug")),
     responses((status = 200, body = Manifest, content_type = "application/manifest+json"), PublicErrors, BadQuery))]
-async fn manifest(State(state): State<AppState>, q: QueryParams, headers: HeaderMap) -> Response {
+async fn manifest(State(state): State<AppState>, q: QueryParams, headers: Visitor) -> Response {
     public(
         async {
             let snap = queried_page(&state, &q, &headers, FieldErrors::new()).await?;
@@ -438,7 +439,7 @@ struct OverallStatus {
     summary = "The overall status of a page: ?page=, else the host's page (custom domain), else the default page",
     params(("page" = Option<String>, Query, description = "The page's slug")),
     responses((status = 200, body = Data<OverallStatus>), PublicErrors, BadQuery))]
-async fn v1_status(State(state): State<AppState>, q: QueryParams, headers: HeaderMap) -> Response {
+async fn v1_status(State(state): State<AppState>, q: QueryParams, headers: Visitor) -> Response {
     public(
         async {
             let slug = match q.get("page") {

@@ -9,8 +9,8 @@ use crate::openapi::{BadQuery, PublicErrors};
 use crate::public_reads::{limited, offered, public, queried_page, serve_page};
 use crate::snapshot::Body;
 use crate::state::AppState;
+use crate::visitor::Visitor;
 use axum::extract::State;
-use axum::http::HeaderMap;
 use axum::response::Response;
 use time::format_description::well_known::Rfc2822;
 use upstate_core::{FieldErrors, Timestamp};
@@ -221,7 +221,7 @@ fn atom(d: &PageData, base: &str) -> Body {
     responses((status = 200, description = "The feed: RSS 2.0, or Atom with format=atom",
         content(("application/rss+xml"), ("application/atom+xml"))), PublicErrors, BadQuery)
 )]
-async fn feed(State(state): State<AppState>, q: QueryParams, headers: HeaderMap) -> Response {
+async fn feed(State(state): State<AppState>, q: QueryParams, headers: Visitor) -> Response {
     public(
         async {
             let mut e = FieldErrors::new();

@@ -12,8 +12,9 @@ use crate::openapi::PublicErrors;
 use crate::public_reads::{limited, offered, page, public};
 use crate::snapshot::Snapshot;
 use crate::state::AppState;
+use crate::visitor::Visitor;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, HeaderValue, header};
+use axum::http::{HeaderValue, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures_util::stream::{self, Stream, StreamExt};
@@ -103,7 +104,7 @@ fn status_event(snap: &Snapshot) -> Event {
 async fn events(
     State(state): State<AppState>,
     Path(slug): Path<String>,
-    headers: HeaderMap,
+    headers: Visitor,
 ) -> Response {
     public(
         async {

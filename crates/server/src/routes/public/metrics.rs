@@ -98,7 +98,14 @@ async fn figures(state: &AppState) -> Result<Figures, ApiError> {
     // are served from), so a scrape reads the database only for what no
     // snapshot holds: pages, monitors, deliveries.
     for p in &pages {
-        let Some(snap) = state.snapshots.get(&p.slug).await? else {
+        // A page held to some networks is not public: its figures would
+        // reach whoever scrapes from anywhere.
+        let Some(snap) = state
+            .snapshots
+            .get(&p.slug)
+            .await?
+            .filter(|s| !s.data.access.restricted())
+        else {
             continue;
         };
         let history = snap.history(db).await?;
@@ -217,7 +224,7 @@ fn render(f: &Figures) -> String {
 
 #[utoipa::path(get, path = "/api/metrics", tag = "operations", operation_id = "metrics",
     summary = "Prometheus metrics: component status and uptime, open incidents, monitors and their check times, requests by route family, the delivery queue, snapshots, the database pool",
-    description = "Text exposition format 0.0.4. Public pages only. With `metrics_token` configured, send it as a bearer token.",
+    description = "Text exposition format 0.0.4. Public pages only (not those held to some networks). With `metrics_token` configured, send it as a bearer token.",
     responses((status = 200, description = "The exposition", content_type = "text/plain", body = String),
         (status = 401, description = "A token is configured and was not sent", body = crate::openapi::Problem)),
     security(()))]

@@ -9,8 +9,8 @@ use crate::extract::QueryParams;
 use crate::openapi::{BadQuery, PublicErrors};
 use crate::snapshot::Body;
 use crate::state::AppState;
+use crate::visitor::Visitor;
 use axum::extract::{Path, State};
-use axum::http::HeaderMap;
 use axum::response::Response;
 use serde::Serialize;
 use upstate_core::public::*;
@@ -73,7 +73,7 @@ fn summary_view(d: &PageData) -> StatusSummary {
 async fn summary(
     State(state): State<AppState>,
     Path(slug): Path<String>,
-    headers: HeaderMap,
+    headers: Visitor,
 ) -> Response {
     fixed(&state, &slug, &headers, "summary", |d| {
         Body::from_value(&summary_view(d))
@@ -93,7 +93,7 @@ async fn summary(
 async fn components(
     State(state): State<AppState>,
     Path(slug): Path<String>,
-    headers: HeaderMap,
+    headers: Visitor,
 ) -> Response {
     fixed(&state, &slug, &headers, "components", |d| {
         Body::from_value(&component_list(&d.components, &d.groups, &d.third_party))
@@ -134,7 +134,7 @@ async fn incidents(
     State(state): State<AppState>,
     Path(slug): Path<String>,
     q: QueryParams,
-    headers: HeaderMap,
+    headers: Visitor,
 ) -> Response {
     public(
         async {
@@ -177,7 +177,7 @@ struct MaintenanceBody {
 async fn maintenance(
     State(state): State<AppState>,
     Path(slug): Path<String>,
-    headers: HeaderMap,
+    headers: Visitor,
 ) -> Response {
     fixed(&state, &slug, &headers, "maintenance", |d| {
         Body::from_value(&MaintenanceBody {
@@ -200,7 +200,7 @@ async fn uptime(
     State(state): State<AppState>,
     Path(slug): Path<String>,
     q: QueryParams,
-    headers: HeaderMap,
+    headers: Visitor,
 ) -> Response {
     public(
         async {
@@ -257,7 +257,7 @@ struct WholePage {
 async fn whole_page(
     State(state): State<AppState>,
     Path(slug): Path<String>,
-    headers: HeaderMap,
+    headers: Visitor,
 ) -> Response {
     fixed(&state, &slug, &headers, "page", |d| {
         let s = summary_view(d);

@@ -76,6 +76,11 @@ pub struct PageScreen {
     pub links: Vec<QuickLink>,
     /// Whether visitors can open the (private) page with a password.
     pub password_set: bool,
+    /// The networks the page is held to.
+    pub access: upstate_core::access::PageAccess,
+    /// The address this person's request came from, as the page gate sees
+    /// it: what to allow, and a sign of a proxy not yet trusted.
+    pub your_address: Option<std::net::IpAddr>,
     /// Where visitors reach this install (absolute links in the snippets).
     pub public_url: String,
     /// The install's switches: a feature turned off offers no snippet.
@@ -397,6 +402,7 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
                 a href="#h-links" { "Quick links" }
                 a href="#h-settings" { "Settings" }
                 a href="#h-share" { "Share and embed" }
+                a href="#h-visitors" { "Who can open it" }
             }
         }
         section.card aria-labelledby="h-components" {
@@ -558,6 +564,32 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
             }
             @if s.password_set {
                 (action(frame, &back, &format!("/api/statuspages/{}/password", p.id), "DELETE", "Remove the password", Some("Remove the password? A private page is then closed to visitors."), Some("Visitor password removed.")))
+            }
+        }
+        section.card aria-labelledby="h-networks" {
+            h2 #h-networks { "Networks" }
+            p.muted {
+                @if s.access.restricted() { "Only visitors from these networks can open the page, in every format; it stays out of the static copy and the metrics." }
+                @else { "Every network can open the page. List networks to hold it to your office or VPN." }
+            }
+            form.stack method="post" action=(format!("/api/statuspages/{}/access", p.id)) {
+                (bridge(&back, &back, Some("Networks saved."), Some(frame.csrf)))
+                input type="hidden" name="_method" value="PUT";
+                (Input {
+                    value: Some(s.access.allowed_networks.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")),
+                    form_name: Some("allowedNetworks:lines"),
+                    required: false,
+                    hint: Some("One address or CIDR network per line, such as 203.0.113.0/24. Empty: every network."),
+                    ..Input::new("allowedNetworks", "Allowed networks", "textarea")
+                }.render(flash))
+                @if let Some(ip) = s.your_address {
+                    p.hint #your-address {
+                        "Your address, as Upstate sees it: " code { (ip) } "."
+                        @if !s.access.admits(Some(ip)) { " It is not in the list, so you cannot open the page from here." }
+                        " Behind a proxy, set trusted_proxies so visitors' own addresses count."
+                    }
+                }
+                div { button.secondary type="submit" { "Save networks" } }
             }
         }
         section.card.danger-zone aria-labelledby="h-delete" {

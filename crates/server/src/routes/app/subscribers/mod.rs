@@ -27,6 +27,7 @@ use crate::rate_limit::Subject;
 use crate::respond::{Data, created, data};
 use crate::state::AppState;
 use crate::views::notice_page;
+use crate::visitor::Visitor;
 use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
@@ -85,13 +86,13 @@ async fn page_id(state: &AppState, page: &PageRef) -> ApiResult<Id> {
         HTML forms are answered with a redirect back to the page.",
     request_body = SubscribeInput,
     responses((status = 202, body = Data<Accepted>), (status = 201, body = Data<Subscriber>), BodyErrors, Throttled,
-        (status = 401, description = "A session cookie or key was sent and is not valid (an operator's request)", content_type = "application/problem+json", body = crate::openapi::Problem),
-        (status = 403, description = "The operator lacks SETTINGS_WRITE, or the CSRF token is missing", content_type = "application/problem+json", body = crate::openapi::Problem)),
+        (status = 401, description = "A session cookie or key was sent and is not valid (an operator's request), or a visitor lacks the private page's password cookie", content_type = "application/problem+json", body = crate::openapi::Problem),
+        (status = 403, description = "The operator lacks SETTINGS_WRITE, or the CSRF token is missing, or the visitor's address is outside the page's networks", content_type = "application/problem+json", body = crate::openapi::Problem)),
     security((), ("session" = []), ("api_key" = [])))]
 async fn subscribe(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
+    headers: Visitor,
     q: QueryParams,
     caller: Option<Caller>,
     FormOrJson(input, is_form): FormOrJson<SubscribeInput>,
@@ -122,6 +123,12 @@ async fn subscribe(
         }
         let sub = input.validate()?;
         let page = page_id(&state, &sub.page).await?;
+        // A visitor subscribes only to a page they may read (its password
+        // cookie, from its networks): news of a page is the page.
+        if caller.is_none() {
+            let slug = pages::get(&state.db, page).await?.slug;
+            crate::public_reads::page(&state, &slug, &headers).await?;
+        }
         let follows = match sub.incident_id {
             Some(i) => subscribers::Follows::Incident(i),
             None => subscribers::Follows::Page(&sub.component_ids),
