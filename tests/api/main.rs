@@ -76,3 +76,4 @@ mod third_party;
 mod transfer;
 mod two_factor;
 mod v2;
+mod viewers;

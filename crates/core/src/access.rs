@@ -21,9 +21,27 @@ pub struct PageAccess {
     /// the page's visibility lets in.
     #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>, example = json!(["203.0.113.0/24", "2001:db8::/32"])))]
     pub allowed_networks: Vec<IpNet>,
+    /// Whether a private page opens to its viewers (people outside the team
+    /// who sign in with a link sent to their email).
+    #[serde(default)]
+    pub viewers: bool,
+    /// Email domains whose people may sign in as viewers without an
+    /// invitation (`example.com`).
+    #[serde(default)]
+    pub viewer_domains: Vec<String>,
 }
 
 impl PageAccess {
+    /// Whether `email` (lowercased) may sign in: invited (`listed`), or of
+    /// an allowed domain.
+    pub fn lets_in(&self, email: &str, listed: bool) -> bool {
+        self.viewers
+            && (listed
+                || email
+                    .rsplit_once('@')
+                    .is_some_and(|(_, d)| self.viewer_domains.iter().any(|x| x == d)))
+    }
+
     /// Whether the page is held to some networks.
     pub fn restricted(&self) -> bool {
         !self.allowed_networks.is_empty()
@@ -47,15 +65,62 @@ impl PageAccess {
 pub struct PageAccessInput {
     /// Addresses or CIDR networks, such as `203.0.113.0/24`, `2001:db8::/32`
     /// or `198.51.100.7`; `[]` opens the page to every network again.
-    #[cfg_attr(feature = "openapi", schema(required, max_items = 100, example = json!(["203.0.113.0/24"])))]
+    #[cfg_attr(feature = "openapi", schema(max_items = 100, example = json!(["203.0.113.0/24"])))]
     pub allowed_networks: Option<Vec<String>>,
+    /// Whether the (private) page opens to its viewers.
+    pub viewers: Option<bool>,
+    /// Email domains whose people may sign in as viewers uninvited.
+    #[cfg_attr(feature = "openapi", schema(max_items = 100, example = json!(["example.com"])))]
+    pub viewer_domains: Option<Vec<String>>,
 }
 
 impl PageAccessInput {
-    pub fn validate(self) -> Result<PageAccess, FieldErrors> {
+    /// The access after this change of `current`: fields left out stay.
+    pub fn apply(self, current: &PageAccess) -> Result<PageAccess, FieldErrors> {
         let mut e = FieldErrors::new();
+        if self.allowed_networks.is_none()
+            && self.viewers.is_none()
+            && self.viewer_domains.is_none()
+        {
+            return Err(FieldErrors::single("body", "names no field to change"));
+        }
+        let mut next = current.clone();
+        if let Some(v) = self.viewers {
+            next.viewers = v;
+        }
+        if let Some(raw) = self.viewer_domains {
+            if raw.len() > NETWORKS_MAX {
+                e.push(
+                    "viewerDomains",
+                    format!("names {} domains; at most {NETWORKS_MAX}", raw.len()),
+                );
+            }
+            let mut domains: Vec<String> = Vec::new();
+            let mut bad: Vec<String> = Vec::new();
+            for d in &raw {
+                match crate::validate::domain(d.trim().trim_start_matches('@')) {
+                    Ok(d) if !domains.contains(&d) => domains.push(d),
+                    Ok(_) => {}
+                    Err(_) => bad.push(format!("{d:?}")),
+                }
+            }
+            if !bad.is_empty() {
+                e.push(
+                    "viewerDomains",
+                    format!(
+                        "{} not an email domain such as example.com",
+                        if bad.len() == 1 {
+                            format!("{} is", bad[0])
+                        } else {
+                            format!("{} are", bad.join(", "))
+                        }
+                    ),
+                );
+            }
+            next.viewer_domains = domains;
+        }
         let Some(raw) = self.allowed_networks else {
-            return Err(FieldErrors::single("allowedNetworks", "is required"));
+            return e.into_result().map(|()| next);
         };
         if raw.len() > NETWORKS_MAX {
             e.push(
@@ -91,9 +156,8 @@ impl PageAccessInput {
                 ),
             ),
         }
-        e.into_result().map(|()| PageAccess {
-            allowed_networks: nets,
-        })
+        next.allowed_networks = nets;
+        e.into_result().map(|()| next)
     }
 }
 
@@ -109,6 +173,40 @@ pub fn network(raw: &str) -> Option<IpNet> {
         .map(|ip| IpNet::from(ip.to_canonical()))
 }
 
+/// A person outside the team who may read a private page.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Viewer {
+    pub id: crate::Id,
+    pub email: String,
+    /// Added by an operator; false: came in by an allowed domain.
+    pub invited: bool,
+    pub created_at: crate::Timestamp,
+    /// The last sign-in, if any.
+    pub signed_in_at: Option<crate::Timestamp>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ViewerInput {
+    #[cfg_attr(
+        feature = "openapi",
+        schema(required, format = "email", example = "ann@example.com")
+    )]
+    pub email: Option<String>,
+}
+
+impl ViewerInput {
+    pub fn validate(self) -> Result<crate::values::Email, FieldErrors> {
+        let raw = self
+            .email
+            .ok_or_else(|| FieldErrors::single("email", "is required"))?;
+        crate::values::Email::parse(&raw).map_err(|m| FieldErrors::single("email", m))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,7 +214,40 @@ mod tests {
     fn input(v: &[&str]) -> PageAccessInput {
         PageAccessInput {
             allowed_networks: Some(v.iter().map(|s| s.to_string()).collect()),
+            ..Default::default()
         }
+    }
+
+    #[test]
+    fn viewers_come_in_invited_or_by_domain_and_only_when_turned_on() {
+        let change = PageAccessInput {
+            viewers: Some(true),
+            viewer_domains: Some(vec!["@Example.com".into(), "example.com".into()]),
+            ..Default::default()
+        };
+        let a = change.apply(&PageAccess::default()).unwrap_or_default();
+        assert_eq!(a.viewer_domains, vec!["example.com".to_string()]);
+        assert!(a.lets_in("ann@example.com", false));
+        assert!(!a.lets_in("ann@example.org", false));
+        assert!(a.lets_in("ann@example.org", true));
+        assert!(!a.lets_in("ann@sub.example.com", false), "no subdomains");
+        let off = PageAccess {
+            viewers: false,
+            ..a.clone()
+        };
+        assert!(!off.lets_in("ann@example.com", true));
+        let bad = PageAccessInput {
+            viewer_domains: Some(vec!["not a domain".into()]),
+            ..Default::default()
+        };
+        assert!(bad.apply(&a).is_err());
+        let kept = PageAccessInput {
+            viewers: Some(false),
+            ..Default::default()
+        }
+        .apply(&a)
+        .unwrap_or_default();
+        assert_eq!(kept.viewer_domains, a.viewer_domains, "left out: kept");
     }
 
     fn ip(s: &str) -> Option<IpAddr> {
@@ -126,7 +257,7 @@ mod tests {
     #[test]
     fn networks_admit_their_own_clients_only() {
         let a = input(&["203.0.113.0/24", "2001:db8::/32", "198.51.100.7"])
-            .validate()
+            .apply(&PageAccess::default())
             .unwrap_or_default();
         assert_eq!(a.allowed_networks.len(), 3);
         assert!(a.admits(ip("203.0.113.200")));
@@ -144,7 +275,7 @@ mod tests {
     #[test]
     fn entries_are_checked_one_by_one_and_normalised() {
         let e = input(&["10.0.0.0/8", "nonsense", "10.0.0.0/33"])
-            .validate()
+            .apply(&PageAccess::default())
             .err()
             .unwrap_or_default();
         let text = format!("{e:?}");
@@ -155,17 +286,21 @@ mod tests {
         );
         assert!(!text.contains("10.0.0.0/8"));
         let a = input(&["10.1.2.3/8", " 10.0.0.0/8 "])
-            .validate()
+            .apply(&PageAccess::default())
             .unwrap_or_default();
         assert_eq!(
             a.allowed_networks,
             vec!["10.0.0.0/8".parse::<IpNet>().unwrap_or_default()]
         );
-        assert!(PageAccessInput::default().validate().is_err(), "required");
+        assert!(
+            PageAccessInput::default().apply(&a).is_err(),
+            "names nothing"
+        );
         let many: Vec<String> = (0..101).map(|i| format!("10.0.{i}.0/24")).collect();
         let too_many = PageAccessInput {
             allowed_networks: Some(many),
+            ..Default::default()
         };
-        assert!(too_many.validate().is_err());
+        assert!(too_many.apply(&PageAccess::default()).is_err());
     }
 }

@@ -241,6 +241,36 @@ impl Sender {
         self.settings.public_url.trim_end_matches('/')
     }
 
+    /// A viewer's sign-in link to a private page (`url`, valid 15 minutes),
+    /// sent at once: the person waits for it, and asks again if it is lost.
+    pub async fn sign_in_link(
+        &self,
+        to: &str,
+        page: &StatusPage,
+        lang: Lang,
+        url: String,
+        now: Timestamp,
+    ) -> Attempt {
+        let notice = Notice {
+            kind: "sign_in".into(),
+            page_id: page.id,
+            page_name: page.name.clone(),
+            page_slug: page.slug.clone(),
+            title: lang.t("msg.sign_in_title").replace("{page}", &page.name),
+            text: lang.t("msg.sign_in_text").replace("{page}", &page.name),
+            url,
+            components: Vec::new(),
+            subject: "viewer".into(),
+            subject_id: 0,
+            state: "sign_in".into(),
+            impact: None,
+            at: now,
+            lang: lang.code().into(),
+        };
+        let id = format!("signin_{}", now.millis());
+        self.mail(to, &notice, &id, None).await
+    }
+
     /// The opt-in message of a new email subscriber: the link that turns
     /// the subscription on, valid 24 hours.
     async fn confirm(

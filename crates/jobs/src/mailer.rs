@@ -255,10 +255,10 @@ fn text(l: &Letter<'_>) -> String {
         out.push_str(&format!("- {line}\n"));
     }
     let lang = crate::notices::lang_of(n);
-    let label = if n.kind == "confirm" {
-        lang.t("msg.confirm")
-    } else {
-        lang.t("msg.details")
+    let label = match n.kind.as_str() {
+        "confirm" => lang.t("msg.confirm"),
+        "sign_in" => lang.t("msg.sign_in"),
+        _ => lang.t("msg.details"),
     };
     out.push_str(&format!("\n{label}: {}\n", n.url));
     if let Some(m) = l.manage {
@@ -298,7 +298,11 @@ fn page(l: &Letter<'_>) -> String {
                     }
                     p style="margin:16px 0 0" {
                         a href=(n.url) style="display:inline-block;background:#2563eb;color:#fff;padding:8px 16px;border-radius:6px;text-decoration:none;font-weight:600" {
-                            @if n.kind == "confirm" { (lang.t("msg.confirm_button")) } @else { (lang.t("msg.view")) }
+                            @match n.kind.as_str() {
+                                "confirm" => (lang.t("msg.confirm_button")),
+                                "sign_in" => (lang.t("msg.sign_in")),
+                                _ => (lang.t("msg.view")),
+                            }
                         }
                     }
                 }

@@ -49,44 +49,108 @@ fn valid(hash: &str, page_id: Id, value: &str) -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Gate {
     Open,
-    /// The page wants its password (the cookie is missing or stale).
-    Password,
-    /// The client's address is outside the page's networks: no password
-    /// opens it from there.
+    /// A private page and no cookie that opens it: it wants its password,
+    /// or a viewer's sign-in (whichever it offers).
+    Locked,
+    /// The client's address is outside the page's networks: nothing opens
+    /// it from there.
     Network,
 }
 
-/// Whether this visitor may see the page: its networks first, then public
-/// pages always and gated ones with their cookie.
+/// Whether this visitor may see the page: its networks first; then public
+/// pages always, private ones with a valid password or viewer cookie.
 pub fn check(d: &PageData, v: &Visitor) -> Gate {
     if !d.access.admits(v.ip) {
         return Gate::Network;
     }
-    let Some(hash) = d.password_hash.as_deref().filter(|_| d.gated()) else {
-        return if d.page.is_public {
-            Gate::Open
-        } else {
-            Gate::Password
-        };
-    };
-    let name = cookie_name(d.page.id);
-    let opened = crate::session::cookies(&v.headers)
-        .any(|c| c.name() == name && valid(hash, d.page.id, c.value()));
-    if opened { Gate::Open } else { Gate::Password }
+    if d.page.is_public {
+        return Gate::Open;
+    }
+    let id = d.page.id;
+    let (password, viewer) = (cookie_name(id), viewer_cookie_name(id));
+    let opened = crate::session::cookies(&v.headers).any(|c| {
+        (c.name() == password
+            && d.password_hash
+                .as_deref()
+                .is_some_and(|hash| valid(hash, id, c.value())))
+            || (c.name() == viewer && d.access.viewers && viewer_valid(d, c.value()))
+    });
+    if opened { Gate::Open } else { Gate::Locked }
 }
 
 /// The problem a refused request gets, for the routes that answer JSON.
-pub fn refusal(gate: Gate, slug: &str, v: &Visitor) -> Option<crate::error::ApiError> {
+pub fn refusal(gate: Gate, d: &PageData, v: &Visitor) -> Option<crate::error::ApiError> {
+    let slug = &d.page.slug;
     match gate {
         Gate::Open => None,
-        Gate::Password => Some(crate::error::ApiError::Unauthorized(format!(
-            "status page {slug:?} is private: open it with its password (POST /api/verify-page-password)"
-        ))),
+        Gate::Locked => {
+            let ways = match (d.password_hash.is_some(), d.access.viewers) {
+                (true, true) => {
+                    "open it with its password (POST /api/verify-page-password) or sign in as a viewer (POST /api/viewer-sign-in)"
+                }
+                (false, true) => "sign in as a viewer (POST /api/viewer-sign-in)",
+                _ => "open it with its password (POST /api/verify-page-password)",
+            };
+            Some(crate::error::ApiError::Unauthorized(format!(
+                "status page {slug:?} is private: {ways}"
+            )))
+        }
         Gate::Network => Some(crate::error::ApiError::Forbidden(format!(
             "status page {slug:?} is open only to some networks, and your address{} is not in them",
             v.ip.map(|ip| format!(" ({ip})")).unwrap_or_default()
         ))),
     }
+}
+
+pub fn viewer_cookie_name(page_id: Id) -> String {
+    format!("upstate_viewer_{page_id}")
+}
+
+/// `{viewer id}.{expiry ms}.{HMAC-SHA256}` over page, viewer and expiry,
+/// keyed with the viewer's own secret: removing the viewer ends it.
+pub fn viewer_cookie_value(secret: &str, page_id: Id, viewer: Id, expires: Timestamp) -> String {
+    let tag = mac(secret, page_id, expires.millis())
+        .map(|mut m| {
+            m.update(format!(".{viewer}").as_bytes());
+            hex::encode(m.finalize().into_bytes())
+        })
+        .unwrap_or_default();
+    format!("{viewer}.{}.{tag}", expires.millis())
+}
+
+fn viewer_valid(d: &PageData, value: &str) -> bool {
+    let mut parts = value.splitn(3, '.');
+    let (Some(viewer), Some(expires), Some(tag)) = (parts.next(), parts.next(), parts.next())
+    else {
+        return false;
+    };
+    let (Ok(viewer), Ok(expires), Ok(tag)) = (
+        viewer.parse::<Id>(),
+        expires.parse::<i64>(),
+        hex::decode(tag),
+    ) else {
+        return false;
+    };
+    let Some((_, secret)) = d
+        .viewer_keys
+        .iter()
+        .find(|(id, s)| *id == viewer && upstate_store::viewers::usable(s))
+    else {
+        return false;
+    };
+    expires > Timestamp::now().millis()
+        && mac(secret, d.page.id, expires).is_some_and(|mut m| {
+            m.update(format!(".{viewer}").as_bytes());
+            m.verify_slice(&tag).is_ok()
+        })
+}
+
+/// The Set-Cookie header that signs a viewer in to a page for a week.
+pub fn set_viewer_cookie(page_id: Id, viewer: Id, secret: &str, secure: bool) -> HeaderValue {
+    let expires = Timestamp::now().plus_millis(LIFETIME_SECS * 1000);
+    let value = viewer_cookie_value(secret, page_id, viewer, expires);
+    let max_age = cookie::time::Duration::seconds(LIFETIME_SECS);
+    crate::session::cookie_header(viewer_cookie_name(page_id), value, secure, max_age)
 }
 
 /// The Set-Cookie header opening a page for a week: HttpOnly (scripts

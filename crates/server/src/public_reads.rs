@@ -257,7 +257,7 @@ pub(crate) async fn page(
     visitor: &Visitor,
 ) -> Result<Arc<Snapshot>, ApiError> {
     let snap = visible_page(state, slug).await?;
-    match page_gate::refusal(page_gate::check(&snap.data, visitor), slug, visitor) {
+    match page_gate::refusal(page_gate::check(&snap.data, visitor), &snap.data, visitor) {
         Some(refused) => Err(refused),
         None => Ok(snap),
     }

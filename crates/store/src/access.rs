@@ -11,36 +11,38 @@ use upstate_core::access::PageAccess;
 use upstate_core::audit::Action;
 use upstate_core::events::Event;
 
-fn parse(raw: Option<String>) -> PageAccess {
+type Row = (String, bool, String);
+
+fn parse(row: Option<Row>) -> PageAccess {
+    let Some((nets, viewers, domains)) = row else {
+        return PageAccess::default();
+    };
     PageAccess {
-        allowed_networks: raw
-            .and_then(|r| serde_json::from_str(&r).ok())
-            .unwrap_or_default(),
+        allowed_networks: serde_json::from_str(&nets).unwrap_or_default(),
+        viewers,
+        viewer_domains: serde_json::from_str(&domains).unwrap_or_default(),
     }
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> StoreResult<String> {
+    serde_json::to_string(v).map_err(|e| StoreError::Config(e.to_string()))
 }
 
 /// A page's access; `NotFound` when there is no such page.
 pub async fn get(db: &Db, page_id: Id) -> StoreResult<PageAccess> {
-    let row: Option<(i64, Option<String>)> = on_db!(db, |c| sqlx::query_as(
-        "SELECT p.id, a.allowed_networks FROM status_pages p \
-         LEFT JOIN page_access a ON a.page_id = p.id WHERE p.id = $1"
-    )
-    .bind(page_id)
-    .fetch_optional(c)
-    .await?);
-    row.map(|(_, nets)| parse(nets))
-        .ok_or(StoreError::NotFound("status page"))
+    crate::pages::get(db, page_id).await?;
+    of(db, page_id).await
 }
 
 /// What the snapshot builder reads beside the page.
 pub(crate) async fn of(db: &Db, page_id: Id) -> StoreResult<PageAccess> {
-    let nets: Option<String> = on_db!(db, |c| sqlx::query_scalar(
-        "SELECT allowed_networks FROM page_access WHERE page_id = $1"
+    let row: Option<Row> = on_db!(db, |c| sqlx::query_as(
+        "SELECT allowed_networks, viewers, viewer_domains FROM page_access WHERE page_id = $1"
     )
     .bind(page_id)
     .fetch_optional(c)
     .await?);
-    Ok(parse(nets))
+    Ok(parse(row))
 }
 
 /// The pages held to some networks.
@@ -53,16 +55,17 @@ pub async fn restricted(db: &Db) -> StoreResult<Vec<Id>> {
 }
 
 async fn current(tx: &mut Tx, page_id: Id) -> StoreResult<PageAccess> {
-    let nets: Option<String> = on_tx!(tx, |c| sqlx::query_scalar(
-        "SELECT allowed_networks FROM page_access WHERE page_id = $1"
+    let row: Option<Row> = on_tx!(tx, |c| sqlx::query_as(
+        "SELECT allowed_networks, viewers, viewer_domains FROM page_access WHERE page_id = $1"
     )
     .bind(page_id)
     .fetch_optional(c)
     .await?);
-    Ok(parse(nets))
+    Ok(parse(row))
 }
 
-/// Replaces a page's access. The page row is locked first (and its
+/// Changes a page's access with `change` (given what it is now, which is
+/// read under the page's lock). The page row is locked first (and its
 /// `updated_at` moved, so caches of its bodies change their ETag), as every
 /// other write to a page does, so concurrent changes queue in one order.
 /// The audit entry keeps the lists before and after.
@@ -70,7 +73,7 @@ pub async fn set(
     db: &Db,
     ctx: &AuditCtx,
     page_id: Id,
-    access: &PageAccess,
+    change: impl FnOnce(&PageAccess) -> Result<PageAccess, upstate_core::FieldErrors>,
 ) -> StoreResult<PageAccess> {
     let now = db.clock.now().millis();
     let mut tx = db.begin_as(ctx).await?;
@@ -83,16 +86,20 @@ pub async fn set(
     .await?);
     found.ok_or(StoreError::NotFound("status page"))?;
     let before = current(&mut tx, page_id).await?;
-    let nets = serde_json::to_string(&access.allowed_networks)
-        .map_err(|e| StoreError::Config(e.to_string()))?;
+    let access = change(&before).map_err(StoreError::Invalid)?;
+    let nets = to_json(&access.allowed_networks)?;
+    let domains = to_json(&access.viewer_domains)?;
     on_tx!(&mut tx, |c| sqlx::query(
-        "INSERT INTO page_access (page_id, allowed_networks, updated_at) VALUES ($1, $2, $3) \
-         ON CONFLICT (page_id) DO UPDATE SET allowed_networks = excluded.allowed_networks, \
-         updated_at = excluded.updated_at"
+        "INSERT INTO page_access (page_id, allowed_networks, updated_at, viewers, viewer_domains) \
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (page_id) DO UPDATE SET \
+         allowed_networks = excluded.allowed_networks, updated_at = excluded.updated_at, \
+         viewers = excluded.viewers, viewer_domains = excluded.viewer_domains"
     )
     .bind(page_id)
     .bind(&nets)
     .bind(now)
+    .bind(access.viewers)
+    .bind(&domains)
     .execute(c)
     .await
     .map(|_| ())?);
@@ -101,12 +108,10 @@ pub async fn set(
             Action::StatuspageAccess,
             "statuspage",
             Some(page_id),
-            json!({
-                "allowedNetworks": { "from": before.allowed_networks, "to": access.allowed_networks },
-            }),
+            json!({ "from": before, "to": access }),
         )
         .await?;
     tx.record(Event::PageUpdated { page: page_id }).await?;
     tx.commit(audited).await?;
-    Ok(access.clone())
+    Ok(access)
 }

@@ -50,6 +50,7 @@ mod timeline;
 pub mod transfer;
 pub mod two_factor;
 pub mod users;
+pub mod viewers;
 mod work;
 mod writer;
 

@@ -39,8 +39,10 @@ pub struct PageData {
     pub postmortems: Vec<crate::postmortems::Published>,
     /// Set on a private page visitors may open with a password.
     pub password_hash: Option<String>,
-    /// The networks the page is held to, if any.
+    /// The networks the page is held to, if any, and whether viewers open it.
     pub access: upstate_core::access::PageAccess,
+    /// Each viewer's id and cookie key, when viewers open the page.
+    pub viewer_keys: Vec<(Id, String)>,
     /// The install's feature switches and settings when this was read.
     pub features: upstate_core::settings::Features,
     pub settings: upstate_core::settings::Settings,
@@ -55,12 +57,12 @@ pub fn lapsed(m: &Maintenance, now: Timestamp) -> bool {
 impl PageData {
     /// Whether visitors may see the page at all (with the password, if it has one).
     pub fn visible(&self) -> bool {
-        self.page.is_public || self.password_hash.is_some()
+        self.page.is_public || self.password_hash.is_some() || self.access.viewers
     }
 
-    /// Whether a visitor needs the password first.
+    /// Whether a visitor needs the password, or to sign in as a viewer, first.
     pub fn gated(&self) -> bool {
-        !self.page.is_public && self.password_hash.is_some()
+        !self.page.is_public && (self.password_hash.is_some() || self.access.viewers)
     }
 
     /// Whether only some visitors may read it (a password, or networks):
@@ -234,6 +236,7 @@ pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
             .then(b.id.cmp(&a.id))
     });
     let features = crate::settings::features(db).await?;
+    let access = crate::access::of(db, page_id).await?;
     Ok(Some(PageData {
         page: page.into(),
         updated_at: Timestamp::from_millis(updated_at),
@@ -252,7 +255,12 @@ pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
             Vec::new()
         },
         password_hash,
-        access: crate::access::of(db, page_id).await?,
+        viewer_keys: if access.viewers {
+            crate::viewers::keys(db, page_id).await?
+        } else {
+            Vec::new()
+        },
+        access,
         features,
         settings: crate::settings::settings(db).await?,
     }))

@@ -1,30 +1,71 @@
-//! The password form of a private page: all a visitor without the page's
-//! cookie sees. It posts (without JavaScript) to `/api/verify-page-password`,
-//! which sets the cookie and sends the visitor back.
+//! What a visitor without the cookie of a private page sees: its password
+//! form, and the viewers' sign-in form when viewers open it. Both post
+//! (without JavaScript) and send the visitor back here: the password to
+//! `/api/verify-page-password`, which sets the cookie; the email to
+//! `/api/viewer-sign-in`, which mails a sign-in link.
 
 use super::{View, document};
 use maud::html;
 
-/// `error` is a dictionary key (`password.wrong`, `password.throttled`).
-pub fn gate(v: &View, next: &str, error: Option<&'static str>) -> String {
+/// `error` is a dictionary key (`password.wrong`, `password.throttled`,
+/// `viewer.expired`); `sent`: a sign-in link was asked for.
+pub fn gate(v: &View, next: &str, error: Option<&'static str>, sent: bool) -> String {
     let p = &v.d.page;
     let title = format!("{} {}", p.name, v.t("page.status"));
+    let password = v.d.password_hash.is_some();
+    let viewers = v.d.access.viewers;
     document(
         v,
         &title,
         html! {
             section.card.gate aria-labelledby="gate-h" {
                 h2 #gate-h { (v.t("password.title")) }
-                p { (v.t("password.prompt")) }
                 @if let Some(e) = error { p.error role="alert" #gate-error { (v.t(e)) } }
-                form method="post" action="/api/verify-page-password" {
-                    input type="hidden" name="slug" value=(p.slug);
-                    input type="hidden" name="next" value=(next);
+                @if sent { p.notice role="status" #gate-sent { (v.t("viewer.sent")) } }
+                @if viewers {
+                    p { (v.t("viewer.prompt")) }
+                    form method="post" action="/api/viewer-sign-in" {
+                        input type="hidden" name="slug" value=(p.slug);
+                        input type="hidden" name="next" value=(next);
+                        input type="hidden" name="lang" value=(v.lang.code());
+                        label for="viewer-email" { (v.t("viewer.label")) }
+                        input #viewer-email type="email" name="email" required autocomplete="email";
+                        button type="submit" { (v.t("viewer.submit")) }
+                    }
+                }
+                @if password {
+                    p { (v.t("password.prompt")) }
+                    form method="post" action="/api/verify-page-password" {
+                        input type="hidden" name="slug" value=(p.slug);
+                        input type="hidden" name="next" value=(next);
+                        input type="hidden" name="lang" value=(v.lang.code());
+                        label for="page-password" { (v.t("password.label")) }
+                        input #page-password type="password" name="password" required autocomplete="current-password"
+                            aria-describedby=[error.map(|_| "gate-error")];
+                        button type="submit" { (v.t("password.submit")) }
+                    }
+                }
+            }
+        },
+        false,
+    )
+}
+
+/// The page a sign-in link opens: one button that signs in (a POST), so a
+/// mail scanner that opens the link does not use it up.
+pub fn confirm_sign_in(v: &View, token: &str) -> String {
+    let p = &v.d.page;
+    let title = v.t("viewer.confirm").replace("{page}", &p.name);
+    document(
+        v,
+        &title,
+        html! {
+            section.card.gate aria-labelledby="gate-h" {
+                h2 #gate-h { (title) }
+                form method="post" action="/api/viewer-sign-in/confirm" {
+                    input type="hidden" name="token" value=(token);
                     input type="hidden" name="lang" value=(v.lang.code());
-                    label for="page-password" { (v.t("password.label")) }
-                    input #page-password type="password" name="password" required autocomplete="current-password"
-                        aria-describedby=[error.map(|_| "gate-error")];
-                    button type="submit" { (v.t("password.submit")) }
+                    button type="submit" { (v.t("msg.sign_in")) }
                 }
             }
         },

@@ -14,7 +14,7 @@ mod page;
 mod refusal;
 
 pub use detail::{history, incident, maintenance};
-pub use gate::gate;
+pub use gate::{confirm_sign_in, gate};
 pub use notice::notice_page;
 pub use page::{CHART_MS, status_page};
 
@@ -370,6 +370,7 @@ pub fn error_page(lang: Lang, status: u16, detail: &str) -> String {
         404 => "error.not_found",
         400 | 422 => "error.invalid",
         403 => "error.forbidden",
+        410 => "viewer.expired",
         _ => "error.other",
     };
     html! {

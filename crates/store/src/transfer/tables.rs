@@ -46,6 +46,7 @@ pub(crate) const CARRIED: &[&str] = &[
     "third_party",
     "managed",
     "page_access",
+    "page_viewers",
 ];
 
 /// What an export leaves out, and why (docs/operations.md says the same).
@@ -59,6 +60,7 @@ pub(crate) const LEFT_OUT: &[(&str, &str)] = &[
     ("setup_tokens", "first-run tokens"),
     ("step_ups", "sign-in confirmations"),
     ("sso_logins", "single sign-ons under way"),
+    ("viewer_links", "viewer sign-in links under way"),
     ("secret_failures", "password throttling"),
     ("jobs", "work in flight"),
     ("outbox", "change notices between instances"),
@@ -92,6 +94,7 @@ pub(crate) const PAGE_TABLES: &[&str] = &[
     "monitor_stats",
     "third_party",
     "page_access",
+    "page_viewers",
 ];
 
 /// Settings rows that describe this install rather than its configuration.
@@ -108,6 +111,7 @@ pub(crate) const CREDENTIALS: &[(&str, &str)] = &[
     ("status_pages", "password_hash"),
     ("api_keys", "secret_hash"),
     ("recovery_codes", "code_hash"),
+    ("page_viewers", "secret"),
 ];
 
 pub(crate) const UNUSABLE: &str = "!";

@@ -56,6 +56,10 @@ pub(super) async fn page_screen(
             .await
             .map_err(fail)?,
         your_address: visitor.ip,
+        viewers: upstate_store::viewers::list(&state.db, id)
+            .await
+            .map_err(fail)?,
+        can_mail: state.sender.has_mailer(),
         public_url: state.settings.public_url.trim_end_matches('/').to_string(),
     };
     Ok(s.show(view::page_screen(&s.frame("pages"), s.flash(), &screen)))

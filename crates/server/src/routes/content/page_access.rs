@@ -1,5 +1,6 @@
 //! `/statuspages/{id}/access`: the networks a page is held to (its IP
-//! allowlist; docs/private-pages.md). Reading needs PAGES_READ, changing
+//! allowlist) and whether viewers open it; `/statuspages/{id}/viewers`: who
+//! they are (docs/public-pages.md). Reading needs PAGES_READ, changing
 //! PAGES_WRITE, like the page's password beside it.
 
 use crate::caller::Caller;
@@ -7,21 +8,26 @@ use crate::error::ApiResult;
 use crate::extract::{Body, PathId};
 use crate::openapi::{BodyErrors, KeyErrors, NotFound};
 use crate::respond::{Data, data};
+use crate::respond::{Message, created, deleted};
 use crate::state::AppState;
+use axum::extract::Path;
 use axum::extract::State;
 use axum::response::Response;
-use upstate_core::access::{PageAccess, PageAccessInput};
+use upstate_core::access::{PageAccess, PageAccessInput, Viewer, ViewerInput};
 use upstate_core::roles::Permission;
-use upstate_store::access;
+use upstate_store::{access, viewers};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(show, change))
+    OpenApiRouter::new()
+        .routes(routes!(show, change))
+        .routes(routes!(list_viewers, add_viewer))
+        .routes(routes!(remove_viewer))
 }
 
 #[utoipa::path(get, path = "/statuspages/{id}/access", tag = "status pages",
     operation_id = "getStatusPageAccess",
-    summary = "The networks a page is held to (empty: every network)",
+    summary = "Who may open a page beyond its visibility: its networks (empty: every network), and whether viewers open it",
     params(("id" = i64, Path, description = "Status page id")),
     responses((status = 200, body = Data<PageAccess>), KeyErrors, NotFound),
     security(("api_key" = []), ("session" = [])))]
@@ -36,10 +42,13 @@ async fn show(
 
 #[utoipa::path(put, path = "/statuspages/{id}/access", tag = "status pages",
     operation_id = "setStatusPageAccess",
-    summary = "Hold a page to some networks: only clients whose address is in one may open it, in every format",
-    description = "Addresses are the socket peer's, or what a configured trusted proxy (`trusted_proxies`) forwarded in X-Forwarded-For. \
+    summary = "Hold a page to some networks, or open a private page to viewers; fields left out stay as they are",
+    description = "`allowedNetworks`: only clients whose address is in one may open the page, in every format. \
+        Addresses are the socket peer's, or what a configured trusted proxy (`trusted_proxies`) forwarded in X-Forwarded-For. \
         A page held to some networks stays out of the static copy and of /api/metrics, and its bodies out of shared caches. \
-        `allowedNetworks: []` opens it to every network again.",
+        `allowedNetworks: []` opens it to every network again. \
+        `viewers`: a private page opens to its viewers, who sign in with a link mailed to them (POST /api/viewer-sign-in); \
+        `viewerDomains`: email domains whose people may sign in uninvited.",
     params(("id" = i64, Path, description = "Status page id")),
     request_body = PageAccessInput,
     responses((status = 200, body = Data<PageAccess>), KeyErrors, BodyErrors, NotFound),
@@ -51,8 +60,69 @@ async fn change(
     Body(input): Body<PageAccessInput>,
 ) -> ApiResult<Response> {
     caller.require(Permission::PagesWrite)?;
-    let wanted = input.validate()?;
     Ok(data(
-        access::set(&state.db, &caller.audit, id, &wanted).await?,
+        access::set(&state.db, &caller.audit, id, |now| input.apply(now)).await?,
     ))
+}
+
+#[utoipa::path(get, path = "/statuspages/{id}/viewers", tag = "status pages",
+    operation_id = "listStatusPageViewers",
+    summary = "A page's viewers: invited, or come in by an allowed domain",
+    params(("id" = i64, Path, description = "Status page id")),
+    responses((status = 200, body = Data<Vec<Viewer>>), KeyErrors, NotFound),
+    security(("api_key" = []), ("session" = [])))]
+async fn list_viewers(
+    State(state): State<AppState>,
+    caller: Caller,
+    PathId(id): PathId,
+) -> ApiResult<Response> {
+    caller.require(Permission::PagesRead)?;
+    Ok(data(viewers::list(&state.db, id).await?))
+}
+
+#[utoipa::path(post, path = "/statuspages/{id}/viewers", tag = "status pages",
+    operation_id = "addStatusPageViewer",
+    summary = "Invite a viewer by email: they may then sign in with a mailed link",
+    params(("id" = i64, Path, description = "Status page id")),
+    request_body = ViewerInput,
+    responses((status = 201, body = Data<Viewer>), KeyErrors, BodyErrors, NotFound,
+        (status = 409, description = "Already a viewer of the page", body = crate::openapi::Problem, content_type = "application/problem+json")),
+    security(("api_key" = []), ("session" = [])))]
+async fn add_viewer(
+    State(state): State<AppState>,
+    caller: Caller,
+    PathId(id): PathId,
+    Body(input): Body<ViewerInput>,
+) -> ApiResult<Response> {
+    caller.require(Permission::PagesWrite)?;
+    let email = input.validate()?;
+    let mut secret = [0u8; 32];
+    rand::RngCore::fill_bytes(&mut rand::rng(), &mut secret);
+    let v = viewers::invite(&state.db, &caller.audit, id, &email, &hex::encode(secret)).await?;
+    Ok(created(
+        format!("/api/v1/statuspages/{id}/viewers/{}", v.id),
+        v,
+    ))
+}
+
+#[utoipa::path(delete, path = "/statuspages/{id}/viewers/{viewerId}", tag = "status pages",
+    operation_id = "removeStatusPageViewer",
+    summary = "Remove a viewer: their sign-ins end at once (an allowed domain lets them sign in again)",
+    params(("id" = i64, Path, description = "Status page id"), ("viewerId" = i64, Path, description = "Viewer id")),
+    responses((status = 200, body = Message), KeyErrors, NotFound),
+    security(("api_key" = []), ("session" = [])))]
+async fn remove_viewer(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((page, viewer)): Path<(String, String)>,
+) -> ApiResult<Response> {
+    caller.require(Permission::PagesWrite)?;
+    let id = |raw: &str| {
+        raw.parse::<i64>()
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| crate::error::ApiError::NotFound(format!("no resource with id {raw:?}")))
+    };
+    viewers::remove(&state.db, &caller.audit, id(&page)?, id(&viewer)?).await?;
+    Ok(deleted("Viewer"))
 }

@@ -54,8 +54,11 @@ pub fn router(state: &AppState) -> Router<AppState> {
 #[derive(Deserialize, Default)]
 pub struct PageQuery {
     lang: Option<String>,
-    /// Set by the password form's redirect after a failed attempt.
+    /// Set by the password form's redirect after a failed attempt, or the
+    /// viewer sign-in's after a stale link.
     error: Option<String>,
+    /// Set by the viewer sign-in form's redirect: a link was asked for.
+    sent: Option<String>,
     month: Option<String>,
 }
 
@@ -143,14 +146,14 @@ async fn custom_css(
     };
     match page_gate::check(&snap.data, &headers) {
         Gate::Open => {}
-        Gate::Password => {
+        Gate::Locked => {
             return fail(
                 &headers,
                 ApiError::NotFound(format!("no public status page {slug:?}")),
             );
         }
         gate @ Gate::Network => {
-            let refused = page_gate::refusal(gate, &slug, &headers);
+            let refused = page_gate::refusal(gate, &snap.data, &headers);
             return fail(&headers, refused.unwrap_or(ApiError::Forbidden(slug)));
         }
     }
@@ -362,12 +365,13 @@ async fn render(
         snap.data.settings.default_language.as_deref(),
     );
     let gate = page_gate::check(&snap.data, headers);
-    if let (Gate::Network, Some(refused)) = (gate, page_gate::refusal(gate, slug, headers)) {
+    if let (Gate::Network, Some(refused)) = (gate, page_gate::refusal(gate, &snap.data, headers)) {
         return fail(headers, refused);
     }
-    if gate == Gate::Password {
+    if gate == Gate::Locked {
         let error = match q.error.as_deref() {
             Some("throttled") => Some("password.throttled"),
+            Some("expired") => Some("viewer.expired"),
             Some(_) => Some("password.wrong"),
             None => None,
         };
@@ -382,6 +386,7 @@ async fn render(
             ),
             next,
             error,
+            q.sent.is_some(),
         );
         let mut res = (
             StatusCode::UNAUTHORIZED,

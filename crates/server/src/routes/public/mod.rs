@@ -12,6 +12,7 @@ mod metrics;
 mod page_password;
 mod status;
 mod translate;
+mod viewer_sign_in;
 
 use crate::state::AppState;
 use utoipa_axum::router::OpenApiRouter;
@@ -25,6 +26,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(embeds::router(state))
         .merge(translate::router(state))
         .merge(page_password::router())
+        .merge(viewer_sign_in::router(state))
         .merge(health::routes())
         .merge(metrics::routes())
 }

@@ -78,6 +78,9 @@ pub struct PageScreen {
     pub password_set: bool,
     /// The networks the page is held to.
     pub access: upstate_core::access::PageAccess,
+    /// The page's viewers, and whether this install can mail their links.
+    pub viewers: Vec<upstate_core::access::Viewer>,
+    pub can_mail: bool,
     /// The address this person's request came from, as the page gate sees
     /// it: what to allow, and a sign of a proxy not yet trusted.
     pub your_address: Option<std::net::IpAddr>,
@@ -564,6 +567,50 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
             }
             @if s.password_set {
                 (action(frame, &back, &format!("/api/statuspages/{}/password", p.id), "DELETE", "Remove the password", Some("Remove the password? A private page is then closed to visitors."), Some("Visitor password removed.")))
+            }
+        }
+        section.card aria-labelledby="h-viewers" {
+            h2 #h-viewers { "Viewers" }
+            p.muted { "People outside the team who may read this page while it is private: they sign in with a link mailed to them, good once for 15 minutes, and stay signed in for a week on that browser." }
+            @if !s.can_mail { p.error role="alert" { "This install has no SMTP server, so viewers cannot get their sign-in links. Set smtp_url first." } }
+            form.stack method="post" action=(format!("/api/statuspages/{}/access", p.id)) {
+                (bridge(&back, &back, Some("Viewers saved."), Some(frame.csrf)))
+                input type="hidden" name="_method" value="PUT";
+                div.field {
+                    input type="hidden" name="viewers:bool" value="";
+                    label { input type="checkbox" name="viewers:bool" checked[s.access.viewers]; " Viewers can sign in" }
+                    @if p.is_public { span.hint { "The page is public now: viewers matter once you make it private." } }
+                }
+                (Input {
+                    value: Some(s.access.viewer_domains.join("\n")),
+                    form_name: Some("viewerDomains:lines"),
+                    required: false,
+                    hint: Some("One per line, such as example.com. Anyone with an email of these domains may sign in, beside the people you invite."),
+                    ..Input::new("viewerDomains", "Allowed email domains", "textarea")
+                }.render(flash))
+                div { button.secondary type="submit" { "Save viewers" } }
+            }
+            @if s.viewers.is_empty() {
+                p.muted { "No viewers yet." }
+            } @else {
+                div.scroll-x tabindex="0" role="region" aria-label="Table of the page's viewers" { table.events #viewers {
+                    thead { tr { th scope="col" { "Email" } th scope="col" { "Came in" } th scope="col" { "Last sign-in" } th scope="col" { span.visually-hidden { "Actions" } } } }
+                    tbody {
+                        @for v in &s.viewers {
+                            tr {
+                                td { (v.email) }
+                                td { @if v.invited { "Invited" } @else { "By domain" } }
+                                td { @match v.signed_in_at { Some(t) => (when(t)), None => "Never" } }
+                                td { (action(frame, &back, &format!("/api/statuspages/{}/viewers/{}", p.id, v.id), "DELETE", &format!("Remove {}", v.email), Some(&format!("Remove {}? Their sign-ins end at once.", v.email)), Some("Viewer removed."))) }
+                            }
+                        }
+                    }
+                } }
+            }
+            form.stack method="post" action=(format!("/api/statuspages/{}/viewers", p.id)) {
+                (bridge(&back, &back, Some("Viewer invited."), Some(frame.csrf)))
+                (Input { autocomplete: Some("off"), ..Input::new("email", "Invite by email", "email") }.render(flash))
+                div { button.secondary type="submit" { "Invite viewer" } }
             }
         }
         section.card aria-labelledby="h-networks" {

@@ -1,0 +1,480 @@
+//! Private pages open to viewers: invited by email or allowed by domain,
+//! they sign in with a mailed link (single use, 15 minutes on the server's
+//! clock, a few per address) and read the page with a cookie that ends
+//! when they are removed.
+
+use crate::on_both_backends;
+use crate::smtp::Mail;
+use crate::status_html::fetch;
+use crate::support::{Backend, Server};
+use reqwest::Method;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+on_both_backends!(viewers_sign_in_with_a_mailed_link_and_read_the_private_page);
+on_both_backends!(viewer_settings_refuse_bad_input_and_change_nothing);
+
+fn no_redirects() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client")
+}
+
+async fn ask(s: &Server, email: &str) -> (u16, Value) {
+    let r = reqwest::Client::new()
+        .post(format!("{}/api/viewer-sign-in", s.base))
+        .json(&json!({"slug": "acme", "email": email}))
+        .send()
+        .await
+        .expect("request");
+    (r.status().as_u16(), r.json().await.unwrap_or_default())
+}
+
+/// The sign-in links mailed to `to`, oldest first.
+async fn links_to(mail: &Mail, to: &str) -> Vec<String> {
+    mail.got()
+        .await
+        .iter()
+        .filter(|m| m["rcpt_tos"].to_string().contains(to))
+        .filter_map(|m| {
+            let text = m["parts"]["text/plain"].as_str()?;
+            let at = text.find("/api/viewer-sign-in?token=")?;
+            let start = text[..at].rfind("http")?;
+            Some(text[start..].split_whitespace().next()?.to_string())
+        })
+        .collect()
+}
+
+/// Takes a link as the confirm page's button does: (status, location, cookie).
+async fn confirm(s: &Server, link: &str) -> (u16, String, Option<String>) {
+    let token = link
+        .split("token=")
+        .nth(1)
+        .and_then(|t| t.split('&').next())
+        .unwrap_or("");
+    let r = no_redirects()
+        .post(format!("{}/api/viewer-sign-in/confirm", s.base))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!("token={token}&lang=en"))
+        .send()
+        .await
+        .expect("request");
+    let header = |n: &str| {
+        r.headers()
+            .get(n)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    (
+        r.status().as_u16(),
+        header("location").unwrap_or_default(),
+        header("set-cookie").map(|c| c.split(';').next().unwrap_or("").to_string()),
+    )
+}
+
+async fn viewers_sign_in_with_a_mailed_link_and_read_the_private_page(b: Backend) {
+    let mail = Mail::new();
+    let s = mail.server(b).await;
+    let p = s.page("acme").await;
+    s.component(p, "Partner API").await;
+    s.patch(
+        &format!("/api/v1/statuspages/{p}"),
+        json!({"isPublic": false}),
+    )
+    .await
+    .data(200);
+    let access = format!("/api/v1/statuspages/{p}/access");
+    let set = s
+        .send(
+            Method::PUT,
+            &access,
+            Some(&s.key),
+            Some(json!({"viewers": true, "viewerDomains": ["@Example.com"]})),
+        )
+        .await
+        .data(200);
+    assert_eq!(set["viewers"], true);
+    assert_eq!(set["viewerDomains"], json!(["example.com"]));
+    assert_eq!(set["allowedNetworks"], json!([]));
+    let ann = s
+        .post(
+            &format!("/api/v1/statuspages/{p}/viewers"),
+            json!({"email": "Ann@Partner.test"}),
+        )
+        .await
+        .data(201);
+    assert_eq!(ann["email"], "ann@partner.test");
+    assert_eq!(ann["invited"], true);
+    assert_eq!(ann["signedInAt"], Value::Null);
+
+    // Without a cookie: the sign-in form, never the content.
+    let gate = fetch(&s, "/s/acme", &[]).await;
+    assert_eq!(gate.status, 401);
+    assert!(gate.text.contains(r#"action="/api/viewer-sign-in""#));
+    assert!(!gate.text.contains("Partner API"));
+    assert!(
+        !gate.text.contains("verify-page-password"),
+        "no password to ask for"
+    );
+    let json = s
+        .send(Method::GET, "/api/public/status/acme", None, None)
+        .await;
+    json.problem(401);
+    assert!(json.body.to_string().contains("/api/viewer-sign-in"));
+
+    // Everyone gets the same answer; only viewers get mail.
+    for who in ["stranger@else.test", "ann@partner.test", "bob@example.com"] {
+        let (status, body) = ask(&s, who).await;
+        assert_eq!(status, 202, "{who}: {body}");
+        assert!(
+            body["data"]["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("If this address")
+        );
+    }
+    assert!(links_to(&mail, "stranger@else.test").await.is_empty());
+    let got = mail.got().await;
+    assert_eq!(got.len(), 2, "{got:?}");
+    let sign_in = &got[0];
+    assert!(
+        sign_in["headers"]["subject"]
+            .as_str()
+            .unwrap_or("")
+            .contains("Sign in to Page acme"),
+        "{sign_in}"
+    );
+    let link = links_to(&mail, "ann@partner.test").await.remove(0);
+    assert!(link.starts_with(&s.base), "{link}");
+
+    // Opening the link (as a mail scanner would) uses nothing up.
+    for _ in 0..2 {
+        let page = fetch(&s, &link.replace(&s.base, ""), &[]).await;
+        assert_eq!(page.status, 200);
+        assert!(
+            page.text
+                .contains(r#"action="/api/viewer-sign-in/confirm""#)
+        );
+        assert_eq!(page.header("cache-control"), "no-store");
+    }
+    // The button signs in and goes to the page.
+    let (status, location, cookie) = confirm(&s, &link).await;
+    assert_eq!((status, location.as_str()), (303, "/s/acme?lang=en"));
+    let cookie = cookie.expect("the viewer's cookie");
+    assert!(
+        cookie.starts_with(&format!("upstate_viewer_{p}=")),
+        "{cookie}"
+    );
+    let page = fetch(&s, "/s/acme", &[("cookie", &cookie)]).await;
+    assert_eq!(page.status, 200);
+    assert!(page.text.contains("Partner API"));
+    assert_eq!(page.header("cache-control"), "private, no-cache");
+    for path in [
+        "/api/public/status/acme",
+        "/s/acme/api/v2/summary.json",
+        "/api/badge?page=acme",
+    ] {
+        assert_eq!(
+            fetch(&s, path, &[("cookie", &cookie)]).await.status,
+            200,
+            "{path}"
+        );
+    }
+    // Once only.
+    assert_eq!(confirm(&s, &link).await.0, 410);
+    let used = fetch(&s, &link.replace(&s.base, ""), &[("accept", "text/html")]).await;
+    assert_eq!(used.status, 410);
+    assert!(used.text.contains("used already or has expired"));
+
+    // A link older than 15 minutes (on the server's clock) opens nothing.
+    let bobs = links_to(&mail, "bob@example.com").await.remove(0);
+    s.advance(Duration::from_secs(16 * 60));
+    assert_eq!(confirm(&s, &bobs).await.0, 410);
+    // A fresh one does, and makes bob a viewer by his domain.
+    ask(&s, "bob@example.com").await;
+    let bobs = links_to(&mail, "bob@example.com")
+        .await
+        .pop()
+        .expect("a new link");
+    let (status, _, bob_cookie) = confirm(&s, &bobs).await;
+    assert_eq!(status, 303);
+    assert!(bob_cookie.is_some());
+    let list = s
+        .get(&format!("/api/v1/statuspages/{p}/viewers"))
+        .await
+        .data(200);
+    let listed: Vec<(String, bool, bool)> = list
+        .as_array()
+        .expect("viewers")
+        .iter()
+        .map(|v| {
+            (
+                v["email"].as_str().unwrap_or("").to_string(),
+                v["invited"].as_bool().unwrap_or(true),
+                !v["signedInAt"].is_null(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        vec![
+            ("ann@partner.test".into(), true, true),
+            ("bob@example.com".into(), false, true)
+        ]
+    );
+
+    // Three links to one address in 15 minutes, then nothing more.
+    let before = links_to(&mail, "ann@partner.test").await.len();
+    for _ in 0..4 {
+        assert_eq!(ask(&s, "ann@partner.test").await.0, 202);
+    }
+    assert_eq!(links_to(&mail, "ann@partner.test").await.len(), before + 3);
+
+    // Removed: her cookie stops opening the page at once.
+    let ann_id = ann["id"].as_i64().expect("id");
+    s.send(
+        Method::DELETE,
+        &format!("/api/v1/statuspages/{p}/viewers/{ann_id}"),
+        Some(&s.key),
+        None,
+    )
+    .await
+    .data(200);
+    assert_eq!(
+        fetch(&s, "/s/acme", &[("cookie", &cookie)]).await.status,
+        401
+    );
+    assert_eq!(
+        fetch(
+            &s,
+            "/s/acme",
+            &[("cookie", bob_cookie.as_deref().unwrap_or(""))]
+        )
+        .await
+        .status,
+        200
+    );
+    let audit = s
+        .get("/api/audit-events?targetType=statuspage&limit=50")
+        .await
+        .data(200)
+        .to_string();
+    for action in [
+        "statuspage.access",
+        "statuspage.viewer_add",
+        "statuspage.viewer_sign_in",
+        "statuspage.viewer_remove",
+    ] {
+        assert!(audit.contains(action), "{action}");
+    }
+
+    // Viewers off: a private page without a password is closed to all.
+    s.send(
+        Method::PUT,
+        &access,
+        Some(&s.key),
+        Some(json!({"viewers": false})),
+    )
+    .await
+    .data(200);
+    assert_eq!(
+        fetch(
+            &s,
+            "/s/acme",
+            &[("cookie", bob_cookie.as_deref().unwrap_or(""))]
+        )
+        .await
+        .status,
+        404
+    );
+    let (status, _) = ask(&s, "bob@example.com").await;
+    assert_eq!(status, 404);
+}
+
+async fn viewer_settings_refuse_bad_input_and_change_nothing(b: Backend) {
+    let mail = Mail::new();
+    let s = mail.server(b).await;
+    let p = s.page("acme").await;
+    let access = format!("/api/v1/statuspages/{p}/access");
+    let viewers = format!("/api/v1/statuspages/{p}/viewers");
+    for bad in [
+        json!({}),
+        json!({"viewerDomains": ["not a domain"]}),
+        json!({"viewerDomains": ["example.com", "x@y"]}),
+    ] {
+        let r = s
+            .send(Method::PUT, &access, Some(&s.key), Some(bad.clone()))
+            .await;
+        r.problem(422);
+        assert!(
+            r.body.to_string().contains("viewerDomains") || bad == json!({}),
+            "{bad}"
+        );
+    }
+    s.send(
+        Method::PUT,
+        &access,
+        Some(&s.key),
+        Some(json!({"viewers": "yes"})),
+    )
+    .await
+    .problem(422);
+    let now = s.get(&access).await.data(200);
+    assert_eq!(
+        now,
+        json!({"allowedNetworks": [], "viewers": false, "viewerDomains": []})
+    );
+    for bad in [json!({}), json!({"email": "nobody"}), json!({"email": 7})] {
+        s.send(Method::POST, &viewers, Some(&s.key), Some(bad))
+            .await
+            .problem(422);
+    }
+    s.post(&viewers, json!({"email": "ann@partner.test"}))
+        .await
+        .data(201);
+    s.send(
+        Method::POST,
+        &viewers,
+        Some(&s.key),
+        Some(json!({"email": "ANN@partner.test"})),
+    )
+    .await
+    .problem(409);
+    assert_eq!(
+        s.get(&viewers).await.data(200).as_array().map(Vec::len),
+        Some(1)
+    );
+    let read = s.db.create_key("read");
+    s.send(Method::GET, &viewers, Some(&read), None)
+        .await
+        .data(200);
+    s.send(
+        Method::POST,
+        &viewers,
+        Some(&read),
+        Some(json!({"email": "c@d.test"})),
+    )
+    .await
+    .problem(403);
+    s.send(
+        Method::DELETE,
+        &format!("{viewers}/999999"),
+        Some(&s.key),
+        None,
+    )
+    .await
+    .problem(404);
+    s.send(
+        Method::DELETE,
+        &format!("{viewers}/abc"),
+        Some(&s.key),
+        None,
+    )
+    .await
+    .problem(404);
+    s.send(
+        Method::GET,
+        "/api/v1/statuspages/999999/viewers",
+        Some(&s.key),
+        None,
+    )
+    .await
+    .problem(404);
+    // Asking for a link: bad input is a clear 422; a page without viewers a 404.
+    let (status, body) = ask(&s, "not an email").await;
+    assert_eq!(status, 422, "{body}");
+    let (status, _) = ask(&s, "ann@partner.test").await;
+    assert_eq!(status, 404, "viewers do not open this page");
+    assert!(mail.got().await.is_empty());
+}
+
+on_both_backends!(viewers_are_managed_and_sign_in_in_chromium);
+
+async fn viewers_are_managed_and_sign_in_in_chromium(b: Backend) {
+    use crate::admin_ui::{check, fill, no_axe_violations, path, press, shot, text};
+    use crate::browser::{Driver, browser_available};
+    if !browser_available("viewers_are_managed_and_sign_in_in_chromium") {
+        return;
+    }
+    let mail = Mail::new();
+    let s = mail.server(b).await;
+    assert!(
+        s.db.add_user("ed@example.com", "editor", crate::support::PASSWORD)
+            .0
+    );
+    let p = s.page("acme").await;
+    s.component(p, "Partner API").await;
+    s.patch(
+        &format!("/api/v1/statuspages/{p}"),
+        json!({"isPublic": false}),
+    )
+    .await
+    .data(200);
+
+    // The operator turns viewers on and invites one.
+    let d = Driver::start(&[]).await;
+    d.c().set_window_size(1280, 1000).await.unwrap();
+    d.c().goto(&format!("{}/admin/login", s.base)).await.unwrap();
+    fill(&d, "Email", "ed@example.com").await;
+    fill(&d, "Password", crate::support::PASSWORD).await;
+    press(&d, "Sign in").await;
+    assert_eq!(path(&d).await, "/admin");
+    let screen = format!("{}/admin/pages/{p}", s.base);
+    d.c().goto(&screen).await.unwrap();
+    check(&d, "Viewers can sign in").await;
+    fill(&d, "Allowed email domains", "example.com").await;
+    press(&d, "Save viewers").await;
+    assert!(text(&d, "[role=status]").await.contains("Viewers saved"));
+    fill(&d, "Invite by email", "not-an-email").await;
+    d.js("document.querySelector('#f-email').type = 'text'")
+        .await;
+    press(&d, "Invite viewer").await;
+    assert!(
+        d.c()
+            .source()
+            .await
+            .unwrap()
+            .contains("must be an email address"),
+        "the error shows beside the field"
+    );
+    assert_eq!(
+        s.get(&format!("/api/v1/statuspages/{p}/viewers"))
+            .await
+            .data(200),
+        json!([]),
+        "nothing stored"
+    );
+    fill(&d, "Invite by email", "ann@partner.test").await;
+    press(&d, "Invite viewer").await;
+    assert!(text(&d, "#viewers").await.contains("ann@partner.test"));
+    assert_eq!(path(&d).await, format!("/admin/pages/{p}"));
+    d.js("document.getElementById('h-viewers').scrollIntoView()")
+        .await;
+    d.screenshot(&shot(b, "page-viewers")).await;
+    no_axe_violations(&d, "page screen with viewers").await;
+    d.quit().await;
+
+    // The viewer asks for a link on the page, and signs in with it.
+    let v = Driver::start(&[]).await;
+    v.c().set_window_size(1280, 900).await.unwrap();
+    v.c().goto(&format!("{}/s/acme", s.base)).await.unwrap();
+    assert!(!v.c().source().await.unwrap().contains("Partner API"));
+    fill(&v, "Email", "ann@partner.test").await;
+    press(&v, "Email me a sign-in link").await;
+    assert!(
+        text(&v, "#gate-sent")
+            .await
+            .contains("sign-in link is on its way")
+    );
+    v.screenshot(&shot(b, "viewer-gate")).await;
+    no_axe_violations(&v, "viewer sign-in form").await;
+    let link = links_to(&mail, "ann@partner.test").await.remove(0);
+    v.c().goto(&link).await.unwrap();
+    v.screenshot(&shot(b, "viewer-confirm")).await;
+    press(&v, "Sign in").await;
+    assert!(path(&v).await.starts_with("/s/acme"));
+    assert!(v.c().source().await.unwrap().contains("Partner API"));
+    v.screenshot(&shot(b, "viewer-signed-in")).await;
+    v.quit().await;
+}
