@@ -54,9 +54,12 @@ async fn confirm(s: &Server, link: &str) -> (u16, String, Option<String>) {
         .and_then(|t| t.split('&').next())
         .unwrap_or("");
     let r = no_redirects()
-        .post(format!("{}/api/viewer-sign-in/confirm", s.base))
+        .post(format!(
+            "{}/api/viewer-sign-in/confirm?token={token}",
+            s.base
+        ))
         .header("content-type", "application/x-www-form-urlencoded")
-        .body(format!("token={token}&lang=en"))
+        .body("lang=en")
         .send()
         .await
         .expect("request");
@@ -154,7 +157,7 @@ async fn viewers_sign_in_with_a_mailed_link_and_read_the_private_page(b: Backend
         assert_eq!(page.status, 200);
         assert!(
             page.text
-                .contains(r#"action="/api/viewer-sign-in/confirm""#)
+                .contains(r#"action="/api/viewer-sign-in/confirm?token="#)
         );
         assert_eq!(page.header("cache-control"), "no-store");
     }
@@ -415,7 +418,10 @@ async fn viewers_are_managed_and_sign_in_in_chromium(b: Backend) {
     // The operator turns viewers on and invites one.
     let d = Driver::start(&[]).await;
     d.c().set_window_size(1280, 1000).await.unwrap();
-    d.c().goto(&format!("{}/admin/login", s.base)).await.unwrap();
+    d.c()
+        .goto(&format!("{}/admin/login", s.base))
+        .await
+        .unwrap();
     fill(&d, "Email", "ed@example.com").await;
     fill(&d, "Password", crate::support::PASSWORD).await;
     press(&d, "Sign in").await;
@@ -476,5 +482,205 @@ async fn viewers_are_managed_and_sign_in_in_chromium(b: Backend) {
     assert!(path(&v).await.starts_with("/s/acme"));
     assert!(v.c().source().await.unwrap().contains("Partner API"));
     v.screenshot(&shot(b, "viewer-signed-in")).await;
+    // Her links for apps, from the page's footer.
+    press(&v, "Feeds for your apps").await;
+    let links = text(&v, ".viewer-links").await;
+    assert!(links.contains("token="), "{links}");
+    v.screenshot(&shot(b, "viewer-links")).await;
+    no_axe_violations(&v, "a viewer's links").await;
+    press(&v, "Reset my links").await;
+    assert!(
+        text(&v, "#links-reset")
+            .await
+            .contains("old ones no longer open")
+    );
+    assert_ne!(text(&v, ".viewer-links").await, links, "new tokens");
     v.quit().await;
+}
+
+on_both_backends!(a_viewers_token_reads_feeds_until_revoked_and_subscriptions_go_with_the_viewer);
+
+async fn a_viewers_token_reads_feeds_until_revoked_and_subscriptions_go_with_the_viewer(
+    b: Backend,
+) {
+    let mail = Mail::new();
+    let s = mail.server(b).await;
+    s.send(
+        Method::PUT,
+        "/api/features",
+        Some(&s.key),
+        Some(json!({"feeds": true, "calendar": true})),
+    )
+    .await
+    .data(200);
+    let p = s.page("acme").await;
+    s.component(p, "Partner API").await;
+    s.patch(
+        &format!("/api/v1/statuspages/{p}"),
+        json!({"isPublic": false}),
+    )
+    .await
+    .data(200);
+    s.send(
+        Method::PUT,
+        &format!("/api/v1/statuspages/{p}/access"),
+        Some(&s.key),
+        Some(json!({"viewers": true})),
+    )
+    .await
+    .data(200);
+    let ann = s
+        .post(
+            &format!("/api/v1/statuspages/{p}/viewers"),
+            json!({"email": "ann@partner.test"}),
+        )
+        .await
+        .data(201)["id"]
+        .as_i64()
+        .expect("id");
+    ask(&s, "ann@partner.test").await;
+    let link = links_to(&mail, "ann@partner.test").await.remove(0);
+    let (_, _, cookie) = confirm(&s, &link).await;
+    let cookie = cookie.expect("cookie");
+
+    // Her links page: every feed with her token. Without her cookie: 401.
+    assert_eq!(
+        fetch(&s, "/api/viewer-links?page=acme", &[]).await.status,
+        401
+    );
+    let page = fetch(&s, "/api/viewer-links?page=acme", &[("cookie", &cookie)]).await;
+    assert_eq!(page.status, 200, "{}", page.text);
+    assert_eq!(page.header("cache-control"), "no-store");
+    let token = page
+        .text
+        .split("token=")
+        .nth(1)
+        .and_then(|t| t.split(['<', '&', '"']).next())
+        .expect("a token")
+        .to_string();
+    let feeds = [
+        format!("/api/feed/rss?page=acme&token={token}"),
+        format!("/api/calendar?page=acme&token={token}"),
+        format!("/api/public/status/acme?token={token}"),
+        format!("/s/acme/api/v2/summary.json?token={token}"),
+        format!("/api/badge?page=acme&token={token}"),
+    ];
+    for path in &feeds {
+        let r = fetch(&s, path, &[]).await;
+        assert_eq!(r.status, 200, "{path}");
+        assert_eq!(r.header("cache-control"), "private, no-cache", "{path}");
+    }
+    assert!(fetch(&s, &feeds[0], &[]).await.text.contains("<rss"));
+    // A forged token, or one of another viewer's id, reads nothing.
+    let forged = format!(
+        "{}.{}",
+        ann + 1,
+        token.split_once('.').map(|x| x.1).unwrap_or("")
+    );
+    for bad in ["nonsense", &forged, &format!("{ann}.00")] {
+        assert_eq!(
+            fetch(&s, &format!("/api/public/status/acme?token={bad}"), &[])
+                .await
+                .status,
+            401,
+            "{bad}"
+        );
+    }
+
+    // She subscribes (a webhook) while signed in: it goes with her.
+    let sub = reqwest::Client::new()
+        .post(format!("{}/api/subscribers", s.base))
+        .header("cookie", &cookie)
+        .json(&json!({"slug": "acme", "kind": "webhook", "target": "https://hooks.partner.test/acme"}))
+        .send()
+        .await
+        .expect("subscribe");
+    assert_eq!(sub.status().as_u16(), 202);
+    // Without being a viewer, nobody subscribes to the page.
+    let stranger = reqwest::Client::new()
+        .post(format!("{}/api/subscribers", s.base))
+        .json(&json!({"slug": "acme", "kind": "webhook", "target": "https://evil.test/x"}))
+        .send()
+        .await
+        .expect("subscribe");
+    assert_eq!(stranger.status().as_u16(), 401);
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM subscribers WHERE viewer_id IS NOT NULL")
+            .await,
+        vec![1]
+    );
+
+    // She resets her links: the old token stops, her browser stays in.
+    let reset = no_redirects()
+        .post(format!("{}/api/viewer-links/reset?page=acme", s.base))
+        .header("cookie", &cookie)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("lang=en")
+        .send()
+        .await
+        .expect("reset");
+    assert_eq!(reset.status().as_u16(), 303);
+    let fresh = reset
+        .headers()
+        .get("set-cookie")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|c| c.split(';').next())
+        .expect("a new cookie")
+        .to_string();
+    assert_eq!(fetch(&s, &feeds[2], &[]).await.status, 401, "old token");
+    assert_eq!(
+        fetch(&s, "/s/acme", &[("cookie", &cookie)]).await.status,
+        401,
+        "old cookie"
+    );
+    let again = fetch(
+        &s,
+        "/api/viewer-links?page=acme&reset=1",
+        &[("cookie", &fresh)],
+    )
+    .await;
+    assert!(again.text.contains("Your links were reset"));
+    let new_token = again
+        .text
+        .split("token=")
+        .nth(1)
+        .and_then(|t| t.split(['<', '&', '"']).next())
+        .expect("a token")
+        .to_string();
+    assert_ne!(new_token, token);
+    let with_new = format!("/api/public/status/acme?token={new_token}");
+    assert_eq!(fetch(&s, &with_new, &[]).await.status, 200);
+
+    // The operator revokes: token and cookie stop; removal takes her subscription.
+    s.send(
+        Method::POST,
+        &format!("/api/v1/statuspages/{p}/viewers/{ann}/reset"),
+        Some(&s.key),
+        None,
+    )
+    .await
+    .data(200);
+    assert_eq!(fetch(&s, &with_new, &[]).await.status, 401);
+    assert_eq!(
+        fetch(&s, "/s/acme", &[("cookie", &fresh)]).await.status,
+        401
+    );
+    s.send(
+        Method::DELETE,
+        &format!("/api/v1/statuspages/{p}/viewers/{ann}"),
+        Some(&s.key),
+        None,
+    )
+    .await
+    .data(200);
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM subscribers").await,
+        vec![0]
+    );
+    let audit = s
+        .get("/api/audit-events?targetType=statuspage&limit=50")
+        .await
+        .data(200)
+        .to_string();
+    assert!(audit.contains("statuspage.viewer_reset"));
 }

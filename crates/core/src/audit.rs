@@ -216,6 +216,7 @@ actions! {
     StatuspageUpdate = "statuspage.update",
     StatuspageViewerAdd = "statuspage.viewer_add",
     StatuspageViewerRemove = "statuspage.viewer_remove",
+    StatuspageViewerReset = "statuspage.viewer_reset",
     StatuspageViewerSignIn = "statuspage.viewer_sign_in",
     User2faDisable = "user.2fa_disable",
     User2faEnable = "user.2fa_enable",

@@ -74,7 +74,11 @@ pub fn check(d: &PageData, v: &Visitor) -> Gate {
                 .as_deref()
                 .is_some_and(|hash| valid(hash, id, c.value())))
             || (c.name() == viewer && d.access.viewers && viewer_valid(d, c.value()))
-    });
+    }) || (d.access.viewers
+        && v.token
+            .as_deref()
+            .and_then(|t| token_viewer(d, t))
+            .is_some());
     if opened { Gate::Open } else { Gate::Locked }
 }
 
@@ -118,31 +122,93 @@ pub fn viewer_cookie_value(secret: &str, page_id: Id, viewer: Id, expires: Times
     format!("{viewer}.{}.{tag}", expires.millis())
 }
 
+/// The viewer this request is signed in as on a private page, by cookie
+/// or token, if any (not on a public page, where nobody needs to be).
+pub fn viewer_of(d: &PageData, v: &Visitor) -> Option<Id> {
+    signed_in_viewer(d, v).or_else(|| {
+        (!d.page.is_public && d.access.viewers)
+            .then(|| v.token.as_deref().and_then(|t| token_viewer(d, t)))
+            .flatten()
+    })
+}
+
+/// The viewer whose cookie this browser carries (a token does not count:
+/// it may sit in someone's feed reader).
+pub fn signed_in_viewer(d: &PageData, v: &Visitor) -> Option<Id> {
+    if d.page.is_public || !d.access.viewers {
+        return None;
+    }
+    let name = viewer_cookie_name(d.page.id);
+    crate::session::cookies(&v.headers)
+        .filter(|c| c.name() == name)
+        .find_map(|c| viewer_in(d, c.value()))
+}
+
+/// A fresh viewer secret: 256 random bits, as hex.
+pub fn new_secret() -> String {
+    let mut bytes = [0u8; 32];
+    rand::RngCore::fill_bytes(&mut rand::rng(), &mut bytes);
+    hex::encode(bytes)
+}
+
+/// The secret of a viewer of the page, for making their token.
+pub fn viewer_secret(d: &PageData, viewer: Id) -> Option<&str> {
+    secret_of(d, viewer)
+}
+
 fn viewer_valid(d: &PageData, value: &str) -> bool {
+    viewer_in(d, value).is_some()
+}
+
+/// The viewer a cookie value names, when it is theirs and current.
+fn viewer_in(d: &PageData, value: &str) -> Option<Id> {
     let mut parts = value.splitn(3, '.');
-    let (Some(viewer), Some(expires), Some(tag)) = (parts.next(), parts.next(), parts.next())
-    else {
-        return false;
-    };
-    let (Ok(viewer), Ok(expires), Ok(tag)) = (
-        viewer.parse::<Id>(),
-        expires.parse::<i64>(),
-        hex::decode(tag),
-    ) else {
-        return false;
-    };
-    let Some((_, secret)) = d
-        .viewer_keys
-        .iter()
-        .find(|(id, s)| *id == viewer && upstate_store::viewers::usable(s))
-    else {
-        return false;
-    };
-    expires > Timestamp::now().millis()
+    let (viewer, expires, tag) = (parts.next()?, parts.next()?, parts.next()?);
+    let (viewer, expires, tag) = (
+        viewer.parse::<Id>().ok()?,
+        expires.parse::<i64>().ok()?,
+        hex::decode(tag).ok()?,
+    );
+    let secret = secret_of(d, viewer)?;
+    let good = expires > Timestamp::now().millis()
         && mac(secret, d.page.id, expires).is_some_and(|mut m| {
             m.update(format!(".{viewer}").as_bytes());
             m.verify_slice(&tag).is_ok()
-        })
+        });
+    good.then_some(viewer)
+}
+
+fn secret_of(d: &PageData, viewer: Id) -> Option<&str> {
+    d.viewer_keys
+        .iter()
+        .find(|(id, s)| *id == viewer && upstate_store::viewers::usable(s))
+        .map(|(_, s)| s.as_str())
+}
+
+fn feed_mac(secret: &str, page_id: Id, viewer: Id) -> Option<Hmac<Sha256>> {
+    let mut m = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).ok()?;
+    m.update(format!("feed.{page_id}.{viewer}").as_bytes());
+    Some(m)
+}
+
+/// A viewer's token for the page's feeds, calendar, JSON and embeds (apps
+/// that cannot carry the cookie): `{viewer id}.{HMAC}` keyed with their
+/// secret, so a new secret or the viewer's removal revokes it.
+pub fn viewer_token(secret: &str, page_id: Id, viewer: Id) -> String {
+    let tag = feed_mac(secret, page_id, viewer)
+        .map(|m| hex::encode(m.finalize().into_bytes()))
+        .unwrap_or_default();
+    format!("{viewer}.{tag}")
+}
+
+fn token_viewer(d: &PageData, token: &str) -> Option<Id> {
+    let (viewer, tag) = token.split_once('.')?;
+    let (viewer, tag) = (viewer.parse::<Id>().ok()?, hex::decode(tag).ok()?);
+    let secret = secret_of(d, viewer)?;
+    feed_mac(secret, d.page.id, viewer)?
+        .verify_slice(&tag)
+        .is_ok()
+        .then_some(viewer)
 }
 
 /// The Set-Cookie header that signs a viewer in to a page for a week.

@@ -18,6 +18,9 @@ pub(crate) struct Visitor {
     /// The client's address (after trusted proxies); none for requests made
     /// from inside (the static copy), which restricted pages never answer.
     pub ip: Option<IpAddr>,
+    /// A viewer's token (`?token=`): feed readers and calendar apps read a
+    /// private page with it, since they cannot carry the cookie.
+    pub token: Option<String>,
 }
 
 impl Deref for Visitor {
@@ -41,9 +44,15 @@ impl FromRequestParts<AppState> for Visitor {
             .get::<ConnectInfo<SocketAddr>>()
             .filter(|_| !inside)
             .map(|c| client_ip(c.0.ip(), &parts.headers, &state.settings.trusted_proxies));
+        let token = parts.uri.query().and_then(|q| {
+            form_urlencoded::parse(q.as_bytes())
+                .find(|(k, _)| k == "token")
+                .map(|(_, v)| v.chars().take(200).collect())
+        });
         Ok(Visitor {
             headers: parts.headers.clone(),
             ip,
+            token,
         })
     }
 }

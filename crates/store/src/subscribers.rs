@@ -310,6 +310,7 @@ pub async fn import(
             kind: r.kind,
             target: &r.target,
             lang: &r.lang,
+            viewer: None,
         };
         let (_, outcome, _) =
             subscribe_in(&mut tx.within(), now, page, to, follows, verified).await?;
@@ -346,6 +347,9 @@ pub struct Recipient<'a> {
     pub target: &'a str,
     /// A language code, or empty: the install's default.
     pub lang: &'a str,
+    /// The viewer whose sign-in opened a private page to this visitor: the
+    /// subscription goes when the viewer does.
+    pub viewer: Option<Id>,
 }
 
 /// `subscribe`'s statements, inside the caller's transaction; also says
@@ -358,7 +362,12 @@ async fn subscribe_in(
     follows: Follows<'_>,
     verified: bool,
 ) -> StoreResult<(Id, Subscribed, bool)> {
-    let Recipient { kind, target, lang } = to;
+    let Recipient {
+        kind,
+        target,
+        lang,
+        viewer,
+    } = to;
     refused(check_in(tx, page, follows).await?)?;
     let found: Option<(i64, Option<i64>, Option<i64>)> = on_tx!(tx, |c| {
         sqlx::query_as(
@@ -378,8 +387,8 @@ async fn subscribe_in(
         Some((id, ..)) => id,
         None => on_tx!(tx, |c| {
             sqlx::query_scalar(
-                "INSERT INTO subscribers (page_id, kind, target, token, verified_at, created_at, scope, joined_after, lang) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT COALESCE(MAX(id), 0) FROM outbox), $8) RETURNING id",
+                "INSERT INTO subscribers (page_id, kind, target, token, verified_at, created_at, scope, joined_after, lang, viewer_id) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT COALESCE(MAX(id), 0) FROM outbox), $8, $9) RETURNING id",
             )
             .bind(page)
             .bind(kind.as_str())
@@ -389,10 +398,23 @@ async fn subscribe_in(
             .bind(now)
             .bind(scope.as_str())
             .bind(lang)
+            .bind(viewer)
             .fetch_one(c)
             .await?
         }),
     };
+    if let (Some(_), Some(viewer)) = (found, viewer) {
+        // The same address subscribing again as a viewer: it now goes with
+        // that viewer.
+        on_tx!(tx, |c| sqlx::query(
+            "UPDATE subscribers SET viewer_id = $1 WHERE id = $2"
+        )
+        .bind(viewer)
+        .bind(id)
+        .execute(c)
+        .await?
+        .rows_affected());
+    }
     if found.is_some() && !lang.is_empty() {
         // Subscribing again from a page read in another language: its
         // messages follow.

@@ -271,3 +271,36 @@ pub async fn admit(db: &Db, page_id: Id, email: &str, fresh: &str) -> StoreResul
 pub fn usable(secret: &str) -> bool {
     secret.len() >= 32
 }
+
+/// Gives a viewer a new secret: their cookies and tokens stop opening the
+/// page. `ctx` is the operator's, or the system's when the viewer resets
+/// their own links.
+pub async fn reset(
+    db: &Db,
+    ctx: &AuditCtx,
+    page_id: Id,
+    viewer_id: Id,
+    fresh: &str,
+) -> StoreResult<()> {
+    let mut tx = db.begin_as(ctx).await?;
+    let email: Option<String> = on_tx!(&mut tx, |c| sqlx::query_scalar(
+        "UPDATE page_viewers SET secret = $1 WHERE id = $2 AND page_id = $3 RETURNING email"
+    )
+    .bind(fresh)
+    .bind(viewer_id)
+    .bind(page_id)
+    .fetch_optional(c)
+    .await?);
+    let email = email.ok_or(StoreError::NotFound("viewer"))?;
+    let audited = tx
+        .audit(
+            Action::StatuspageViewerReset,
+            "statuspage",
+            Some(page_id),
+            json!({ "viewerId": viewer_id, "email": email }),
+        )
+        .await?;
+    tx.record(Event::PageUpdated { page: page_id }).await?;
+    tx.commit(audited).await?;
+    Ok(())
+}

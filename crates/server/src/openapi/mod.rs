@@ -154,7 +154,7 @@ pub enum BadQuery {
 pub enum PrivatePage {
     #[response(
         status = 401,
-        description = "A private page, and the request lacks its password cookie (POST /api/verify-page-password)",
+        description = "A private page, and the request lacks its password cookie (POST /api/verify-page-password), a viewer's cookie (POST /api/viewer-sign-in) or a viewer's token (`?token=`, from /api/viewer-links)",
         content_type = "application/problem+json"
     )]
     Locked(Problem),
@@ -177,7 +177,7 @@ pub enum PublicErrors {
     NotModified,
     #[response(
         status = 401,
-        description = "A private page, and the request lacks its password cookie (POST /api/verify-page-password)",
+        description = "A private page, and the request lacks its password cookie (POST /api/verify-page-password), a viewer's cookie (POST /api/viewer-sign-in) or a viewer's token (`?token=`, from /api/viewer-links)",
         content_type = "application/problem+json"
     )]
     Locked(Problem),

@@ -62,11 +62,40 @@ pub fn confirm_sign_in(v: &View, token: &str) -> String {
         html! {
             section.card.gate aria-labelledby="gate-h" {
                 h2 #gate-h { (title) }
-                form method="post" action="/api/viewer-sign-in/confirm" {
-                    input type="hidden" name="token" value=(token);
+                form method="post" action={ "/api/viewer-sign-in/confirm?token=" (token) } {
                     input type="hidden" name="lang" value=(v.lang.code());
                     button type="submit" { (v.t("msg.sign_in")) }
                 }
+            }
+        },
+        false,
+    )
+}
+
+/// A signed-in viewer's own links for apps that cannot sign in, each with
+/// their token, and the button that resets them. `links`: (label, URL).
+pub fn viewer_links(v: &View, links: &[(&str, String)], reset: bool) -> String {
+    let p = &v.d.page;
+    let title = v.t("viewer.links_title").replace("{page}", &p.name);
+    document(
+        v,
+        &title,
+        html! {
+            section.card.gate aria-labelledby="gate-h" {
+                h2 #gate-h { (title) }
+                @if reset { p.notice role="status" #links-reset { (v.t("viewer.reset_done")) } }
+                p { (v.t("viewer.links_intro")) }
+                dl.viewer-links {
+                    @for (label, url) in links {
+                        dt { (label) }
+                        dd { code { (url) } }
+                    }
+                }
+                form method="post" action={ "/api/viewer-links/reset?page=" (p.slug) } {
+                    input type="hidden" name="lang" value=(v.lang.code());
+                    button type="submit" { (v.t("viewer.reset")) }
+                }
+                p { a href={ "/s/" (p.slug) } { (v.t("notice.back")) } }
             }
         },
         false,

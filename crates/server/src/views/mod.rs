@@ -14,7 +14,7 @@ mod page;
 mod refusal;
 
 pub use detail::{history, incident, maintenance};
-pub use gate::{confirm_sign_in, gate};
+pub use gate::{confirm_sign_in, gate, viewer_links};
 pub use notice::notice_page;
 pub use page::{CHART_MS, status_page};
 
@@ -272,6 +272,14 @@ fn footer_links<'a>(v: &'a View) -> Vec<(String, &'a str)> {
     }
     if f.calendar {
         links.push((format!("/api/calendar?page={slug}"), v.t("nav.calendar")));
+    }
+    // A viewer's apps need links with their own key (the cookie stays in
+    // the browser).
+    if v.d.access.viewers && !v.d.page.is_public {
+        links.push((
+            format!("/api/viewer-links?page={slug}"),
+            v.t("nav.viewer_links"),
+        ));
     }
     links
 }

@@ -11,6 +11,8 @@ use upstate_core::status::*;
 /// user remembers the page they last worked on.
 pub(crate) const CARRIED: &[&str] = &[
     "status_pages",
+    "page_access",
+    "page_viewers",
     "users",
     "recovery_codes",
     "component_groups",
@@ -45,8 +47,6 @@ pub(crate) const CARRIED: &[&str] = &[
     "integration_events",
     "third_party",
     "managed",
-    "page_access",
-    "page_viewers",
 ];
 
 /// What an export leaves out, and why (docs/operations.md says the same).
@@ -72,6 +72,8 @@ pub(crate) const LEFT_OUT: &[(&str, &str)] = &[
 /// pages to an install that has some already.
 pub(crate) const PAGE_TABLES: &[&str] = &[
     "status_pages",
+    "page_access",
+    "page_viewers",
     "component_groups",
     "components",
     "component_status_history",
@@ -93,8 +95,6 @@ pub(crate) const PAGE_TABLES: &[&str] = &[
     "monitor_checks",
     "monitor_stats",
     "third_party",
-    "page_access",
-    "page_viewers",
 ];
 
 /// Settings rows that describe this install rather than its configuration.

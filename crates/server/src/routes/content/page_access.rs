@@ -12,7 +12,7 @@ use crate::respond::{Message, created, deleted};
 use crate::state::AppState;
 use axum::extract::Path;
 use axum::extract::State;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use upstate_core::access::{PageAccess, PageAccessInput, Viewer, ViewerInput};
 use upstate_core::roles::Permission;
 use upstate_store::{access, viewers};
@@ -23,6 +23,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(show, change))
         .routes(routes!(list_viewers, add_viewer))
         .routes(routes!(remove_viewer))
+        .routes(routes!(reset_viewer))
 }
 
 #[utoipa::path(get, path = "/statuspages/{id}/access", tag = "status pages",
@@ -96,9 +97,8 @@ async fn add_viewer(
 ) -> ApiResult<Response> {
     caller.require(Permission::PagesWrite)?;
     let email = input.validate()?;
-    let mut secret = [0u8; 32];
-    rand::RngCore::fill_bytes(&mut rand::rng(), &mut secret);
-    let v = viewers::invite(&state.db, &caller.audit, id, &email, &hex::encode(secret)).await?;
+    let secret = crate::page_gate::new_secret();
+    let v = viewers::invite(&state.db, &caller.audit, id, &email, &secret).await?;
     Ok(created(
         format!("/api/v1/statuspages/{id}/viewers/{}", v.id),
         v,
@@ -117,12 +117,33 @@ async fn remove_viewer(
     Path((page, viewer)): Path<(String, String)>,
 ) -> ApiResult<Response> {
     caller.require(Permission::PagesWrite)?;
-    let id = |raw: &str| {
-        raw.parse::<i64>()
-            .ok()
-            .filter(|n| *n > 0)
-            .ok_or_else(|| crate::error::ApiError::NotFound(format!("no resource with id {raw:?}")))
-    };
     viewers::remove(&state.db, &caller.audit, id(&page)?, id(&viewer)?).await?;
     Ok(deleted("Viewer"))
+}
+
+fn id(raw: &str) -> Result<i64, crate::error::ApiError> {
+    raw.parse::<i64>()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| crate::error::ApiError::NotFound(format!("no resource with id {raw:?}")))
+}
+
+#[utoipa::path(post, path = "/statuspages/{id}/viewers/{viewerId}/reset", tag = "status pages",
+    operation_id = "resetStatusPageViewer",
+    summary = "Revoke a viewer's sessions and feed links: they sign in again for new ones",
+    params(("id" = i64, Path, description = "Status page id"), ("viewerId" = i64, Path, description = "Viewer id")),
+    responses((status = 200, body = Message), KeyErrors, NotFound),
+    security(("api_key" = []), ("session" = [])))]
+async fn reset_viewer(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((page, viewer)): Path<(String, String)>,
+) -> ApiResult<Response> {
+    caller.require(Permission::PagesWrite)?;
+    let secret = crate::page_gate::new_secret();
+    viewers::reset(&state.db, &caller.audit, id(&page)?, id(&viewer)?, &secret).await?;
+    Ok(axum::Json(Message {
+        message: "The viewer's sessions and links were revoked".into(),
+    })
+    .into_response())
 }

@@ -12,6 +12,7 @@ mod metrics;
 mod page_password;
 mod status;
 mod translate;
+mod viewer_links;
 mod viewer_sign_in;
 
 use crate::state::AppState;
@@ -27,6 +28,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(translate::router(state))
         .merge(page_password::router())
         .merge(viewer_sign_in::router(state))
+        .merge(viewer_links::router(state))
         .merge(health::routes())
         .merge(metrics::routes())
 }

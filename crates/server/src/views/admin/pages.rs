@@ -601,7 +601,11 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
                                 td { (v.email) }
                                 td { @if v.invited { "Invited" } @else { "By domain" } }
                                 td { @match v.signed_in_at { Some(t) => (when(t)), None => "Never" } }
-                                td { (action(frame, &back, &format!("/api/statuspages/{}/viewers/{}", p.id, v.id), "DELETE", &format!("Remove {}", v.email), Some(&format!("Remove {}? Their sign-ins end at once.", v.email)), Some("Viewer removed."))) }
+                                td {
+                                    (action(frame, &back, &format!("/api/statuspages/{}/viewers/{}/reset", p.id, v.id), "POST", &format!("Revoke links of {}", v.email), Some(&format!("Sign {} out everywhere and stop their feed links?", v.email)), Some("Sessions and links revoked.")))
+                                    " "
+                                    (action(frame, &back, &format!("/api/statuspages/{}/viewers/{}", p.id, v.id), "DELETE", &format!("Remove {}", v.email), Some(&format!("Remove {}? Their sign-ins, links and subscriptions end at once.", v.email)), Some("Viewer removed.")))
+                                }
                             }
                         }
                     }

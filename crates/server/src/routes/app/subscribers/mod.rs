@@ -125,9 +125,11 @@ async fn subscribe(
         let page = page_id(&state, &sub.page).await?;
         // A visitor subscribes only to a page they may read (its password
         // cookie, from its networks): news of a page is the page.
+        let mut viewer = None;
         if caller.is_none() {
             let slug = pages::get(&state.db, page).await?.slug;
-            crate::public_reads::page(&state, &slug, &headers).await?;
+            let snap = crate::public_reads::page(&state, &slug, &headers).await?;
+            viewer = crate::page_gate::viewer_of(&snap.data, &headers);
         }
         let follows = match sub.incident_id {
             Some(i) => subscribers::Follows::Incident(i),
@@ -157,6 +159,7 @@ async fn subscribe(
             kind: sub.kind,
             target: &sub.target,
             lang: &sub.lang,
+            viewer,
         };
         // An operator's is audited with it; a visitor's is bookkeeping.
         let made = match &caller {
