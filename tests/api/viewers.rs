@@ -100,6 +100,9 @@ async fn viewers_sign_in_with_a_mailed_link_and_read_the_private_page(b: Backend
     assert_eq!(set["viewers"], true);
     assert_eq!(set["viewerDomains"], json!(["example.com"]));
     assert_eq!(set["allowedNetworks"], json!([]));
+    // The page's snapshot is read before anyone is invited: an invitation
+    // must reach it.
+    assert_eq!(fetch(&s, "/s/acme", &[]).await.status, 401);
     let ann = s
         .post(
             &format!("/api/v1/statuspages/{p}/viewers"),
@@ -352,38 +355,33 @@ async fn viewer_settings_refuse_bad_input_and_change_nothing(b: Backend) {
     s.send(Method::GET, &viewers, Some(&read), None)
         .await
         .data(200);
-    s.send(
-        Method::POST,
-        &viewers,
-        Some(&read),
-        Some(json!({"email": "c@d.test"})),
-    )
-    .await
-    .problem(403);
-    s.send(
-        Method::DELETE,
-        &format!("{viewers}/999999"),
-        Some(&s.key),
-        None,
-    )
-    .await
-    .problem(404);
-    s.send(
-        Method::DELETE,
-        &format!("{viewers}/abc"),
-        Some(&s.key),
-        None,
-    )
-    .await
-    .problem(404);
-    s.send(
-        Method::GET,
-        "/api/v1/statuspages/999999/viewers",
-        Some(&s.key),
-        None,
-    )
-    .await
-    .problem(404);
+    let refusals = [
+        (
+            Method::POST,
+            viewers.clone(),
+            Some(json!({"email": "c@d.test"})),
+            403,
+            &read,
+        ),
+        (
+            Method::DELETE,
+            format!("{viewers}/999999"),
+            None,
+            404,
+            &s.key,
+        ),
+        (Method::DELETE, format!("{viewers}/abc"), None, 404, &s.key),
+        (
+            Method::GET,
+            "/api/v1/statuspages/999999/viewers".to_string(),
+            None,
+            404,
+            &s.key,
+        ),
+    ];
+    for (method, path, body, status, key) in refusals {
+        s.send(method, &path, Some(key), body).await.problem(status);
+    }
     // Asking for a link: bad input is a clear 422; a page without viewers a 404.
     let (status, body) = ask(&s, "not an email").await;
     assert_eq!(status, 422, "{body}");

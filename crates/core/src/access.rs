@@ -12,6 +12,8 @@ use std::net::IpAddr;
 
 /// More would be a list nobody reads; a whole organisation fits in a few.
 pub const NETWORKS_MAX: usize = 100;
+/// As many as single sign-on's allowed domains.
+pub const DOMAINS_MAX: usize = 50;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -61,16 +63,17 @@ impl PageAccess {
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(min_properties = 1))]
 #[serde(rename_all = "camelCase")]
 pub struct PageAccessInput {
     /// Addresses or CIDR networks, such as `203.0.113.0/24`, `2001:db8::/32`
     /// or `198.51.100.7`; `[]` opens the page to every network again.
-    #[cfg_attr(feature = "openapi", schema(max_items = 100, example = json!(["203.0.113.0/24"])))]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::networks))]
     pub allowed_networks: Option<Vec<String>>,
     /// Whether the (private) page opens to its viewers.
     pub viewers: Option<bool>,
     /// Email domains whose people may sign in as viewers uninvited.
-    #[cfg_attr(feature = "openapi", schema(max_items = 100, example = json!(["example.com"])))]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::domains))]
     pub viewer_domains: Option<Vec<String>>,
 }
 
@@ -89,10 +92,10 @@ impl PageAccessInput {
             next.viewers = v;
         }
         if let Some(raw) = self.viewer_domains {
-            if raw.len() > NETWORKS_MAX {
+            if raw.len() > DOMAINS_MAX {
                 e.push(
                     "viewerDomains",
-                    format!("names {} domains; at most {NETWORKS_MAX}", raw.len()),
+                    format!("names {} domains; at most {DOMAINS_MAX}", raw.len()),
                 );
             }
             let mut domains: Vec<String> = Vec::new();

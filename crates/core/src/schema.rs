@@ -473,6 +473,33 @@ pub fn claim() -> Object {
         .build()
 }
 
+/// A page's allowed networks (`access::PageAccessInput`): IPv4 or IPv6
+/// addresses, each with an optional prefix length, at most 100.
+pub fn networks() -> RefOr<Schema> {
+    const V4: &str = r"((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(/([0-9]|[12][0-9]|3[0-2]))?";
+    const H: &str = "[0-9a-fA-F]{1,4}";
+    let v6 = [
+        format!("({H}:){{7}}{H}"),
+        format!("({H}:){{1,7}}:"),
+        format!("({H}:){{1,6}}:{H}"),
+        format!("({H}:){{1,5}}(:{H}){{1,2}}"),
+        format!("({H}:){{1,4}}(:{H}){{1,3}}"),
+        format!("({H}:){{1,3}}(:{H}){{1,4}}"),
+        format!("({H}:){{1,2}}(:{H}){{1,5}}"),
+        format!("{H}:((:{H}){{1,6}})"),
+        format!(":((:{H}){{1,7}}|:)"),
+    ]
+    .join("|");
+    let v6 = format!("({v6})(/([0-9]|[1-9][0-9]|1[01][0-9]|12[0-8]))?");
+    ArrayBuilder::new()
+        .items(
+            string(2, 43, Some(format!("^({V4}|{v6})$")))
+                .examples([serde_json::json!("203.0.113.0/24")]),
+        )
+        .max_items(Some(crate::access::NETWORKS_MAX))
+        .into()
+}
+
 /// Email domains (`sso::SsoInput`): host names, at most 50.
 pub fn domains() -> RefOr<Schema> {
     ArrayBuilder::new()

@@ -4,7 +4,7 @@
 //! are single use: taking one deletes it.
 
 use crate::audit::AuditCtx;
-use crate::db::Db;
+use crate::db::{Db, Tx};
 use crate::error::{StoreError, StoreResult};
 use serde_json::json;
 use upstate_core::access::Viewer;
@@ -109,16 +109,30 @@ pub async fn invite(
         e,
         "this email is a viewer of the page already"
     ))?);
+    let id = row.id;
+    finish(tx, Action::StatuspageViewerAdd, page_id, id, email.as_str()).await?;
+    Ok(row.into())
+}
+
+/// Audits a change to one viewer and has the page's snapshot read the
+/// viewers again (whose keys its gate checks), with the commit.
+async fn finish(
+    mut tx: Tx,
+    action: Action,
+    page_id: Id,
+    viewer_id: Id,
+    email: &str,
+) -> StoreResult<()> {
     let audited = tx
         .audit(
-            Action::StatuspageViewerAdd,
+            action,
             "statuspage",
             Some(page_id),
-            json!({ "viewerId": row.id, "email": email.as_str() }),
+            json!({ "viewerId": viewer_id, "email": email }),
         )
         .await?;
-    tx.commit(audited).await?;
-    Ok(row.into())
+    tx.record(Event::PageUpdated { page: page_id }).await?;
+    tx.commit(audited).await
 }
 
 /// An operator removes a viewer: its cookies stop opening the page.
@@ -132,17 +146,14 @@ pub async fn remove(db: &Db, ctx: &AuditCtx, page_id: Id, viewer_id: Id) -> Stor
     .fetch_optional(c)
     .await?);
     let email = gone.ok_or(StoreError::NotFound("viewer"))?;
-    let audited = tx
-        .audit(
-            Action::StatuspageViewerRemove,
-            "statuspage",
-            Some(page_id),
-            json!({ "viewerId": viewer_id, "email": email }),
-        )
-        .await?;
-    tx.record(Event::PageUpdated { page: page_id }).await?;
-    tx.commit(audited).await?;
-    Ok(())
+    finish(
+        tx,
+        Action::StatuspageViewerRemove,
+        page_id,
+        viewer_id,
+        &email,
+    )
+    .await
 }
 
 /// Keeps a sign-in link for `email`, unless `LINKS_PER_EMAIL` went out to it
@@ -292,15 +303,12 @@ pub async fn reset(
     .fetch_optional(c)
     .await?);
     let email = email.ok_or(StoreError::NotFound("viewer"))?;
-    let audited = tx
-        .audit(
-            Action::StatuspageViewerReset,
-            "statuspage",
-            Some(page_id),
-            json!({ "viewerId": viewer_id, "email": email }),
-        )
-        .await?;
-    tx.record(Event::PageUpdated { page: page_id }).await?;
-    tx.commit(audited).await?;
-    Ok(())
+    finish(
+        tx,
+        Action::StatuspageViewerReset,
+        page_id,
+        viewer_id,
+        &email,
+    )
+    .await
 }

@@ -64,7 +64,9 @@ fn html(body: String) -> Response {
     params(("page" = String, Query, description = "The page's slug")),
     responses((status = 200, description = "An HTML page", content_type = "text/html"),
         (status = 401, description = "Not signed in as a viewer of the page", body = crate::openapi::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such page", body = crate::openapi::Problem, content_type = "application/problem+json")),
+        (status = 403, description = "The client's address is outside the page's networks", body = crate::openapi::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such page", body = crate::openapi::Problem, content_type = "application/problem+json"),
+        crate::openapi::BadQuery, crate::openapi::Throttled),
     security(()))]
 async fn show(State(state): State<AppState>, visitor: Visitor, q: QueryParams) -> Response {
     let (snap, viewer) = match signed_in(&state, &q, &visitor).await {
@@ -128,7 +130,9 @@ async fn show(State(state): State<AppState>, visitor: Visitor, q: QueryParams) -
     params(("page" = String, Query, description = "The page's slug")),
     responses((status = 303, description = "Back to the links, with a new cookie"),
         (status = 401, description = "Not signed in as a viewer of the page", body = crate::openapi::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such page", body = crate::openapi::Problem, content_type = "application/problem+json")),
+        (status = 403, description = "The client's address is outside the page's networks", body = crate::openapi::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such page", body = crate::openapi::Problem, content_type = "application/problem+json"),
+        crate::openapi::BadQuery, crate::openapi::Throttled),
     security(()))]
 async fn reset(State(state): State<AppState>, visitor: Visitor, q: QueryParams) -> Response {
     let result = async {

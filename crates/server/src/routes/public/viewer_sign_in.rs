@@ -215,7 +215,8 @@ fn expired(visitor: &Visitor, q: &QueryParams) -> Response {
     summary = "The page a viewer's sign-in link opens: one button that signs in",
     params(("token" = String, Query, description = "The link's token")),
     responses((status = 200, description = "An HTML page", content_type = "text/html"),
-        (status = 410, description = "The link was used or is older than 15 minutes", content_type = "text/html")),
+        (status = 410, description = "The link was used or is older than 15 minutes", content_type = "text/html"),
+        Throttled),
     security(()))]
 async fn show(State(state): State<AppState>, visitor: Visitor, q: QueryParams) -> Response {
     let token = q.get("token").unwrap_or_default().to_string();
