@@ -46,6 +46,31 @@ async fn links_to(mail: &Mail, to: &str) -> Vec<String> {
         .collect()
 }
 
+/// A private page "acme" with one component; its id.
+async fn private_page(s: &Server) -> i64 {
+    let p = s.page("acme").await;
+    s.component(p, "Partner API").await;
+    s.patch(
+        &format!("/api/v1/statuspages/{p}"),
+        json!({"isPublic": false}),
+    )
+    .await
+    .data(200);
+    p
+}
+
+/// An operator removes a viewer.
+async fn remove(s: &Server, page: i64, viewer: i64) {
+    s.send(
+        Method::DELETE,
+        &format!("/api/v1/statuspages/{page}/viewers/{viewer}"),
+        Some(&s.key),
+        None,
+    )
+    .await
+    .data(200);
+}
+
 /// Takes a link as the confirm page's button does: (status, location, cookie).
 async fn confirm(s: &Server, link: &str) -> (u16, String, Option<String>) {
     let token = link
@@ -79,14 +104,7 @@ async fn confirm(s: &Server, link: &str) -> (u16, String, Option<String>) {
 async fn viewers_sign_in_with_a_mailed_link_and_read_the_private_page(b: Backend) {
     let mail = Mail::new();
     let s = mail.server(b).await;
-    let p = s.page("acme").await;
-    s.component(p, "Partner API").await;
-    s.patch(
-        &format!("/api/v1/statuspages/{p}"),
-        json!({"isPublic": false}),
-    )
-    .await
-    .data(200);
+    let p = private_page(&s).await;
     let access = format!("/api/v1/statuspages/{p}/access");
     let set = s
         .send(
@@ -238,15 +256,7 @@ async fn viewers_sign_in_with_a_mailed_link_and_read_the_private_page(b: Backend
     assert_eq!(links_to(&mail, "ann@partner.test").await.len(), before + 3);
 
     // Removed: her cookie stops opening the page at once.
-    let ann_id = ann["id"].as_i64().expect("id");
-    s.send(
-        Method::DELETE,
-        &format!("/api/v1/statuspages/{p}/viewers/{ann_id}"),
-        Some(&s.key),
-        None,
-    )
-    .await
-    .data(200);
+    remove(&s, p, ann["id"].as_i64().expect("id")).await;
     assert_eq!(
         fetch(&s, "/s/acme", &[("cookie", &cookie)]).await.status,
         401
@@ -404,14 +414,7 @@ async fn viewers_are_managed_and_sign_in_in_chromium(b: Backend) {
         s.db.add_user("ed@example.com", "editor", crate::support::PASSWORD)
             .0
     );
-    let p = s.page("acme").await;
-    s.component(p, "Partner API").await;
-    s.patch(
-        &format!("/api/v1/statuspages/{p}"),
-        json!({"isPublic": false}),
-    )
-    .await
-    .data(200);
+    let p = private_page(&s).await;
 
     // The operator turns viewers on and invites one.
     let d = Driver::start(&[]).await;
@@ -511,14 +514,7 @@ async fn a_viewers_token_reads_feeds_until_revoked_and_subscriptions_go_with_the
     )
     .await
     .data(200);
-    let p = s.page("acme").await;
-    s.component(p, "Partner API").await;
-    s.patch(
-        &format!("/api/v1/statuspages/{p}"),
-        json!({"isPublic": false}),
-    )
-    .await
-    .data(200);
+    let p = private_page(&s).await;
     s.send(
         Method::PUT,
         &format!("/api/v1/statuspages/{p}/access"),
@@ -663,14 +659,7 @@ async fn a_viewers_token_reads_feeds_until_revoked_and_subscriptions_go_with_the
         fetch(&s, "/s/acme", &[("cookie", &fresh)]).await.status,
         401
     );
-    s.send(
-        Method::DELETE,
-        &format!("/api/v1/statuspages/{p}/viewers/{ann}"),
-        Some(&s.key),
-        None,
-    )
-    .await
-    .data(200);
+    remove(&s, p, ann).await;
     assert_eq!(
         s.db.integers("SELECT COUNT(*) FROM subscribers").await,
         vec![0]
