@@ -191,6 +191,11 @@ def _body(ctx, body):
         # Following an incident needs one that is still open (any request
         # may have resolved the fixture's).
         body["incidentId"] = _incident() if path == "/api/subscribers" else F["incident"]
+    # An incident told resolved says when it began, not after its end
+    # (core's incident rule: resolvedAt needs createdAt, not before it).
+    if method == "POST" and path in ("/api/incidents", "/api/v1/incidents", "/api/v2/incidents") \
+            and isinstance(body.get("resolvedAt"), str):
+        body["createdAt"] = body["resolvedAt"]
     # Comments stay offered: other operations read and moderate them.
     if path == "/api/features":
         body["comments"] = True
