@@ -354,6 +354,62 @@ fn raw_map(raw: &Value, pointer: &str) -> Value {
     Value::Object(m)
 }
 
+/// Makes a page's access what the file says, field by field (never
+/// deleted: it is part of the page, like the install's settings).
+async fn settle_access(
+    r: &mut Run<'_>,
+    p: &upstate_core::setup::PageDecl,
+    page: i64,
+) -> anyhow::Result<()> {
+    let Some(a) = &p.access else {
+        return Ok(());
+    };
+    let path = format!("/api/v1/statuspages/{page}/access");
+    let current = r.call("GET", &path, None).await?;
+    // As the server keeps them (networks normalised, domains lowercased).
+    let kept = a
+        .input()
+        .apply(&upstate_core::access::PageAccess::default())
+        .map_err(|e| anyhow::anyhow!("{}.access: {e:?}", p.slug))?;
+    let kept = serde_json::to_value(&kept)?;
+    let mut want = Map::new();
+    for (field, set) in [
+        ("allowedNetworks", a.allowed_networks.is_some()),
+        ("viewers", a.viewers.is_some()),
+        ("viewerDomains", a.viewer_domains.is_some()),
+        ("viewerSso", a.viewer_sso.is_some()),
+    ] {
+        if set {
+            want.insert(field.into(), kept[field].clone());
+        }
+    }
+    let fields = differing(&Value::Object(want.clone()), &current);
+    if fields.is_empty() {
+        r.steps.push((
+            ManagedKind::Access,
+            p.slug.clone(),
+            Step::Keep { adopt: false },
+        ));
+        return Ok(());
+    }
+    r.steps.push((
+        ManagedKind::Access,
+        p.slug.clone(),
+        Step::Change {
+            fields: fields.clone(),
+            adopt: false,
+        },
+    ));
+    if !r.dry {
+        let only: Map<String, Value> = fields
+            .iter()
+            .map(|f| (f.clone(), want[f.as_str()].clone()))
+            .collect();
+        r.call("PUT", &path, Some(Value::Object(only))).await?;
+    }
+    Ok(())
+}
+
 /// Plans, or applies, `setup` on the server; the steps taken.
 pub async fn run(setup: &Setup, server: &str, key: &str, dry: bool) -> anyhow::Result<Outcome> {
     let managed: Vec<ManagedObject> =
@@ -419,6 +475,24 @@ pub async fn run(setup: &Setup, server: &str, key: &str, dry: bool) -> anyhow::R
                 if c.third_party.is_some() {
                     r.steps.push((ManagedKind::ThirdParty, key, Step::Create));
                 }
+            }
+            if p.access.is_some() {
+                r.steps
+                    .push((ManagedKind::Access, p.slug.clone(), Step::Create));
+            }
+            for v in &p.viewers {
+                r.steps.push((
+                    ManagedKind::Viewer,
+                    format!("{}/{}", p.slug, v.to_lowercase()),
+                    Step::Create,
+                ));
+            }
+            for a in &p.audiences {
+                r.steps.push((
+                    ManagedKind::Audience,
+                    format!("{}/{}", p.slug, a.name),
+                    Step::Create,
+                ));
             }
             continue;
         };
@@ -523,6 +597,83 @@ pub async fn run(setup: &Setup, server: &str, key: &str, dry: bool) -> anyhow::R
                     .await?;
                 }
             }
+        }
+        settle_access(&mut r, p, page).await?;
+        let viewers = r
+            .list(&format!("/api/v1/statuspages/{page}/viewers"))
+            .await?;
+        for v in &p.viewers {
+            let email = v.trim().to_lowercase();
+            r.settle(
+                ManagedKind::Viewer,
+                format!("{}/{email}", p.slug),
+                find(&viewers, "email", &json!(email)),
+                json!({ "email": email }),
+                &format!("/api/v1/statuspages/{page}/viewers"),
+                "POST",
+                &format!("/api/v1/statuspages/{page}/viewers"),
+                false,
+            )
+            .await?;
+        }
+        let audiences = r
+            .list(&format!("/api/v1/statuspages/{page}/audiences"))
+            .await?;
+        for a in &p.audiences {
+            let key = format!("{}/{}", p.slug, a.name);
+            let ids: Vec<Option<i64>> = a
+                .components
+                .iter()
+                .map(|n| {
+                    component_ids
+                        .get(&(p.slug.clone(), n.clone()))
+                        .copied()
+                        .flatten()
+                })
+                .collect();
+            let current = find(&audiences, "name", &json!(a.name));
+            if !ids.iter().all(Option::is_some) {
+                // Its components are still to be made (a dry run).
+                let step = match current {
+                    None => Step::Create,
+                    Some(_) => Step::Change {
+                        fields: vec!["componentIds".into()],
+                        adopt: false,
+                    },
+                };
+                r.steps.push((ManagedKind::Audience, key, step));
+                continue;
+            }
+            let mut want = json!({
+                "name": a.name,
+                "componentIds": ids.into_iter().flatten().collect::<Vec<i64>>(),
+            });
+            // As the server keeps them, so an unchanged file is no change.
+            let input = upstate_core::audience::AudienceInput {
+                name: Some(a.name.clone()),
+                component_ids: None,
+                emails: a.emails.clone(),
+                email_domains: a.email_domains.clone(),
+            };
+            if let Ok(n) = input.create() {
+                if a.emails.is_some() {
+                    want["emails"] = json!(n.emails);
+                }
+                if a.email_domains.is_some() {
+                    want["emailDomains"] = json!(n.email_domains);
+                }
+            }
+            r.settle(
+                ManagedKind::Audience,
+                key,
+                current,
+                want,
+                &format!("/api/v1/statuspages/{page}/audiences"),
+                "PUT",
+                &format!("/api/v1/statuspages/{page}/audiences/{{id}}"),
+                false,
+            )
+            .await?;
         }
     }
     let channels = r.list("/api/notifications").await?;
@@ -675,12 +826,18 @@ pub async fn run(setup: &Setup, server: &str, key: &str, dry: bool) -> anyhow::R
         .cloned()
         .collect();
     gone.sort_by_key(|m| match m.kind {
-        ManagedKind::ThirdParty | ManagedKind::Monitor => 0,
+        ManagedKind::ThirdParty
+        | ManagedKind::Monitor
+        | ManagedKind::Viewer
+        | ManagedKind::Audience => 0,
         ManagedKind::Component => 1,
         ManagedKind::Group => 2,
         ManagedKind::Page => 3,
         ManagedKind::Integration => 0,
-        ManagedKind::Channel | ManagedKind::Template | ManagedKind::Settings => 4,
+        ManagedKind::Channel
+        | ManagedKind::Template
+        | ManagedKind::Settings
+        | ManagedKind::Access => 4,
     });
     // Inside a page being deleted, its components go with it.
     let pages_gone: Vec<String> = gone
@@ -698,8 +855,23 @@ pub async fn run(setup: &Setup, server: &str, key: &str, dry: bool) -> anyhow::R
             ManagedKind::Channel => format!("/api/notifications/{}", m.id),
             ManagedKind::Template => format!("/api/incident-templates/{}", m.id),
             ManagedKind::Integration => format!("/api/integrations/{}", m.id),
-            // Never listed: the settings are not an object apply makes.
-            ManagedKind::Settings => continue,
+            // A page's viewers and audiences: under their page.
+            ManagedKind::Viewer | ManagedKind::Audience => {
+                let slug = m.key.split_once('/').map_or("", |(s, _)| s);
+                let Some(page) = find(&pages, "slug", &json!(slug)).and_then(|p| p["id"].as_i64())
+                else {
+                    continue; // the page is gone, and they with it
+                };
+                let what = if m.kind == ManagedKind::Viewer {
+                    "viewers"
+                } else {
+                    "audiences"
+                };
+                format!("/api/v1/statuspages/{page}/{what}/{}", m.id)
+            }
+            // Never listed: the settings and a page's access are not
+            // objects apply makes.
+            ManagedKind::Settings | ManagedKind::Access => continue,
         };
         let inside_gone_page =
             m.kind != ManagedKind::Page && pages_gone.iter().any(|p| m.key.starts_with(p));

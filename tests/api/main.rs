@@ -17,6 +17,7 @@ mod admin_users;
 mod app_pages;
 mod app_routes;
 mod atlassian;
+mod audiences;
 mod audit;
 mod auth;
 mod browser;

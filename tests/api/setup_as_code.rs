@@ -12,7 +12,8 @@ use serde_json::{Value, json};
 
 on_both_backends!(
     a_setup_file_is_applied_and_kept,
-    bad_setup_files_change_nothing
+    bad_setup_files_change_nothing,
+    who_sees_a_page_is_kept_in_the_file
 );
 
 const FIRST: &str = r#"# The team's status setup
@@ -382,4 +383,141 @@ async fn bad_setup_files_change_nothing(b: Backend) {
     let example_file = write(&s, "example.yaml", &example);
     let (ok, out, err) = s.db.cli(&["diff", "-f", &example_file]);
     assert!(!ok && out.contains("+ page"), "{out} {err}");
+}
+
+const PRIVATE: &str = r#"pages:
+  - slug: partner
+    name: Partner
+    isPublic: false
+    components:
+      - name: Shared
+      - name: Acme DB
+    access:
+      viewers: true
+      viewerDomains: [Acme.test]
+      allowedNetworks: [198.51.100.7]
+    viewers: [Ann@Partner.test]
+    audiences:
+      - name: Acme
+        components: [Acme DB]
+        emailDomains: ["@acme.test"]
+"#;
+
+/// A page's access, its invited viewers and its audiences live in the
+/// file like the rest: made, kept without change, and removed when the
+/// file drops them (the access stays: it is part of the page).
+async fn who_sees_a_page_is_kept_in_the_file(b: Backend) {
+    let s = Server::start(b).await;
+    let file = write(&s, "upstate.yaml", PRIVATE);
+    let (ok, out, err) = s.db.cli(&["diff", "-f", &file]);
+    assert!(!ok, "{err}");
+    for line in [
+        "+ page partner",
+        "+ access partner",
+        "+ viewer partner/ann@partner.test",
+        "+ audience partner/Acme",
+    ] {
+        assert!(out.contains(line), "{line} in {out}");
+    }
+    let (ok, out, err) = s.db.cli(&["apply", "-f", &file]);
+    assert!(ok, "{out} {err}");
+    let page = s.get("/api/v1/statuspages").await.data(200)[0]["id"]
+        .as_i64()
+        .expect("the page was made");
+    let access = s
+        .get(&format!("/api/v1/statuspages/{page}/access"))
+        .await
+        .data(200);
+    assert_eq!(
+        access,
+        json!({"allowedNetworks": ["198.51.100.7/32"], "viewers": true, "viewerDomains": ["acme.test"], "viewerSso": false})
+    );
+    assert_eq!(
+        s.get(&format!("/api/v1/statuspages/{page}/viewers"))
+            .await
+            .data(200)[0]["email"],
+        "ann@partner.test"
+    );
+    let audiences = s
+        .get(&format!("/api/v1/statuspages/{page}/audiences"))
+        .await
+        .data(200);
+    let db =
+        s.db.integers("SELECT id FROM components WHERE name = 'Acme DB'")
+            .await;
+    assert_eq!(audiences[0]["componentIds"], json!(db), "{audiences}");
+    assert_eq!(audiences[0]["emailDomains"], json!(["acme.test"]));
+
+    // Written as the server keeps it or not, an unchanged file changes nothing.
+    let (ok, out, err) = s.db.cli(&["apply", "-f", &file]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("Applied: 0 created, 0 changed, 0 deleted, 0 adopted."),
+        "{out}"
+    );
+
+    // Dropped from the file: the viewer and the audience go.
+    let fewer = PRIVATE
+        .split("    viewers: [Ann")
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let file = write(&s, "upstate.yaml", &fewer);
+    let (ok, out, err) = s.db.cli(&["apply", "-f", &file]);
+    assert!(ok, "{err}");
+    for line in [
+        "- viewer partner/ann@partner.test",
+        "- audience partner/Acme",
+    ] {
+        assert!(out.contains(line), "{line} in {out}");
+    }
+    assert_eq!(
+        s.get(&format!("/api/v1/statuspages/{page}/audiences"))
+            .await
+            .data(200),
+        json!([])
+    );
+    assert_eq!(
+        s.get(&format!("/api/v1/statuspages/{page}/viewers"))
+            .await
+            .data(200),
+        json!([])
+    );
+    assert_eq!(
+        s.get(&format!("/api/v1/statuspages/{page}/access"))
+            .await
+            .data(200)["viewers"],
+        true,
+        "the access stays"
+    );
+
+    // Bad declarations are refused before anything is sent.
+    for (text, says) in [
+        (
+            "pages:\n  - slug: p2\n    name: P\n    viewers: [not-an-email]\n",
+            "pages[0] (p2).viewers[0]",
+        ),
+        (
+            "pages:\n  - slug: p2\n    name: P\n    audiences:\n      - name: A\n        components: [Nope]\n",
+            "no component \"Nope\" on page p2",
+        ),
+        (
+            "pages:\n  - slug: p2\n    name: P\n    access:\n      allowedNetworks: [nonsense]\n",
+            "access.allowedNetworks",
+        ),
+        (
+            "pages:\n  - slug: p2\n    name: P\n    audiences:\n      - name: A\n      - name: A\n",
+            "\"A\" is declared twice",
+        ),
+    ] {
+        let bad = write(&s, "bad.yaml", text);
+        let (ok, _, err) = s.db.cli(&["apply", "-f", &bad]);
+        assert!(!ok, "{text}");
+        assert!(err.contains(says), "{says} in {err}");
+    }
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM status_pages").await,
+        [1],
+        "nothing made"
+    );
 }

@@ -18,6 +18,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 on_both_backends!(team_signs_in_through_the_provider);
+on_both_backends!(viewers_of_a_private_page_sign_in_through_the_provider);
 on_both_backends!(bad_sso_settings_and_forged_answers_are_refused);
 on_both_backends!(the_provider_can_come_from_configuration);
 
@@ -580,4 +581,101 @@ async fn the_provider_can_come_from_configuration(b: Backend) {
         .await
         .unwrap();
     assert!(page.contains("href=\"/api/auth/sso\""), "{page}");
+}
+
+/// A private page's viewers sign in through the same provider when the
+/// page allows it: an invited address comes in, another is sent back to
+/// the gate with the reason, and nothing opens while it is off.
+async fn viewers_of_a_private_page_sign_in_through_the_provider(b: Backend) {
+    let test = "viewers_of_a_private_page_sign_in_through_the_provider";
+    if !browser_available(test) {
+        return;
+    }
+    let s = server(b).await;
+    let Some(op) = provider(test, &s, &accounts(&[])).await else {
+        return;
+    };
+    s.put("/api/sso-settings", settings(&op.issuer))
+        .await
+        .data(200);
+    let p = s.page("acme").await;
+    s.component(p, "Partner API").await;
+    s.patch(
+        &format!("/api/v1/statuspages/{p}"),
+        json!({"isPublic": false}),
+    )
+    .await
+    .data(200);
+    let access = format!("/api/v1/statuspages/{p}/access");
+    s.send(
+        Method::PUT,
+        &access,
+        Some(&s.key),
+        Some(json!({"viewers": true})),
+    )
+    .await
+    .data(200);
+    // Off: the gate offers no such button, and the route is not there.
+    let gate = crate::status_html::fetch(&s, "/s/acme", &[]).await;
+    assert!(!gate.text.contains("/api/auth/sso/viewer"));
+    assert_eq!(
+        crate::status_html::fetch(&s, "/api/auth/sso/viewer?page=acme", &[])
+            .await
+            .status,
+        404
+    );
+    let on = s
+        .send(
+            Method::PUT,
+            &access,
+            Some(&s.key),
+            Some(json!({"viewerSso": true})),
+        )
+        .await
+        .data(200);
+    assert_eq!(on["viewerSso"], true);
+    s.post(
+        &format!("/api/v1/statuspages/{p}/viewers"),
+        json!({"email": "alice@example.com"}),
+    )
+    .await
+    .data(201);
+
+    let d = Driver::start(&[]).await;
+    d.c().set_window_size(1280, 900).await.unwrap();
+    d.c().goto(&format!("{}/s/acme", s.base)).await.unwrap();
+    assert!(!d.c().source().await.unwrap().contains("Partner API"));
+    d.screenshot(&shot(b, "viewer-gate-sso")).await;
+    no_axe_violations(&d, "viewer gate with single sign-on").await;
+    press(&d, "Sign in with Example SSO").await;
+    at_provider(&d, "alice").await;
+    assert_eq!(path(&d).await, "/s/acme");
+    assert!(d.c().source().await.unwrap().contains("Partner API"));
+    d.quit().await;
+    let viewers = s
+        .get(&format!("/api/v1/statuspages/{p}/viewers"))
+        .await
+        .data(200);
+    assert!(!viewers[0]["signedInAt"].is_null(), "{viewers}");
+
+    // Someone the page does not know: back at the gate, with the reason.
+    let d = Driver::start(&[]).await;
+    d.c().set_window_size(1280, 900).await.unwrap();
+    d.c().goto(&format!("{}/s/acme", s.base)).await.unwrap();
+    press(&d, "Sign in with Example SSO").await;
+    at_provider(&d, "mallory").await;
+    let source = d.c().source().await.unwrap();
+    assert!(source.contains("may not read this page"), "{source}");
+    assert!(!source.contains("Partner API"));
+    d.screenshot(&shot(b, "viewer-sso-refused")).await;
+    d.quit().await;
+    assert_eq!(
+        s.get(&format!("/api/v1/statuspages/{p}/viewers"))
+            .await
+            .data(200)
+            .as_array()
+            .map(Vec::len),
+        Some(1),
+        "nobody was made a viewer"
+    );
 }

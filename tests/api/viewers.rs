@@ -21,7 +21,7 @@ fn no_redirects() -> reqwest::Client {
         .expect("client")
 }
 
-async fn ask(s: &Server, email: &str) -> (u16, Value) {
+pub(crate) async fn ask(s: &Server, email: &str) -> (u16, Value) {
     let r = reqwest::Client::new()
         .post(format!("{}/api/viewer-sign-in", s.base))
         .json(&json!({"slug": "acme", "email": email}))
@@ -32,7 +32,7 @@ async fn ask(s: &Server, email: &str) -> (u16, Value) {
 }
 
 /// The sign-in links mailed to `to`, oldest first.
-async fn links_to(mail: &Mail, to: &str) -> Vec<String> {
+pub(crate) async fn links_to(mail: &Mail, to: &str) -> Vec<String> {
     mail.got()
         .await
         .iter()
@@ -47,7 +47,7 @@ async fn links_to(mail: &Mail, to: &str) -> Vec<String> {
 }
 
 /// A private page "acme" with one component; its id.
-async fn private_page(s: &Server) -> i64 {
+pub(crate) async fn private_page(s: &Server) -> i64 {
     let p = s.page("acme").await;
     s.component(p, "Partner API").await;
     s.patch(
@@ -72,7 +72,7 @@ async fn remove(s: &Server, page: i64, viewer: i64) {
 }
 
 /// Takes a link as the confirm page's button does: (status, location, cookie).
-async fn confirm(s: &Server, link: &str) -> (u16, String, Option<String>) {
+pub(crate) async fn confirm(s: &Server, link: &str) -> (u16, String, Option<String>) {
     let token = link
         .split("token=")
         .nth(1)
@@ -339,7 +339,7 @@ async fn viewer_settings_refuse_bad_input_and_change_nothing(b: Backend) {
     let now = s.get(&access).await.data(200);
     assert_eq!(
         now,
-        json!({"allowedNetworks": [], "viewers": false, "viewerDomains": []})
+        json!({"allowedNetworks": [], "viewers": false, "viewerDomains": [], "viewerSso": false})
     );
     for bad in [json!({}), json!({"email": "nobody"}), json!({"email": 7})] {
         s.send(Method::POST, &viewers, Some(&s.key), Some(bad))
@@ -496,6 +496,11 @@ async fn viewers_are_managed_and_sign_in_in_chromium(b: Backend) {
             .contains("old ones no longer open")
     );
     assert_ne!(text(&v, ".viewer-links").await, links, "new tokens");
+    // Signing out: this browser is back at the gate.
+    press(&v, "Sign out").await;
+    assert!(path(&v).await.starts_with("/s/acme"));
+    let gate = v.c().source().await.unwrap();
+    assert!(!gate.contains("Partner API") && gate.contains("/api/viewer-sign-in"));
     v.quit().await;
 }
 

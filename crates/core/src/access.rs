@@ -31,6 +31,10 @@ pub struct PageAccess {
     /// invitation (`example.com`).
     #[serde(default)]
     pub viewer_domains: Vec<String>,
+    /// Whether viewers may also sign in through the team's identity
+    /// provider (single sign-on), their email then checked as a link's is.
+    #[serde(default)]
+    pub viewer_sso: bool,
 }
 
 impl PageAccess {
@@ -75,6 +79,8 @@ pub struct PageAccessInput {
     /// Email domains whose people may sign in as viewers uninvited.
     #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::domains))]
     pub viewer_domains: Option<Vec<String>>,
+    /// Whether viewers may sign in through the team's identity provider.
+    pub viewer_sso: Option<bool>,
 }
 
 impl PageAccessInput {
@@ -84,12 +90,16 @@ impl PageAccessInput {
         if self.allowed_networks.is_none()
             && self.viewers.is_none()
             && self.viewer_domains.is_none()
+            && self.viewer_sso.is_none()
         {
             return Err(FieldErrors::single("body", "names no field to change"));
         }
         let mut next = current.clone();
         if let Some(v) = self.viewers {
             next.viewers = v;
+        }
+        if let Some(v) = self.viewer_sso {
+            next.viewer_sso = v;
         }
         if let Some(raw) = self.viewer_domains {
             if raw.len() > DOMAINS_MAX {

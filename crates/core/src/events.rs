@@ -103,6 +103,18 @@ pub enum Event {
 }
 
 impl Event {
+    /// The component a change is about, if it is about one.
+    pub fn component(&self) -> Option<Id> {
+        use Event::*;
+        match *self {
+            ComponentCreated { component, .. }
+            | ComponentUpdated { component, .. }
+            | ComponentStatusChanged { component, .. }
+            | ComponentDeleted { component, .. } => Some(component),
+            _ => None,
+        }
+    }
+
     /// The page whose followers care; `None` for a change of every page.
     pub fn page(&self) -> Option<Id> {
         use Event::*;

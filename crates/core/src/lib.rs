@@ -7,6 +7,7 @@
 pub mod access;
 pub mod alerts;
 pub mod atlassian;
+pub mod audience;
 pub mod audit;
 pub mod clock;
 pub mod comments;

@@ -531,6 +531,21 @@ pub fn sso_role() -> Object {
         .build()
 }
 
+/// Viewers' email addresses (`audience::AudienceInput`).
+pub fn emails() -> RefOr<Schema> {
+    ArrayBuilder::new()
+        .items(
+            ObjectBuilder::new()
+                .schema_type(utoipa::openapi::schema::Type::String)
+                .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+                    utoipa::openapi::KnownFormat::Email,
+                )))
+                .max_length(Some(254)),
+        )
+        .max_items(Some(crate::audience::MEMBERS_MAX))
+        .into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

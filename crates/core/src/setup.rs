@@ -134,6 +134,56 @@ pub struct PageDecl {
     /// In display order.
     #[serde(default)]
     pub components: Vec<ComponentDecl>,
+    /// Who may open it beyond `isPublic` (`/statuspages/{id}/access`);
+    /// fields left out stay.
+    pub access: Option<AccessDecl>,
+    /// Invited viewers, by email (docs/public-pages.md, "Viewers").
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::emails))]
+    pub viewers: Vec<String>,
+    /// Audience groups, by name: components only some viewers see.
+    #[serde(default)]
+    pub audiences: Vec<AudienceDecl>,
+}
+
+/// The fields of `/statuspages/{id}/access`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AccessDecl {
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::networks))]
+    pub allowed_networks: Option<Vec<String>>,
+    pub viewers: Option<bool>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::domains))]
+    pub viewer_domains: Option<Vec<String>>,
+    pub viewer_sso: Option<bool>,
+}
+
+impl AccessDecl {
+    /// As the API takes it.
+    pub fn input(&self) -> crate::access::PageAccessInput {
+        crate::access::PageAccessInput {
+            allowed_networks: self.allowed_networks.clone(),
+            viewers: self.viewers,
+            viewer_domains: self.viewer_domains.clone(),
+            viewer_sso: self.viewer_sso,
+        }
+    }
+}
+
+/// An audience group, its components named as on their page.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AudienceDecl {
+    pub name: String,
+    /// Names of components of the page.
+    #[serde(default)]
+    pub components: Vec<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::emails))]
+    pub emails: Option<Vec<String>>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::domains))]
+    pub email_domains: Option<Vec<String>>,
 }
 
 /// An incident template (`/api/incident-templates` fields).
@@ -228,6 +278,52 @@ impl SetupFile {
                 &format!("pages[{i}] ({}).components", p.slug),
                 p.components.iter().map(|c| c.name.as_str()).collect(),
             );
+        }
+        for (i, p) in self.pages.iter().enumerate() {
+            let at = format!("pages[{i}] ({})", p.slug);
+            if let Some(a) = &p.access
+                && let Err(e) = a.input().apply(&crate::access::PageAccess::default())
+            {
+                for fe in e.0 {
+                    out.push(format!("{at}.access.{}: {}", fe.field, fe.message));
+                }
+            }
+            let mut seen = std::collections::HashSet::new();
+            for (j, v) in p.viewers.iter().enumerate() {
+                match crate::values::Email::parse(v) {
+                    Ok(e) if !seen.insert(e.as_str().to_string()) => {
+                        out.push(format!("{at}.viewers[{j}]: {v:?} is declared twice"));
+                    }
+                    Ok(_) => {}
+                    Err(m) => out.push(format!("{at}.viewers[{j}]: {m}")),
+                }
+            }
+            let mut names = std::collections::HashSet::new();
+            for (j, a) in p.audiences.iter().enumerate() {
+                let here = format!("{at}.audiences[{j}] ({})", a.name);
+                if !names.insert(a.name.as_str()) {
+                    out.push(format!("{at}.audiences: {:?} is declared twice", a.name));
+                }
+                for n in &a.components {
+                    if !p.components.iter().any(|c| &c.name == n) {
+                        out.push(format!(
+                            "{here}.components: no component {n:?} on page {}",
+                            p.slug
+                        ));
+                    }
+                }
+                let input = crate::audience::AudienceInput {
+                    name: Some(a.name.clone()),
+                    component_ids: None,
+                    emails: a.emails.clone(),
+                    email_domains: a.email_domains.clone(),
+                };
+                if let Err(e) = input.create() {
+                    for fe in e.0 {
+                        out.push(format!("{here}.{}: {}", fe.field, fe.message));
+                    }
+                }
+            }
         }
         for (i, p) in self.pages.iter().enumerate() {
             for (j, c) in p.components.iter().enumerate() {

@@ -131,6 +131,11 @@ impl SsoSettings {
         self.enabled && !self.issuer.is_empty() && !self.client_id.is_empty()
     }
 
+    /// The sign-in button's label, when single sign-on is offered.
+    pub fn offered_label(&self) -> Option<String> {
+        self.offered().then(|| self.button_label.clone())
+    }
+
     /// Whether passwords still open sessions for someone of this role.
     pub fn password_allowed(&self, role: Role) -> bool {
         !(self.offered() && self.sso_only) || role == Role::Owner

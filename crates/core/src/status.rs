@@ -183,6 +183,9 @@ wire_enum!(
         Template => "template",
         Integration => "integration",
         Settings => "settings",
+        Access => "access",
+        Viewer => "viewer",
+        Audience => "audience",
     }
 );
 

@@ -561,7 +561,11 @@ pub async fn send_due(db: &Db, sender: &Sender, now: Timestamp) -> StoreResult<u
             Recipient::Subscriber(Some((r, _))) => r.lang.as_str(),
             _ => "",
         };
-        let notice = stored.as_ref().map(|s| s.pick(reads));
+        let mut notice = stored.as_ref().map(|s| s.pick(reads));
+        // Nothing of a component the subscriber may not see.
+        if let (Some(n), Recipient::Subscriber(Some((r, _)))) = (&mut notice, &recipient) {
+            n.components.retain(|c| !r.hidden.contains(&c.id));
+        }
         let lang = match &recipient {
             Recipient::Subscriber(Some((r, _))) => Lang::parse(&r.lang).unwrap_or(lang),
             _ => lang,

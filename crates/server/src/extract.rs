@@ -170,11 +170,28 @@ impl<S: Send + Sync> FromRequestParts<S> for PathId {
         let Path(raw) = Path::<String>::from_request_parts(parts, state)
             .await
             .map_err(|_| ApiError::NotFound("no such resource".into()))?;
-        raw.parse::<Id>()
-            .ok()
-            .filter(|id| *id > 0)
-            .map(PathId)
-            .ok_or_else(|| ApiError::NotFound(format!("no resource with id {raw:?}")))
+        path_id(&raw).map(PathId)
+    }
+}
+
+fn path_id(raw: &str) -> Result<Id, ApiError> {
+    raw.parse::<Id>()
+        .ok()
+        .filter(|id| *id > 0)
+        .ok_or_else(|| ApiError::NotFound(format!("no resource with id {raw:?}")))
+}
+
+/// Two numeric ids from the path: a resource and one of its own
+/// (`/statuspages/{id}/viewers/{viewerId}`).
+pub struct PathIds(pub Id, pub Id);
+
+impl<S: Send + Sync> FromRequestParts<S> for PathIds {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let Path((a, b)) = Path::<(String, String)>::from_request_parts(parts, state)
+            .await
+            .map_err(|_| ApiError::NotFound("no such resource".into()))?;
+        Ok(PathIds(path_id(&a)?, path_id(&b)?))
     }
 }
 

@@ -181,8 +181,8 @@ fn viewer_in(d: &PageData, value: &str) -> Option<Id> {
 fn secret_of(d: &PageData, viewer: Id) -> Option<&str> {
     d.viewer_keys
         .iter()
-        .find(|(id, s)| *id == viewer && upstate_store::viewers::usable(s))
-        .map(|(_, s)| s.as_str())
+        .find(|k| k.id == viewer && upstate_store::viewers::usable(&k.secret))
+        .map(|k| k.secret.as_str())
 }
 
 fn feed_mac(secret: &str, page_id: Id, viewer: Id) -> Option<Hmac<Sha256>> {

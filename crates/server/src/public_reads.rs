@@ -259,8 +259,31 @@ pub(crate) async fn page(
     let snap = visible_page(state, slug).await?;
     match page_gate::refusal(page_gate::check(&snap.data, visitor), &snap.data, visitor) {
         Some(refused) => Err(refused),
-        None => Ok(snap),
+        None => Ok(seen_by(&snap, visitor)),
     }
+}
+
+/// The page as this visitor may see it: without the components of
+/// audience groups they are not in (`upstate_core::audience`). One view per
+/// set of groups, kept with the snapshot.
+pub(crate) fn seen_by(snap: &Arc<Snapshot>, visitor: &Visitor) -> Arc<Snapshot> {
+    let d = &snap.data;
+    if d.audiences.is_empty() {
+        return snap.clone();
+    }
+    let email = page_gate::viewer_of(d, visitor)
+        .and_then(|id| d.viewer_keys.iter().find(|k| k.id == id))
+        .map(|k| k.email.as_str());
+    let groups = upstate_core::audience::groups_of(&d.audiences, email);
+    let key = groups
+        .iter()
+        .map(|g| g.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    snap.seen_without(
+        &key,
+        upstate_core::audience::hidden_from(&d.audiences, &groups),
+    )
 }
 
 /// The page the `page` query parameter names, once it and the other

@@ -11,6 +11,7 @@ use crate::error::ApiError;
 use axum::body::Bytes;
 use axum::http::HeaderValue;
 use dashmap::DashMap;
+use std::collections::BTreeSet;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::Write;
 use std::sync::{Arc, OnceLock};
@@ -156,9 +157,45 @@ pub struct Snapshot {
     /// under load, the other requests wait for it instead of each building
     /// (and compressing) their own copy.
     rebuilding: Mutex<()>,
+    /// The components this view leaves out (an audience's view of the
+    /// page; empty for the page itself).
+    pub hidden: BTreeSet<Id>,
+    /// The page as each audience sees it, made from this one on first use
+    /// and gone with it when the page changes.
+    views: DashMap<String, Arc<Snapshot>>,
 }
 
 impl Snapshot {
+    fn new(page_id: Id, version: u64, data: PageData, hidden: BTreeSet<Id>) -> Snapshot {
+        Snapshot {
+            page_id,
+            version,
+            data,
+            bodies: DashMap::new(),
+            history: OnceCell::new(),
+            timed: DashMap::new(),
+            rebuilding: Mutex::new(()),
+            hidden,
+            views: DashMap::new(),
+        }
+    }
+
+    /// The page without the `hidden` components, kept under `key` (the
+    /// audience groups it is for) while this snapshot lives. Nothing
+    /// hidden: this snapshot itself.
+    pub fn seen_without(self: &Arc<Self>, key: &str, hidden: BTreeSet<Id>) -> Arc<Snapshot> {
+        if hidden.is_empty() {
+            return self.clone();
+        }
+        if let Some(v) = self.views.get(key) {
+            return v.clone();
+        }
+        let data = self.data.seen_without(&hidden);
+        let view = Arc::new(Snapshot::new(self.page_id, self.version, data, hidden));
+        self.views.insert(key.to_string(), view.clone());
+        view
+    }
+
     /// The body cached under `key`, built by `make` on first use.
     pub fn body(
         &self,
@@ -215,7 +252,11 @@ impl Snapshot {
         let since = db.clock.now().plus_millis(-HISTORY_DAYS * 86_400_000);
         Ok(self
             .history
-            .get_or_try_init(|| public::status_history(db, self.page_id, since))
+            .get_or_try_init(|| async {
+                let mut h = public::status_history(db, self.page_id, since).await?;
+                h.retain(|c| !self.hidden.contains(&c.component_id));
+                Ok::<_, ApiError>(h)
+            })
             .await?)
     }
 
@@ -448,15 +489,7 @@ impl Snapshots {
         };
         self.builds
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let snap = Arc::new(Snapshot {
-            page_id,
-            version,
-            data,
-            bodies: DashMap::new(),
-            history: OnceCell::new(),
-            timed: DashMap::new(),
-            rebuilding: Mutex::new(()),
-        });
+        let snap = Arc::new(Snapshot::new(page_id, version, data, BTreeSet::new()));
         self.by_slug.insert(slug.to_string(), snap.clone());
         Ok(Some(snap))
     }

@@ -11,16 +11,17 @@ use upstate_core::access::PageAccess;
 use upstate_core::audit::Action;
 use upstate_core::events::Event;
 
-type Row = (String, bool, String);
+type Row = (String, bool, String, bool);
 
 fn parse(row: Option<Row>) -> PageAccess {
-    let Some((nets, viewers, domains)) = row else {
+    let Some((nets, viewers, domains, viewer_sso)) = row else {
         return PageAccess::default();
     };
     PageAccess {
         allowed_networks: serde_json::from_str(&nets).unwrap_or_default(),
         viewers,
         viewer_domains: serde_json::from_str(&domains).unwrap_or_default(),
+        viewer_sso,
     }
 }
 
@@ -36,12 +37,14 @@ pub async fn get(db: &Db, page_id: Id) -> StoreResult<PageAccess> {
 
 /// What the snapshot builder reads beside the page.
 pub(crate) async fn of(db: &Db, page_id: Id) -> StoreResult<PageAccess> {
-    let row: Option<Row> = on_db!(db, |c| sqlx::query_as(
-        "SELECT allowed_networks, viewers, viewer_domains FROM page_access WHERE page_id = $1"
+    let row: Option<Row> = on_db!(db, |c| {
+        sqlx::query_as(
+        "SELECT allowed_networks, viewers, viewer_domains, viewer_sso FROM page_access WHERE page_id = $1"
     )
     .bind(page_id)
     .fetch_optional(c)
-    .await?);
+    .await?
+    });
     Ok(parse(row))
 }
 
@@ -55,12 +58,14 @@ pub async fn restricted(db: &Db) -> StoreResult<Vec<Id>> {
 }
 
 async fn current(tx: &mut Tx, page_id: Id) -> StoreResult<PageAccess> {
-    let row: Option<Row> = on_tx!(tx, |c| sqlx::query_as(
-        "SELECT allowed_networks, viewers, viewer_domains FROM page_access WHERE page_id = $1"
+    let row: Option<Row> = on_tx!(tx, |c| {
+        sqlx::query_as(
+        "SELECT allowed_networks, viewers, viewer_domains, viewer_sso FROM page_access WHERE page_id = $1"
     )
     .bind(page_id)
     .fetch_optional(c)
-    .await?);
+    .await?
+    });
     Ok(parse(row))
 }
 
@@ -89,20 +94,23 @@ pub async fn set(
     let access = change(&before).map_err(StoreError::Invalid)?;
     let nets = to_json(&access.allowed_networks)?;
     let domains = to_json(&access.viewer_domains)?;
-    on_tx!(&mut tx, |c| sqlx::query(
-        "INSERT INTO page_access (page_id, allowed_networks, updated_at, viewers, viewer_domains) \
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (page_id) DO UPDATE SET \
+    on_tx!(&mut tx, |c| {
+        sqlx::query(
+        "INSERT INTO page_access (page_id, allowed_networks, updated_at, viewers, viewer_domains, viewer_sso) \
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (page_id) DO UPDATE SET \
          allowed_networks = excluded.allowed_networks, updated_at = excluded.updated_at, \
-         viewers = excluded.viewers, viewer_domains = excluded.viewer_domains"
+         viewers = excluded.viewers, viewer_domains = excluded.viewer_domains, viewer_sso = excluded.viewer_sso"
     )
     .bind(page_id)
     .bind(&nets)
     .bind(now)
     .bind(access.viewers)
     .bind(&domains)
+    .bind(access.viewer_sso)
     .execute(c)
     .await
-    .map(|_| ())?);
+    .map(|_| ())?
+    });
     let audited = tx
         .audit(
             Action::StatuspageAccess,

@@ -133,12 +133,19 @@ pub async fn fan_out(
         // the incident it is about from that incident's page. Only those
         // subscribed when the change committed (`joined_after`, migration
         // 0027): an address confirmed a moment after is not told of it.
+        // And only of a component they may see: one in no audience group,
+        // or in a group that names their viewer's address or its domain
+        // (`upstate_core::audience`, the same rule in SQL).
         let subscriber_sql = "INSERT INTO deliveries (event_id, subscriber_id, recipient, kind, status, run_at, give_up_at, created_at) \
              SELECT $1, s.id, 'subscriber:' || s.id, $2, 'pending', $3, $4, $3 FROM subscribers s \
              WHERE s.page_id = $5 AND s.verified_at IS NOT NULL AND (s.joined_after IS NULL OR s.joined_after < $1) AND ((s.scope = 'page' AND ($6 OR NOT EXISTS \
                (SELECT 1 FROM subscriber_components sc WHERE sc.subscriber_id = s.id) OR EXISTS \
                (SELECT 1 FROM subscriber_components sc WHERE sc.subscriber_id = s.id AND sc.component_id = $7))) \
                OR EXISTS (SELECT 1 FROM subscriber_incidents si WHERE si.subscriber_id = s.id AND si.incident_id = $8)) \
+             AND ($6 OR NOT EXISTS (SELECT 1 FROM audience_components ac WHERE ac.component_id = $7) OR EXISTS \
+               (SELECT 1 FROM audience_components ac JOIN audience_members am ON am.audience_id = ac.audience_id \
+                JOIN page_viewers v ON v.id = s.viewer_id WHERE ac.component_id = $7 AND (am.member = v.email \
+                OR (substr(am.member, 1, 1) = '@' AND substr(v.email, length(v.email) - length(am.member) + 1) = am.member)))) \
              ON CONFLICT (event_id, recipient) DO NOTHING";
         let incident = if p.notice.subject == "incident" {
             p.notice.subject_id

@@ -10,6 +10,7 @@ mod db;
 mod rows;
 pub mod access;
 pub mod api_keys;
+pub mod audiences;
 pub mod audit;
 pub mod changes;
 pub mod comments;

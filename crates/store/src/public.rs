@@ -41,8 +41,10 @@ pub struct PageData {
     pub password_hash: Option<String>,
     /// The networks the page is held to, if any, and whether viewers open it.
     pub access: upstate_core::access::PageAccess,
-    /// Each viewer's id and cookie key, when viewers open the page.
-    pub viewer_keys: Vec<(Id, String)>,
+    /// Each viewer's id, cookie key and email, when viewers open the page.
+    pub viewer_keys: Vec<crate::viewers::ViewerKey>,
+    /// Its audience groups: components only some viewers see.
+    pub audiences: Vec<upstate_core::audience::Audience>,
     /// The install's feature switches and settings when this was read.
     pub features: upstate_core::settings::Features,
     pub settings: upstate_core::settings::Settings,
@@ -69,8 +71,63 @@ impl PageData {
     /// its bodies must then stay out of shared caches, the static copy and
     /// the public metrics.
     pub fn guarded(&self) -> bool {
-        self.gated() || self.access.restricted()
+        self.gated() || self.access.restricted() || !self.audiences.is_empty()
     }
+
+    /// The page as someone who cannot see the `hidden` components reads
+    /// it: those components, groups left empty by them, and incidents and
+    /// windows only about them are gone; the rest name only what is left.
+    pub fn seen_without(&self, hidden: &std::collections::BTreeSet<Id>) -> PageData {
+        let mut d = self.clone();
+        d.components.retain(|c| !hidden.contains(&c.id));
+        let used: Vec<Id> = d.components.iter().filter_map(|c| c.group_id).collect();
+        d.groups.retain(|g| used.contains(&g.id));
+        d.third_party.retain(|(c, _)| !hidden.contains(c));
+        d.incidents = keep_shown(std::mem::take(&mut d.incidents), hidden);
+        d.maintenance = keep_shown(std::mem::take(&mut d.maintenance), hidden);
+        d.past_maintenance = keep_shown(std::mem::take(&mut d.past_maintenance), hidden);
+        let kept: Vec<Id> = d.incidents.iter().map(|i| i.id).collect();
+        d.postmortems.retain(|p| kept.contains(&p.incident));
+        d
+    }
+}
+
+/// Incidents and maintenance windows: what names affected components.
+pub trait Affecting {
+    fn affected(&mut self) -> &mut Vec<Id>;
+}
+
+impl Affecting for Incident {
+    fn affected(&mut self) -> &mut Vec<Id> {
+        &mut self.affected_components
+    }
+}
+
+impl Affecting for Maintenance {
+    fn affected(&mut self) -> &mut Vec<Id> {
+        &mut self.affected_components
+    }
+}
+
+/// Whether someone who cannot see `hidden` sees this at all (it is about
+/// no component, or about one they see), and then only what they see.
+pub fn shown_without<T: Affecting>(
+    mut item: T,
+    hidden: &std::collections::BTreeSet<Id>,
+) -> Option<T> {
+    let a = item.affected();
+    if !a.is_empty() && a.iter().all(|c| hidden.contains(c)) {
+        return None;
+    }
+    a.retain(|c| !hidden.contains(c));
+    Some(item)
+}
+
+/// `shown_without` over a list.
+pub fn keep_shown<T: Affecting>(list: Vec<T>, hidden: &std::collections::BTreeSet<Id>) -> Vec<T> {
+    list.into_iter()
+        .filter_map(|i| shown_without(i, hidden))
+        .collect()
 }
 
 /// How far back finished maintenance stays on the public page's calendar.
@@ -260,6 +317,7 @@ pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
         } else {
             Vec::new()
         },
+        audiences: crate::audiences::of(db, page_id).await?,
         access,
         features,
         settings: crate::settings::settings(db).await?,

@@ -27,6 +27,8 @@ pub struct Pending {
     /// A step-up at the provider: the session and step-up token it verifies.
     pub session_id: Option<String>,
     pub step_up: Option<String>,
+    /// A viewer's sign-in to this private page (not a team member's).
+    pub viewer_page: Option<Id>,
 }
 
 /// Records a sign-in under way under its state (stored hashed), and drops
@@ -42,8 +44,8 @@ pub async fn begin(db: &Db, state: &str, p: &Pending) -> StoreResult<()> {
     .rows_affected());
     on_db!(db, |c| {
         sqlx::query(
-        "INSERT INTO sso_logins (state_hash, nonce, verifier, next_path, session_id, step_up, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7)"
+        "INSERT INTO sso_logins (state_hash, nonce, verifier, next_path, session_id, step_up, created_at, viewer_page) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
     )
     .bind(token_hash(state))
     .bind(&p.nonce)
@@ -52,6 +54,7 @@ pub async fn begin(db: &Db, state: &str, p: &Pending) -> StoreResult<()> {
     .bind(&p.session_id)
     .bind(&p.step_up)
     .bind(now)
+    .bind(p.viewer_page)
     .execute(c)
     .await?
     .rows_affected()
@@ -59,25 +62,34 @@ pub async fn begin(db: &Db, state: &str, p: &Pending) -> StoreResult<()> {
     Ok(())
 }
 
-type PendingRow = (String, String, String, Option<String>, Option<String>, i64);
+type PendingRow = (
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    i64,
+    Option<i64>,
+);
 
 /// Takes the sign-in of this state: once, and only within ten minutes.
 pub async fn take(db: &Db, state: &str) -> StoreResult<Option<Pending>> {
     let row: Option<PendingRow> = on_db!(db, |c| sqlx::query_as(
         "DELETE FROM sso_logins WHERE state_hash = $1 \
-         RETURNING nonce, verifier, next_path, session_id, step_up, created_at"
+         RETURNING nonce, verifier, next_path, session_id, step_up, created_at, viewer_page"
     )
     .bind(token_hash(state))
     .fetch_optional(c)
     .await?);
     let now = db.clock.now().millis();
     Ok(row.filter(|r| now - r.5 <= PENDING_MS).map(
-        |(nonce, verifier, next_path, session_id, step_up, _)| Pending {
+        |(nonce, verifier, next_path, session_id, step_up, _, viewer_page)| Pending {
             nonce,
             verifier,
             next_path,
             session_id,
             step_up,
+            viewer_page,
         },
     ))
 }

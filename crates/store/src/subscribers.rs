@@ -671,6 +671,9 @@ pub struct Reachable {
     pub following: Vec<String>,
     /// A language code, or empty: the install's default.
     pub lang: String,
+    /// The page's components this subscriber may not see (audience groups
+    /// they are not in): their messages leave them out.
+    pub hidden: std::collections::BTreeSet<Id>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -708,8 +711,29 @@ pub async fn reachable(db: &Db, id: Id) -> StoreResult<Option<Reachable>> {
         }),
         _ => Vec::new(),
     };
+    let hidden = match &row {
+        Some(r) => {
+            let audiences = crate::audiences::of(db, r.page_id).await?;
+            let email: Option<String> = if audiences.is_empty() {
+                None
+            } else {
+                on_db!(db, |c| {
+                    sqlx::query_scalar(
+                    "SELECT v.email FROM subscribers s JOIN page_viewers v ON v.id = s.viewer_id WHERE s.id = $1"
+                )
+                .bind(id)
+                .fetch_optional(c)
+                .await?
+                })
+            };
+            let groups = upstate_core::audience::groups_of(&audiences, email.as_deref());
+            upstate_core::audience::hidden_from(&audiences, &groups)
+        }
+        None => Default::default(),
+    };
     row.map(|r| {
         Ok(Reachable {
+            hidden,
             following,
             kind: parse_enum("kind", &r.kind)?,
             target: r.target,

@@ -59,10 +59,19 @@ pub async fn list(db: &Db, page_id: Id) -> StoreResult<Vec<Viewer>> {
     Ok(rows.into_iter().map(Viewer::from).collect())
 }
 
-/// Each viewer's id and secret: what the page gate checks cookies with.
-pub async fn keys(db: &Db, page_id: Id) -> StoreResult<Vec<(Id, String)>> {
+/// What the page gate knows of a viewer: the secret it checks cookies
+/// with, and the email that puts them in audience groups.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ViewerKey {
+    pub id: Id,
+    pub secret: String,
+    pub email: String,
+}
+
+/// Each viewer's key, for the page's snapshot.
+pub async fn keys(db: &Db, page_id: Id) -> StoreResult<Vec<ViewerKey>> {
     Ok(on_db!(db, |c| sqlx::query_as(
-        "SELECT id, secret FROM page_viewers WHERE page_id = $1"
+        "SELECT id, secret, email FROM page_viewers WHERE page_id = $1"
     )
     .bind(page_id)
     .fetch_all(c)

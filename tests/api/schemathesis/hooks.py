@@ -173,6 +173,17 @@ def _listed(what):
         return json.load(answer)["data"]
 
 
+def _audience_room():
+    """Clears the fixture page's audiences before it holds 50."""
+    try:
+        listed = _call("GET", f"/api/v1/statuspages/{F['page']}/audiences")
+        if len(listed) >= 40:
+            for a in listed:
+                _call("DELETE", f"/api/v1/statuspages/{F['page']}/audiences/{a['id']}")
+    except OSError:
+        pass  # the server is busy: the case may meet a full page
+
+
 def _body(ctx, body):
     if not isinstance(body, dict):
         return body
@@ -296,6 +307,21 @@ def _body(ctx, body):
     # (generated names repeat, and the first template's is taken).
     if path.startswith("/api/incident-templates") and isinstance(body.get("name"), str):
         body["name"] = f"t-{uuid.uuid4().hex[:8]}"
+    # An audience's name is unique on its page, and a page holds at most
+    # 50: a new one takes a name nobody has, and the page's audiences are
+    # cleared before it fills up (generated cases are many).
+    # A new viewer is an address nobody invited yet.
+    if path.endswith("/viewers") and method == "POST" and isinstance(body.get("email"), str):
+        body["email"] = f"v-{uuid.uuid4().hex[:8]}@example.com"
+    if "/audiences" in path:
+        if isinstance(body.get("name"), str):
+            body["name"] = f"a-{uuid.uuid4().hex[:8]}"
+        # A component in an audience is hidden from everyone else: one
+        # made for it, so the fixture's stays in every public read.
+        if body.get("componentIds"):
+            body["componentIds"] = [_component()]
+        if method == "POST":
+            _audience_room()
     # A notice preview is of an incident's change or of a new incident on a
     # page: one of the two names it.
     if path == "/api/incidents/notice-preview" and "incidentId" not in body:
@@ -348,6 +374,25 @@ def _path(ctx, params, body=None):
     # A rule's index counts from 0: a fresh integration has one rule.
     if op is not None and op.path == "/api/integrations/{id}/rules/{index}" and "index" in params:
         params["index"] = 0
+    # A page's viewer or audience is one made for the request, on the
+    # fixture page, so changing and removing it meet a real row.
+    if op is not None and "audienceId" in params:
+        _audience_room()
+        try:
+            params["audienceId"] = _call("POST", f"/api/v1/statuspages/{F['page']}/audiences",
+                                         {"name": f"a-{uuid.uuid4().hex[:8]}"})["id"]
+            params["id"] = F["page"]
+            return params
+        except OSError:
+            pass
+    if op is not None and "viewerId" in params:
+        try:
+            params["viewerId"] = _call("POST", f"/api/v1/statuspages/{F['page']}/viewers",
+                                       {"email": f"v-{uuid.uuid4().hex[:8]}@example.com"})["id"]
+            params["id"] = F["page"]
+            return params
+        except OSError:
+            pass
     # A resource's id names the first row the test made of its kind (each
     # kind's first row has id 1), so reads and changes meet a real row; a
     # DELETE takes the second, so the first ones stay for the rest.

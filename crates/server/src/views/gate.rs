@@ -8,8 +8,16 @@ use super::{View, document};
 use maud::html;
 
 /// `error` is a dictionary key (`password.wrong`, `password.throttled`,
-/// `viewer.expired`); `sent`: a sign-in link was asked for.
-pub fn gate(v: &View, next: &str, error: Option<&'static str>, sent: bool) -> String {
+/// `viewer.expired`, `viewer.sso_refused`); `sent`: a sign-in link was
+/// asked for; `sso`: the label of the team's identity provider's button,
+/// when viewers may sign in through it.
+pub fn gate(
+    v: &View,
+    next: &str,
+    error: Option<&'static str>,
+    sent: bool,
+    sso: Option<&str>,
+) -> String {
     let p = &v.d.page;
     let title = format!("{} {}", p.name, v.t("page.status"));
     let password = v.d.password_hash.is_some();
@@ -31,6 +39,10 @@ pub fn gate(v: &View, next: &str, error: Option<&'static str>, sent: bool) -> St
                         label for="viewer-email" { (v.t("viewer.label")) }
                         input #viewer-email type="email" name="email" required autocomplete="email";
                         button type="submit" { (v.t("viewer.submit")) }
+                    }
+                    @if let Some(label) = sso {
+                        p.or { (v.t("viewer.or")) }
+                        a.button #viewer-sso href={ "/api/auth/sso/viewer?page=" (p.slug) } { (label) }
                     }
                 }
                 @if password {
@@ -94,6 +106,9 @@ pub fn viewer_links(v: &View, links: &[(&str, String)], reset: bool) -> String {
                 form method="post" action={ "/api/viewer-links/reset?page=" (p.slug) } {
                     input type="hidden" name="lang" value=(v.lang.code());
                     button type="submit" { (v.t("viewer.reset")) }
+                }
+                form method="post" action={ "/api/viewer-sign-out?page=" (p.slug) } {
+                    button.secondary type="submit" { (v.t("viewer.sign_out")) }
                 }
                 p { a href={ "/s/" (p.slug) } { (v.t("notice.back")) } }
             }

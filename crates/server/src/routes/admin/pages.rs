@@ -60,6 +60,13 @@ pub(super) async fn page_screen(
             .await
             .map_err(fail)?,
         can_mail: state.sender.has_mailer(),
+        audiences: upstate_store::audiences::of(&state.db, id)
+            .await
+            .map_err(fail)?,
+        sso_label: crate::sso::settings(&state)
+            .await
+            .map_err(fail)?
+            .offered_label(),
         public_url: state.settings.public_url.trim_end_matches('/').to_string(),
     };
     Ok(s.show(view::page_screen(&s.frame("pages"), s.flash(), &screen)))

@@ -40,6 +40,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(check))
         .routes(routes!(start))
         .routes(routes!(start_step_up))
+        .routes(routes!(start_viewer))
         .routes(routes!(callback))
 }
 
@@ -192,6 +193,7 @@ async fn send_out(
     state: &AppState,
     next: String,
     step_up: Option<(String, String)>,
+    viewer_page: Option<i64>,
     fail_to: &str,
 ) -> Response {
     let sso = match crate::sso::settings(state).await {
@@ -214,6 +216,7 @@ async fn send_out(
         next_path: next,
         session_id,
         step_up: token,
+        viewer_page,
     };
     if let Err(e) = store::begin(&state.db, &started.state, &pending).await {
         return ApiError::from(e).into_response();
@@ -244,7 +247,57 @@ async fn start(
             "too many sign-ins from your address just now; try again in a minute",
         );
     }
-    send_out(&state, next_path(q.next.as_deref()), None, "/admin/login").await
+    send_out(
+        &state,
+        next_path(q.next.as_deref()),
+        None,
+        None,
+        "/admin/login",
+    )
+    .await
+}
+
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+struct ViewerQuery {
+    /// The private page's slug.
+    page: String,
+}
+
+#[utoipa::path(get, path = "/api/auth/sso/viewer", tag = "auth", operation_id = "ssoViewerStart",
+    summary = "A viewer signs in to a private page through the team's identity provider: redirects there (a browser navigation)",
+    description = "Offered when the page's access has `viewers` and `viewerSso` and single sign-on is set up. Back from the provider, \
+        the person's verified email must be invited to the page or of one of its `viewerDomains`, as a mailed link's would.",
+    params(ViewerQuery), security(()),
+    responses((status = 303, description = "To the identity provider, or back to the page's gate with the reason it cannot")))]
+async fn start_viewer(
+    State(state): State<AppState>,
+    visitor: crate::visitor::Visitor,
+    Query(q): Query<ViewerQuery>,
+) -> Response {
+    let slug = q.page;
+    let Ok(Some(snap)) = state.snapshots.get(&slug).await else {
+        return ApiError::NotFound(format!("no status page {slug:?}")).into_response();
+    };
+    let d = &snap.data;
+    let gate = format!("/s/{slug}");
+    if !(d.access.viewers && d.access.viewer_sso && !d.page.is_public) {
+        return ApiError::NotFound(format!("viewers of {slug:?} do not sign in this way"))
+            .into_response();
+    }
+    let gated = crate::page_gate::check(d, &visitor);
+    if let Some(refused) = crate::page_gate::refusal(gated, d, &visitor)
+        .filter(|_| gated == crate::page_gate::Gate::Network)
+    {
+        return refused.into_response();
+    }
+    if let Some(ip) = visitor.ip
+        && let Some(d) = state.sso_limits.take(Subject::Addr(ip)).await
+        && d.retry_after_secs.is_some()
+    {
+        return see_other(&format!("{gate}?error=throttled"), vec![]);
+    }
+    send_out(&state, gate.clone(), None, Some(snap.page_id), &gate).await
 }
 
 #[utoipa::path(get, path = "/api/auth/sso/step-up", tag = "step-up", operation_id = "ssoStepUp",
@@ -266,7 +319,14 @@ async fn start_step_up(
     }
     let token = step_up::create(&state.db, &me.session.id, me.session.user.id).await?;
     let back = next.clone();
-    Ok(send_out(&state, next, Some((me.session.id.clone(), token)), &back).await)
+    Ok(send_out(
+        &state,
+        next,
+        Some((me.session.id.clone(), token)),
+        None,
+        &back,
+    )
+    .await)
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]
@@ -312,7 +372,9 @@ async fn callback(
         }
         Err(e) => return ApiError::from(e).into_response(),
     };
-    let fail_to = if pending.step_up.is_some() {
+    let fail_to = if pending.viewer_page.is_some() {
+        format!("{}?error=sso", pending.next_path)
+    } else if pending.step_up.is_some() {
         pending.next_path.clone()
     } else {
         login.to_string()
@@ -348,6 +410,9 @@ async fn callback(
         Ok(v) => v,
         Err(e) => return refused(&state, &fail_to, &e),
     };
+    if let Some(page) = pending.viewer_page {
+        return viewer_signed_in(&state, page, &pending.next_path, &fail_to, vouched).await;
+    }
     match (&pending.session_id, &pending.step_up) {
         (Some(session_id), Some(token)) => {
             step_up_verified(
@@ -362,6 +427,47 @@ async fn callback(
             .await
         }
         _ => sign_in(&state, &headers, peer, &sso, vouched, &pending.next_path).await,
+    }
+}
+
+/// A viewer the provider vouched for: in, when their verified email may
+/// read the page (invited, or of an allowed domain), as a mailed link's.
+async fn viewer_signed_in(
+    state: &AppState,
+    page: i64,
+    next: &str,
+    fail_to: &str,
+    vouched: crate::sso::Vouched,
+) -> Response {
+    let result = async {
+        let Some(email) = vouched
+            .email
+            .as_deref()
+            .filter(|_| vouched.email_verified)
+            .and_then(|e| Email::parse(e).ok())
+        else {
+            return Ok(None);
+        };
+        let access = upstate_store::access::get(&state.db, page).await?;
+        let listed = upstate_store::viewers::listed(&state.db, page, email.as_str()).await?;
+        if !(access.viewer_sso && access.lets_in(email.as_str(), listed)) {
+            return Ok(None);
+        }
+        let fresh = crate::page_gate::new_secret();
+        let (viewer, secret) =
+            upstate_store::viewers::admit(&state.db, page, email.as_str(), &fresh).await?;
+        Ok::<_, ApiError>(Some(crate::page_gate::set_viewer_cookie(
+            page,
+            viewer,
+            &secret,
+            state.settings.secure_cookies,
+        )))
+    }
+    .await;
+    match result {
+        Ok(Some(cookie)) => see_other(next, vec![cookie, state_cookie(state, "", true)]),
+        Ok(None) => see_other(fail_to, vec![state_cookie(state, "", true)]),
+        Err(e) => e.into_response(),
     }
 }
 

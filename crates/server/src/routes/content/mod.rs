@@ -7,6 +7,7 @@ mod components;
 mod incidents;
 mod maintenance;
 mod page_access;
+mod page_audiences;
 mod statuspages;
 
 use crate::respond::MountedAt;
@@ -19,6 +20,7 @@ pub fn router(prefix: &'static str) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .merge(statuspages::routes())
         .merge(page_access::routes())
+        .merge(page_audiences::routes())
         .merge(incidents::routes())
         .merge(components::routes())
         .merge(maintenance::routes())

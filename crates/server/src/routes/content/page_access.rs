@@ -5,12 +5,11 @@
 
 use crate::caller::Caller;
 use crate::error::ApiResult;
-use crate::extract::{Body, PathId};
+use crate::extract::{Body, PathId, PathIds};
 use crate::openapi::{BodyErrors, KeyErrors, NotFound};
 use crate::respond::{Data, data};
 use crate::respond::{Message, created, deleted};
 use crate::state::AppState;
-use axum::extract::Path;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use upstate_core::access::{PageAccess, PageAccessInput, Viewer, ViewerInput};
@@ -114,18 +113,11 @@ async fn add_viewer(
 async fn remove_viewer(
     State(state): State<AppState>,
     caller: Caller,
-    Path((page, viewer)): Path<(String, String)>,
+    PathIds(page, viewer): PathIds,
 ) -> ApiResult<Response> {
     caller.require(Permission::PagesWrite)?;
-    viewers::remove(&state.db, &caller.audit, id(&page)?, id(&viewer)?).await?;
+    viewers::remove(&state.db, &caller.audit, page, viewer).await?;
     Ok(deleted("Viewer"))
-}
-
-fn id(raw: &str) -> Result<i64, crate::error::ApiError> {
-    raw.parse::<i64>()
-        .ok()
-        .filter(|n| *n > 0)
-        .ok_or_else(|| crate::error::ApiError::NotFound(format!("no resource with id {raw:?}")))
 }
 
 #[utoipa::path(post, path = "/statuspages/{id}/viewers/{viewerId}/reset", tag = "status pages",
@@ -137,11 +129,11 @@ fn id(raw: &str) -> Result<i64, crate::error::ApiError> {
 async fn reset_viewer(
     State(state): State<AppState>,
     caller: Caller,
-    Path((page, viewer)): Path<(String, String)>,
+    PathIds(page, viewer): PathIds,
 ) -> ApiResult<Response> {
     caller.require(Permission::PagesWrite)?;
     let secret = crate::page_gate::new_secret();
-    viewers::reset(&state.db, &caller.audit, id(&page)?, id(&viewer)?, &secret).await?;
+    viewers::reset(&state.db, &caller.audit, page, viewer, &secret).await?;
     Ok(axum::Json(Message {
         message: "The viewer's sessions and links were revoked".into(),
     })

@@ -252,7 +252,9 @@ async fn build(
         Kind::Incident(id) => {
             let found = match d.incidents.iter().find(|i| i.id == id) {
                 Some(i) => Some(i.clone()),
-                None => store_public::incident(&state.db, snap.page_id, id).await?,
+                None => store_public::incident(&state.db, snap.page_id, id)
+                    .await?
+                    .and_then(|i| store_public::shown_without(i, &snap.hidden)),
             };
             match found {
                 Some(i) => {
@@ -281,6 +283,7 @@ async fn build(
             Some(m) => Some(views::maintenance(v, m)),
             None => store_public::maintenance(&state.db, snap.page_id, id)
                 .await?
+                .and_then(|m| store_public::shown_without(m, &snap.hidden))
                 .map(|m| views::maintenance(v, &m)),
         },
         Kind::History(month) => month_history(state, v, snap, month).await?,
@@ -306,13 +309,15 @@ async fn month_history(
             .map_err(|e| ApiError::Internal(e.to_string()))?;
         Ok(Timestamp::from_millis(z.timestamp().as_millisecond()))
     };
-    let h = store_public::history(
+    let mut h = store_public::history(
         &state.db,
         snap.page_id,
         start(month)?,
         start(month_after(month))?,
     )
     .await?;
+    h.incidents = store_public::keep_shown(h.incidents, &snap.hidden);
+    h.maintenance = store_public::keep_shown(h.maintenance, &snap.hidden);
     let fmt = |(y, m): (i16, i8)| format!("{y:04}-{m:02}");
     let created = v
         .zoned(snap.data.page.created_at)
@@ -372,10 +377,21 @@ async fn render(
         let error = match q.error.as_deref() {
             Some("throttled") => Some("password.throttled"),
             Some("expired") => Some("viewer.expired"),
+            Some("sso") => Some("viewer.sso_refused"),
             Some(_) => Some("password.wrong"),
             None => None,
         };
         let next = uri.path_and_query().map_or("/", |p| p.as_str());
+        // Read only for a page whose viewers may use it (not from memory:
+        // the gate is never cached, and this is one small row).
+        let sso = if snap.data.access.viewers && snap.data.access.viewer_sso {
+            crate::sso::settings(state)
+                .await
+                .ok()
+                .and_then(|s| s.offered_label())
+        } else {
+            None
+        };
         let body = views::gate(
             &View::new(
                 &snap.data,
@@ -387,6 +403,7 @@ async fn render(
             next,
             error,
             q.sent.is_some(),
+            sso.as_deref(),
         );
         let mut res = (
             StatusCode::UNAUTHORIZED,
@@ -399,6 +416,7 @@ async fn render(
             .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
         return res;
     }
+    let snap = crate::public_reads::seen_by(&snap, headers);
     // Links keep an explicit `?lang=`, so such a body is cached apart.
     let explicit = q.lang.as_deref().and_then(Lang::parse) == Some(lang);
     let key = format!("html:{}:{}:{}", kind.key(), lang.code(), u8::from(explicit));

@@ -114,7 +114,7 @@ async fn events(
             let snap = page(&state, &slug, &headers).await?;
             offered(snap.data.features.live_updates, "live updates")?;
             let first = stream::once(std::future::ready(Ok::<_, Infallible>(status_event(&snap))));
-            let rest = follow(state.clone(), slug, snap.page_id, changes);
+            let rest = follow(state.clone(), slug, snap.page_id, headers.clone(), changes);
             let stopping = state.settings.stopping.clone();
             // Ended by this instance stopping (a restart, an upgrade): the
             // last event tells the browser to reconnect soon, which the load
@@ -152,11 +152,12 @@ fn follow(
     state: AppState,
     slug: String,
     page_id: i64,
+    visitor: Visitor,
     changes: tokio::sync::broadcast::Receiver<Heard>,
 ) -> impl Stream<Item = Result<Event, Infallible>> {
-    stream::unfold(
-        (state, slug, changes),
-        move |(state, slug, mut changes)| async move {
+    stream::unfold((state, slug, changes), move |(state, slug, mut changes)| {
+        let visitor = visitor.clone();
+        async move {
             loop {
                 let ours: Vec<Change> = match changes.recv().await {
                     Ok(Heard::Committed(events)) => {
@@ -181,13 +182,19 @@ fn follow(
                     .ok()
                     .flatten()
                     .filter(|s| s.page_id == page_id && s.data.features.live_updates)?;
-                let mut out: Vec<Result<Event, Infallible>> =
-                    ours.iter().map(|e| Ok(change_event(e))).collect();
+                // What this visitor may see of it: nothing of a component
+                // of an audience group they are not in.
+                let snap = crate::public_reads::seen_by(&snap, &visitor);
+                let mut out: Vec<Result<Event, Infallible>> = ours
+                    .iter()
+                    .filter(|e| e.component().is_none_or(|c| !snap.hidden.contains(&c)))
+                    .map(|e| Ok(change_event(e)))
+                    .collect();
                 out.push(Ok(status_event(&snap)));
                 return Some((stream::iter(out), (state, slug, changes)));
             }
-        },
-    )
+        }
+    })
     .flatten()
 }
 

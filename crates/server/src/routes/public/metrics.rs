@@ -108,6 +108,11 @@ async fn figures(state: &AppState) -> Result<Figures, ApiError> {
         else {
             continue;
         };
+        // Components of audience groups are for their members only.
+        let snap = snap.seen_without(
+            "",
+            upstate_core::audience::hidden_from(&snap.data.audiences, &[]),
+        );
         let history = snap.history(db).await?;
         for c in &snap.data.components {
             let labels = || Labels {

@@ -25,6 +25,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(limited(state, routes!(show), PER_MINUTE))
         .routes(limited(state, routes!(reset), PER_MINUTE))
+        .routes(limited(state, routes!(sign_out), PER_MINUTE))
 }
 
 /// The page and the viewer this browser is signed in as on it.
@@ -159,4 +160,38 @@ async fn reset(State(state): State<AppState>, visitor: Visitor, q: QueryParams) 
             res
         }
     }
+}
+
+#[utoipa::path(post, path = "/api/viewer-sign-out", tag = "public",
+    operation_id = "viewerSignOut",
+    summary = "A viewer signs this browser out of a private page (their other browsers and tokens stay; resetting the links ends those)",
+    params(("page" = String, Query, description = "The page's slug")),
+    responses((status = 303, description = "To the page's gate, the viewer's cookie removed"),
+        (status = 404, description = "No such page", body = crate::openapi::Problem, content_type = "application/problem+json"),
+        crate::openapi::BadQuery, crate::openapi::Throttled),
+    security(()))]
+async fn sign_out(State(state): State<AppState>, q: QueryParams) -> Response {
+    let mut e = upstate_core::FieldErrors::new();
+    let slug = q.page_slug(&mut e);
+    if let Err(e) = e.into_result() {
+        return ApiError::from(e).into_response();
+    }
+    let snap = match visible_page(&state, &slug).await {
+        Ok(s) => s,
+        Err(e) => return e.into_response(),
+    };
+    let gone = crate::session::cookie_header(
+        page_gate::viewer_cookie_name(snap.page_id),
+        String::new(),
+        state.settings.secure_cookies,
+        cookie::time::Duration::ZERO,
+    );
+    let mut res = StatusCode::SEE_OTHER.into_response();
+    let to = format!("/s/{slug}");
+    res.headers_mut().insert(
+        header::LOCATION,
+        HeaderValue::from_str(&to).unwrap_or(HeaderValue::from_static("/")),
+    );
+    res.headers_mut().insert(header::SET_COOKIE, gone);
+    res
 }

@@ -81,6 +81,11 @@ pub struct PageScreen {
     /// The page's viewers, and whether this install can mail their links.
     pub viewers: Vec<upstate_core::access::Viewer>,
     pub can_mail: bool,
+    /// Its audience groups: components only some viewers see.
+    pub audiences: Vec<upstate_core::audience::Audience>,
+    /// The team's identity provider's button, when single sign-on is set
+    /// up (viewers may then sign in through it).
+    pub sso_label: Option<String>,
     /// The address this person's request came from, as the page gate sees
     /// it: what to allow, and a sign of a proxy not yet trusted.
     pub your_address: Option<std::net::IpAddr>,
@@ -90,6 +95,84 @@ pub struct PageScreen {
     pub features: upstate_core::settings::Features,
     /// Declared in a setup file (`upstate apply`).
     pub managed: bool,
+}
+
+/// The page's audience groups, each with its form, and a form for a new
+/// one: which components only some viewers see.
+fn audiences(frame: &Frame, back: &str, s: &PageScreen, flash: Option<&Flash>) -> Markup {
+    let p = &s.page;
+    let group_form = |a: Option<&upstate_core::audience::Audience>| {
+        let tag = a.map_or_else(|| "aud-new".to_string(), |a| format!("aud-{}", a.id));
+        let flash = flash.and_then(|f| f.of_form(&tag));
+        // What was ticked last time, when the form comes back with an error.
+        let ticked: Vec<i64> = match flash.and_then(|f| f.values_of("componentIds")) {
+            Some(sent) => sent.iter().filter_map(|v| v.parse().ok()).collect(),
+            None => a.map(|a| a.component_ids.clone()).unwrap_or_default(),
+        };
+        let (action, method, done, button) = match a {
+            Some(a) => (
+                format!("/api/statuspages/{}/audiences/{}", p.id, a.id),
+                "PUT",
+                "Audience saved.",
+                "Save audience",
+            ),
+            None => (
+                format!("/api/statuspages/{}/audiences", p.id),
+                "POST",
+                "Audience added.",
+                "Add audience",
+            ),
+        };
+        html! {
+            form.stack method="post" action=(action) {
+                (bridge(back, back, Some(done), Some(frame.csrf)))
+                input type="hidden" name="_method" value=(method);
+                input type="hidden" name="_form" value=(tag);
+                (Input { value: a.map(|a| a.name.clone()), id: Some(&format!("{tag}-name")), ..Input::new("name", "Audience name", "text") }.render(flash))
+                fieldset.field.invalid[flash.and_then(|f| f.error_of("componentIds")).is_some()] {
+                    legend { "Components only this audience sees" }
+                    input type="hidden" name="componentIds[]:int" value="";
+                    div.choices {
+                        @for c in &s.components {
+                            label { input type="checkbox" name="componentIds[]:int" value=(c.id) checked[ticked.contains(&c.id)]; " " (c.name) }
+                        }
+                    }
+                    @if let Some(e) = flash.and_then(|f| f.error_of("componentIds")) { span.error { (e) } }
+                }
+                (Input { value: a.map(|a| a.emails.join("\n")), id: Some(&format!("{tag}-emails")), form_name: Some("emails:lines"), required: false, hint: Some("One address per line."), ..Input::new("emails", "Viewers", "textarea") }.render(flash))
+                (Input { value: a.map(|a| a.email_domains.join("\n")), id: Some(&format!("{tag}-domains")), form_name: Some("emailDomains:lines"), required: false, hint: Some("One per line, such as example.com: every viewer of these domains is in the audience."), ..Input::new("emailDomains", "Viewer email domains", "textarea") }.render(flash))
+                div { button.secondary type="submit" { (button) } }
+            }
+        }
+    };
+    html! {
+        section.card aria-labelledby="h-audiences" {
+            h2 #h-audiences { "Audiences" }
+            p.muted { "Show some components only to some viewers, such as each customer their own. Components in no audience are shown to everyone who opens the page; a component in an audience only to its viewers, in every format and in the messages they get. Visitors who are not viewers see the shared components only." }
+            @if s.audiences.is_empty() { p.empty { "No audiences: everyone who opens the page sees all of it." } }
+            @for a in &s.audiences {
+                details.audience {
+                    summary {
+                        strong { (a.name) } " "
+                        span.muted {
+                            (count(a.component_ids.len(), "component")) " · "
+                            (count(a.emails.len(), "viewer")) " · "
+                            (count(a.email_domains.len(), "domain"))
+                        }
+                    }
+                    (group_form(Some(a)))
+                    (action(frame, back, &format!("/api/statuspages/{}/audiences/{}", p.id, a.id), "DELETE", &format!("Delete audience {}", a.name), Some(&format!("Delete the audience {}? Its components are shown to everyone again, unless another audience holds them.", a.name)), Some("Audience deleted.")))
+                }
+            }
+            h3 { "New audience" }
+            (group_form(None))
+        }
+    }
+}
+
+/// "1 component", "2 components".
+fn count(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
 /// Where the page is read and how other sites embed it, ready to copy:
@@ -581,6 +664,16 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
                     label { input type="checkbox" name="viewers:bool" checked[s.access.viewers]; " Viewers can sign in" }
                     @if p.is_public { span.hint { "The page is public now: viewers matter once you make it private." } }
                 }
+                div.field {
+                    input type="hidden" name="viewerSso:bool" value="";
+                    label { input type="checkbox" name="viewerSso:bool" checked[s.access.viewer_sso]; " Viewers can also sign in with the team's identity provider" }
+                    span.hint {
+                        @match &s.sso_label {
+                            Some(l) => { "The sign-in form then offers \u{201c}" (l) "\u{201d}. Their email must still be invited or of an allowed domain." }
+                            None => { "Single sign-on is not set up on this install (Settings, Single sign-on)." }
+                        }
+                    }
+                }
                 (Input {
                     value: Some(s.access.viewer_domains.join("\n")),
                     form_name: Some("viewerDomains:lines"),
@@ -594,12 +687,16 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
                 p.muted { "No viewers yet." }
             } @else {
                 div.scroll-x tabindex="0" role="region" aria-label="Table of the page's viewers" { table.events #viewers {
-                    thead { tr { th scope="col" { "Email" } th scope="col" { "Came in" } th scope="col" { "Last sign-in" } th scope="col" { span.visually-hidden { "Actions" } } } }
+                    thead { tr { th scope="col" { "Email" } th scope="col" { "Came in" } th scope="col" { "Audiences" } th scope="col" { "Last sign-in" } th scope="col" { span.visually-hidden { "Actions" } } } }
                     tbody {
                         @for v in &s.viewers {
                             tr {
                                 td { (v.email) }
                                 td { @if v.invited { "Invited" } @else { "By domain" } }
+                                td {
+                                    @let mine: Vec<&str> = s.audiences.iter().filter(|a| a.includes(&v.email)).map(|a| a.name.as_str()).collect();
+                                    @if mine.is_empty() { span.muted { "Shared components only" } } @else { (mine.join(", ")) }
+                                }
                                 td { @match v.signed_in_at { Some(t) => (when(t)), None => "Never" } }
                                 td {
                                     (action(frame, &back, &format!("/api/statuspages/{}/viewers/{}/reset", p.id, v.id), "POST", &format!("Revoke links of {}", v.email), Some(&format!("Sign {} out everywhere and stop their feed links?", v.email)), Some("Sessions and links revoked.")))
@@ -617,6 +714,7 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
                 div { button.secondary type="submit" { "Invite viewer" } }
             }
         }
+        (audiences(frame, &back, s, flash))
         section.card aria-labelledby="h-networks" {
             h2 #h-networks { "Networks" }
             p.muted {
