@@ -368,7 +368,7 @@ async fn settle_access(
     let current = r.call("GET", &path, None).await?;
     // As the server keeps them (networks normalised, domains lowercased).
     let kept = a
-        .input()
+        .clone()
         .apply(&upstate_core::access::PageAccess::default())
         .map_err(|e| anyhow::anyhow!("{}.access: {e:?}", p.slug))?;
     let kept = serde_json::to_value(&kept)?;

@@ -14,6 +14,7 @@ use std::time::Duration;
 on_both_backends!(two_audiences_see_their_own_components_everywhere);
 on_both_backends!(audience_groups_refuse_bad_input_and_change_nothing);
 on_both_backends!(audience_groups_are_made_in_the_page_screen);
+on_both_backends!(a_public_page_shows_everyone_its_shared_components_only);
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -328,7 +329,7 @@ async fn audience_groups_refuse_bad_input_and_change_nothing(b: Backend) {
 
 async fn audience_groups_are_made_in_the_page_screen(b: Backend) {
     use crate::admin_ui::{fill, no_axe_violations, path, press, shot, text};
-    use crate::browser::{Driver, browser_available};
+    use crate::browser::browser_available;
     if !browser_available("audience_groups_are_made_in_the_page_screen") {
         return;
     }
@@ -339,15 +340,7 @@ async fn audience_groups_are_made_in_the_page_screen(b: Backend) {
     );
     let p = private_page(&s).await;
     let db = s.component(p, "Acme Database").await;
-    let d = Driver::start(&[]).await;
-    d.c().set_window_size(1280, 1100).await.unwrap();
-    d.c()
-        .goto(&format!("{}/admin/login", s.base))
-        .await
-        .unwrap();
-    fill(&d, "Email", "ed@example.com").await;
-    fill(&d, "Password", crate::support::PASSWORD).await;
-    press(&d, "Sign in").await;
+    let d = crate::admin_ui::browser_of(&s, "ed@example.com").await;
     assert_eq!(path(&d).await, "/admin");
     d.c()
         .goto(&format!("{}/admin/pages/{p}", s.base))
@@ -390,4 +383,37 @@ async fn audience_groups_are_made_in_the_page_screen(b: Backend) {
     d.screenshot(&shot(b, "page-audiences")).await;
     no_axe_violations(&d, "page screen with audiences").await;
     d.quit().await;
+}
+
+/// On a public page nobody signs in: a component in an audience is shown
+/// to no visitor, nor in the metrics, and the page's answers stay out of
+/// shared caches.
+async fn a_public_page_shows_everyone_its_shared_components_only(b: Backend) {
+    let s = Server::start(b).await;
+    let p = s.page("acme").await;
+    s.component(p, "Everyone API").await;
+    let hidden = s.component(p, "Customer Vault").await;
+    let before = fetch(&s, "/s/acme", &[]).await;
+    assert!(before.text.contains("Customer Vault"));
+    s.post(
+        &format!("/api/v1/statuspages/{p}/audiences"),
+        json!({"name": "Vault customers", "componentIds": [hidden], "emailDomains": ["vault.test"]}),
+    )
+    .await
+    .data(201);
+    for path in [
+        "/s/acme",
+        "/api/public/status/acme",
+        "/s/acme/api/v2/summary.json",
+        "/api/metrics",
+    ] {
+        let r = fetch(&s, path, &[]).await;
+        assert_eq!(r.status, 200, "{path}");
+        assert!(!r.text.contains("Customer Vault"), "{path}");
+        assert!(r.text.contains("Everyone API"), "{path}");
+    }
+    assert_eq!(
+        fetch(&s, "/s/acme", &[]).await.header("cache-control"),
+        "private, no-cache"
+    );
 }

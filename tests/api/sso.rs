@@ -598,14 +598,7 @@ async fn viewers_of_a_private_page_sign_in_through_the_provider(b: Backend) {
     s.put("/api/sso-settings", settings(&op.issuer))
         .await
         .data(200);
-    let p = s.page("acme").await;
-    s.component(p, "Partner API").await;
-    s.patch(
-        &format!("/api/v1/statuspages/{p}"),
-        json!({"isPublic": false}),
-    )
-    .await
-    .data(200);
+    let p = crate::viewers::private_page(&s).await;
     let access = format!("/api/v1/statuspages/{p}/access");
     s.send(
         Method::PUT,

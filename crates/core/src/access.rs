@@ -68,7 +68,7 @@ impl PageAccess {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "openapi", schema(min_properties = 1))]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PageAccessInput {
     /// Addresses or CIDR networks, such as `203.0.113.0/24`, `2001:db8::/32`
     /// or `198.51.100.7`; `[]` opens the page to every network again.

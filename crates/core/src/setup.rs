@@ -136,7 +136,7 @@ pub struct PageDecl {
     pub components: Vec<ComponentDecl>,
     /// Who may open it beyond `isPublic` (`/statuspages/{id}/access`);
     /// fields left out stay.
-    pub access: Option<AccessDecl>,
+    pub access: Option<crate::access::PageAccessInput>,
     /// Invited viewers, by email (docs/public-pages.md, "Viewers").
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::emails))]
@@ -144,31 +144,6 @@ pub struct PageDecl {
     /// Audience groups, by name: components only some viewers see.
     #[serde(default)]
     pub audiences: Vec<AudienceDecl>,
-}
-
-/// The fields of `/statuspages/{id}/access`.
-#[derive(Debug, Clone, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct AccessDecl {
-    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::networks))]
-    pub allowed_networks: Option<Vec<String>>,
-    pub viewers: Option<bool>,
-    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::domains))]
-    pub viewer_domains: Option<Vec<String>>,
-    pub viewer_sso: Option<bool>,
-}
-
-impl AccessDecl {
-    /// As the API takes it.
-    pub fn input(&self) -> crate::access::PageAccessInput {
-        crate::access::PageAccessInput {
-            allowed_networks: self.allowed_networks.clone(),
-            viewers: self.viewers,
-            viewer_domains: self.viewer_domains.clone(),
-            viewer_sso: self.viewer_sso,
-        }
-    }
 }
 
 /// An audience group, its components named as on their page.
@@ -282,7 +257,7 @@ impl SetupFile {
         for (i, p) in self.pages.iter().enumerate() {
             let at = format!("pages[{i}] ({})", p.slug);
             if let Some(a) = &p.access
-                && let Err(e) = a.input().apply(&crate::access::PageAccess::default())
+                && let Err(e) = a.clone().apply(&crate::access::PageAccess::default())
             {
                 for fe in e.0 {
                     out.push(format!("{at}.access.{}: {}", fe.field, fe.message));

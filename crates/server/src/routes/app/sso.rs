@@ -257,25 +257,25 @@ async fn start(
     .await
 }
 
-#[derive(Deserialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
-struct ViewerQuery {
-    /// The private page's slug.
-    page: String,
-}
-
 #[utoipa::path(get, path = "/api/auth/sso/viewer", tag = "auth", operation_id = "ssoViewerStart",
     summary = "A viewer signs in to a private page through the team's identity provider: redirects there (a browser navigation)",
     description = "Offered when the page's access has `viewers` and `viewerSso` and single sign-on is set up. Back from the provider, \
         the person's verified email must be invited to the page or of one of its `viewerDomains`, as a mailed link's would.",
-    params(ViewerQuery), security(()),
-    responses((status = 303, description = "To the identity provider, or back to the page's gate with the reason it cannot")))]
+    params(("page" = String, Query, description = "The private page's slug")), security(()),
+    responses((status = 303, description = "To the identity provider, or back to the page's gate with the reason it cannot"),
+        (status = 403, description = "The client's address is outside the page's networks", body = crate::openapi::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such page, or its viewers do not sign in this way", body = crate::openapi::Problem, content_type = "application/problem+json"),
+        crate::openapi::BadQuery))]
 async fn start_viewer(
     State(state): State<AppState>,
     visitor: crate::visitor::Visitor,
-    Query(q): Query<ViewerQuery>,
+    q: crate::extract::QueryParams,
 ) -> Response {
-    let slug = q.page;
+    let mut e = FieldErrors::new();
+    let slug = q.page_slug(&mut e);
+    if let Err(e) = e.into_result() {
+        return ApiError::from(e).into_response();
+    }
     let Ok(Some(snap)) = state.snapshots.get(&slug).await else {
         return ApiError::NotFound(format!("no status page {slug:?}")).into_response();
     };
