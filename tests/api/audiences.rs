@@ -335,7 +335,7 @@ async fn audience_groups_are_made_in_the_page_screen(b: Backend) {
     }
     let s = Server::start(b).await;
     assert!(
-        s.db.add_user("ed@example.com", "editor", crate::support::PASSWORD)
+        s.db.add_user("ed@example.com", "editor", crate::admin_ui::PW)
             .0
     );
     let p = private_page(&s).await;

@@ -67,9 +67,10 @@ impl PageData {
         !self.page.is_public && (self.password_hash.is_some() || self.access.viewers)
     }
 
-    /// Whether only some visitors may read it (a password, or networks):
-    /// its bodies must then stay out of shared caches, the static copy and
-    /// the public metrics.
+    /// Whether its bodies differ by visitor (a password, networks, or
+    /// audiences): they must then stay out of shared caches. (The static
+    /// copy and the public metrics leave out gated and network-held pages,
+    /// and read an audience page as a visitor who is no viewer.)
     pub fn guarded(&self) -> bool {
         self.gated() || self.access.restricted() || !self.audiences.is_empty()
     }
