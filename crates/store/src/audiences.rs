@@ -104,21 +104,21 @@ async fn lock_page(tx: &mut Tx, page_id: Id, now: i64) -> StoreResult<()> {
     found.map(|_| ()).ok_or(StoreError::NotFound("status page"))
 }
 
-/// The group's components must be the page's own.
+/// The group's components must be the page's own: one read of the
+/// page's ids, however many the group names.
 async fn check_components(tx: &mut Tx, page_id: Id, a: &Audience) -> StoreResult<()> {
-    let mut foreign = Vec::new();
-    for id in &a.component_ids {
-        let found: Option<i64> = on_tx!(tx, |c| sqlx::query_scalar(
-            "SELECT id FROM components WHERE id = $1 AND page_id = $2"
-        )
-        .bind(id)
-        .bind(page_id)
-        .fetch_optional(c)
-        .await?);
-        if found.is_none() {
-            foreign.push(id.to_string());
-        }
-    }
+    let own: Vec<i64> = on_tx!(tx, |c| sqlx::query_scalar(
+        "SELECT id FROM components WHERE page_id = $1"
+    )
+    .bind(page_id)
+    .fetch_all(c)
+    .await?);
+    let foreign: Vec<String> = a
+        .component_ids
+        .iter()
+        .filter(|id| !own.contains(id))
+        .map(ToString::to_string)
+        .collect();
     if foreign.is_empty() {
         return Ok(());
     }
