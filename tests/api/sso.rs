@@ -21,6 +21,7 @@ on_both_backends!(team_signs_in_through_the_provider);
 on_both_backends!(viewers_of_a_private_page_sign_in_through_the_provider);
 on_both_backends!(bad_sso_settings_and_forged_answers_are_refused);
 on_both_backends!(the_provider_can_come_from_configuration);
+on_both_backends!(a_page_can_give_its_viewers_a_provider_of_its_own);
 
 fn modules() -> PathBuf {
     root().join("target/browser-test/node_modules")
@@ -671,4 +672,190 @@ async fn viewers_of_a_private_page_sign_in_through_the_provider(b: Backend) {
         Some(1),
         "nobody was made a viewer"
     );
+}
+
+/// A page whose viewers sign in through a provider of its own (a
+/// customer's tenant), with no team provider set up: bad settings are
+/// refused by field and store nothing; set in the page screen, the gate
+/// offers its button; with "let in everyone", a verified stranger comes
+/// in and an unverified one does not; without it, only invited emails do;
+/// removed, the gate offers no provider again. The secret is never shown
+/// nor audited.
+async fn a_page_can_give_its_viewers_a_provider_of_its_own(b: Backend) {
+    use crate::admin_ui::{PW as ADMIN_PW, browser_of};
+    let test = "a_page_can_give_its_viewers_a_provider_of_its_own";
+    if !browser_available(test) {
+        return;
+    }
+    let s = server(b).await;
+    let tenant = json!({
+        "carol": {"email": "carol@customer.test", "email_verified": true, "name": "Carol"},
+        "erin": {"email": "erin@customer.test", "email_verified": false, "name": "Erin"},
+        "frank": {"email": "frank@customer.test", "email_verified": true, "name": "Frank"},
+    });
+    let Some(op) = provider(test, &s, &tenant).await else {
+        return;
+    };
+    let p = crate::viewers::private_page(&s).await;
+    s.send(
+        Method::PUT,
+        &format!("/api/v1/statuspages/{p}/access"),
+        Some(&s.key),
+        Some(json!({"viewers": true, "viewerSso": true})),
+    )
+    .await
+    .data(200);
+    let own = format!("/api/v1/statuspages/{p}/viewer-provider");
+    s.get(&own).await.problem(404);
+    for (bad, field) in [
+        (
+            json!({"issuer": "customer", "clientId": "upstate", "clientSecret": "x"}),
+            "issuer",
+        ),
+        (
+            json!({"issuer": op.issuer, "clientId": "up state", "clientSecret": "x"}),
+            "clientId",
+        ),
+        (
+            json!({"issuer": op.issuer, "clientId": "upstate"}),
+            "clientSecret",
+        ),
+    ] {
+        let r = s.send(Method::PUT, &own, Some(&s.key), Some(bad)).await;
+        let e = r.problem(422);
+        assert_eq!(e["errors"][0]["field"], field, "{e}");
+    }
+    s.send(
+        Method::PUT,
+        &own,
+        Some(&s.key),
+        Some(json!({"issuer": op.issuer})),
+    )
+    .await
+    .problem(422);
+    s.send(
+        Method::PUT,
+        "/api/v1/statuspages/999999/viewer-provider",
+        Some(&s.key),
+        Some(json!({"issuer": op.issuer, "clientId": "upstate", "clientSecret": "upstate-secret"})),
+    )
+    .await
+    .problem(404);
+    s.get(&own).await.problem(404);
+
+    // Set in the page screen, as an operator would.
+    assert!(s.db.add_user("ed@example.com", "editor", ADMIN_PW).0);
+    let d = browser_of(&s, "ed@example.com").await;
+    d.c()
+        .goto(&format!("{}/admin/pages/{p}", s.base))
+        .await
+        .unwrap();
+    fill(&d, "Provider issuer URL", &op.issuer).await;
+    fill(&d, "Provider client id", "up state").await;
+    fill(&d, "Provider client secret", "upstate-secret").await;
+    press(&d, "Save provider").await;
+    let source = d.c().source().await.unwrap();
+    assert!(
+        source.contains("without spaces"),
+        "the error shows beside the field"
+    );
+    s.get(&own).await.problem(404);
+    fill(&d, "Provider issuer URL", &op.issuer).await;
+    fill(&d, "Provider client id", "upstate").await;
+    fill(&d, "Provider client secret", "upstate-secret").await;
+    fill(&d, "Provider button label", "Sign in with Customer SSO").await;
+    d.js("document.querySelector('input[type=checkbox][name=\"admitAll:bool\"]').click()")
+        .await;
+    press(&d, "Save provider").await;
+    assert!(
+        text(&d, "[role=status]")
+            .await
+            .contains("identity provider saved")
+    );
+    assert!(
+        text(&d, "#viewer-provider")
+            .await
+            .contains("Everyone it signs in")
+    );
+    d.js("document.getElementById('h-viewer-provider').scrollIntoView()")
+        .await;
+    d.screenshot(&shot(b, "viewer-provider")).await;
+    no_axe_violations(&d, "page screen with a viewer provider").await;
+    d.quit().await;
+    let saved = s.get(&own).await.data(200);
+    assert_eq!(saved["issuer"], op.issuer.as_str());
+    assert_eq!(saved["clientSecretSet"], true);
+    assert_eq!(saved["admitAll"], true);
+    assert!(
+        saved["redirectUri"]
+            .as_str()
+            .unwrap()
+            .ends_with("/api/auth/sso/callback")
+    );
+    assert!(!saved.to_string().contains("upstate-secret"), "{saved}");
+    let audit = s
+        .get("/api/audit-events?action=statuspage.viewer_provider")
+        .await
+        .body;
+    assert!(
+        audit.to_string().contains("Sign in with Customer SSO"),
+        "{audit}"
+    );
+    assert!(!audit.to_string().contains("upstate-secret"), "{audit}");
+
+    // Everyone the tenant vouches for, with a verified email.
+    let through = |login: &'static str| {
+        let base = s.base.clone();
+        async move {
+            let d = Driver::start(&[]).await;
+            d.c().set_window_size(1280, 900).await.unwrap();
+            d.c().goto(&format!("{base}/s/acme")).await.unwrap();
+            press(&d, "Sign in with Customer SSO").await;
+            at_provider(&d, login).await;
+            let source = d.c().source().await.unwrap();
+            (d, source)
+        }
+    };
+    let (d, source) = through("carol").await;
+    assert!(source.contains("Partner API"), "carol is in: {source}");
+    d.quit().await;
+    let (d, source) = through("erin").await;
+    assert!(source.contains("may not read this page"), "{source}");
+    assert!(!source.contains("Partner API"));
+    d.quit().await;
+
+    // Only invited emails and domains, the secret kept for the same client.
+    s.send(
+        Method::PUT,
+        &own,
+        Some(&s.key),
+        Some(json!({"issuer": op.issuer, "clientId": "upstate", "buttonLabel": "Sign in with Customer SSO"})),
+    )
+    .await
+    .data(200);
+    let (d, source) = through("frank").await;
+    assert!(source.contains("may not read this page"), "{source}");
+    d.quit().await;
+    let viewers = s
+        .get(&format!("/api/v1/statuspages/{p}/viewers"))
+        .await
+        .data(200);
+    let emails: Vec<&str> = viewers
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v["email"].as_str())
+        .collect();
+    assert_eq!(emails, ["carol@customer.test"], "{viewers}");
+
+    // Removed: no team provider either, so the gate offers none.
+    let gone = s.send(Method::DELETE, &own, Some(&s.key), None).await;
+    assert_eq!(gone.status, 200, "{}", gone.body);
+    assert_eq!(gone.body["message"], "Viewer provider deleted");
+    s.get(&own).await.problem(404);
+    s.send(Method::DELETE, &own, Some(&s.key), None)
+        .await
+        .problem(404);
+    let gate = crate::status_html::fetch(&s, "/s/acme", &[]).await;
+    assert!(!gate.text.contains("Customer SSO"));
 }

@@ -426,6 +426,17 @@ pub struct Server {
     client: reqwest::Client,
 }
 
+/// The test's HTTP client. It lets a pooled connection go after 5 s idle,
+/// before the server's 10 s (`header_timeout`) closes it: otherwise a
+/// request sent just as the server closes an idle connection fails with
+/// "connection closed before message completed".
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .pool_idle_timeout(Duration::from_secs(5))
+        .build()
+        .expect("an HTTP client")
+}
+
 pub struct Resp {
     pub status: u16,
     pub headers: reqwest::header::HeaderMap,
@@ -606,7 +617,7 @@ impl Server {
                 stop,
                 setup_token,
             }),
-            client: reqwest::Client::new(),
+            client: client(),
         }
     }
 
@@ -631,7 +642,7 @@ impl Server {
             db,
             child: Some(child),
             here: None,
-            client: reqwest::Client::new(),
+            client: client(),
         }
     }
 

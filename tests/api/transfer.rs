@@ -523,12 +523,20 @@ async fn secrets_and_passwords_stay_out_unless_asked(b: Backend) {
     let s = Server::start(b).await;
     s.db.user("owner@example.com", "owner");
     assert!(s.db.add_user("nora@example.com", "admin", PASSWORD).0);
-    furnished(&s, "acme").await;
+    let page = furnished(&s, "acme").await;
+    s.send(
+        Method::PUT,
+        &format!("/api/v1/statuspages/{page}/viewer-provider"),
+        Some(&s.key),
+        Some(json!({"issuer": "https://id.customer.test", "clientId": "status", "clientSecret": "tenant-secret"})),
+    )
+    .await
+    .data(200);
     let signing = install_wide(&s).await;
     let me = owner(&s).await;
     let doc = export(&me, "").await;
     let text = doc.to_string();
-    for secret in [signing.as_str(), HEADER, "$argon2"] {
+    for secret in [signing.as_str(), HEADER, "$argon2", "tenant-secret"] {
         assert!(!text.contains(secret), "{secret} left with the export");
     }
     let withheld: Vec<&str> = doc["withheld"]
@@ -542,6 +550,7 @@ async fn secrets_and_passwords_stay_out_unless_asked(b: Backend) {
         "notification_channels.secret",
         "monitors.config",
         "api_keys.secret_hash",
+        "viewer_providers.client_secret",
     ] {
         assert!(withheld.contains(&column), "{column} in {withheld:?}");
     }
@@ -581,6 +590,27 @@ async fn secrets_and_passwords_stay_out_unless_asked(b: Backend) {
         stored.is_empty(),
         "a withheld secret stays empty: {stored:?}"
     );
+    // The page's own provider comes without its secret, which is asked
+    // again before anything else changes.
+    let pages = fresh.get("/api/v1/statuspages").await.data(200);
+    let acme = pages
+        .as_array()
+        .and_then(|p| p.iter().find(|p| p["slug"] == "acme"))
+        .and_then(|p| p["id"].as_i64())
+        .expect("the imported page");
+    let own = format!("/api/v1/statuspages/{acme}/viewer-provider");
+    let provider = fresh.get(&own).await.data(200);
+    assert_eq!(provider["clientId"], "status");
+    assert_eq!(provider["clientSecretSet"], false, "{provider}");
+    let again = fresh
+        .send(
+            Method::PUT,
+            &own,
+            Some(&fresh.key),
+            Some(json!({"issuer": "https://id.customer.test", "clientId": "status"})),
+        )
+        .await;
+    assert_eq!(again.problem(422)["errors"][0]["field"], "clientSecret");
 }
 
 async fn the_settings_screen_exports_and_imports(b: Backend) {

@@ -218,6 +218,7 @@ actions! {
     StatuspagePasswordSet = "statuspage.password_set",
     StatuspageUpdate = "statuspage.update",
     StatuspageViewerAdd = "statuspage.viewer_add",
+    StatuspageViewerProvider = "statuspage.viewer_provider",
     StatuspageViewerRemove = "statuspage.viewer_remove",
     StatuspageViewerReset = "statuspage.viewer_reset",
     StatuspageViewerSignIn = "statuspage.viewer_sign_in",

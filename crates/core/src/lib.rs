@@ -41,6 +41,7 @@ pub mod timestamp;
 pub mod uptime;
 pub mod validate;
 pub mod values;
+pub mod viewer_provider;
 
 pub use clock::Clock;
 pub use model::*;

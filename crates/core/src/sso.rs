@@ -225,7 +225,7 @@ const TEXT_MAX: usize = 256;
 const LIST_MAX: usize = 50;
 
 /// A client id, secret or claim name: printable, no spaces, bounded.
-fn token(what: &str, raw: &str) -> Result<String, String> {
+pub(crate) fn token(what: &str, raw: &str) -> Result<String, String> {
     let s = raw.trim();
     if s.is_empty() || s.len() > TEXT_MAX || !s.chars().all(|c| c.is_ascii_graphic()) {
         Err(format!(

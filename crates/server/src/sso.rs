@@ -8,7 +8,8 @@
 //! Every request to the provider goes through the guarded outgoing client
 //! (`outgoing_allow`), without following redirects: a provider on a private
 //! network must be allowed there, like any other address the server is
-//! asked to reach. Discovery is kept for ten minutes per issuer, so a
+//! asked to reach. Discovery is kept for ten minutes per issuer (the
+//! team's, and pages' own providers for their viewers), so a
 //! sign-in costs the token request and, when the ID token carries no
 //! groups, the user info request.
 
@@ -20,6 +21,7 @@ use openidconnect::{
     EndpointNotSet, EndpointSet, HttpRequest, HttpResponse, IssuerUrl, Nonce, OAuth2TokenResponse,
     PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, Scope, TokenResponse,
 };
+use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use upstate_core::sso::{SsoSettings, groups_of};
@@ -27,6 +29,8 @@ use upstate_jobs::outgoing::{Guard, Outgoing, Tls};
 
 /// How long discovery is believed.
 const DISCOVERY_TTL: Duration = Duration::from_secs(600);
+/// How many providers' discovery is kept at once (one per page at most).
+const DISCOVERED_MAX: usize = 256;
 /// The largest answer read from the provider.
 const ANSWER_MAX: usize = 1024 * 1024;
 /// How recent a sign-in at the provider must be to confirm a step-up.
@@ -47,6 +51,22 @@ pub async fn settings(state: &crate::state::AppState) -> upstate_store::StoreRes
     Ok(upstate_store::settings::sso_settings(&state.db)
         .await?
         .with(state.settings.sso_connection.as_ref()))
+}
+
+/// The provider a sign-in goes to, and whether everyone it vouches for is
+/// let in: for a viewer of a page with a provider of its own, that one
+/// (`admit_all` as set there); otherwise the team's (viewers still need an
+/// invitation or an allowed domain).
+pub async fn provider_for(
+    state: &crate::state::AppState,
+    viewer_page: Option<upstate_core::Id>,
+) -> upstate_store::StoreResult<(SsoSettings, bool)> {
+    if let Some(page) = viewer_page
+        && let Some(own) = upstate_store::viewer_providers::of(&state.db, page).await?
+    {
+        return Ok((own.settings(), own.admit_all));
+    }
+    Ok((settings(state).await?, false))
 }
 
 /// What the settings screen and `GET /api/sso-settings` show.
@@ -78,7 +98,8 @@ impl std::error::Error for HttpError {}
 pub struct Provider {
     /// The client, or why it could not be built (then every sign-in says so).
     outgoing: Result<Outgoing, String>,
-    discovered: Mutex<Option<(String, Instant, CoreProviderMetadata)>>,
+    /// Discovery by issuer: the team's and pages' own providers.
+    discovered: Mutex<HashMap<String, (Instant, CoreProviderMetadata)>>,
 }
 
 /// Where to send the person, and what their answer is checked with.
@@ -153,7 +174,7 @@ impl Provider {
         );
         Provider {
             outgoing,
-            discovered: Mutex::new(None),
+            discovered: Mutex::new(HashMap::new()),
         }
     }
 
@@ -179,8 +200,7 @@ impl Provider {
     /// The provider's metadata, from the cache while it is fresh.
     async fn metadata(&self, issuer: &str) -> Result<CoreProviderMetadata, String> {
         if let Ok(kept) = self.discovered.lock()
-            && let Some((i, at, meta)) = kept.as_ref()
-            && i == issuer
+            && let Some((at, meta)) = kept.get(issuer)
             && at.elapsed() < DISCOVERY_TTL
         {
             return Ok(meta.clone());
@@ -190,7 +210,11 @@ impl Provider {
             .await
             .map_err(|e| format!("discovery at {issuer} failed: {}", describe(e)))?;
         if let Ok(mut kept) = self.discovered.lock() {
-            *kept = Some((issuer.to_string(), Instant::now(), meta.clone()));
+            kept.retain(|_, (at, _)| at.elapsed() < DISCOVERY_TTL);
+            if kept.len() >= DISCOVERED_MAX {
+                kept.clear();
+            }
+            kept.insert(issuer.to_string(), (Instant::now(), meta.clone()));
         }
         Ok(meta)
     }

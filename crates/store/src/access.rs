@@ -82,14 +82,7 @@ pub async fn set(
 ) -> StoreResult<PageAccess> {
     let now = db.clock.now().millis();
     let mut tx = db.begin_as(ctx).await?;
-    let found: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(
-        "UPDATE status_pages SET updated_at = $1 WHERE id = $2 RETURNING id"
-    )
-    .bind(now)
-    .bind(page_id)
-    .fetch_optional(c)
-    .await?);
-    found.ok_or(StoreError::NotFound("status page"))?;
+    crate::pages::lock_in(&mut tx, page_id, now).await?;
     let before = current(&mut tx, page_id).await?;
     let access = change(&before).map_err(StoreError::Invalid)?;
     let nets = to_json(&access.allowed_networks)?;

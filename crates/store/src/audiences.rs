@@ -93,17 +93,6 @@ async fn of_in(tx: &mut Tx, page_id: Id) -> StoreResult<Vec<Audience>> {
 
 /// Locks the page row first, as every write to a page does (and moves its
 /// `updated_at`, so caches of its bodies change their ETag).
-async fn lock_page(tx: &mut Tx, page_id: Id, now: i64) -> StoreResult<()> {
-    let found: Option<i64> = on_tx!(tx, |c| sqlx::query_scalar(
-        "UPDATE status_pages SET updated_at = $1 WHERE id = $2 RETURNING id"
-    )
-    .bind(now)
-    .bind(page_id)
-    .fetch_optional(c)
-    .await?);
-    found.map(|_| ()).ok_or(StoreError::NotFound("status page"))
-}
-
 /// The group's components must be the page's own: one read of the
 /// page's ids, however many the group names.
 async fn check_components(tx: &mut Tx, page_id: Id, a: &Audience) -> StoreResult<()> {
@@ -193,7 +182,7 @@ pub async fn create(
 ) -> StoreResult<Audience> {
     let now = db.clock.now().millis();
     let mut tx = db.begin_as(ctx).await?;
-    lock_page(&mut tx, page_id, now).await?;
+    crate::pages::lock_in(&mut tx, page_id, now).await?;
     let mut a = input.create().map_err(StoreError::Invalid)?;
     let count: i64 = on_tx!(&mut tx, |c| sqlx::query_scalar(
         "SELECT COUNT(*) FROM page_audiences WHERE page_id = $1"
@@ -238,7 +227,7 @@ pub async fn update(
 ) -> StoreResult<Audience> {
     let now = db.clock.now().millis();
     let mut tx = db.begin_as(ctx).await?;
-    lock_page(&mut tx, page_id, now).await?;
+    crate::pages::lock_in(&mut tx, page_id, now).await?;
     let before = of_in(&mut tx, page_id)
         .await?
         .into_iter()
@@ -260,7 +249,7 @@ pub async fn update(
 pub async fn delete(db: &Db, ctx: &AuditCtx, page_id: Id, audience_id: Id) -> StoreResult<()> {
     let now = db.clock.now().millis();
     let mut tx = db.begin_as(ctx).await?;
-    lock_page(&mut tx, page_id, now).await?;
+    crate::pages::lock_in(&mut tx, page_id, now).await?;
     let before = of_in(&mut tx, page_id)
         .await?
         .into_iter()

@@ -51,6 +51,7 @@ mod timeline;
 pub mod transfer;
 pub mod two_factor;
 pub mod users;
+pub mod viewer_providers;
 pub mod viewers;
 mod work;
 mod writer;

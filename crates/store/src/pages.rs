@@ -51,6 +51,20 @@ pub(crate) async fn require_in(tx: &mut Tx, id: Id, field: &'static str) -> Stor
         .ok_or_else(|| StoreError::invalid_ref(field, format!("no status page with id {id}")))
 }
 
+/// Locks a page's row first, as every write to a page or to what hangs
+/// off it does (so concurrent writes queue in one order), and moves its
+/// `updated_at` so caches of its bodies change their ETag.
+pub(crate) async fn lock_in(tx: &mut Tx, id: Id, now: i64) -> StoreResult<()> {
+    let found: Option<i64> = on_tx!(tx, |c| sqlx::query_scalar(
+        "UPDATE status_pages SET updated_at = $1 WHERE id = $2 RETURNING id"
+    )
+    .bind(now)
+    .bind(id)
+    .fetch_optional(c)
+    .await?);
+    found.map(|_| ()).ok_or(StoreError::NotFound("status page"))
+}
+
 pub async fn create(db: &Db, ctx: &AuditCtx, new: NewPage) -> StoreResult<StatusPage> {
     let now = db.clock.now().millis();
     let s = new.settings;

@@ -135,12 +135,14 @@ pub async fn settle(db: &Db) -> StoreResult<Settled> {
 
     // Channels' signing secrets and bot tokens, integrations' signing
     // secrets and drafts' approve links (all sealed as channels' are).
-    for (table, column) in [
-        ("notification_channels", "secret"),
-        ("integrations", "secret"),
-        ("alert_groups", "approve_token"),
+    // Pages' own identity providers' client secrets (as the team's).
+    for (table, key, column, purpose) in [
+        ("notification_channels", "id", "secret", Purpose::Channel),
+        ("integrations", "id", "secret", Purpose::Channel),
+        ("alert_groups", "id", "approve_token", Purpose::Channel),
+        ("viewer_providers", "page_id", "client_secret", Purpose::Sso),
     ] {
-        resealed += reseal_column(&mut tx, keys, table, column).await?;
+        resealed += reseal_column(&mut tx, keys, (table, key, column), purpose).await?;
     }
 
     // The web push key pair's private half.
@@ -270,23 +272,25 @@ pub async fn record_rotation(
 }
 
 /// Re-seals one column's sealed values under the current key; returns how
-/// many it changed. `table` and `column` are this module's own names.
+/// many it changed. The table, its key column and the sealed column are
+/// this module's own names.
 async fn reseal_column(
     tx: &mut crate::db::Bookkeeping,
     keys: &Keyring,
-    table: &str,
-    column: &str,
+    (table, key, column): (&str, &str, &str),
+    purpose: Purpose,
 ) -> StoreResult<usize> {
-    let read = format!("SELECT id, {column} FROM {table} WHERE {column} IS NOT NULL ORDER BY id");
+    let read =
+        format!("SELECT {key}, {column} FROM {table} WHERE {column} IS NOT NULL ORDER BY {key}");
     let rows: Vec<(i64, String)> = on_tx!(&mut *tx, |c| sqlx::query_as(sqlx::AssertSqlSafe(
         read.as_str()
     ))
     .fetch_all(c)
     .await?);
-    let write = format!("UPDATE {table} SET {column} = $1 WHERE id = $2");
+    let write = format!("UPDATE {table} SET {column} = $1 WHERE {key} = $2");
     let mut n = 0;
     for (id, sealed) in rows {
-        if let Some(again) = reseal(keys, Purpose::Channel, &sealed)? {
+        if let Some(again) = reseal(keys, purpose, &sealed)? {
             n += 1;
             on_tx!(&mut *tx, |c| sqlx::query(sqlx::AssertSqlSafe(
                 write.as_str()

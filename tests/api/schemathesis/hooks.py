@@ -306,6 +306,9 @@ def _body(ctx, body):
                     or body.get("viewerGroups") or body.get("defaultRole")):
                 body["defaultRole"] = "viewer"
         body["ssoOnly"] = False
+    # A page's own provider needs its secret with its first client id.
+    if path.endswith("/viewer-provider") and method == "PUT" and not body.get("clientSecret"):
+        body["clientSecret"] = "fuzz-secret"
     # Templates' names are unique: a renamed one takes a name nobody has
     # (generated names repeat, and the first template's is taken).
     if path.startswith("/api/incident-templates") and isinstance(body.get("name"), str):
@@ -393,6 +396,17 @@ def _path(ctx, params, body=None):
             return params
         except OSError:
             pass
+    # A page's own provider is set on the fixture page before it is read
+    # or removed there.
+    if op is not None and op.path.endswith("/viewer-provider") and "id" in params:
+        if op.method.upper() in ("GET", "DELETE"):
+            try:
+                _call("PUT", f"/api/v1/statuspages/{F['page']}/viewer-provider",
+                      {"issuer": "https://id.example.com", "clientId": "fuzz", "clientSecret": "fuzz-secret"})
+            except OSError:
+                pass
+        params["id"] = F["page"]
+        return params
     # A resource's id names the first row the test made of its kind (each
     # kind's first row has id 1), so reads and changes meet a real row; a
     # DELETE takes the second, so the first ones stay for the rest.

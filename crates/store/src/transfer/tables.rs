@@ -13,6 +13,7 @@ pub(crate) const CARRIED: &[&str] = &[
     "status_pages",
     "page_access",
     "page_viewers",
+    "viewer_providers",
     "users",
     "recovery_codes",
     "component_groups",
@@ -77,6 +78,7 @@ pub(crate) const PAGE_TABLES: &[&str] = &[
     "status_pages",
     "page_access",
     "page_viewers",
+    "viewer_providers",
     "component_groups",
     "components",
     "component_status_history",
@@ -207,6 +209,14 @@ pub(crate) const SEALED: &[Sealed] = &[
         row: Some("sso"),
         purpose: Purpose::Sso,
         what: "the identity provider's client secret",
+    },
+    Sealed {
+        table: "viewer_providers",
+        column: "client_secret",
+        pointer: &[],
+        row: None,
+        purpose: Purpose::Sso,
+        what: "pages' own identity providers' client secrets",
     },
 ];
 

@@ -196,8 +196,8 @@ async fn send_out(
     viewer_page: Option<i64>,
     fail_to: &str,
 ) -> Response {
-    let sso = match crate::sso::settings(state).await {
-        Ok(s) if s.offered() => s,
+    let sso = match crate::sso::provider_for(state, viewer_page).await {
+        Ok((s, _)) if s.offered() => s,
         Ok(_) => return refused(state, fail_to, "it is not set up on this install"),
         Err(e) => return ApiError::from(e).into_response(),
     };
@@ -258,9 +258,9 @@ async fn start(
 }
 
 #[utoipa::path(get, path = "/api/auth/sso/viewer", tag = "auth", operation_id = "ssoViewerStart",
-    summary = "A viewer signs in to a private page through the team's identity provider: redirects there (a browser navigation)",
-    description = "Offered when the page's access has `viewers` and `viewerSso` and single sign-on is set up. Back from the provider, \
-        the person's verified email must be invited to the page or of one of its `viewerDomains`, as a mailed link's would.",
+    summary = "A viewer signs in to a private page through its identity provider (the page's own, else the team's): redirects there (a browser navigation)",
+    description = "Offered when the page's access has `viewers` and `viewerSso` and the page has a provider of its own or single sign-on is set up. Back from the provider, \
+        the person's verified email must be invited to the page or of one of its `viewerDomains`, as a mailed link's would, unless the page's own provider has `admitAll`.",
     params(("page" = String, Query, description = "The private page's slug")), security(()),
     responses((status = 303, description = "To the identity provider, or back to the page's gate with the reason it cannot"),
         (status = 403, description = "The client's address is outside the page's networks", body = crate::openapi::Problem, content_type = "application/problem+json"),
@@ -391,8 +391,8 @@ async fn callback(
     let Some(code) = q.code.filter(|c| !c.is_empty()) else {
         return refused(&state, &fail_to, "the identity provider sent no code");
     };
-    let sso = match crate::sso::settings(&state).await {
-        Ok(s) if s.offered() => s,
+    let (sso, admit_all) = match crate::sso::provider_for(&state, pending.viewer_page).await {
+        Ok((s, admit_all)) if s.offered() => (s, admit_all),
         Ok(_) => return refused(&state, &fail_to, "it is not set up on this install"),
         Err(e) => return ApiError::from(e).into_response(),
     };
@@ -411,7 +411,8 @@ async fn callback(
         Err(e) => return refused(&state, &fail_to, &e),
     };
     if let Some(page) = pending.viewer_page {
-        return viewer_signed_in(&state, page, &pending.next_path, &fail_to, vouched).await;
+        let to = (pending.next_path.as_str(), fail_to.as_str());
+        return viewer_signed_in(&state, page, to, admit_all, vouched).await;
     }
     match (&pending.session_id, &pending.step_up) {
         (Some(session_id), Some(token)) => {
@@ -431,12 +432,14 @@ async fn callback(
 }
 
 /// A viewer the provider vouched for: in, when their verified email may
-/// read the page (invited, or of an allowed domain), as a mailed link's.
+/// read the page (invited, or of an allowed domain, as a mailed link's), or
+/// when the page's own provider lets in everyone it vouches for. The email
+/// must be verified either way: audience groups go by it.
 async fn viewer_signed_in(
     state: &AppState,
     page: i64,
-    next: &str,
-    fail_to: &str,
+    (next, fail_to): (&str, &str),
+    admit_all: bool,
     vouched: crate::sso::Vouched,
 ) -> Response {
     let result = async {
@@ -450,7 +453,8 @@ async fn viewer_signed_in(
         };
         let access = upstate_store::access::get(&state.db, page).await?;
         let listed = upstate_store::viewers::listed(&state.db, page, email.as_str()).await?;
-        if !(access.viewer_sso && access.lets_in(email.as_str(), listed)) {
+        let admitted = access.lets_in(email.as_str(), listed) || (admit_all && access.viewers);
+        if !(access.viewer_sso && admitted) {
             return Ok(None);
         }
         let fresh = crate::page_gate::new_secret();

@@ -9,6 +9,7 @@ mod maintenance;
 mod page_access;
 mod page_audiences;
 mod statuspages;
+mod viewer_provider;
 
 use crate::respond::MountedAt;
 use crate::state::AppState;
@@ -21,6 +22,7 @@ pub fn router(prefix: &'static str) -> OpenApiRouter<AppState> {
         .merge(statuspages::routes())
         .merge(page_access::routes())
         .merge(page_audiences::routes())
+        .merge(viewer_provider::routes())
         .merge(incidents::routes())
         .merge(components::routes())
         .merge(maintenance::routes())

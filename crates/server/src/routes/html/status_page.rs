@@ -385,10 +385,10 @@ async fn render(
         // Read only for a page whose viewers may use it (not from memory:
         // the gate is never cached, and this is one small row).
         let sso = if snap.data.access.viewers && snap.data.access.viewer_sso {
-            crate::sso::settings(state)
+            crate::sso::provider_for(state, Some(snap.page_id))
                 .await
                 .ok()
-                .and_then(|s| s.offered_label())
+                .and_then(|(s, _)| s.offered_label())
         } else {
             None
         };

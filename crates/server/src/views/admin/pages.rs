@@ -86,6 +86,8 @@ pub struct PageScreen {
     /// The team's identity provider's button, when single sign-on is set
     /// up (viewers may then sign in through it).
     pub sso_label: Option<String>,
+    /// The page's own identity provider for its viewers, if it has one.
+    pub viewer_provider: Option<upstate_core::viewer_provider::ViewerProviderView>,
     /// The address this person's request came from, as the page gate sees
     /// it: what to allow, and a sign of a proxy not yet trusted.
     pub your_address: Option<std::net::IpAddr>,
@@ -95,6 +97,52 @@ pub struct PageScreen {
     pub features: upstate_core::settings::Features,
     /// Declared in a setup file (`upstate apply`).
     pub managed: bool,
+}
+
+/// The page's own identity provider for its viewers (a customer's tenant):
+/// what is saved, the address to register there, and the form.
+fn viewer_provider(frame: &Frame, back: &str, s: &PageScreen, flash: Option<&Flash>) -> Markup {
+    let id = s.page.id;
+    let own = s.viewer_provider.as_ref();
+    let redirect = format!(
+        "{}/api/auth/sso/callback",
+        s.public_url.trim_end_matches('/')
+    );
+    html! {
+        section.card aria-labelledby="h-viewer-provider" {
+            h2 #h-viewer-provider { "Viewers\u{2019} identity provider" }
+            p.muted {
+                "Give this page\u{2019}s viewers a provider of their own, such as a customer\u{2019}s Entra, Okta or Keycloak tenant, in place of the team\u{2019}s. "
+                "Register " code { (redirect) } " as its redirect URI, and tick \u{201c}Viewers can also sign in with single sign-on\u{201d} above."
+            }
+            @if let Some(own) = own {
+                dl.facts #viewer-provider {
+                    dt { "Issuer" } dd { (own.issuer) }
+                    dt { "Client id" } dd { (own.client_id) }
+                    dt { "Who comes in" } dd { @if own.admit_all { "Everyone it signs in" } @else { "Invited emails and allowed domains" } }
+                }
+            } @else {
+                p.muted { "None: viewers use the team\u{2019}s provider, when single sign-on is set up." }
+            }
+            form.stack method="post" action=(format!("/api/statuspages/{id}/viewer-provider")) {
+                (bridge(back, back, Some("Viewers\u{2019} identity provider saved."), Some(frame.csrf)))
+                input type="hidden" name="_method" value="PUT";
+                (Input { value: own.map(|o| o.issuer.clone()), hint: Some("Such as https://login.microsoftonline.com/TENANT/v2.0"), ..Input::new("issuer", "Provider issuer URL", "url") }.render(flash))
+                (Input { value: own.map(|o| o.client_id.clone()), autocomplete: Some("off"), ..Input::new("clientId", "Provider client id", "text") }.render(flash))
+                (Input { required: false, autocomplete: Some("new-password"), hint: Some(if own.is_some_and(|o| o.client_secret_set) { "Saved. Leave empty to keep it." } else { "The client secret the provider gave." }), ..Input::new("clientSecret", "Provider client secret", "password") }.render(flash))
+                (Input { value: own.map(|o| o.button_label.clone()), required: false, ..Input::new("buttonLabel", "Provider button label", "text") }.render(flash))
+                div.field {
+                    input type="hidden" name="admitAll:bool" value="";
+                    label { input type="checkbox" name="admitAll:bool" checked[own.is_some_and(|o| o.admit_all)]; " Let in everyone this provider signs in" }
+                    span.hint { "Their email must be verified by the provider. Unticked, only invited emails and allowed domains come in." }
+                }
+                div { button.secondary type="submit" { "Save provider" } }
+            }
+            @if own.is_some() {
+                (action(frame, back, &format!("/api/statuspages/{id}/viewer-provider"), "DELETE", "Remove the provider", Some("Remove the page\u{2019}s own provider? Its viewers then sign in through the team\u{2019}s."), Some("Viewers\u{2019} identity provider removed.")))
+            }
+        }
+    }
 }
 
 /// The page's audience groups, each with its form, and a form for a new
@@ -666,11 +714,12 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
                 }
                 div.field {
                     input type="hidden" name="viewerSso:bool" value="";
-                    label { input type="checkbox" name="viewerSso:bool" checked[s.access.viewer_sso]; " Viewers can also sign in with the team's identity provider" }
+                    label { input type="checkbox" name="viewerSso:bool" checked[s.access.viewer_sso]; " Viewers can also sign in with single sign-on" }
                     span.hint {
-                        @match &s.sso_label {
-                            Some(l) => { "The sign-in form then offers \u{201c}" (l) "\u{201d}. Their email must still be invited or of an allowed domain." }
-                            None => { "Single sign-on is not set up on this install (Settings, Single sign-on)." }
+                        @match (&s.viewer_provider, &s.sso_label) {
+                            (Some(own), _) => { "Through the page's own provider (below): the sign-in form offers \u{201c}" (own.button_label) "\u{201d}." }
+                            (None, Some(l)) => { "Through the team's provider: the sign-in form offers \u{201c}" (l) "\u{201d}. Their email must still be invited or of an allowed domain." }
+                            (None, None) => { "Single sign-on is not set up on this install (Settings, Single sign-on); or give the page a provider of its own below." }
                         }
                     }
                 }
@@ -714,6 +763,7 @@ pub fn page_screen(frame: &Frame, flash: Option<&Flash>, s: &PageScreen) -> Mark
                 div { button.secondary type="submit" { "Invite viewer" } }
             }
         }
+        (viewer_provider(frame, &back, s, flash))
         (audiences(frame, &back, s, flash))
         section.card aria-labelledby="h-networks" {
             h2 #h-networks { "Networks" }
