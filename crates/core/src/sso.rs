@@ -236,6 +236,16 @@ pub(crate) fn token(what: &str, raw: &str) -> Result<String, String> {
     }
 }
 
+/// A sign-in button's words: the default when left out or blank.
+pub(crate) fn button_label(raw: Option<&str>, e: &mut FieldErrors) -> String {
+    match raw.map(str::trim) {
+        None | Some("") => DEFAULT_BUTTON_LABEL.to_string(),
+        Some(l) => e
+            .check("buttonLabel", validate::name(l))
+            .unwrap_or_default(),
+    }
+}
+
 /// A list of group names (each as the provider spells it).
 fn groups(field: &str, raw: Vec<String>, e: &mut FieldErrors) -> Vec<String> {
     if raw.len() > LIST_MAX {
@@ -286,12 +296,7 @@ impl SsoInput {
             _ if current.client_id == client_id => current.client_secret.clone(),
             _ => String::new(),
         };
-        let button_label = match self.button_label.as_deref().map(str::trim) {
-            None | Some("") => DEFAULT_BUTTON_LABEL.to_string(),
-            Some(l) => e
-                .check("buttonLabel", validate::name(l))
-                .unwrap_or_default(),
-        };
+        let button_label = button_label(self.button_label.as_deref(), &mut e);
         let mut allowed_domains = Vec::new();
         if self.allowed_domains.len() > LIST_MAX {
             e.push("allowedDomains", format!("at most {LIST_MAX} domains"));

@@ -7,7 +7,7 @@
 //! emails and domains still decide, as they do for mailed links.
 
 use crate::FieldErrors;
-use crate::sso::{DEFAULT_BUTTON_LABEL, SsoSettings, token};
+use crate::sso::{SsoSettings, button_label, token};
 use crate::validate;
 use serde::{Deserialize, Serialize};
 
@@ -126,12 +126,7 @@ impl ViewerProviderInput {
                 }
             }
         };
-        let button_label = match self.button_label.as_deref().map(str::trim) {
-            None | Some("") => DEFAULT_BUTTON_LABEL.to_string(),
-            Some(l) => e
-                .check("buttonLabel", validate::name(l))
-                .unwrap_or_default(),
-        };
+        let button_label = button_label(self.button_label.as_deref(), &mut e);
         e.into_result()?;
         Ok(ViewerProvider {
             issuer,
@@ -162,7 +157,7 @@ mod tests {
         .apply(None)
         .unwrap();
         assert_eq!(saved.issuer, "https://id.acme.example");
-        assert_eq!(saved.button_label, DEFAULT_BUTTON_LABEL);
+        assert_eq!(saved.button_label, crate::sso::DEFAULT_BUTTON_LABEL);
         let same = input(json!({"issuer": "https://id.acme.example", "clientId": "status"}))
             .apply(Some(&saved))
             .unwrap();

@@ -113,16 +113,17 @@ fn viewer_provider(frame: &Frame, back: &str, s: &PageScreen, flash: Option<&Fla
             h2 #h-viewer-provider { "Viewers\u{2019} identity provider" }
             p.muted {
                 "Give this page\u{2019}s viewers a provider of their own, such as a customer\u{2019}s Entra, Okta or Keycloak tenant, in place of the team\u{2019}s. "
-                "Register " code { (redirect) } " as its redirect URI, and tick \u{201c}Viewers can also sign in with single sign-on\u{201d} above."
+                "Register the redirect URI below there, and tick \u{201c}Viewers can also sign in with single sign-on\u{201d} above."
             }
-            @if let Some(own) = own {
-                dl.facts #viewer-provider {
+            dl.facts #viewer-provider {
+                dt { "Redirect URI" } dd { code { (redirect) } }
+                @if let Some(own) = own {
                     dt { "Issuer" } dd { (own.issuer) }
                     dt { "Client id" } dd { (own.client_id) }
                     dt { "Who comes in" } dd { @if own.admit_all { "Everyone it signs in" } @else { "Invited emails and allowed domains" } }
+                } @else {
+                    dt { "Provider" } dd { "None of its own: viewers use the team\u{2019}s, when single sign-on is set up." }
                 }
-            } @else {
-                p.muted { "None: viewers use the team\u{2019}s provider, when single sign-on is set up." }
             }
             form.stack method="post" action=(format!("/api/statuspages/{id}/viewer-provider")) {
                 (bridge(back, back, Some("Viewers\u{2019} identity provider saved."), Some(frame.csrf)))
