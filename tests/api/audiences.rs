@@ -391,7 +391,7 @@ async fn audience_groups_are_made_in_the_page_screen(b: Backend) {
 async fn a_public_page_shows_everyone_its_shared_components_only(b: Backend) {
     let s = Server::start(b).await;
     let p = s.page("acme").await;
-    s.component(p, "Everyone API").await;
+    let everyone = s.component(p, "Everyone API").await;
     let hidden = s.component(p, "Customer Vault").await;
     let before = fetch(&s, "/s/acme", &[]).await;
     assert!(before.text.contains("Customer Vault"));
@@ -416,4 +416,82 @@ async fn a_public_page_shows_everyone_its_shared_components_only(b: Backend) {
         fetch(&s, "/s/acme", &[]).await.header("cache-control"),
         "private, no-cache"
     );
+
+    // Comments: an incident only about the hidden component is no one's
+    // to read or comment on here (as if there were none); a shared one is.
+    s.send(
+        Method::PUT,
+        "/api/features",
+        Some(&s.key),
+        Some(json!({"comments": true})),
+    )
+    .await
+    .data(200);
+    let about = |title: &'static str, component: i64| {
+        let s = &s;
+        async move {
+            s.post(
+                "/api/v1/incidents",
+                json!({"title": title, "statusPageId": p, "message": "Looking", "componentIds": [component]}),
+            )
+            .await
+            .data(201)["id"]
+                .as_i64()
+                .expect("incident id")
+        }
+    };
+    // The notice preview counts whom the fan-out would tell: a subscriber
+    // who is no viewer hears of the shared component, not of the hidden one.
+    s.post(
+        "/api/subscribers",
+        json!({"statusPageId": p, "kind": "webhook", "target": "https://hooks.example.com/acme"}),
+    )
+    .await
+    .data(201);
+    for (component, told) in [(everyone, 1), (hidden, 0)] {
+        let preview = s
+            .post(
+                "/api/incidents/notice-preview",
+                json!({"statusPageId": p, "title": "Down", "componentIds": [component]}),
+            )
+            .await
+            .data(200);
+        assert_eq!(preview["subscribers"], told, "{preview}");
+    }
+    let vault = about("Vault sealed", hidden).await;
+    let shared = s.incident(p, "Slow everywhere").await["id"]
+        .as_i64()
+        .expect("incident id");
+    for path in [
+        format!("/api/comments?incidentId={vault}"),
+        format!("/s/acme/incidents/{vault}"),
+    ] {
+        assert_eq!(fetch(&s, &path, &[]).await.status, 404, "{path}");
+    }
+    let refused = s
+        .send(
+            Method::POST,
+            "/api/comments",
+            None,
+            Some(json!({"incidentId": vault, "body": "what vault?"})),
+        )
+        .await;
+    assert_eq!(
+        refused.problem(404)["detail"],
+        format!("no incident {vault}")
+    );
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM comments").await[0],
+        0,
+        "nothing stored"
+    );
+    let taken = s
+        .send(
+            Method::POST,
+            "/api/comments",
+            None,
+            Some(json!({"incidentId": shared, "body": "slow here too"})),
+        )
+        .await;
+    assert_eq!(taken.status, 202, "{}", taken.body);
 }

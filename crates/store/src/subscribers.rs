@@ -559,7 +559,8 @@ pub async fn list(
 
 /// How many subscribers a change of `page` about `components` (none: the
 /// whole page), of incident `incident`, would tell: the fan-out's rule
-/// (`deliveries::fan_out`), counted for the form's preview.
+/// (`deliveries::fan_out`), audience groups included, counted for the
+/// form's preview.
 pub async fn audience(
     db: &Db,
     page: Id,
@@ -600,6 +601,29 @@ pub async fn audience(
         .await?
         });
         told.extend(following);
+    }
+    // Only those who may see one of the components (audience groups), as
+    // the fan-out's SQL has it.
+    if !components.is_empty() {
+        let audiences = crate::audiences::of(db, page).await?;
+        if !audiences.is_empty() {
+            let readers: Vec<(i64, Option<String>)> = on_db!(db, |c| {
+                sqlx::query_as(
+                "SELECT s.id, v.email FROM subscribers s LEFT JOIN page_viewers v ON v.id = s.viewer_id \
+                 WHERE s.page_id = $1"
+            )
+            .bind(page)
+            .fetch_all(c)
+            .await?
+            });
+            for (id, email) in readers {
+                let groups = upstate_core::audience::groups_of(&audiences, email.as_deref());
+                let hidden = upstate_core::audience::hidden_from(&audiences, &groups);
+                if components.iter().all(|c| hidden.contains(c)) {
+                    told.remove(&id);
+                }
+            }
+        }
     }
     Ok(told.len() as i64)
 }

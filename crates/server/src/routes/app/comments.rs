@@ -39,17 +39,26 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 /// The snapshot of the page an incident is on, when visitors may comment
 /// there: the switch is on, the page is public (or opened with its
-/// password) and the incident exists.
+/// password or as a viewer) and the incident exists for this reader: one
+/// only about components of audience groups they are not in is no more
+/// theirs to read or comment on than to see.
 async fn commentable(
     state: &AppState,
     incident: Id,
     headers: &Visitor,
 ) -> ApiResult<(Arc<Snapshot>, Id)> {
+    let missing = || ApiError::NotFound(format!("no incident {incident}"));
     let Some((page, slug)) = comments::incident_page(&state.db, incident).await? else {
-        return Err(ApiError::NotFound(format!("no incident {incident}")));
+        return Err(missing());
     };
     let snap = public_reads::page(state, &slug, headers).await?;
     public_reads::offered(snap.data.features.comments, "comments")?;
+    if !snap.hidden.is_empty() && !snap.data.incidents.iter().any(|i| i.id == incident) {
+        upstate_store::public::incident(&state.db, page, incident)
+            .await?
+            .and_then(|i| upstate_store::public::shown_without(i, &snap.hidden))
+            .ok_or_else(missing)?;
+    }
     Ok((snap, page))
 }
 
