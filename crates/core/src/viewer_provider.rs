@@ -23,10 +23,12 @@ pub struct ViewerProvider {
 
 impl ViewerProvider {
     /// The settings the sign-in protocol takes (the team's shape; no roles,
-    /// since viewers have none).
+    /// since viewers have none). Not offered while its secret is missing
+    /// (withheld by the export it was imported from): the gate shows no
+    /// button that could only fail.
     pub fn settings(&self) -> SsoSettings {
         SsoSettings {
-            enabled: true,
+            enabled: !self.client_secret.is_empty(),
             issuer: self.issuer.clone(),
             client_id: self.client_id.clone(),
             client_secret: self.client_secret.clone(),
@@ -167,6 +169,15 @@ mod tests {
             .apply(Some(&saved))
             .unwrap_err();
         assert_eq!(other.0[0].field, "clientSecret");
+        assert!(same.settings().offered());
+        let imported = ViewerProvider {
+            client_secret: String::new(),
+            ..same
+        };
+        assert!(
+            !imported.settings().offered(),
+            "a withheld secret offers no button"
+        );
     }
 
     #[test]

@@ -104,10 +104,7 @@ pub struct PageScreen {
 fn viewer_provider(frame: &Frame, back: &str, s: &PageScreen, flash: Option<&Flash>) -> Markup {
     let id = s.page.id;
     let own = s.viewer_provider.as_ref();
-    let redirect = format!(
-        "{}/api/auth/sso/callback",
-        s.public_url.trim_end_matches('/')
-    );
+    let redirect = crate::sso::redirect_uri(&s.public_url);
     html! {
         section.card aria-labelledby="h-viewer-provider" {
             h2 #h-viewer-provider { "Viewers\u{2019} identity provider" }
@@ -120,6 +117,7 @@ fn viewer_provider(frame: &Frame, back: &str, s: &PageScreen, flash: Option<&Fla
                 @if let Some(own) = own {
                     dt { "Issuer" } dd { (own.issuer) }
                     dt { "Client id" } dd { (own.client_id) }
+                    @if !own.client_secret_set { dt { "Client secret" } dd.missing { "Missing: viewers cannot sign in through it until it is saved again." } }
                     dt { "Who comes in" } dd { @if own.admit_all { "Everyone it signs in" } @else { "Invited emails and allowed domains" } }
                 } @else {
                     dt { "Provider" } dd { "None of its own: viewers use the team\u{2019}s, when single sign-on is set up." }
