@@ -84,7 +84,15 @@ async fn sigkill_under_concurrent_writers_loses_nothing_acknowledged(b: Backend)
                 }
             }));
         }
-        tokio::time::sleep(Duration::from_millis(300 + below(700))).await;
+        // Killed mid-writes once this round's writers got some answers
+        // (ten more; a slow machine takes longer to get there), at a
+        // moment of chance after that.
+        let wanted = (round + 1) * 10;
+        let started = Instant::now();
+        while acked.lock().unwrap().len() < wanted && started.elapsed() < Duration::from_secs(30) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(below(500))).await;
         s.restart(&ENV);
         for w in writers {
             w.await.unwrap();
