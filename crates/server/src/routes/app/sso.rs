@@ -452,7 +452,10 @@ async fn viewer_signed_in(
             return Ok(None);
         };
         let access = upstate_store::access::get(&state.db, page).await?;
-        let listed = upstate_store::viewers::listed(&state.db, page, email.as_str()).await?;
+        // Whether they were invited matters only when the provider's word
+        // does not suffice.
+        let listed =
+            !admit_all && upstate_store::viewers::listed(&state.db, page, email.as_str()).await?;
         let admitted = access.lets_in(email.as_str(), listed) || (admit_all && access.viewers);
         if !(access.viewer_sso && admitted) {
             return Ok(None);
