@@ -72,14 +72,7 @@ async fn notices_to(mail: &Mail, to: &str) -> Vec<String> {
 async fn two_audiences_see_their_own_components_everywhere(b: Backend) {
     let mail = Mail::new();
     let s = mail.server(b).await;
-    s.send(
-        Method::PUT,
-        "/api/features",
-        Some(&s.key),
-        Some(json!({"feeds": true, "calendar": true})),
-    )
-    .await
-    .data(200);
+    s.features(json!({"feeds": true, "calendar": true})).await;
     let p = private_page(&s).await; // "Partner API": shared
     let acme_db = s.component(p, "Acme Database").await;
     let globex_db = s.component(p, "Globex Database").await;
@@ -419,14 +412,7 @@ async fn a_public_page_shows_everyone_its_shared_components_only(b: Backend) {
 
     // Comments: an incident only about the hidden component is no one's
     // to read or comment on here (as if there were none); a shared one is.
-    s.send(
-        Method::PUT,
-        "/api/features",
-        Some(&s.key),
-        Some(json!({"comments": true})),
-    )
-    .await
-    .data(200);
+    s.features(json!({"comments": true})).await;
     let about = |title: &'static str, component: i64| {
         let s = &s;
         async move {

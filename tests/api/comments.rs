@@ -48,14 +48,7 @@ async fn comments_are_moderated_escaped_and_limited(b: Backend) {
     assert!(!page_html(&s, &html_path).await.contains("id=\"comments\""));
     assert_eq!(count(&s).await, 0);
 
-    s.send(
-        Method::PUT,
-        "/api/features",
-        Some(&s.key),
-        Some(json!({"comments": true})),
-    )
-    .await
-    .data(200);
+    s.features(json!({"comments": true})).await;
     assert!(
         page_html(&s, &html_path)
             .await
@@ -190,14 +183,7 @@ async fn comments_are_moderated_escaped_and_limited(b: Backend) {
     assert_eq!(count(&s).await, before + 1);
 
     // A person's form gets a page back.
-    s.send(
-        Method::PUT,
-        "/api/features",
-        Some(&s.key),
-        Some(json!({"comments": false})),
-    )
-    .await
-    .data(200);
+    s.features(json!({"comments": false})).await;
     assert_eq!(s.send(Method::GET, &shown, None, None).await.status, 404);
     assert!(!page_html(&s, &html_path).await.contains("id=\"comments\""));
 }
@@ -213,14 +199,7 @@ async fn bad_comments_are_refused_and_nothing_is_stored(b: Backend) {
         .as_i64()
         .unwrap();
     s.make_private(private, "let me in please").await;
-    s.send(
-        Method::PUT,
-        "/api/features",
-        Some(&s.key),
-        Some(json!({"comments": true})),
-    )
-    .await
-    .data(200);
+    s.features(json!({"comments": true})).await;
 
     let cases: Vec<(Value, u16, &[&str])> = vec![
         (json!({"incidentId": incident}), 422, &["body"]),

@@ -47,14 +47,8 @@ const OUTSIDE: &str = "198.51.100.7";
 
 async fn a_page_held_to_networks_answers_only_them(b: Backend) {
     let s = behind_a_proxy(b).await;
-    s.send(
-        Method::PUT,
-        "/api/features",
-        Some(&s.key),
-        Some(json!({"feeds": true, "calendar": true, "history": true})),
-    )
-    .await
-    .data(200);
+    s.features(json!({"feeds": true, "calendar": true, "history": true}))
+        .await;
     let (p, _) = seeded(&s).await;
     s.page("open").await;
     let nets = s

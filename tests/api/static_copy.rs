@@ -102,14 +102,8 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 
 async fn the_copy_reads_like_the_live_page(b: Backend) {
     let s = Server::start(b).await;
-    s.send(
-        Method::PUT,
-        "/api/features",
-        Some(&s.key),
-        Some(json!({"feeds": true, "calendar": true, "history": true, "comments": true})),
-    )
-    .await
-    .data(200);
+    s.features(json!({"feeds": true, "calendar": true, "history": true, "comments": true}))
+        .await;
     let page = s.page("acme").await;
     let api = s.component(page, "API").await;
     s.component(page, "Website").await;

@@ -844,6 +844,18 @@ impl Server {
 
     // ---- fixtures
 
+    /// Turns the install's switches (`PUT /api/features`) as `switches` say.
+    pub async fn features(&self, switches: Value) {
+        self.send(
+            Method::PUT,
+            "/api/features",
+            Some(&self.key),
+            Some(switches),
+        )
+        .await
+        .data(200);
+    }
+
     pub async fn page(&self, slug: &str) -> i64 {
         let r = self
             .post(

@@ -511,14 +511,7 @@ async fn a_viewers_token_reads_feeds_until_revoked_and_subscriptions_go_with_the
 ) {
     let mail = Mail::new();
     let s = mail.server(b).await;
-    s.send(
-        Method::PUT,
-        "/api/features",
-        Some(&s.key),
-        Some(json!({"feeds": true, "calendar": true})),
-    )
-    .await
-    .data(200);
+    s.features(json!({"feeds": true, "calendar": true})).await;
     let p = private_page(&s).await;
     s.send(
         Method::PUT,

@@ -19,6 +19,7 @@
   var symbols = JSON.parse(link.getAttribute("data-symbols") || "{}");
   var classes = JSON.parse(link.getAttribute("data-classes") || "{}");
   var source = new EventSource(link.getAttribute("data-events"));
+  source.onopen = function () { document.body.setAttribute("data-live", "on"); };
   source.addEventListener("status", function (e) {
     var s;
     try { s = JSON.parse(e.data).status; } catch (err) { return; }

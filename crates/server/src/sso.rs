@@ -71,14 +71,17 @@ pub async fn provider_for(
 
 /// What the settings screen and `GET /api/sso-settings` show.
 pub fn view(state: &crate::state::AppState, s: &SsoSettings) -> upstate_core::sso::SsoView {
-    s.view(
-        redirect_uri(&state.settings.public_url),
-        state.settings.sso_connection.is_some(),
-    )
+    s.view(redirect_uri(state), state.settings.sso_connection.is_some())
 }
 
-/// Where the provider sends people back: the address to register there.
-pub fn redirect_uri(public_url: &str) -> String {
+/// Where the provider sends people back: the address to register there
+/// (one for the team's provider and every page's own).
+pub fn redirect_uri(state: &crate::state::AppState) -> String {
+    callback_at(&state.settings.public_url)
+}
+
+/// The same address under a public URL a screen was given.
+pub fn callback_at(public_url: &str) -> String {
     format!("{}/api/auth/sso/callback", public_url.trim_end_matches('/'))
 }
 

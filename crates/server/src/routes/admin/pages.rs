@@ -70,7 +70,7 @@ pub(super) async fn page_screen(
         viewer_provider: upstate_store::viewer_providers::of(&state.db, id)
             .await
             .map_err(fail)?
-            .map(|p| p.view(crate::sso::redirect_uri(&state.settings.public_url))),
+            .map(|p| p.view(crate::sso::redirect_uri(&state))),
         public_url: state.settings.public_url.trim_end_matches('/').to_string(),
     };
     Ok(s.show(view::page_screen(&s.frame("pages"), s.flash(), &screen)))

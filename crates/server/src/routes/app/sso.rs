@@ -46,10 +46,6 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 const STATE_COOKIE: &str = "upstate_sso";
 
-fn redirect_uri(state: &AppState) -> String {
-    crate::sso::redirect_uri(&state.settings.public_url)
-}
-
 /// Where to go after: a path of the admin interface, nothing else.
 fn next_path(raw: Option<&str>) -> String {
     raw.filter(|n| {
@@ -203,7 +199,7 @@ async fn send_out(
     };
     let started = match state
         .sso
-        .start(&sso, &redirect_uri(state), step_up.is_some())
+        .start(&sso, &crate::sso::redirect_uri(state), step_up.is_some())
         .await
     {
         Ok(s) => s,
@@ -400,7 +396,7 @@ async fn callback(
         .sso
         .finish(
             &sso,
-            &redirect_uri(&state),
+            &crate::sso::redirect_uri(&state),
             &code,
             &pending.nonce,
             &pending.verifier,

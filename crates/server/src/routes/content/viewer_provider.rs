@@ -20,10 +20,6 @@ pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(show, change, remove))
 }
 
-fn redirect_uri(state: &AppState) -> String {
-    crate::sso::redirect_uri(&state.settings.public_url)
-}
-
 #[utoipa::path(get, path = "/statuspages/{id}/viewer-provider", tag = "status pages",
     operation_id = "getStatusPageViewerProvider",
     summary = "A private page's own identity provider for its viewers (the secret never shown)",
@@ -40,7 +36,7 @@ async fn show(
     let own = viewer_providers::get(&state.db, id)
         .await?
         .ok_or_else(|| ApiError::NotFound("the page has no identity provider of its own".into()))?;
-    Ok(data(own.view(redirect_uri(&state))))
+    Ok(data(own.view(crate::sso::redirect_uri(&state))))
 }
 
 #[utoipa::path(put, path = "/statuspages/{id}/viewer-provider", tag = "status pages",
@@ -61,7 +57,7 @@ async fn change(
 ) -> ApiResult<Response> {
     caller.require(Permission::PagesWrite)?;
     let saved = viewer_providers::set(&state.db, &caller.audit, id, |now| input.apply(now)).await?;
-    Ok(data(saved.view(redirect_uri(&state))))
+    Ok(data(saved.view(crate::sso::redirect_uri(&state))))
 }
 
 #[utoipa::path(delete, path = "/statuspages/{id}/viewer-provider", tag = "status pages",

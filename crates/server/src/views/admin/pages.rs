@@ -104,7 +104,7 @@ pub struct PageScreen {
 fn viewer_provider(frame: &Frame, back: &str, s: &PageScreen, flash: Option<&Flash>) -> Markup {
     let id = s.page.id;
     let own = s.viewer_provider.as_ref();
-    let redirect = crate::sso::redirect_uri(&s.public_url);
+    let redirect = crate::sso::callback_at(&s.public_url);
     html! {
         section.card aria-labelledby="h-viewer-provider" {
             h2 #h-viewer-provider { "Viewers\u{2019} identity provider" }
