@@ -74,7 +74,7 @@ async fn first_owner_from_the_setup_link(b: Backend) {
 async fn cli_users_sign_in_with_sessions_and_roles(b: Backend) {
     let s = Server::start(b).await;
     assert!(s.db.add_user("owner@example.com", "owner", PW).0);
-    assert!(s.db.add_user("ed@example.com", "editor", PW).0);
+    s.db.user_with("ed@example.com", "editor", PW);
     for (email, role, pw) in [
         ("x@example.com", "emperor", PW),
         ("y@example.com", "viewer", "short"),
@@ -196,7 +196,7 @@ async fn cli_users_sign_in_with_sessions_and_roles(b: Backend) {
 
 async fn csrf_guards_session_writes(b: Backend) {
     let s = Server::start(b).await;
-    assert!(s.db.add_user("v@example.com", "viewer", PW).0);
+    s.db.user_with("v@example.com", "viewer", PW);
     let v = Browser::login(&s, "v@example.com", PW).await.ok().unwrap();
     let (status, body) = call(&s, &v, Method::GET, "/api/csrf", false, None).await;
     assert_eq!(status, 200);
@@ -245,7 +245,7 @@ async fn csrf_guards_session_writes(b: Backend) {
 
 async fn password_change_ends_other_sessions(b: Backend) {
     let s = Server::start(b).await;
-    assert!(s.db.add_user("a@example.com", "admin", PW).0);
+    s.db.user_with("a@example.com", "admin", PW);
     let here = Browser::login(&s, "a@example.com", PW).await.ok().unwrap();
     let elsewhere = Browser::login(&s, "a@example.com", PW).await.ok().unwrap();
     let change = async |body: Value| {
@@ -319,7 +319,7 @@ async fn password_change_ends_other_sessions(b: Backend) {
 
 async fn sign_in_is_throttled_without_telling_who_exists(b: Backend) {
     let s = Server::in_process(b, |_| {}).await;
-    assert!(s.db.add_user("real@example.com", "viewer", PW).0);
+    s.db.user_with("real@example.com", "viewer", PW);
     let attempt = async |email: &str, pw: &str| {
         let r = reqwest::Client::new()
             .post(format!("{}/api/auth/login", s.base))
@@ -367,7 +367,7 @@ async fn sign_in_is_throttled_without_telling_who_exists(b: Backend) {
 
 async fn sessions_expire_idle_and_absolute(b: Backend) {
     let s = Server::in_process(b, |_| {}).await;
-    assert!(s.db.add_user("e@example.com", "viewer", PW).0);
+    s.db.user_with("e@example.com", "viewer", PW);
     let me = async |b: &Browser| {
         call(&s, b, Method::GET, "/api/auth/me", false, None)
             .await

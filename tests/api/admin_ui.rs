@@ -65,7 +65,7 @@ pub(crate) async fn signed_in_browser_with(
     } else {
         Server::start_with(b, env).await
     };
-    assert!(s.db.add_user(email, role, PW).0);
+    s.db.user_with(email, role, PW);
     let d = browser_of(&s, email).await;
     (s, d)
 }
@@ -406,7 +406,7 @@ async fn first_run_to_a_reported_incident_in_chromium(b: Backend) {
 /// token, and never follows a `_next` off the site.
 async fn forms_work_without_a_browser(b: Backend) {
     let s = Server::start(b).await;
-    assert!(s.db.add_user("ed@example.com", "editor", PW).0);
+    s.db.user_with("ed@example.com", "editor", PW);
     let http = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
@@ -536,8 +536,8 @@ async fn forms_work_without_a_browser(b: Backend) {
 async fn incident_routes_serve_people_by_role(b: Backend) {
     use crate::support::{Browser, PASSWORD};
     let s = Server::start(b).await;
-    assert!(s.db.add_user("ed@example.com", "editor", PASSWORD).0);
-    assert!(s.db.add_user("vi@example.com", "viewer", PASSWORD).0);
+    s.db.user_with("ed@example.com", "editor", PASSWORD);
+    s.db.user_with("vi@example.com", "viewer", PASSWORD);
     let p = s.page("acme").await;
     let ed = Browser::signed_in(&s, "ed@example.com").await;
     let vi = Browser::signed_in(&s, "vi@example.com").await;
@@ -624,7 +624,7 @@ async fn operator_screens_in_chromium(b: Backend) {
         return;
     }
     let s = Server::start(b).await;
-    assert!(s.db.add_user("ed@example.com", "editor", PW).0);
+    s.db.user_with("ed@example.com", "editor", PW);
     let shot = |n: &str| shot(b, n);
     let d = Driver::start(&[]).await;
     d.c().set_window_size(1280, 1000).await.unwrap();
@@ -1269,8 +1269,8 @@ async fn team_screens_in_chromium(b: Backend) {
         return;
     }
     let s = Server::start(b).await;
-    assert!(s.db.add_user("ad@example.com", "admin", PW).0);
-    assert!(s.db.add_user("ed@example.com", "editor", PW).0);
+    s.db.user_with("ad@example.com", "admin", PW);
+    s.db.user_with("ed@example.com", "editor", PW);
     let shot = |n: &str| shot(b, n);
     let d = Driver::start(&[]).await;
     d.c().set_window_size(1280, 1000).await.unwrap();
@@ -1482,7 +1482,7 @@ async fn templates_in_chromium(b: Backend) {
         return;
     }
     let s = Server::start(b).await;
-    assert!(s.db.add_user("ed@example.com", "editor", PW).0);
+    s.db.user_with("ed@example.com", "editor", PW);
     s.page("acme").await;
     let d = Driver::start(&[]).await;
     d.c().set_window_size(1280, 1000).await.unwrap();
@@ -1557,7 +1557,7 @@ async fn sensitive_actions_ask_for_step_up_in_chromium(b: Backend) {
         return;
     }
     let s = Server::start(b).await;
-    assert!(s.db.add_user("ad@example.com", "admin", PW).0);
+    s.db.user_with("ad@example.com", "admin", PW);
     let ed = s.db.user("ed@example.com", "editor");
     let page = s.page("doomed").await;
     let d = Driver::start(&[]).await;
@@ -1682,7 +1682,7 @@ async fn every_screen_fits_a_phone_and_stays_small(b: Backend) {
         return;
     }
     let s = Server::start(b).await;
-    assert!(s.db.add_user("ad@example.com", "admin", PW).0);
+    s.db.user_with("ad@example.com", "admin", PW);
     let page = s.page("acme").await;
     let c = s.component(page, "API").await;
     let g = s.group(page, "Data stores with a long group name").await;
@@ -1880,7 +1880,7 @@ async fn notification_channels_in_chromium(b: Backend) {
     }
     let rx = crate::receiver::Receiver::start().await;
     let s = Server::start_with(b, &[("UPSTATE_OUTGOING_ALLOW", "127.0.0.1")]).await;
-    assert!(s.db.add_user("ad@example.com", "admin", PW).0);
+    s.db.user_with("ad@example.com", "admin", PW);
     let page = s.page("acme").await;
     let api = s.component(page, "API").await;
     let d = Driver::start(&[]).await;

@@ -35,8 +35,8 @@ async fn names(s: &Server, page: i64) -> Vec<(String, Value)> {
 
 async fn groups_and_layout_in_one_transaction(b: Backend) {
     let s = Server::start(b).await;
-    assert!(s.db.add_user("ed@example.com", "editor", PASSWORD).0);
-    assert!(s.db.add_user("vi@example.com", "viewer", PASSWORD).0);
+    s.db.user_with("ed@example.com", "editor", PASSWORD);
+    s.db.user_with("vi@example.com", "viewer", PASSWORD);
     let ed = Browser::signed_in(&s, "ed@example.com").await;
     let vi = Browser::signed_in(&s, "vi@example.com").await;
     let p = s.page("acme").await;
@@ -158,7 +158,7 @@ async fn groups_and_layout_in_one_transaction(b: Backend) {
 
 async fn put_spellings_and_incident_updates(b: Backend) {
     let s = Server::start(b).await;
-    assert!(s.db.add_user("ed@example.com", "editor", PASSWORD).0);
+    s.db.user_with("ed@example.com", "editor", PASSWORD);
     let ed = Browser::signed_in(&s, "ed@example.com").await;
     let p = s.page("acme").await;
     let c = s.component(p, "API").await;
@@ -318,8 +318,8 @@ async fn put_spellings_and_incident_updates(b: Backend) {
 
 async fn system_cache_and_current_page(b: Backend) {
     let s = Server::start(b).await;
-    assert!(s.db.add_user("ad@example.com", "admin", PASSWORD).0);
-    assert!(s.db.add_user("ed@example.com", "editor", PASSWORD).0);
+    s.db.user_with("ad@example.com", "admin", PASSWORD);
+    s.db.user_with("ed@example.com", "editor", PASSWORD);
     let ad = Browser::signed_in(&s, "ad@example.com").await;
     let ed = Browser::signed_in(&s, "ed@example.com").await;
 
@@ -393,8 +393,8 @@ async fn system_cache_and_current_page(b: Backend) {
 
 async fn incident_templates(b: Backend) {
     let s = Server::start(b).await;
-    assert!(s.db.add_user("ed@example.com", "editor", PASSWORD).0);
-    assert!(s.db.add_user("vi@example.com", "viewer", PASSWORD).0);
+    s.db.user_with("ed@example.com", "editor", PASSWORD);
+    s.db.user_with("vi@example.com", "viewer", PASSWORD);
     let ed = Browser::signed_in(&s, "ed@example.com").await;
     let vi = Browser::signed_in(&s, "vi@example.com").await;
     let body = json!({"name": "Database degraded", "title": "Slow database", "impact": "major",
@@ -488,7 +488,7 @@ async fn incident_templates(b: Backend) {
 /// line breaks kept in messages; refusals are clear.
 async fn markdown_preview(b: Backend) {
     let s = Server::start(b).await;
-    assert!(s.db.add_user("vi@example.com", "viewer", PASSWORD).0);
+    s.db.user_with("vi@example.com", "viewer", PASSWORD);
     let vi = Browser::signed_in(&s, "vi@example.com").await;
     let (status, body, _) = vi
         .send(

@@ -327,10 +327,7 @@ async fn audience_groups_are_made_in_the_page_screen(b: Backend) {
         return;
     }
     let s = Server::start(b).await;
-    assert!(
-        s.db.add_user("ed@example.com", "editor", crate::admin_ui::PW)
-            .0
-    );
+    s.db.user_with("ed@example.com", "editor", crate::admin_ui::PW);
     let p = private_page(&s).await;
     let db = s.component(p, "Acme Database").await;
     let d = crate::admin_ui::browser_of(&s, "ed@example.com").await;

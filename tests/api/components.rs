@@ -393,7 +393,7 @@ async fn groups_lifecycle(b: Backend) {
 /// period, latest changes, what affects it now.
 async fn component_details(b: Backend) {
     let s = Server::start(b).await;
-    assert!(s.db.add_user("vi@example.com", "viewer", PASSWORD).0);
+    s.db.user_with("vi@example.com", "viewer", PASSWORD);
     let vi = Browser::signed_in(&s, "vi@example.com").await;
     let page = s.page("acme").await;
     let api = s.component(page, "API").await;

@@ -286,10 +286,7 @@ async fn an_admin_brings_a_statuspage_page_from_the_settings_screen(b: Backend) 
     })
     .await;
     s.db.user("owner@example.com", "owner");
-    assert!(
-        s.db.add_user("ed@example.com", "editor", crate::support::PASSWORD)
-            .0
-    );
+    s.db.user_with("ed@example.com", "editor", crate::support::PASSWORD);
     let site = statuspage_site().await;
     let me = Browser::signed_in(&s, "owner@example.com").await;
     let ed = Browser::signed_in(&s, "ed@example.com").await;
@@ -852,10 +849,7 @@ async fn an_admin_brings_a_cachet_page_from_the_settings_screen(b: Backend) {
         c.delivery.allow = vec!["127.0.0.1/32".parse().expect("range")];
     })
     .await;
-    assert!(
-        s.db.add_user("owner@example.com", "owner", crate::admin_ui::PW)
-            .0
-    );
+    s.db.user_with("owner@example.com", "owner", crate::admin_ui::PW);
     let site = cachet_site().await;
     let d = browser_of(&s, "owner@example.com").await;
     d.c()
@@ -1083,10 +1077,7 @@ async fn kumas_database_comes_through_the_settings_screen(b: Backend) {
     let file = kuma_db(dir.path()).await;
     // Through the route: a database file needs source=uptime_kuma, and
     // bytes that are not SQLite are refused; nothing changes either way.
-    assert!(
-        s.db.add_user("api@example.com", "owner", crate::support::PASSWORD)
-            .0
-    );
+    s.db.user_with("api@example.com", "owner", crate::support::PASSWORD);
     let mut me = Browser::signed_in(&s, "api@example.com").await;
     me.step_up().await;
     let proof = me.step_up.clone().expect("stepped up");

@@ -670,9 +670,7 @@ async fn the_document_passes_a_real_validator_and_says_what_the_server_accepts(b
             .data(200);
     }
     for (i, role) in enums("Role").iter().enumerate() {
-        let (ok, _, err) =
-            s.db.add_user(&format!("u{i}@example.com"), role, crate::support::PASSWORD);
-        assert!(ok, "role {role}: {err}");
+        s.db.user_with(&format!("u{i}@example.com"), role, crate::support::PASSWORD);
     }
     let owner = Browser::signed_in(&s, "u3@example.com").await;
     let (status, perms, _) = owner.send(Method::GET, "/api/auth/permissions", None).await;

@@ -20,8 +20,8 @@ async fn public_incident(s: &Server, id: i64) -> String {
 
 async fn draft_edit_publish_and_show(b: Backend) {
     let s = Server::start(b).await;
-    assert!(s.db.add_user("ed@example.com", "editor", PASSWORD).0);
-    assert!(s.db.add_user("vi@example.com", "viewer", PASSWORD).0);
+    s.db.user_with("ed@example.com", "editor", PASSWORD);
+    s.db.user_with("vi@example.com", "viewer", PASSWORD);
     let ed = Browser::signed_in(&s, "ed@example.com").await;
     let vi = Browser::signed_in(&s, "vi@example.com").await;
     let p = s.page("acme").await;

@@ -98,8 +98,8 @@ async fn development_mode_resets_every_limit(b: Backend) {
         ("UPSTATE_PUBLIC_RATE_SUMMARY", "2"),
     ];
     let s = Server::start_with(b, &env).await;
-    assert!(s.db.add_user("ad@example.com", "admin", PASSWORD).0);
-    assert!(s.db.add_user("ed@example.com", "editor", PASSWORD).0);
+    s.db.user_with("ad@example.com", "admin", PASSWORD);
+    s.db.user_with("ed@example.com", "editor", PASSWORD);
     let ad = Browser::signed_in(&s, "ad@example.com").await;
     let ed = Browser::signed_in(&s, "ed@example.com").await;
     let page = s.page("alpha").await;

@@ -46,8 +46,8 @@ async fn screens_show_each_role_only_what_it_may_do(b: Backend) {
         return;
     }
     let s = Server::start(b).await;
-    assert!(s.db.add_user("vi@example.com", "viewer", PW).0);
-    assert!(s.db.add_user("ed@example.com", "editor", PW).0);
+    s.db.user_with("vi@example.com", "viewer", PW);
+    s.db.user_with("ed@example.com", "editor", PW);
     let p = s.page("acme").await;
     let c = s.component(p, "API").await;
     s.group(p, "Core").await;
@@ -192,7 +192,7 @@ async fn a_password_someone_else_chose_is_changed_at_first_sign_in(b: Backend) {
         return;
     }
     let s = Server::start(b).await;
-    assert!(s.db.add_user("ad@example.com", "admin", PW).0);
+    s.db.user_with("ad@example.com", "admin", PW);
     let admin = Browser::login(&s, "ad@example.com", PW)
         .await
         .expect("the admin signs in");

@@ -74,10 +74,7 @@ async fn a_healthy_server_is_ready_and_passes_its_self_test(b: Backend) {
     assert_eq!(check(&report, "smtp")["detail"], "the relay answered");
 
     // The System screen shows the same checks.
-    assert!(
-        s.db.add_user("ad@example.com", "admin", "correct horse battery staple")
-            .0
-    );
+    s.db.user_with("ad@example.com", "admin", "correct horse battery staple");
     let ad = crate::support::Browser::login(&s, "ad@example.com", "correct horse battery staple")
         .await
         .unwrap_or_else(|_| panic!("admin signs in"));

@@ -30,8 +30,8 @@ async fn visit(s: &Server, path: &str, accept: &str) -> (u16, String) {
 
 async fn settings_change_and_are_checked(b: Backend) {
     let s = Server::start(b).await;
-    assert!(s.db.add_user("ad@example.com", "admin", PASSWORD).0);
-    assert!(s.db.add_user("ed@example.com", "editor", PASSWORD).0);
+    s.db.user_with("ad@example.com", "admin", PASSWORD);
+    s.db.user_with("ed@example.com", "editor", PASSWORD);
     let ad = Browser::signed_in(&s, "ad@example.com").await;
     let ed = Browser::signed_in(&s, "ed@example.com").await;
     s.page("alpha").await;
@@ -155,8 +155,8 @@ async fn settings_change_and_are_checked(b: Backend) {
 
 async fn feature_switches_take_features_away(b: Backend) {
     let s = Server::start(b).await;
-    assert!(s.db.add_user("ad@example.com", "admin", PASSWORD).0);
-    assert!(s.db.add_user("ed@example.com", "editor", PASSWORD).0);
+    s.db.user_with("ad@example.com", "admin", PASSWORD);
+    s.db.user_with("ed@example.com", "editor", PASSWORD);
     let ad = Browser::signed_in(&s, "ad@example.com").await;
     let ed = Browser::signed_in(&s, "ed@example.com").await;
     let page = s.page("alpha").await;

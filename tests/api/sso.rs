@@ -744,7 +744,7 @@ async fn a_page_can_give_its_viewers_a_provider_of_its_own(b: Backend) {
     s.get(&own).await.problem(404);
 
     // Set in the page screen, as an operator would.
-    assert!(s.db.add_user("ed@example.com", "editor", ADMIN_PW).0);
+    s.db.user_with("ed@example.com", "editor", ADMIN_PW);
     let d = browser_of(&s, "ed@example.com").await;
     d.c()
         .goto(&format!("{}/admin/pages/{p}", s.base))

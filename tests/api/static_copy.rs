@@ -675,7 +675,7 @@ async fn the_static_copy_is_set_up_on_the_settings_screen_in_chromium(b: Backend
     }
     let (s, copies) = publishing_server(b).await;
     s.page("acme").await;
-    assert!(s.db.add_user("ad@example.com", "admin", PW).0);
+    s.db.user_with("ad@example.com", "admin", PW);
     let d = browser_of(&s, "ad@example.com").await;
     d.c()
         .goto(&format!("{}/admin/settings", s.base))

@@ -116,23 +116,64 @@ fn on_own_runtime<T: Send + 'static>(
     .expect("template thread")
 }
 
-/// Each backend's migrated template, made once per test process: a SQLite
-/// file to copy, or a PostgreSQL database to copy with `TEMPLATE`.
+/// Each backend's migrated template, looked up once per test process: a
+/// SQLite file to copy, or a PostgreSQL database to copy with `TEMPLATE`.
 static TEMPLATES: std::sync::Mutex<(Option<std::path::PathBuf>, Option<String>)> =
     std::sync::Mutex::new((None, None));
+
+/// The migrations' files, hashed: templates are named by it and shared by
+/// every test process (nextest runs each test in a process of its own, so
+/// a template per process migrated as often as there were tests) until a
+/// migration changes.
+fn migrations_key() -> &'static str {
+    static KEY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    KEY.get_or_init(|| {
+        use sha2::Digest;
+        let mut hash = sha2::Sha256::new();
+        for backend in ["postgres", "sqlite"] {
+            let dir = root().join("crates/store/migrations").join(backend);
+            let mut files: Vec<_> = std::fs::read_dir(&dir)
+                .expect("the migrations")
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .collect();
+            files.sort();
+            for file in files {
+                hash.update(file.to_string_lossy().as_bytes());
+                hash.update(std::fs::read(&file).expect("a migration"));
+            }
+        }
+        hex::encode(&hash.finalize()[..6])
+    })
+}
 
 /// `CREATE DATABASE name` on the server `admin` names (`template`: empty,
 /// or ` TEMPLATE other`).
 async fn create_database(admin: &str, name: &str, template: &str) {
+    admin_sql(admin, &format!("CREATE DATABASE {name}{template}"))
+        .await
+        .expect("create a test database");
+}
+
+/// One statement on the server's administrative database.
+async fn admin_sql(admin: &str, sql: &str) -> Result<(), sqlx::Error> {
     let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(admin)
         .await
         .expect("connect to PostgreSQL");
-    sqlx::Executor::execute(
-        &mut conn,
-        sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}{template}")),
-    )
-    .await
-    .expect("create a test database");
+    sqlx::Executor::execute(&mut conn, sqlx::AssertSqlSafe(sql.to_string()))
+        .await
+        .map(|_| ())
+}
+
+async fn database_exists(admin: &str, name: &str) -> bool {
+    let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(admin)
+        .await
+        .expect("connect to PostgreSQL");
+    sqlx::query_scalar::<_, i32>("SELECT 1 FROM pg_database WHERE datname = $1")
+        .bind(name)
+        .fetch_optional(&mut conn)
+        .await
+        .expect("look for a database")
+        .is_some()
 }
 
 async fn migrated(url: String) {
@@ -143,40 +184,67 @@ async fn migrated(url: String) {
     db.close().await;
 }
 
+/// `target/test-templates/<key>.db`, written by the first process that
+/// needs it (to a file of its own, then renamed into place: a process never
+/// copies a half-written template).
 fn sqlite_template() -> std::path::PathBuf {
     let mut t = TEMPLATES.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(path) = &t.0 {
         return path.clone();
     }
-    let dir = tempfile::tempdir().expect("temp dir").keep();
-    let made = dir.join("made.db");
-    let url = format!("sqlite://{}", made.display());
-    on_own_runtime(migrated(url.clone()));
-    // One self-contained file (no WAL beside it) to copy.
-    let path = dir.join("template.db");
-    let into = path.display().to_string();
-    on_own_runtime(async move {
-        let mut c = <sqlx::SqliteConnection as sqlx::Connection>::connect(&url)
-            .await
-            .expect("sqlite");
-        sqlx::Executor::execute(&mut c, sqlx::AssertSqlSafe(format!("VACUUM INTO '{into}'")))
-            .await
-            .expect("vacuum into the template");
-    });
+    let dir = root().join("target/test-templates");
+    let path = dir.join(format!("{}.db", migrations_key()));
+    if !path.exists() {
+        std::fs::create_dir_all(&dir).expect("template dir");
+        let work = tempfile::tempdir_in(&dir).expect("temp dir");
+        let made = work.path().join("made.db");
+        let url = format!("sqlite://{}", made.display());
+        on_own_runtime(migrated(url.clone()));
+        // One self-contained file (no WAL beside it) to copy.
+        let whole = work.path().join("template.db");
+        let into = whole.display().to_string();
+        on_own_runtime(async move {
+            let mut c = <sqlx::SqliteConnection as sqlx::Connection>::connect(&url)
+                .await
+                .expect("sqlite");
+            sqlx::Executor::execute(&mut c, sqlx::AssertSqlSafe(format!("VACUUM INTO '{into}'")))
+                .await
+                .expect("vacuum into the template");
+        });
+        std::fs::rename(&whole, &path).expect("place the template");
+    }
     t.0 = Some(path.clone());
     path
 }
 
+/// `upstate_test_template_<key>`, made by the first process that needs it
+/// under a name of its own and renamed when migrated; a process that lost
+/// the race to rename drops its copy and uses the winner's.
 fn postgres_template(admin: &str) -> String {
     let mut t = TEMPLATES.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(name) = &t.1 {
         return name.clone();
     }
-    let name = unique_name("template_");
-    let (admin_url, made) = (admin.to_string(), name.clone());
+    let name = format!("upstate_test_template_{}", migrations_key());
+    let (admin_url, wanted) = (admin.to_string(), name.clone());
     on_own_runtime(async move {
-        create_database(&admin_url, &made, "").await;
-        migrated(with_database(&admin_url, &made)).await;
+        if !database_exists(&admin_url, &wanted).await {
+            let building = unique_name("building_");
+            create_database(&admin_url, &building, "").await;
+            migrated(with_database(&admin_url, &building)).await;
+            let renamed = admin_sql(
+                &admin_url,
+                &format!("ALTER DATABASE {building} RENAME TO {wanted}"),
+            )
+            .await;
+            if let Err(e) = renamed {
+                let _ = admin_sql(&admin_url, &format!("DROP DATABASE IF EXISTS {building}")).await;
+                assert!(
+                    database_exists(&admin_url, &wanted).await,
+                    "the template could not be put in place: {e}"
+                );
+            }
+        }
     });
     t.1 = Some(name.clone());
     name
@@ -1026,7 +1094,8 @@ pub fn at_offset_ms(ms: i64) -> String {
 pub const PASSWORD: &str = "correct horse battery";
 
 impl TestDb {
-    /// Creates a user with the real CLI, the password on standard input;
+    /// Creates a user with the real CLI, the password on standard input
+    /// (the CLI's own tests; fixtures use `user_with`, in process);
     /// returns (success, stdout, stderr).
     pub fn add_user(&self, email: &str, role: &str, password: &str) -> (bool, String, String) {
         use std::io::Write;
@@ -1064,15 +1133,28 @@ impl TestDb {
         )
     }
 
-    /// Creates a user who signs in with `PASSWORD`; returns their id. Made
-    /// in process by the store, as the CLI's `user create` makes one
-    /// (tests/api/cli.rs drives the CLI itself); the password's hash is
-    /// computed once per test process.
+    /// Creates a user who signs in with `PASSWORD`; returns their id.
     pub fn user(&self, email: &str, role: &str) -> i64 {
-        static HASH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-        let hash = HASH
-            .get_or_init(|| upstate_server::hash_password(PASSWORD).expect("hash"))
-            .clone();
+        self.user_with(email, role, PASSWORD)
+    }
+
+    /// Creates a user who signs in with `password`; returns their id. Made
+    /// in process by the store, as the CLI's `user create` makes one
+    /// (`add_user` and tests/api/cli.rs drive the CLI itself); each
+    /// password's hash is computed once per test process.
+    pub fn user_with(&self, email: &str, role: &str, password: &str) -> i64 {
+        static HASHES: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
+        let hash = {
+            let mut known = HASHES.lock().unwrap_or_else(|e| e.into_inner());
+            match known.iter().find(|(p, _)| p == password) {
+                Some((_, h)) => h.clone(),
+                None => {
+                    let h = upstate_server::hash_password(password).expect("hash");
+                    known.push((password.to_string(), h.clone()));
+                    h
+                }
+            }
+        };
         let email = upstate_core::values::Email::parse(email).expect("email");
         let role: upstate_core::roles::Role = role.parse().expect("role");
         let url = self.url.clone();

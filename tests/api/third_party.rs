@@ -471,7 +471,7 @@ async fn following_a_vendor_in_chromium(b: Backend) {
     set_status(&vendor, vapi, "partial_outage").await;
 
     let s = follower(b).await;
-    assert!(s.db.add_user("ad@example.com", "admin", PW).0);
+    s.db.user_with("ad@example.com", "admin", PW);
     let page = s.page("acme").await;
     let mirror = s.component(page, "Cloud API").await;
     let d = browser_of(&s, "ad@example.com").await;

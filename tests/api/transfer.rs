@@ -215,7 +215,7 @@ async fn an_export_round_trips_through_a_fresh_install(b: Backend) {
     let plain = Browser::signed_in(&s, "owner@example.com").await;
     let (status, refused, _) = plain.send(Method::GET, "/api/admin/export", None).await;
     assert_eq!(status, 403, "{refused}");
-    assert!(s.db.add_user("ed@example.com", "editor", PASSWORD).0);
+    s.db.user_with("ed@example.com", "editor", PASSWORD);
     let mut ed = Browser::signed_in(&s, "ed@example.com").await;
     ed.step_up().await;
     let (status, _, _) = ed.send(Method::GET, "/api/admin/export", None).await;
@@ -522,7 +522,7 @@ async fn pages_are_added_beside_existing_ones_under_new_ids(b: Backend) {
 async fn secrets_and_passwords_stay_out_unless_asked(b: Backend) {
     let s = Server::start(b).await;
     s.db.user("owner@example.com", "owner");
-    assert!(s.db.add_user("nora@example.com", "admin", PASSWORD).0);
+    s.db.user_with("nora@example.com", "admin", PASSWORD);
     let page = furnished(&s, "acme").await;
     s.send(
         Method::PUT,

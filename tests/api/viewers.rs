@@ -410,10 +410,7 @@ async fn viewers_are_managed_and_sign_in_in_chromium(b: Backend) {
     }
     let mail = Mail::new();
     let s = mail.server(b).await;
-    assert!(
-        s.db.add_user("ed@example.com", "editor", crate::support::PASSWORD)
-            .0
-    );
+    s.db.user_with("ed@example.com", "editor", crate::support::PASSWORD);
     let p = private_page(&s).await;
 
     // The operator turns viewers on and invites one.
