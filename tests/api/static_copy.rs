@@ -413,14 +413,7 @@ async fn publishing_server(b: Backend) -> (Server, PathBuf) {
 
 /// Saves the export settings with the admin key.
 async fn set_export(s: &Server, body: Value) -> Value {
-    s.send(
-        Method::PUT,
-        "/api/export-settings",
-        Some(&s.key),
-        Some(body),
-    )
-    .await
-    .data(200)
+    s.put("/api/export-settings", body).await.data(200)
 }
 
 /// The export settings once `ready` says they are.

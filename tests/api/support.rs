@@ -914,14 +914,7 @@ impl Server {
 
     /// Turns the install's switches (`PUT /api/features`) as `switches` say.
     pub async fn features(&self, switches: Value) {
-        self.send(
-            Method::PUT,
-            "/api/features",
-            Some(&self.key),
-            Some(switches),
-        )
-        .await
-        .data(200);
+        self.put("/api/features", switches).await.data(200);
     }
 
     pub async fn page(&self, slug: &str) -> i64 {
