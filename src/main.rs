@@ -215,8 +215,8 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         .with_context(|| format!("cannot listen on {}", config.addr))?;
     service::run(config, db, listener, shutdown_signal(), |started| {
         release_startup_heap();
-        // Scripts and tests read this line to learn the port (useful with :0).
-        println!("upstate listening on {}", started.url);
+        // Before the line below: whoever waits for it finds the link (or
+        // its absence) already in the log.
         if let Some(token) = started.setup_token {
             tracing::warn!(
                 "no users yet: open {}/admin/setup?token={token} within 24 hours to create the first owner \
@@ -224,6 +224,8 @@ async fn serve(config: Config) -> anyhow::Result<()> {
                 started.public_url
             );
         }
+        // Scripts and tests read this line to learn the port (useful with :0).
+        println!("upstate listening on {}", started.url);
     })
     .await
 }

@@ -327,9 +327,19 @@ async fn first_run_to_a_reported_incident_in_chromium(b: Backend) {
     press(&d, "Report an incident").await;
     assert_eq!(path(&d).await, "/admin/incidents/new");
     no_axe_violations(&d, "incident form").await;
-    // The browser itself asks for the title: nothing is sent.
+    // The browser itself asks for the title: nothing is sent. Its `invalid`
+    // event is the sign it stopped the submission, and the mark it leaves
+    // on the window is still there, so no other page was loaded.
+    d.js("document.querySelector('#f-title').addEventListener('invalid', () => { window.__refused = true; })")
+        .await;
     click(&d, "Report incident").await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let refused = d
+        .until("return window.__refused === true", Duration::from_secs(5))
+        .await;
+    assert!(
+        refused.is_some(),
+        "the browser refused the form without a title"
+    );
     assert_eq!(path(&d).await, "/admin/incidents/new");
     assert_eq!(
         d.js("return document.querySelector('#f-title').validity.valueMissing")
