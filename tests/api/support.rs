@@ -154,23 +154,27 @@ async fn create_database(admin: &str, name: &str, template: &str) {
         .expect("create a test database");
 }
 
+/// A connection to the server's administrative database.
+async fn admin_conn(admin: &str) -> sqlx::PgConnection {
+    <sqlx::PgConnection as sqlx::Connection>::connect(admin)
+        .await
+        .expect("connect to PostgreSQL")
+}
+
 /// One statement on the server's administrative database.
 async fn admin_sql(admin: &str, sql: &str) -> Result<(), sqlx::Error> {
-    let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(admin)
-        .await
-        .expect("connect to PostgreSQL");
-    sqlx::Executor::execute(&mut conn, sqlx::AssertSqlSafe(sql.to_string()))
-        .await
-        .map(|_| ())
+    sqlx::Executor::execute(
+        &mut admin_conn(admin).await,
+        sqlx::AssertSqlSafe(sql.to_string()),
+    )
+    .await
+    .map(|_| ())
 }
 
 async fn database_exists(admin: &str, name: &str) -> bool {
-    let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(admin)
-        .await
-        .expect("connect to PostgreSQL");
     sqlx::query_scalar::<_, i32>("SELECT 1 FROM pg_database WHERE datname = $1")
         .bind(name)
-        .fetch_optional(&mut conn)
+        .fetch_optional(&mut admin_conn(admin).await)
         .await
         .expect("look for a database")
         .is_some()
