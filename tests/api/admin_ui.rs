@@ -14,20 +14,10 @@ use serde_json::json;
 use std::time::Duration;
 
 on_both_backends!(
-    first_run_to_a_reported_incident_in_chromium,
     forms_work_without_a_browser,
-    incident_routes_serve_people_by_role,
-    operator_screens_in_chromium,
-    two_factor_in_chromium,
-    team_screens_in_chromium,
-    templates_in_chromium,
-    sensitive_actions_ask_for_step_up_in_chromium,
-    every_screen_fits_a_phone_and_stays_small,
-    notification_channels_in_chromium,
-    comments_in_chromium,
-    monitors_in_chromium,
-    a_new_page_slug_follows_its_name_in_chromium
+    incident_routes_serve_people_by_role
 );
+on_both_backends!(browser: first_run_to_a_reported_incident_in_chromium, operator_screens_in_chromium, two_factor_in_chromium, team_screens_in_chromium, templates_in_chromium, sensitive_actions_ask_for_step_up_in_chromium, every_screen_fits_a_phone_and_stays_small, notification_channels_in_chromium, comments_in_chromium, monitors_in_chromium, a_new_page_slug_follows_its_name_in_chromium);
 
 pub(crate) const PW: &str = "correct horse battery staple";
 

@@ -4,7 +4,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 on_both_backends!(statuspage_v2_shapes_and_vocabulary);
-on_both_backends!(atlassians_clients_read_a_page_by_its_path);
+on_both_backends!(browser: atlassians_clients_read_a_page_by_its_path);
 
 async fn get(s: &Server, path: &str) -> Value {
     let r = s

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 on_both_backends!(two_audiences_see_their_own_components_everywhere);
 on_both_backends!(audience_groups_refuse_bad_input_and_change_nothing);
-on_both_backends!(audience_groups_are_made_in_the_page_screen);
+on_both_backends!(browser: audience_groups_are_made_in_the_page_screen);
 on_both_backends!(a_public_page_shows_everyone_its_shared_components_only);
 
 const WAIT: Duration = Duration::from_secs(20);

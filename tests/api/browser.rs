@@ -17,8 +17,8 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-on_both_backends!(page_works_in_chromium_and_passes_axe);
-on_both_backends!(password_gate_in_chromium);
+on_both_backends!(browser: page_works_in_chromium_and_passes_axe);
+on_both_backends!(browser: password_gate_in_chromium);
 
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 const CHROMIUM: &str = "/usr/bin/chromium";

@@ -21,10 +21,9 @@ on_both_backends!(
     statuspage_subscribers_come_through_the_management_api,
     an_instatus_page_comes_through_its_api,
     a_cachet_install_comes_in_page_by_page,
-    an_admin_brings_a_cachet_page_from_the_settings_screen,
-    uptime_kumas_database_brings_its_status_pages_and_maintenance,
-    kumas_database_comes_through_the_settings_screen,
+    uptime_kumas_database_brings_its_status_pages_and_maintenance
 );
+on_both_backends!(browser: an_admin_brings_a_cachet_page_from_the_settings_screen, kumas_database_comes_through_the_settings_screen);
 
 fn fixtures() -> std::path::PathBuf {
     root().join("tests/fixtures/statuspage")

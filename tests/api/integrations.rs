@@ -23,11 +23,11 @@ on_both_backends!(
     maintenance_holds_alerts_back,
     bad_integrations_and_payloads_are_refused,
     a_rotated_or_disabled_receiver_answers_404,
-    integrations_in_chromium,
     the_real_alertmanager_opens_and_resolves_an_incident,
     the_team_hears_of_a_draft_and_publishes_it_from_the_link,
     old_alerts_are_pruned_with_the_delivery_log
 );
+on_both_backends!(browser: integrations_in_chromium);
 
 fn fixture(name: &str) -> Value {
     let path = root().join("tests/fixtures/alerts").join(name);

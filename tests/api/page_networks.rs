@@ -252,7 +252,7 @@ async fn bad_networks_are_refused_and_change_nothing(b: Backend) {
     );
 }
 
-on_both_backends!(networks_are_set_on_the_page_screen_in_chromium);
+on_both_backends!(browser: networks_are_set_on_the_page_screen_in_chromium);
 
 async fn networks_are_set_on_the_page_screen_in_chromium(b: Backend) {
     use crate::admin_ui::{fill, no_axe_violations, press, shot, signed_in_browser, text};

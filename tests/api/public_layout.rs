@@ -10,7 +10,7 @@ use crate::on_both_backends;
 use crate::support::{Backend, Server, at_offset_ms};
 use serde_json::json;
 
-on_both_backends!(the_page_answers_first_questions_first);
+on_both_backends!(browser: the_page_answers_first_questions_first);
 
 const DAY_MS: i64 = 86_400_000;
 
@@ -436,7 +436,7 @@ async fn the_page_answers_first_questions_first(b: Backend) {
     dark.quit().await;
 }
 
-on_both_backends!(operators_theme_the_page_without_code);
+on_both_backends!(browser: operators_theme_the_page_without_code);
 
 /// A header image and the operator's own CSS: the stylesheet is a file of
 /// its own (typed markup in it never reaches the page, the page's headers

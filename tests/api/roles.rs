@@ -11,10 +11,7 @@ use crate::support::{Backend, Browser, Server, at_offset_ms};
 use reqwest::Method;
 use serde_json::json;
 
-on_both_backends!(
-    screens_show_each_role_only_what_it_may_do,
-    a_password_someone_else_chose_is_changed_at_first_sign_in,
-);
+on_both_backends!(browser: screens_show_each_role_only_what_it_may_do, a_password_someone_else_chose_is_changed_at_first_sign_in);
 
 /// The forms of the screen in Chromium that change something: all but
 /// signing out, choosing the page to work on, and searches (GET).

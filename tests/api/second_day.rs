@@ -13,20 +13,10 @@ use std::time::Duration;
 
 on_both_backends!(
     a_recurring_rule_is_previewed_and_picked_through_the_api,
-    recurring_windows_are_picked_as_a_person_thinks_in_chromium,
-    a_refused_form_leads_to_its_first_marked_field_in_chromium,
-    screens_tell_planned_from_under_way_and_lapsed_in_chromium,
-    switched_off_features_offer_no_snippet_in_chromium,
-    a_subscriber_added_by_hand_follows_chosen_components_in_chromium,
-    incidents_are_found_filtered_and_paged_in_chromium,
-    the_audit_log_filters_by_kind_and_links_targets_in_chromium,
     a_quiet_incident_tells_channels_and_no_subscriber,
-    the_incident_form_previews_who_is_told_in_chromium,
-    monitors_at_a_glance_searched_and_paused_in_chromium,
-    each_recipient_reads_its_own_language,
-    a_channel_language_is_set_in_chromium,
-    component_descriptions_are_markdown_in_chromium,
+    each_recipient_reads_its_own_language
 );
+on_both_backends!(browser: recurring_windows_are_picked_as_a_person_thinks_in_chromium, a_refused_form_leads_to_its_first_marked_field_in_chromium, screens_tell_planned_from_under_way_and_lapsed_in_chromium, switched_off_features_offer_no_snippet_in_chromium, a_subscriber_added_by_hand_follows_chosen_components_in_chromium, incidents_are_found_filtered_and_paged_in_chromium, the_audit_log_filters_by_kind_and_links_targets_in_chromium, the_incident_form_previews_who_is_told_in_chromium, monitors_at_a_glance_searched_and_paused_in_chromium, a_channel_language_is_set_in_chromium, component_descriptions_are_markdown_in_chromium);
 
 /// The recurring rule from the browser: picked as "every week on Monday and
 /// Sunday" with the next windows previewed in the page's time zone; a rule

@@ -17,11 +17,11 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-on_both_backends!(team_signs_in_through_the_provider);
-on_both_backends!(viewers_of_a_private_page_sign_in_through_the_provider);
+on_both_backends!(browser: team_signs_in_through_the_provider);
+on_both_backends!(browser: viewers_of_a_private_page_sign_in_through_the_provider);
 on_both_backends!(bad_sso_settings_and_forged_answers_are_refused);
 on_both_backends!(the_provider_can_come_from_configuration);
-on_both_backends!(a_page_can_give_its_viewers_a_provider_of_its_own);
+on_both_backends!(browser: a_page_can_give_its_viewers_a_provider_of_its_own);
 
 fn modules() -> PathBuf {
     root().join("target/browser-test/node_modules")

@@ -15,9 +15,9 @@ on_both_backends!(
     the_copy_reads_like_the_live_page,
     export_settings_refuse_bad_input_and_never_show_the_secret,
     the_copy_is_published_to_a_directory_after_each_change,
-    the_copy_is_published_to_an_s3_bucket,
-    the_static_copy_is_set_up_on_the_settings_screen_in_chromium
+    the_copy_is_published_to_an_s3_bucket
 );
+on_both_backends!(browser: the_static_copy_is_set_up_on_the_settings_screen_in_chromium);
 
 /// A static file server over a directory: no knowledge of Upstate.
 struct StaticHost {

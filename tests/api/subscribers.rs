@@ -15,13 +15,12 @@ use std::time::Duration;
 on_both_backends!(
     email_subscribers_confirm_then_hear_and_leave_with_one_click,
     webhook_subscribers_operators_and_bad_input,
-    visitors_subscribe_from_the_page_in_chromium,
     a_confirmation_link_expires_after_a_day,
     the_opt_in_and_its_pages_speak_the_visitors_language,
-    visitors_follow_one_incident_from_its_page,
     incident_followers_are_let_go_a_week_after_the_end,
-    a_change_reaches_those_subscribed_when_it_committed,
+    a_change_reaches_those_subscribed_when_it_committed
 );
+on_both_backends!(browser: visitors_subscribe_from_the_page_in_chromium, visitors_follow_one_incident_from_its_page);
 
 const WAIT: Duration = Duration::from_secs(15);
 

@@ -34,7 +34,9 @@ pub fn postgres_admin_url() -> Option<String> {
 /// `long:` marks the probes that take minutes (the contract fuzzer, the
 /// SIGKILL crash test): they run when the tests are built with
 /// `UPSTATE_TEST_LONG=1` (CI does) and are otherwise listed as ignored, so a
-/// change's own run stays short.
+/// change's own run stays short. `browser:` marks the journeys in Chromium:
+/// half the suite's CPU on two cores, so they run when the tests are built
+/// with `UPSTATE_TEST_BROWSER=1` (CI does, and so should a change to a page).
 #[macro_export]
 macro_rules! on_both_backends {
     (long: $($name:ident),* $(,)?) => {$(
@@ -46,6 +48,20 @@ macro_rules! on_both_backends {
             }
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             #[cfg_attr(not(all(postgres_tests, long_tests)), ignore = "a long probe on PostgreSQL: build the tests with UPSTATE_TEST_LONG=1 and UPSTATE_TEST_POSTGRES_URL (CI does)")]
+            async fn postgres() {
+                super::$name($crate::support::Backend::Postgres).await
+            }
+        }
+    )*};
+    (browser: $($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            #[cfg_attr(not(browser_tests), ignore = "a Chromium journey: build the tests with UPSTATE_TEST_BROWSER=1 to run it (CI does)")]
+            async fn sqlite() {
+                super::$name($crate::support::Backend::Sqlite).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            #[cfg_attr(not(all(postgres_tests, browser_tests)), ignore = "a Chromium journey on PostgreSQL: build the tests with UPSTATE_TEST_BROWSER=1 and UPSTATE_TEST_POSTGRES_URL (CI does)")]
             async fn postgres() {
                 super::$name($crate::support::Backend::Postgres).await
             }

@@ -18,9 +18,9 @@ on_both_backends!(
     one_upstate_mirrors_a_component_of_another,
     a_feed_of_another_upstate_moves_a_component,
     bad_follows_are_refused_and_unreadable_vendors_move_nothing,
-    an_unchanged_vendor_is_asked_with_its_etag_and_answers_304,
-    following_a_vendor_in_chromium
+    an_unchanged_vendor_is_asked_with_its_etag_and_answers_304
 );
+on_both_backends!(browser: following_a_vendor_in_chromium);
 
 /// A vendor of its own: a real HTTP server that serves `summary` with the
 /// ETag `"v1"`, answers 304 to a request that sends it back, and keeps

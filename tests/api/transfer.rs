@@ -15,9 +15,9 @@ on_both_backends!(
     a_bad_document_is_refused_by_path_and_nothing_changes,
     pages_are_added_beside_existing_ones_under_new_ids,
     secrets_and_passwords_stay_out_unless_asked,
-    the_settings_screen_exports_and_imports,
-    a_backup_taken_while_serving_restores_every_table,
+    a_backup_taken_while_serving_restores_every_table
 );
+on_both_backends!(browser: the_settings_screen_exports_and_imports);
 
 const HEADER: &str = "Bearer monitor-credential-0123456789-xyz";
 

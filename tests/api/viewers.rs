@@ -400,7 +400,7 @@ async fn viewer_settings_refuse_bad_input_and_change_nothing(b: Backend) {
     assert!(mail.got().await.is_empty());
 }
 
-on_both_backends!(viewers_are_managed_and_sign_in_in_chromium);
+on_both_backends!(browser: viewers_are_managed_and_sign_in_in_chromium);
 
 async fn viewers_are_managed_and_sign_in_in_chromium(b: Backend) {
     use crate::admin_ui::{check, fill, no_axe_violations, path, press, shot, text};
