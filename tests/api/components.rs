@@ -409,7 +409,8 @@ async fn component_details(b: Backend) {
         "scheduledStartTime": crate::support::at_offset_ms(3_600_000),
         "scheduledEndTime": crate::support::at_offset_ms(7_200_000)});
     s.post("/api/v1/maintenance", window).await.data(201);
-    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    // A minute of the outage passes on the server's clock.
+    s.advance(std::time::Duration::from_secs(60));
 
     let (status, body, _) = vi
         .send(

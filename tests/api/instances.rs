@@ -198,8 +198,18 @@ async fn instances_run_each_monitor_check_once() {
         assert!(Instant::now() < deadline, "checks ran: {}", rx.got().len());
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    // Give a second runner every chance to repeat a check.
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Settled: no check is leased and each monitor's next one is most of
+    // its minute away, so no runner can repeat one within this test.
+    let far = crate::support::now_ms() + 30_000;
+    let settled =
+        format!("SELECT COUNT(*) FROM monitors WHERE locked_until IS NULL AND next_run_at > {far}");
+    assert!(
+        a.eventually(Duration::from_secs(10), || async {
+            a.db.integers(&settled).await == [12]
+        })
+        .await,
+        "every check done and the next one a minute away"
+    );
     let mut paths: Vec<String> = rx.got().into_iter().map(|g| g.path).collect();
     paths.sort();
     let mut want: Vec<String> = (0..12).map(|n| format!("/m{n}")).collect();
@@ -516,7 +526,10 @@ async fn a_rolling_restart_behind_nginx_drops_no_request() {
             }
         }));
     }
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        crate::support::reaches(&served, 40, Duration::from_secs(20)).await,
+        "the load runs before the restart"
+    );
 
     // B is restarted: asked to stop, it ends its stream with a retry hint.
     let pid = nix::unistd::Pid::from_raw(b.0.id() as i32);
@@ -539,7 +552,21 @@ async fn a_rolling_restart_behind_nginx_drops_no_request() {
     assert!(exited.success(), "B stopped cleanly: {exited:?}");
     let (again, _) = crate::support::spawn_at(&a.db, &b_addr, &env);
     b = Running(again);
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // B is back, and the load goes on through all three for a while.
+    assert!(
+        a.eventually(Duration::from_secs(20), || async {
+            reqwest::get(format!("{b_base}/api/health?ready"))
+                .await
+                .is_ok_and(|r| r.status() == 200)
+        })
+        .await,
+        "B is ready again"
+    );
+    let so_far = served.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(
+        crate::support::reaches(&served, so_far + 60, Duration::from_secs(20)).await,
+        "the load runs after the restart"
+    );
     stop.store(true, std::sync::atomic::Ordering::SeqCst);
     for l in load {
         l.await.expect("load");
@@ -637,16 +664,21 @@ async fn a_notification_survives_the_death_of_the_instance_sending_it() {
     let again = rx.wait_for(2, Duration::from_secs(40)).await;
     assert_eq!(again[1].header("webhook-id"), id, "the same message again");
     eprintln!("sent again {:?} after the kill", killed.elapsed());
-    // Deduplicated by its id, the receiver acted once; nothing more comes.
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // The delivery log says delivered, which no instance sends again: from
+    // here nothing more comes, and the receiver, deduplicating by the id,
+    // acted once.
+    let delivered = "SELECT status FROM deliveries WHERE channel_id IS NOT NULL";
+    assert!(
+        a.eventually(Duration::from_secs(10), || async {
+            a.db.texts(delivered).await == ["delivered"]
+        })
+        .await,
+        "the delivery is logged as delivered"
+    );
     let ids: std::collections::BTreeSet<String> = rx
         .got()
         .iter()
         .map(|g| g.header("webhook-id").to_string())
         .collect();
     assert_eq!(ids.len(), 1, "one message: {ids:?}");
-    let status =
-        a.db.texts("SELECT status FROM deliveries WHERE channel_id IS NOT NULL")
-            .await;
-    assert_eq!(status, ["delivered"]);
 }
