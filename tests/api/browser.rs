@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 on_both_backends!(browser: page_works_in_chromium_and_passes_axe);
 on_both_backends!(browser: password_gate_in_chromium);
+on_both_backends!(browser: the_live_stream_comes_back_after_a_refusal);
 
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -591,6 +592,87 @@ async fn page_works_in_chromium_and_passes_axe(b: Backend) {
     let errors = dark.console_errors().await;
     assert!(errors.is_empty(), "console errors: {errors:#?}");
     dark.quit().await;
+}
+
+/// An event stream answered with a refusal is closed for good by the
+/// browser; the page's script tries again (2 s, then twice as late), so a
+/// page that was away for a while is live again by itself, showing what
+/// changed meanwhile, without a reload.
+async fn the_live_stream_comes_back_after_a_refusal(b: Backend) {
+    if !browser_available("the_live_stream_comes_back_after_a_refusal") {
+        return;
+    }
+    let s = Server::start(b).await;
+    let (p, _) = seed(&s).await;
+    let d = Driver::start(&[]).await;
+    d.c().goto(&format!("{}/s/acme", s.base)).await.unwrap();
+    let live = "return document.body.dataset.live === 'on'";
+    assert!(
+        d.until(live, Duration::from_secs(10)).await.is_some(),
+        "the stream connects"
+    );
+    d.js("document.body.dataset.loaded = 'once'").await;
+
+    // Made private, the page ends the stream; the browser's own reconnect
+    // is refused, which closes the stream.
+    s.make_private(p, "open sesame").await;
+    let closed = "return document.body.dataset.live === undefined";
+    assert!(
+        d.until(closed, Duration::from_secs(20)).await.is_some(),
+        "the refused stream is seen closed"
+    );
+    s.post(
+        "/api/v1/incidents",
+        json!({"title": "Told while away", "statusPageId": p, "message": "Looking"}),
+    )
+    .await
+    .data(201);
+    s.patch(
+        &format!("/api/v1/statuspages/{p}"),
+        json!({"isPublic": true}),
+    )
+    .await
+    .data(200);
+    assert!(
+        d.until(live, Duration::from_secs(20)).await.is_some(),
+        "the script connects again by itself"
+    );
+    assert!(
+        d.until(
+            "return document.body.innerText.includes('Told while away')",
+            Duration::from_secs(10)
+        )
+        .await
+        .is_some(),
+        "what changed while it was away is shown"
+    );
+    assert_eq!(
+        d.js("return document.body.dataset.loaded").await,
+        "once",
+        "without a reload"
+    );
+
+    // The widget's script does the same.
+    d.c()
+        .goto(&format!("{}/api/widget?page=acme", s.base))
+        .await
+        .unwrap();
+    assert!(d.until(live, Duration::from_secs(10)).await.is_some());
+    s.make_private(p, "open sesame").await;
+    assert!(
+        d.until(closed, Duration::from_secs(20)).await.is_some(),
+        "the widget's refused stream is seen closed"
+    );
+    s.patch(
+        &format!("/api/v1/statuspages/{p}"),
+        json!({"isPublic": true}),
+    )
+    .await
+    .data(200);
+    assert!(
+        d.until(live, Duration::from_secs(20)).await.is_some(),
+        "the widget connects again by itself"
+    );
 }
 
 async fn password_gate_in_chromium(b: Backend) {

@@ -9,6 +9,39 @@ use serde_json::json;
 on_both_backends!(password_gate_opens_page_json_and_feeds_only_with_the_cookie);
 on_both_backends!(wrong_passwords_are_throttled);
 on_both_backends!(quick_links_are_managed_and_shown);
+on_both_backends!(an_open_stream_ends_when_the_page_closes_to_its_visitor);
+
+/// A visitor's event stream opened while the page was public ends once the
+/// page asks for a password: the stream asks the gate again at every
+/// change, and tells a visitor without the cookie nothing more.
+async fn an_open_stream_ends_when_the_page_closes_to_its_visitor(b: Backend) {
+    use futures_util::StreamExt;
+    use std::time::Duration;
+    let s = Server::start(b).await;
+    let (p, _) = seeded(&s).await;
+    s.set_page_password(p, "open sesame").await;
+    let (mut stream, _, first) = crate::status_html::open_events(&s.base).await;
+    assert!(first["version"].is_u64(), "{first}");
+    s.patch(
+        &format!("/api/v1/statuspages/{p}"),
+        json!({"isPublic": false}),
+    )
+    .await
+    .data(200);
+    let rest = tokio::time::timeout(Duration::from_secs(5), async {
+        let mut said = String::new();
+        while let Some(Ok(chunk)) = stream.next().await {
+            said.push_str(&String::from_utf8_lossy(&chunk));
+        }
+        said
+    })
+    .await
+    .expect("the stream ended");
+    assert!(!rest.contains("event:"), "told after it closed: {rest}");
+    s.send(Method::GET, "/api/public/status/acme/events", None, None)
+        .await
+        .problem(401);
+}
 
 async fn verify(s: &Server, body: serde_json::Value) -> (u16, serde_json::Value, Option<String>) {
     let r = reqwest::Client::new()

@@ -56,12 +56,14 @@
       .catch(function () {});
   }
 
-  function listen() {
+  // The version this page was rendered at: a change made before the
+  // stream connected (or while it was away) is told by its next status
+  // event, and shown then.
+  var last = null;
+  function listen(wait) {
     var url = document.body.getAttribute("data-events");
     if (!url || !window.EventSource || !document.getElementById("live")) return;
-    // The version this page was rendered at: a change made before the
-    // stream connected is told by its first event, and shown then.
-    var last = document.getElementById("live").getAttribute("data-version");
+    if (last === null) last = document.getElementById("live").getAttribute("data-version");
     var source = new EventSource(url);
     source.addEventListener("status", function (e) {
       var version = null;
@@ -69,13 +71,25 @@
       if (last !== null && version !== last) refresh();
       last = version;
     });
-    source.onopen = function () { document.body.setAttribute("data-live", "on"); };
+    source.onopen = function () {
+      wait = 0;
+      document.body.setAttribute("data-live", "on");
+    };
+    // A dropped stream reconnects by itself; an answer that is not a stream
+    // (a refusal, a busy or restarting server) closes it for good. Then try
+    // again, twice as late each time, up to a minute apart.
+    source.onerror = function () {
+      if (source.readyState !== EventSource.CLOSED) return;
+      document.body.removeAttribute("data-live");
+      var next = Math.min(Math.max(wait * 2, 2000), 60000);
+      setTimeout(function () { listen(next); }, next);
+    };
   }
 
   ageTimes(document);
   bars(document);
   setInterval(function () { ageTimes(document); }, 30000);
-  listen();
+  listen(0);
 })();
 // Browser notifications (web push): shown only where service workers and
 // push exist. The subscription goes to /api/push/subscribe; the service

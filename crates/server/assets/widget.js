@@ -18,9 +18,7 @@
   var labels = JSON.parse(link.getAttribute("data-labels") || "{}");
   var symbols = JSON.parse(link.getAttribute("data-symbols") || "{}");
   var classes = JSON.parse(link.getAttribute("data-classes") || "{}");
-  var source = new EventSource(link.getAttribute("data-events"));
-  source.onopen = function () { document.body.setAttribute("data-live", "on"); };
-  source.addEventListener("status", function (e) {
+  function show(e) {
     var s;
     try { s = JSON.parse(e.data).status; } catch (err) { return; }
     if (!labels[s]) return;
@@ -28,5 +26,22 @@
     link.setAttribute("data-status", s);
     link.querySelector(".dot").textContent = symbols[s];
     link.querySelector(".label").textContent = labels[s];
-  });
+  }
+  // As the status page's script: a stream closed by an answer that is not
+  // a stream is tried again, twice as late each time, up to a minute apart.
+  function listen(wait) {
+    var source = new EventSource(link.getAttribute("data-events"));
+    source.onopen = function () {
+      wait = 0;
+      document.body.setAttribute("data-live", "on");
+    };
+    source.addEventListener("status", show);
+    source.onerror = function () {
+      if (source.readyState !== EventSource.CLOSED) return;
+      document.body.removeAttribute("data-live");
+      var next = Math.min(Math.max(wait * 2, 2000), 60000);
+      setTimeout(function () { listen(next); }, next);
+    };
+  }
+  listen(0);
 })();

@@ -257,9 +257,17 @@ pub(crate) async fn page(
     visitor: &Visitor,
 ) -> Result<Arc<Snapshot>, ApiError> {
     let snap = visible_page(state, slug).await?;
+    admitted(&snap, visitor)
+}
+
+/// The page as this visitor may see it, or the gate's refusal (a password,
+/// a network, a viewer's sign-in). Also asked again by an open event stream
+/// at every change, so one opened before the page was closed to its visitor
+/// ends then.
+pub(crate) fn admitted(snap: &Arc<Snapshot>, visitor: &Visitor) -> Result<Arc<Snapshot>, ApiError> {
     match page_gate::refusal(page_gate::check(&snap.data, visitor), &snap.data, visitor) {
         Some(refused) => Err(refused),
-        None => Ok(seen_by(&snap, visitor)),
+        None => Ok(seen_by(snap, visitor)),
     }
 }
 

@@ -174,7 +174,10 @@ fn follow(
                     Ok(Heard::Everything) | Err(RecvError::Lagged(_)) => Vec::new(),
                     Err(RecvError::Closed) => return None,
                 };
-                // The page is gone, renamed or made private: end the stream.
+                // The page is gone, renamed, made private or closed to this
+                // visitor (a password set, a network or viewer list changed):
+                // end the stream. Otherwise what this visitor may see of it:
+                // nothing of a component of an audience group they are not in.
                 let snap = state
                     .snapshots
                     .get(&slug)
@@ -182,9 +185,7 @@ fn follow(
                     .ok()
                     .flatten()
                     .filter(|s| s.page_id == page_id && s.data.features.live_updates)?;
-                // What this visitor may see of it: nothing of a component
-                // of an audience group they are not in.
-                let snap = crate::public_reads::seen_by(&snap, &visitor);
+                let snap = crate::public_reads::admitted(&snap, &visitor).ok()?;
                 let mut out: Vec<Result<Event, Infallible>> = ours
                     .iter()
                     .filter(|e| e.component().is_none_or(|c| !snap.hidden.contains(&c)))
