@@ -39,29 +39,28 @@ pub fn postgres_admin_url() -> Option<String> {
 /// with `UPSTATE_TEST_BROWSER=1` (CI does, and so should a change to a page).
 #[macro_export]
 macro_rules! on_both_backends {
-    (long: $($name:ident),* $(,)?) => {$(
+    (long: $($name:ident),* $(,)?) => {
+        $crate::on_both_backends!(@asked long_tests,
+            "a long probe: build the tests with UPSTATE_TEST_LONG=1 to run it (CI does)",
+            "a long probe on PostgreSQL: build the tests with UPSTATE_TEST_LONG=1 and UPSTATE_TEST_POSTGRES_URL (CI does)",
+            $($name),*);
+    };
+    (browser: $($name:ident),* $(,)?) => {
+        $crate::on_both_backends!(@asked browser_tests,
+            "a Chromium journey: build the tests with UPSTATE_TEST_BROWSER=1 to run it (CI does)",
+            "a Chromium journey on PostgreSQL: build the tests with UPSTATE_TEST_BROWSER=1 and UPSTATE_TEST_POSTGRES_URL (CI does)",
+            $($name),*);
+    };
+    // Tests that run only when the tests were built with `$asked` set.
+    (@asked $asked:ident, $why:literal, $why_pg:literal, $($name:ident),*) => {$(
         mod $name {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            #[cfg_attr(not(long_tests), ignore = "a long probe: build the tests with UPSTATE_TEST_LONG=1 to run it (CI does)")]
+            #[cfg_attr(not($asked), ignore = $why)]
             async fn sqlite() {
                 super::$name($crate::support::Backend::Sqlite).await
             }
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            #[cfg_attr(not(all(postgres_tests, long_tests)), ignore = "a long probe on PostgreSQL: build the tests with UPSTATE_TEST_LONG=1 and UPSTATE_TEST_POSTGRES_URL (CI does)")]
-            async fn postgres() {
-                super::$name($crate::support::Backend::Postgres).await
-            }
-        }
-    )*};
-    (browser: $($name:ident),* $(,)?) => {$(
-        mod $name {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            #[cfg_attr(not(browser_tests), ignore = "a Chromium journey: build the tests with UPSTATE_TEST_BROWSER=1 to run it (CI does)")]
-            async fn sqlite() {
-                super::$name($crate::support::Backend::Sqlite).await
-            }
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            #[cfg_attr(not(all(postgres_tests, browser_tests)), ignore = "a Chromium journey on PostgreSQL: build the tests with UPSTATE_TEST_BROWSER=1 and UPSTATE_TEST_POSTGRES_URL (CI does)")]
+            #[cfg_attr(not(all(postgres_tests, $asked)), ignore = $why_pg)]
             async fn postgres() {
                 super::$name($crate::support::Backend::Postgres).await
             }
