@@ -45,12 +45,18 @@ macro_rules! on_both_backends {
             "a long probe on PostgreSQL: build the tests with UPSTATE_TEST_LONG=1 and UPSTATE_TEST_POSTGRES_URL (CI does)",
             $($name),*);
     };
-    (browser: $($name:ident),* $(,)?) => {
-        $crate::on_both_backends!(@asked browser_tests,
-            "a Chromium journey: build the tests with UPSTATE_TEST_BROWSER=1 to run it (CI does)",
-            "a Chromium journey on PostgreSQL: build the tests with UPSTATE_TEST_BROWSER=1 and UPSTATE_TEST_POSTGRES_URL (CI does)",
-            $($name),*);
-    };
+    // Named `…::journey::{sqlite,postgres}`, so CI can run them apart.
+    (browser: $($name:ident),* $(,)?) => {$(
+        mod $name {
+            async fn journey(b: $crate::support::Backend) {
+                super::$name(b).await
+            }
+            $crate::on_both_backends!(@asked browser_tests,
+                "a Chromium journey: build the tests with UPSTATE_TEST_BROWSER=1 to run it (CI does)",
+                "a Chromium journey on PostgreSQL: build the tests with UPSTATE_TEST_BROWSER=1 and UPSTATE_TEST_POSTGRES_URL (CI does)",
+                journey);
+        }
+    )*};
     // Tests that run only when the tests were built with `$asked` set.
     (@asked $asked:ident, $why:literal, $why_pg:literal, $($name:ident),*) => {$(
         mod $name {
