@@ -80,14 +80,13 @@ async fn graceful_shutdown_finishes_requests_in_flight(b: Backend) {
     s.signal_term();
     // The server stops accepting (a new connection is refused) but still
     // owes this request its answer.
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while std::net::TcpStream::connect(&addr).is_ok() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "still accepting after SIGTERM"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    assert!(
+        s.eventually(Duration::from_secs(10), || async {
+            std::net::TcpStream::connect(&addr).is_err()
+        })
+        .await,
+        "still accepting after SIGTERM"
+    );
     conn.write_all(tail).unwrap();
     conn.set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();

@@ -1102,24 +1102,6 @@ pub fn setup_token_in(log: &str) -> Option<String> {
 }
 
 /// RFC 3339 for now plus an offset in milliseconds.
-/// Waits (up to `within`) until a count kept by the test's own load tasks
-/// reaches `n`: "the load ran" as a condition, not a fixed sleep.
-pub async fn reaches(count: &std::sync::atomic::AtomicUsize, n: usize, within: Duration) -> bool {
-    let deadline = Instant::now() + within;
-    while count.load(Ordering::SeqCst) < n && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    count.load(Ordering::SeqCst) >= n
-}
-
-/// The machine's now in Unix milliseconds, as the store keeps times (for a
-/// server in its own process, whose clock is the machine's).
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
-}
-
 pub fn at_offset_ms(ms: i64) -> String {
     let t = time::OffsetDateTime::now_utc() + time::Duration::milliseconds(ms);
     t.format(&time::format_description::well_known::Rfc3339)
