@@ -20,6 +20,12 @@ use std::time::{Duration, Instant};
 on_both_backends!(browser: page_works_in_chromium_and_passes_axe);
 on_both_backends!(browser: password_gate_in_chromium);
 on_both_backends!(browser: the_live_stream_comes_back_after_a_refusal);
+on_both_backends!(browser: a_stream_never_answered_is_tried_again);
+
+/// How long a page's live stream may take to connect: the scripts give up
+/// on a request left unanswered after 15 s and ask again 2 s later (then
+/// 4 s, 8 s, ... after refusals), so one lost request must not fail a test.
+const LIVE_WITHIN: Duration = Duration::from_secs(40);
 
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -305,10 +311,7 @@ async fn page_works_in_chromium_and_passes_axe(b: Backend) {
     );
     // The script is running: the live stream is connected.
     let live = d
-        .until(
-            "return document.body.dataset.live === 'on'",
-            Duration::from_secs(10),
-        )
+        .until("return document.body.dataset.live === 'on'", LIVE_WITHIN)
         .await;
     assert!(live.is_some(), "event stream connected");
 
@@ -437,10 +440,7 @@ async fn page_works_in_chromium_and_passes_axe(b: Backend) {
     );
     // Once the widget's stream is connected, change the page.
     let connected = d
-        .until(
-            "return document.body.dataset.live === 'on'",
-            Duration::from_secs(10),
-        )
+        .until("return document.body.dataset.live === 'on'", LIVE_WITHIN)
         .await;
     assert!(connected.is_some(), "the widget's event stream connected");
     s.send(
@@ -614,7 +614,7 @@ async fn the_live_stream_comes_back_after_a_refusal(b: Backend) {
     ] {
         d.c().goto(&format!("{}{url}", s.base)).await.unwrap();
         assert!(
-            d.until(live, Duration::from_secs(10)).await.is_some(),
+            d.until(live, LIVE_WITHIN).await.is_some(),
             "{url}: the stream connects"
         );
         d.js("document.body.dataset.loaded = 'once'").await;
@@ -640,7 +640,7 @@ async fn the_live_stream_comes_back_after_a_refusal(b: Backend) {
         .await
         .data(200);
         assert!(
-            d.until(live, Duration::from_secs(20)).await.is_some(),
+            d.until(live, LIVE_WITHIN).await.is_some(),
             "{url}: the script connects again by itself"
         );
         if let Some(title) = told {
@@ -656,6 +656,102 @@ async fn the_live_stream_comes_back_after_a_refusal(b: Backend) {
             "{url}: without a reload"
         );
     }
+}
+
+/// A load balancer in front of the server whose first event-stream request
+/// lands on a hung instance: accepted, never answered. Everything else is
+/// passed through, streams included.
+struct HungOnce {
+    base: String,
+    streams: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl HungOnce {
+    async fn start(upstream: &str) -> HungOnce {
+        use axum::body::Body;
+        use axum::extract::Request;
+        use std::sync::atomic::Ordering;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let streams = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let upstream = upstream.to_string();
+        let seen = streams.clone();
+        let client = reqwest::Client::new();
+        let app = axum::Router::new().fallback(move |req: Request| {
+            let (upstream, seen, client) = (upstream.clone(), seen.clone(), client.clone());
+            async move {
+                if req.uri().path().ends_with("/events") && seen.fetch_add(1, Ordering::SeqCst) == 0
+                {
+                    std::future::pending::<()>().await;
+                }
+                let (parts, body) = req.into_parts();
+                let path = parts
+                    .uri
+                    .path_and_query()
+                    .map(|p| p.as_str())
+                    .unwrap_or("/");
+                let mut headers = parts.headers.clone();
+                headers.remove(http::header::HOST);
+                let body = axum::body::to_bytes(body, 1 << 20)
+                    .await
+                    .unwrap_or_default();
+                let answer = client
+                    .request(parts.method, format!("{upstream}{path}"))
+                    .headers(headers)
+                    .body(body)
+                    .send()
+                    .await
+                    .unwrap();
+                let mut res = axum::http::Response::builder().status(answer.status());
+                for (k, v) in answer.headers() {
+                    if k != http::header::TRANSFER_ENCODING && k != http::header::CONNECTION {
+                        res = res.header(k, v);
+                    }
+                }
+                res.body(Body::from_stream(answer.bytes_stream())).unwrap()
+            }
+        });
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        HungOnce { base, streams }
+    }
+
+    fn streams(&self) -> usize {
+        self.streams.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// A browser waits for ever on a stream request that is never answered; the
+/// page's and the widget's scripts give up on it after 15 s and ask again,
+/// which the balancer sends to an instance that answers.
+async fn a_stream_never_answered_is_tried_again(b: Backend) {
+    if !browser_available("a_stream_never_answered_is_tried_again") {
+        return;
+    }
+    let s = Server::start(b).await;
+    seed(&s).await;
+    let d = Driver::start(&[]).await;
+    let live = "return document.body.dataset.live === 'on'";
+    for url in ["/s/acme", "/api/widget?page=acme"] {
+        let lb = HungOnce::start(&s.base).await;
+        d.c().goto(&format!("{}{url}", lb.base)).await.unwrap();
+        let asked = Instant::now();
+        assert!(
+            s.eventually(Duration::from_secs(10), || async { lb.streams() == 1 })
+                .await,
+            "{url}: the stream is asked for"
+        );
+        assert!(
+            d.until(live, LIVE_WITHIN).await.is_some(),
+            "{url}: live after a hung stream request"
+        );
+        assert!(
+            asked.elapsed() >= Duration::from_secs(12),
+            "{url}: given up on only after a while: {:?}",
+            asked.elapsed()
+        );
+        assert_eq!(lb.streams(), 2, "{url}: asked once more");
+    }
+    d.quit().await;
 }
 
 async fn password_gate_in_chromium(b: Backend) {
@@ -753,12 +849,18 @@ async fn password_gate_in_chromium(b: Backend) {
         "the page cookie is HttpOnly"
     );
     let live = d
-        .until(
-            "return document.body.dataset.live === 'on'",
-            Duration::from_secs(20),
-        )
+        .until("return document.body.dataset.live === 'on'", LIVE_WITHIN)
         .await;
     if live.is_none() {
+        // The stream requests the browser saw finish (a pending one is not
+        // listed): their answers and when.
+        let seen = d
+            .js(
+                "return JSON.stringify(performance.getEntriesByType('resource')\
+                 .filter(e => e.name.includes('/events'))\
+                 .map(e => [e.responseStatus, Math.round(e.startTime), Math.round(e.duration)]))",
+            )
+            .await;
         // What the stream answers this browser's cookies, to tell a refusal
         // from a slow machine.
         let cookies: Vec<String> = d
@@ -776,7 +878,8 @@ async fn password_gate_in_chromium(b: Backend) {
             .await
             .unwrap();
         panic!(
-            "the event stream did not open with the cookie: it answers {} {:?}",
+            "the event stream did not open with the cookie: it answers {} {:?}; \
+             the browser's finished requests (status, start ms, ms): {seen}",
             r.status(),
             r.headers()
         );

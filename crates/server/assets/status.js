@@ -71,18 +71,36 @@
       if (last !== null && version !== last) refresh();
       last = version;
     });
+    // A browser waits for ever on a connection that never answers (an
+    // instance hung behind the load balancer): give up on it and try anew.
+    var stuck = null;
+    function watch() {
+      clearTimeout(stuck);
+      stuck = setTimeout(function () {
+        if (source.readyState !== EventSource.CONNECTING) return;
+        source.close();
+        again();
+      }, 15000);
+    }
+    watch();
     source.onopen = function () {
+      clearTimeout(stuck);
       wait = 0;
       document.body.setAttribute("data-live", "on");
     };
     // A dropped stream reconnects by itself; an answer that is not a stream
     // (a refusal, a busy or restarting server) closes it for good. Then try
     // again, twice as late each time, up to a minute apart.
-    source.onerror = function () {
-      if (source.readyState !== EventSource.CLOSED) return;
+    function again() {
       document.body.removeAttribute("data-live");
       var next = Math.min(Math.max(wait * 2, 2000), 60000);
       setTimeout(function () { listen(next); }, next);
+    }
+    source.onerror = function () {
+      // Reconnecting by itself: watched as the first connection was.
+      if (source.readyState !== EventSource.CLOSED) return watch();
+      clearTimeout(stuck);
+      again();
     };
   }
 
