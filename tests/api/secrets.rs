@@ -9,11 +9,13 @@ use crate::on_both_backends;
 use crate::support::{Backend, Browser, Server};
 use reqwest::Method;
 use serde_json::{Value, json};
+use std::time::Duration;
 
 on_both_backends!(
     no_stored_secret_reads_in_clear,
     rotating_the_key_reseals_every_secret_and_the_service_reads_on,
     a_database_refuses_an_instance_without_its_key,
+    the_debug_log_names_routes_not_tokens,
 );
 
 /// Everything secret the service keeps, made through the API; returns the
@@ -272,4 +274,59 @@ async fn a_database_refuses_an_instance_without_its_key(b: Backend) {
     let stored = s.db.everything_stored().await;
     assert!(!stored.contains("whsec_from-an-older-version"));
     assert!(!stored.contains(secrets[0].as_str()));
+}
+
+/// Paths and query strings carry tokens (a heartbeat's, an integration's, a
+/// viewer's `?token=`): even at debug level the log names the route's
+/// pattern, never the URI.
+async fn the_debug_log_names_routes_not_tokens(b: Backend) {
+    let s = Server::start_with(b, &[("RUST_LOG", "debug")]).await;
+    let heartbeat = "hb0secret0in0the0path0a1b2c3d4";
+    let integration = "ig0secret0in0the0path0e5f6a7b8";
+    let query = "qs0secret0in0the0query0c9d0e1f2";
+    let r = s
+        .send(
+            Method::GET,
+            &format!("/api/heartbeat/{heartbeat}"),
+            None,
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 404, "no such heartbeat: {:?}", r.body);
+    let r = s
+        .send(
+            Method::POST,
+            &format!("/api/integrations/generic/{integration}"),
+            None,
+            Some(json!({"status": "firing"})),
+        )
+        .await;
+    assert_eq!(r.status, 404, "no such integration: {:?}", r.body);
+    let r = s
+        .send(
+            Method::GET,
+            &format!("/api/v1/incidents?token={query}"),
+            Some(&s.key),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    let routes = [
+        "route=\"/api/heartbeat/{token}\"",
+        "route=\"/api/integrations/generic/{token}\"",
+        "route=\"/api/v1/incidents\"",
+    ];
+    assert!(
+        s.eventually(Duration::from_secs(5), || async {
+            let log = s.log();
+            routes.iter().all(|r| log.contains(r))
+        })
+        .await,
+        "each request is logged by its route: {}",
+        s.log()
+    );
+    let log = s.log();
+    for token in [heartbeat, integration, query] {
+        assert!(!log.contains(token), "{token} is in the log");
+    }
 }

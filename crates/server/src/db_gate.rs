@@ -15,6 +15,10 @@ pub(crate) async fn refuse_changes(State(db): State<Db>, req: Request, next: Nex
     if db.reachable() || matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
         return next.run(req).await;
     }
-    tracing::debug!(path = %req.uri().path(), "the database does not answer: a change was refused");
+    tracing::debug!(
+        method = %req.method(),
+        family = crate::telemetry::family(req.uri().path()),
+        "the database does not answer: a change was refused"
+    );
     ApiError::Unavailable.into_response()
 }

@@ -37,7 +37,7 @@ mod views;
 mod visitor;
 
 use axum::Router;
-use axum::extract::DefaultBodyLimit;
+use axum::extract::{DefaultBodyLimit, MatchedPath};
 use axum::http::{HeaderValue, header};
 use std::future::Future;
 use tokio::net::TcpListener;
@@ -208,7 +208,7 @@ pub fn app(
             header::REFERRER_POLICY,
             HeaderValue::from_static("no-referrer"),
         ))
-        .layer(TraceLayer::new_for_http());
+        .layer(TraceLayer::new_for_http().make_span_with(route_span));
     let mail = state.sender.has_mailer();
     public
         .with_state(state)
@@ -224,6 +224,17 @@ pub fn app(
             telemetry,
             telemetry::count,
         ))
+}
+
+/// A request's span names its route's pattern, never the URI: paths and
+/// query strings carry tokens (heartbeats, integrations, step-up links,
+/// viewers' `?token=`), and a debug log must not hand them out.
+fn route_span<B>(req: &axum::http::Request<B>) -> tracing::Span {
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("(no route)", MatchedPath::as_str);
+    tracing::debug_span!("request", method = %req.method(), route)
 }
 
 /// Serves until `shutdown` resolves, then stops accepting and lets requests

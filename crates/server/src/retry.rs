@@ -40,6 +40,12 @@ pub(crate) async fn when_busy(req: Request, next: Next) -> Response {
         tries += 1;
         let jitter = u64::from(rand::random::<u8>() % 20);
         tokio::time::sleep(Duration::from_millis(10 * (1 << tries) + jitter)).await;
-        tracing::info!(tries, path = %parts.uri.path(), "running a request again after the database was busy");
+        // The path's family, not the path: paths carry tokens.
+        tracing::info!(
+            tries,
+            method = %parts.method,
+            family = crate::telemetry::family(parts.uri.path()),
+            "running a request again after the database was busy"
+        );
     }
 }
