@@ -4,6 +4,7 @@
 //! an incident reported and seen on the public page, sign-out. Screenshots
 //! land in `target/screenshots/admin/`.
 
+use crate::browser::STEP_WITHIN;
 use crate::browser::{Driver, browser_available};
 use crate::on_both_backends;
 use crate::support::{Backend, Server};
@@ -121,7 +122,7 @@ pub(crate) async fn fill(d: &Driver, label: &str, text: &str) {
              var b = a.closest('.field') && a.closest('.field').querySelector('.preview-body'); \
              return !!b && b.textContent.indexOf('{last}') >= 0;"
         );
-        d.until(&settled, Duration::from_secs(10)).await;
+        d.until(&settled, STEP_WITHIN).await;
     }
 }
 
@@ -324,7 +325,7 @@ async fn first_run_to_a_reported_incident_in_chromium(b: Backend) {
         .await;
     click(&d, "Report incident").await;
     let refused = d
-        .until("return window.__refused === true", Duration::from_secs(5))
+        .until("return window.__refused === true", STEP_WITHIN)
         .await;
     assert!(
         refused.is_some(),
@@ -712,7 +713,7 @@ async fn operator_screens_in_chromium(b: Backend) {
     assert!(
         d.until(
             "return window.__before === undefined && document.readyState === 'complete'",
-            Duration::from_secs(10)
+            STEP_WITHIN
         )
         .await
         .is_some(),
@@ -1543,7 +1544,7 @@ async fn confirm_with(d: &Driver, id: &str, proof: &str) {
     let loaded = d
         .until(
             "return window.__before === undefined && document.readyState === 'complete'",
-            Duration::from_secs(10),
+            STEP_WITHIN,
         )
         .await;
     assert!(loaded.is_some(), "#{id}'s form led to no new page");
@@ -2171,7 +2172,7 @@ async fn monitors_in_chromium(b: Backend) {
     let id = s.get("/api/monitors").await.data(200)[0]["id"]
         .as_i64()
         .unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while s.get(&format!("/api/monitors/{id}")).await.data(200)["state"] != "up" {
         assert!(std::time::Instant::now() < deadline, "never checked");
         tokio::time::sleep(Duration::from_millis(100)).await;

@@ -7,6 +7,7 @@
 //! Instatus's API and Cachet's, each served by a local server from the
 //! fixtures beside Statuspage's.
 
+use crate::browser::STEP_WITHIN;
 use crate::on_both_backends;
 use crate::support::{Backend, Browser, Server, root};
 use reqwest::Method;
@@ -840,7 +841,6 @@ async fn an_admin_brings_a_cachet_page_from_the_settings_screen(b: Backend) {
     use crate::admin_ui::{browser_of, field_by_id, shot};
     use crate::browser::browser_available;
     use fantoccini::Locator;
-    use std::time::Duration;
     if !browser_available("an_admin_brings_a_cachet_page_from_the_settings_screen") {
         return;
     }
@@ -880,7 +880,7 @@ async fn an_admin_brings_a_cachet_page_from_the_settings_screen(b: Backend) {
     let done = d
         .until(
             "return (document.querySelector('#statuspage-notes')?.textContent ?? '').includes('hidden')",
-            Duration::from_secs(15),
+            STEP_WITHIN,
         )
         .await;
     assert!(done.is_some(), "what stayed out is listed");
@@ -1067,7 +1067,6 @@ async fn uptime_kumas_database_brings_its_status_pages_and_maintenance(b: Backen
 async fn kumas_database_comes_through_the_settings_screen(b: Backend) {
     use crate::admin_ui::{PW, field_by_id, shot, signed_in_browser};
     use fantoccini::Locator;
-    use std::time::Duration;
     if !crate::browser::browser_available("kumas_database_comes_through_the_settings_screen") {
         return;
     }
@@ -1139,7 +1138,7 @@ async fn kumas_database_comes_through_the_settings_screen(b: Backend) {
     let done = d
         .until(
             "return (document.querySelector('#import-notes')?.textContent ?? '').includes('cron schedule')",
-            Duration::from_secs(15),
+            STEP_WITHIN,
         )
         .await;
     assert!(done.is_some(), "what stayed out is said");

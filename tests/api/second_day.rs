@@ -5,6 +5,7 @@
 use crate::admin_ui::{
     check, fill, no_axe_violations, press, shot, signed_in_browser, text, value,
 };
+use crate::browser::STEP_WITHIN;
 use crate::browser::browser_available;
 use crate::on_both_backends;
 use crate::support::{Backend, at_offset_ms};
@@ -55,7 +56,7 @@ async fn recurring_windows_are_picked_as_a_person_thinks_in_chromium(b: Backend)
     let shown = d
         .until(
             "return document.querySelectorAll('#rec-preview li').length === 5",
-            Duration::from_secs(10),
+            STEP_WITHIN,
         )
         .await;
     assert!(shown.is_some(), "five next windows are previewed");
@@ -564,7 +565,7 @@ async fn incidents_are_found_filtered_and_paged_in_chromium(b: Backend) {
         .unwrap();
     d.until(
         "return location.pathname === '/admin/incidents/new' && document.readyState === 'complete'",
-        Duration::from_secs(10),
+        STEP_WITHIN,
     )
     .await;
     assert_eq!(d.js("return document.activeElement.name").await, "title");
@@ -756,7 +757,7 @@ async fn the_incident_form_previews_who_is_told_in_chromium(b: Backend) {
         let js = format!(
             "var b = document.querySelector('[data-notice-preview]'); return !b.hidden && b.innerText.indexOf('{words}') >= 0"
         );
-        let seen = d.until(&js, Duration::from_secs(10)).await;
+        let seen = d.until(&js, STEP_WITHIN).await;
         assert!(
             seen.is_some(),
             "preview never said {words:?}: {}",
@@ -820,7 +821,7 @@ async fn monitors_at_a_glance_searched_and_paused_in_chromium(b: Backend) {
         ids.push(m["id"].as_i64().unwrap());
     }
     for (id, want) in [(ids[0], "up"), (ids[1], "down")] {
-        let deadline = std::time::Instant::now() + Duration::from_secs(15);
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
         while s.get(&format!("/api/monitors/{id}")).await.data(200)["state"] != want {
             assert!(
                 std::time::Instant::now() < deadline,

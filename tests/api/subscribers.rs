@@ -4,6 +4,7 @@
 //! subscribers, what operators see and do, and every bad input refused with
 //! nothing stored.
 
+use crate::browser::STEP_WITHIN;
 use crate::on_both_backends;
 use crate::receiver::Receiver;
 use crate::smtp::Mail;
@@ -559,7 +560,7 @@ async fn visitors_subscribe_from_the_page_in_chromium(b: Backend) {
     let registered = d
         .until(
             "return !document.getElementById('push').hidden",
-            Duration::from_secs(5),
+            STEP_WITHIN,
         )
         .await;
     assert!(registered.is_some(), "the push offer shows");
@@ -656,7 +657,7 @@ async fn submit_and_see(d: &crate::browser::Driver, h1: &str) -> Option<Duration
         &format!(
             "return !!document.querySelector('h1') && document.querySelector('h1').textContent === '{h1}'"
         ),
-        Duration::from_secs(10),
+        STEP_WITHIN,
     )
     .await
 }

@@ -4,11 +4,11 @@
 //! `upstate import` read it into another install, all or nothing; a
 //! round trip gives the same document back.
 
+use crate::browser::STEP_WITHIN;
 use crate::on_both_backends;
 use crate::support::{Backend, Browser, PASSWORD, Server, TestDb, consumer, root};
 use reqwest::Method;
 use serde_json::{Value, json};
-use std::time::Duration;
 
 on_both_backends!(
     an_export_round_trips_through_a_fresh_install,
@@ -703,7 +703,7 @@ async fn the_settings_screen_exports_and_imports(b: Backend) {
     let said = d
         .until(
             "return (document.querySelector('#f-document-note.error')?.textContent ?? '') !== ''",
-            Duration::from_secs(10),
+            STEP_WITHIN,
         )
         .await;
     assert!(said.is_some(), "the refusal shows beside the file field");
@@ -726,7 +726,7 @@ async fn the_settings_screen_exports_and_imports(b: Backend) {
     let done = d
         .until(
             "return (document.querySelector('#import-notes')?.textContent ?? document.body.textContent).includes('Imported')",
-            Duration::from_secs(10),
+            STEP_WITHIN,
         )
         .await;
     assert!(done.is_some(), "the import says it is done");
