@@ -56,58 +56,26 @@
       .catch(function () {});
   }
 
-  // The version this page was rendered at: a change made before the
-  // stream connected (or while it was away) is told by its next status
-  // event, and shown then.
-  var last = null;
-  function listen(wait) {
+  function listen() {
     var url = document.body.getAttribute("data-events");
-    if (!url || !window.EventSource || !document.getElementById("live")) return;
-    if (last === null) last = document.getElementById("live").getAttribute("data-version");
-    var source = new EventSource(url);
-    source.addEventListener("status", function (e) {
+    var live = document.getElementById("live");
+    if (!url || !window.EventSource || !live) return;
+    // The version this page was rendered at: a change made before the
+    // stream connected (or while it was away) is told by its next status
+    // event, and shown then.
+    var last = live.getAttribute("data-version");
+    upstateLive(url, function (e) {
       var version = null;
       try { version = String(JSON.parse(e.data).version); } catch (err) { return; }
       if (last !== null && version !== last) refresh();
       last = version;
     });
-    // A browser waits for ever on a connection that never answers (an
-    // instance hung behind the load balancer): give up on it and try anew.
-    var stuck = null;
-    function watch() {
-      clearTimeout(stuck);
-      stuck = setTimeout(function () {
-        if (source.readyState !== EventSource.CONNECTING) return;
-        source.close();
-        again();
-      }, 15000);
-    }
-    watch();
-    source.onopen = function () {
-      clearTimeout(stuck);
-      wait = 0;
-      document.body.setAttribute("data-live", "on");
-    };
-    // A dropped stream reconnects by itself; an answer that is not a stream
-    // (a refusal, a busy or restarting server) closes it for good. Then try
-    // again, twice as late each time, up to a minute apart.
-    function again() {
-      document.body.removeAttribute("data-live");
-      var next = Math.min(Math.max(wait * 2, 2000), 60000);
-      setTimeout(function () { listen(next); }, next);
-    }
-    source.onerror = function () {
-      // Reconnecting by itself: watched as the first connection was.
-      if (source.readyState !== EventSource.CLOSED) return watch();
-      clearTimeout(stuck);
-      again();
-    };
   }
 
   ageTimes(document);
   bars(document);
   setInterval(function () { ageTimes(document); }, 30000);
-  listen(0);
+  listen();
 })();
 // Browser notifications (web push): shown only where service workers and
 // push exist. The subscription goes to /api/push/subscribe; the service

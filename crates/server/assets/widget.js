@@ -27,38 +27,5 @@
     link.querySelector(".dot").textContent = symbols[s];
     link.querySelector(".label").textContent = labels[s];
   }
-  // As the status page's script: a stream closed by an answer that is not
-  // a stream, or not answered within 15 s, is tried again, twice as late
-  // each time, up to a minute apart.
-  function listen(wait) {
-    var source = new EventSource(link.getAttribute("data-events"));
-    var stuck = null;
-    function watch() {
-      clearTimeout(stuck);
-      stuck = setTimeout(function () {
-        if (source.readyState !== EventSource.CONNECTING) return;
-        source.close();
-        again();
-      }, 15000);
-    }
-    watch();
-    source.onopen = function () {
-      clearTimeout(stuck);
-      wait = 0;
-      document.body.setAttribute("data-live", "on");
-    };
-    source.addEventListener("status", show);
-    function again() {
-      document.body.removeAttribute("data-live");
-      var next = Math.min(Math.max(wait * 2, 2000), 60000);
-      setTimeout(function () { listen(next); }, next);
-    }
-    source.onerror = function () {
-      // Reconnecting by itself: watched as the first connection was.
-      if (source.readyState !== EventSource.CLOSED) return watch();
-      clearTimeout(stuck);
-      again();
-    };
-  }
-  listen(0);
+  upstateLive(link.getAttribute("data-events"), show);
 })();

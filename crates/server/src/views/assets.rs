@@ -13,11 +13,15 @@ pub struct Asset {
     pub url: String,
 }
 
-fn asset(name: &str, bytes: &'static [u8], content_type: &'static str) -> Asset {
+fn asset(name: &str, bytes: &[u8], content_type: &'static str) -> Asset {
     let body = Body::typed(bytes.to_vec(), content_type);
     let url = format!("/assets/{name}?v={}", body.hash());
     Asset { body, url }
 }
+
+/// What keeps a page's event stream open, put in front of both scripts that
+/// need it: one copy in the source, no extra request for either.
+const LIVE_JS: &[u8] = include_bytes!("../../assets/live.js");
 
 pub static CSS: LazyLock<Asset> = LazyLock::new(|| {
     asset(
@@ -29,7 +33,7 @@ pub static CSS: LazyLock<Asset> = LazyLock::new(|| {
 pub static JS: LazyLock<Asset> = LazyLock::new(|| {
     asset(
         "status.js",
-        include_bytes!("../../assets/status.js"),
+        &[LIVE_JS, include_bytes!("../../assets/status.js")].concat(),
         "text/javascript; charset=utf-8",
     )
 });
@@ -45,7 +49,7 @@ pub static SERVICE_WORKER: LazyLock<Asset> = LazyLock::new(|| {
 pub static WIDGET_JS: LazyLock<Asset> = LazyLock::new(|| {
     asset(
         "widget.js",
-        include_bytes!("../../assets/widget.js"),
+        &[LIVE_JS, include_bytes!("../../assets/widget.js")].concat(),
         "text/javascript; charset=utf-8",
     )
 });
