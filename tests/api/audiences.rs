@@ -6,7 +6,7 @@ use crate::on_both_backends;
 use crate::smtp::Mail;
 use crate::status_html::fetch;
 use crate::support::{Backend, Server};
-use crate::viewers::{ask, confirm, links_to, private_page};
+use crate::viewers::{ask, confirm, links, links_to, private_page};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -20,8 +20,12 @@ const WAIT: Duration = Duration::from_secs(20);
 
 /// Signs `email` in as a viewer of "acme": their cookie.
 async fn sign_in(s: &Server, mail: &Mail, email: &str) -> String {
+    let before = links_to(mail, email).await.len();
     assert_eq!(ask(s, email).await.0, 202);
-    let link = links_to(mail, email).await.pop().expect("a sign-in link");
+    let link = links(mail, email, before + 1)
+        .await
+        .pop()
+        .expect("a sign-in link");
     let (status, _, cookie) = confirm(s, &link).await;
     assert_eq!(status, 303);
     cookie.expect("the viewer's cookie")

@@ -108,6 +108,11 @@ pub struct SmtpSink {
 impl SmtpSink {
     /// `None` (the test skips, or fails under CI) without aiosmtpd.
     pub fn start(test: &str) -> Option<SmtpSink> {
+        Self::answering_after(test, Duration::ZERO)
+    }
+
+    /// `start`, a relay that answers each message `slow` later.
+    pub fn answering_after(test: &str, slow: Duration) -> Option<SmtpSink> {
         let python = root().join("target/consumers/venv/bin/python");
         if !peers_available(test, std::slice::from_ref(&python)) {
             return None;
@@ -116,6 +121,7 @@ impl SmtpSink {
         let mut child = Command::new(python)
             .arg(root().join("tests/consumers/smtp_sink.py"))
             .arg(port.to_string())
+            .arg(slow.as_secs_f64().to_string())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()

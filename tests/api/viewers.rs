@@ -4,7 +4,7 @@
 //! when they are removed.
 
 use crate::on_both_backends;
-use crate::smtp::Mail;
+use crate::smtp::{Mail, SmtpSink};
 use crate::status_html::fetch;
 use crate::support::{Backend, Server};
 use reqwest::Method;
@@ -13,6 +13,7 @@ use std::time::Duration;
 
 on_both_backends!(viewers_sign_in_with_a_mailed_link_and_read_the_private_page);
 on_both_backends!(viewer_settings_refuse_bad_input_and_change_nothing);
+on_both_backends!(the_answer_does_not_wait_for_the_mail);
 
 fn no_redirects() -> reqwest::Client {
     reqwest::Client::builder()
@@ -31,7 +32,24 @@ pub(crate) async fn ask(s: &Server, email: &str) -> (u16, Value) {
     (r.status().as_u16(), r.json().await.unwrap_or_default())
 }
 
-/// The sign-in links mailed to `to`, oldest first.
+/// The sign-in links mailed to `to` once there are at least `n` (the mail
+/// goes out after the answer), oldest first.
+pub(crate) async fn links(mail: &Mail, to: &str, n: usize) -> Vec<String> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let got = links_to(mail, to).await;
+        if got.len() >= n {
+            return got;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{n} sign-in links to {to}: {got:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The sign-in links mailed to `to` so far, oldest first.
 pub(crate) async fn links_to(mail: &Mail, to: &str) -> Vec<String> {
     mail.got()
         .await
@@ -158,8 +176,10 @@ async fn viewers_sign_in_with_a_mailed_link_and_read_the_private_page(b: Backend
                 .contains("If this address")
         );
     }
+    // Mailed after the answers, in the order asked: by the time the last
+    // two are in, one to the stranger would be too.
+    let got = mail.wait_for(2, Duration::from_secs(30)).await;
     assert!(links_to(&mail, "stranger@else.test").await.is_empty());
-    let got = mail.got().await;
     assert_eq!(got.len(), 2, "{got:?}");
     let sign_in = &got[0];
     assert!(
@@ -169,7 +189,7 @@ async fn viewers_sign_in_with_a_mailed_link_and_read_the_private_page(b: Backend
             .contains("Sign in to Page acme"),
         "{sign_in}"
     );
-    let link = links_to(&mail, "ann@partner.test").await.remove(0);
+    let link = links(&mail, "ann@partner.test", 1).await.remove(0);
     assert!(link.starts_with(&s.base), "{link}");
 
     // Opening the link (as a mail scanner would) uses nothing up.
@@ -212,12 +232,12 @@ async fn viewers_sign_in_with_a_mailed_link_and_read_the_private_page(b: Backend
     assert!(used.text.contains("used already or has expired"));
 
     // A link older than 15 minutes (on the server's clock) opens nothing.
-    let bobs = links_to(&mail, "bob@example.com").await.remove(0);
+    let bobs = links(&mail, "bob@example.com", 1).await.remove(0);
     s.advance(Duration::from_secs(16 * 60));
     assert_eq!(confirm(&s, &bobs).await.0, 410);
     // A fresh one does, and makes bob a viewer by his domain.
     ask(&s, "bob@example.com").await;
-    let bobs = links_to(&mail, "bob@example.com")
+    let bobs = links(&mail, "bob@example.com", 2)
         .await
         .pop()
         .expect("a new link");
@@ -253,6 +273,10 @@ async fn viewers_sign_in_with_a_mailed_link_and_read_the_private_page(b: Backend
     for _ in 0..4 {
         assert_eq!(ask(&s, "ann@partner.test").await.0, 202);
     }
+    // One more to bob: once his is in, a fourth to her would be too.
+    let bobs = links_to(&mail, "bob@example.com").await.len();
+    assert_eq!(ask(&s, "bob@example.com").await.0, 202);
+    links(&mail, "bob@example.com", bobs + 1).await;
     assert_eq!(links_to(&mail, "ann@partner.test").await.len(), before + 3);
 
     // Removed: her cookie stops opening the page at once.
@@ -473,7 +497,7 @@ async fn viewers_are_managed_and_sign_in_in_chromium(b: Backend) {
     );
     v.screenshot(&shot(b, "viewer-gate")).await;
     no_axe_violations(&v, "viewer sign-in form").await;
-    let link = links_to(&mail, "ann@partner.test").await.remove(0);
+    let link = links(&mail, "ann@partner.test", 1).await.remove(0);
     v.c().goto(&link).await.unwrap();
     v.screenshot(&shot(b, "viewer-confirm")).await;
     press(&v, "Sign in").await;
@@ -528,7 +552,7 @@ async fn a_viewers_token_reads_feeds_until_revoked_and_subscriptions_go_with_the
         .as_i64()
         .expect("id");
     ask(&s, "ann@partner.test").await;
-    let link = links_to(&mail, "ann@partner.test").await.remove(0);
+    let link = links(&mail, "ann@partner.test", 1).await.remove(0);
     let (_, _, cookie) = confirm(&s, &link).await;
     let cookie = cookie.expect("cookie");
 
@@ -665,4 +689,44 @@ async fn a_viewers_token_reads_feeds_until_revoked_and_subscriptions_go_with_the
         .data(200)
         .to_string();
     assert!(audit.contains("statuspage.viewer_reset"));
+}
+
+/// How long the answer takes must not tell a viewer's address from a
+/// stranger's: a relay that takes seconds to accept a message holds up
+/// neither answer, and the link still arrives.
+async fn the_answer_does_not_wait_for_the_mail(b: Backend) {
+    let slow = Duration::from_secs(6);
+    let Some(sink) = SmtpSink::answering_after("the_answer_does_not_wait_for_the_mail", slow)
+    else {
+        return;
+    };
+    let s = sink.server(b).await;
+    let p = private_page(&s).await;
+    s.send(
+        Method::PUT,
+        &format!("/api/v1/statuspages/{p}/access"),
+        Some(&s.key),
+        Some(json!({"viewers": true, "viewerDomains": ["example.com"]})),
+    )
+    .await
+    .data(200);
+    for who in ["bob@example.com", "stranger@else.test"] {
+        let asked = std::time::Instant::now();
+        let (status, body) = ask(&s, who).await;
+        assert_eq!(status, 202, "{who}: {body}");
+        assert!(
+            asked.elapsed() < slow / 2,
+            "{who}: answered after {:?}",
+            asked.elapsed()
+        );
+    }
+    let got = sink.wait_for(1, Duration::from_secs(30)).await;
+    assert_eq!(got[0]["rcpt_tos"], json!(["bob@example.com"]), "{got:?}");
+    assert!(
+        got[0]["parts"]["text/plain"]
+            .as_str()
+            .unwrap_or("")
+            .contains("/api/viewer-sign-in?token="),
+        "{got:?}"
+    );
 }
