@@ -105,6 +105,7 @@ fn accounts(alice_groups: &[&str]) -> Value {
     json!({
         "alice": {"email": "alice@example.com", "email_verified": true, "name": "Alice Ops", "groups": alice_groups},
         "mallory": {"email": "mallory@evil.test", "email_verified": true, "name": "Mallory", "groups": ["ops-admins"]},
+        "carol": {"email": "carol@example.com", "email_verified": true, "name": "Carol", "groups": ["ops"]},
     })
 }
 
@@ -353,9 +354,41 @@ async fn team_signs_in_through_the_provider(b: Backend) {
         "alice's refusal is audited: {refusals}"
     );
 
+    // An account an admin made with a password of their choosing: signing
+    // in through the provider links it, opens the screens at once (no
+    // password to change first) and retires that password and the session
+    // it opened.
+    s.db.user("admin@example.com", "admin");
+    let lead = Browser::signed_in(&s, "admin@example.com").await;
+    let given = "a password the admin chose";
+    let (status, made, _) = lead
+        .send(
+            Method::POST,
+            "/api/admin/users",
+            Some(json!({"email": "carol@example.com", "name": "Carol", "role": "editor", "password": given})),
+        )
+        .await;
+    assert_eq!(status, 201, "{made}");
+    assert_eq!(made["data"]["mustChangePassword"], json!(true));
+    let before = Browser::login(&s, "carol@example.com", given)
+        .await
+        .expect("the given password signs in");
+    sign_out(&d).await;
+    sso_sign_in(&d, &s, "carol").await;
+    assert_eq!(path(&d).await, "/admin", "no password to change first");
+    let carol = me(&d).await;
+    assert_eq!(carol["mustChangePassword"], json!(false), "{carol}");
+    assert_eq!(carol["sso"], json!(true), "{carol}");
+    let (status, _, _) = before.send(Method::GET, "/api/auth/me", None).await;
+    assert_eq!(status, 401, "the session the given password opened is gone");
+    let refused = Browser::login(&s, "carol@example.com", given)
+        .await
+        .err()
+        .expect("the given password opens nothing now");
+    assert_eq!(refused.status(), 401);
+
     // Single sign-on only: an admin's right password opens nothing, an
     // owner's still does (the way back in).
-    s.db.user("admin@example.com", "admin");
     s.db.user("owner@example.com", "owner");
     let mut only = settings(&op.issuer);
     only["ssoOnly"] = json!(true);

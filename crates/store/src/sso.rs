@@ -174,15 +174,32 @@ pub async fn admit(
                 (Role::Owner, _) | (_, None) => before.role,
                 (_, Some(r)) => r,
             };
-            let row: UserRow = on_tx!(&mut tx, |c| sqlx::query_as(concat!(
-                "UPDATE users SET sso_subject = $1, role = $2 WHERE id = $3 RETURNING ",
+            // A password someone else chose (an admin made the account)
+            // is retired: the provider vouched for this person, and the
+            // one who chose it must not keep a way in. So are the sessions
+            // it opened, which waited for it to be changed.
+            if before.must_change_password {
+                on_tx!(&mut tx, |c| sqlx::query(
+                    "DELETE FROM sessions WHERE user_id = $1"
+                )
+                .bind(before.id)
+                .execute(c)
+                .await?
+                .rows_affected());
+            }
+            let row: UserRow = on_tx!(&mut tx, |c| {
+                sqlx::query_as(concat!(
+                "UPDATE users SET sso_subject = $1, role = $2, \
+                 password_hash = CASE WHEN must_change_password THEN '!sso' ELSE password_hash END, \
+                 must_change_password = FALSE WHERE id = $3 RETURNING ",
                 user_cols!()
             ))
             .bind(&who.subject)
             .bind(next_role.as_str())
             .bind(before.id)
             .fetch_one(c)
-            .await?);
+            .await?
+            });
             let after = User::try_from(row)?;
             if after != before || linked {
                 let mut change = crate::audit::changes(&before, &after);
