@@ -51,8 +51,13 @@ impl Mail {
     }
 }
 
-/// What `got` says once it holds `n` messages (fails after `within`).
-async fn at_least<F: AsyncFn() -> Vec<Value>>(n: usize, within: Duration, got: F) -> Vec<Value> {
+/// What `got` says once it holds `n` messages (or links in them; fails
+/// after `within`).
+pub(crate) async fn at_least<T: std::fmt::Debug, F: AsyncFn() -> Vec<T>>(
+    n: usize,
+    within: Duration,
+    got: F,
+) -> Vec<T> {
     let deadline = Instant::now() + within;
     loop {
         let got = got().await;

@@ -4,7 +4,7 @@
 //! when they are removed.
 
 use crate::on_both_backends;
-use crate::smtp::{Mail, SmtpSink};
+use crate::smtp::{Mail, SmtpSink, at_least};
 use crate::status_html::fetch;
 use crate::support::{Backend, Server};
 use reqwest::Method;
@@ -35,18 +35,10 @@ pub(crate) async fn ask(s: &Server, email: &str) -> (u16, Value) {
 /// The sign-in links mailed to `to` once there are at least `n` (the mail
 /// goes out after the answer), oldest first.
 pub(crate) async fn links(mail: &Mail, to: &str, n: usize) -> Vec<String> {
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let got = links_to(mail, to).await;
-        if got.len() >= n {
-            return got;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "{n} sign-in links to {to}: {got:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    at_least(n, Duration::from_secs(30), async || {
+        links_to(mail, to).await
+    })
+    .await
 }
 
 /// The sign-in links mailed to `to` so far, oldest first.
