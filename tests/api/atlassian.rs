@@ -280,8 +280,8 @@ async fn statuspage_v2_shapes_and_vocabulary(b: Backend) {
 /// `/api/v2/summary.json` and keeps its query: `?page=` names the page).
 async fn atlassians_clients_read_a_page_by_its_path(b: Backend) {
     use crate::browser::{Driver, browser_available, other_site};
-    use crate::support::root;
-    let modules = root().join("target/browser-test/node_modules");
+    use crate::support::{peers, root};
+    let modules = peers().join("browser-test/node_modules");
     if !browser_available("atlassians_clients_read_a_page_by_its_path")
         || !crate::support::peers_available(
             "atlassians_clients_read_a_page_by_its_path",

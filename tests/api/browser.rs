@@ -6,7 +6,7 @@
 
 use crate::on_both_backends;
 use crate::status_html::{quick_link, seeded};
-use crate::support::{Backend, Server, peers_available, root};
+use crate::support::{Backend, Server, peers, peers_available, root};
 use fantoccini::actions::InputSource;
 use fantoccini::wd::WebDriverCompatibleCommand;
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -38,7 +38,7 @@ const CHROMIUM: &str = "/usr/bin/chromium";
 fn axe_path() -> PathBuf {
     std::env::var_os("UPSTATE_TEST_AXE")
         .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target/browser-test/node_modules/axe-core/axe.min.js"))
+        .unwrap_or_else(|| peers().join("browser-test/node_modules/axe-core/axe.min.js"))
 }
 
 pub(crate) fn browser_available(test: &str) -> bool {

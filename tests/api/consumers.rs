@@ -3,13 +3,13 @@
 //! page's `summary.json` and we read what it concluded.
 
 use crate::on_both_backends;
-use crate::support::{Backend, Server, peers_available, root};
+use crate::support::{Backend, Server, peers, peers_available, root};
 use serde_json::{Value, json};
 
 on_both_backends!(statuspage_prometheus_exporter_reads_upstate);
 
 fn exporter_check(url: &str) -> Value {
-    let python = root().join("target/consumers/venv/bin/python");
+    let python = peers().join("consumers/venv/bin/python");
     let out = std::process::Command::new(python)
         .arg(root().join("tests/consumers/statuspage_exporter.py"))
         .arg(url)
@@ -28,7 +28,7 @@ fn exporter_check(url: &str) -> Value {
 async fn statuspage_prometheus_exporter_reads_upstate(b: Backend) {
     if !peers_available(
         "statuspage_prometheus_exporter_reads_upstate",
-        &[root().join("target/consumers/venv/bin/python")],
+        &[peers().join("consumers/venv/bin/python")],
     ) {
         return;
     }

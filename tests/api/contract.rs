@@ -67,7 +67,7 @@ fn pass(s: &Server, fixtures: &Fixtures, caller: &Caller, phases: &str, workers:
         skip,
     } = *caller;
     let root = crate::support::root();
-    let st = root.join("target/consumers/venv/bin/schemathesis");
+    let st = crate::support::peers().join("consumers/venv/bin/schemathesis");
     let own = root.join("tests/api/schemathesis");
     let report = s.db.dir.path().join(format!(
         "schemathesis-{caller}-{}",
@@ -137,7 +137,7 @@ fn pass(s: &Server, fixtures: &Fixtures, caller: &Caller, phases: &str, workers:
 }
 
 async fn schemathesis_finds_no_server_error_and_no_undocumented_answer(b: Backend) {
-    let st = crate::support::root().join("target/consumers/venv/bin/schemathesis");
+    let st = crate::support::peers().join("consumers/venv/bin/schemathesis");
     if !crate::support::peers_available("schemathesis", std::slice::from_ref(&st)) {
         return;
     }
@@ -361,13 +361,12 @@ async fn schemathesis_finds_no_server_error_and_no_undocumented_answer(b: Backen
                 .is_some_and(|n| n.to_string_lossy().starts_with("schemathesis-"))
         })
         .collect();
-    let out =
-        std::process::Command::new(crate::support::root().join("target/consumers/venv/bin/python"))
-            .arg(crate::support::root().join("tests/api/schemathesis/reached.py"))
-            .arg(&document)
-            .args(&reports)
-            .output()
-            .expect("run reached.py");
+    let out = std::process::Command::new(crate::support::peers().join("consumers/venv/bin/python"))
+        .arg(crate::support::root().join("tests/api/schemathesis/reached.py"))
+        .arg(&document)
+        .args(&reports)
+        .output()
+        .expect("run reached.py");
     let said = String::from_utf8_lossy(&out.stdout);
     eprintln!("operations that succeeded at least once: {said}");
     let (reached, of, ran) = said

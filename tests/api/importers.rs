@@ -24,7 +24,7 @@ on_both_backends!(
     a_cachet_install_comes_in_page_by_page,
     uptime_kumas_database_brings_its_status_pages_and_maintenance
 );
-on_both_backends!(browser: an_admin_brings_a_cachet_page_from_the_settings_screen, kumas_database_comes_through_the_settings_screen);
+on_both_backends!(browser(postgres): an_admin_brings_a_cachet_page_from_the_settings_screen, kumas_database_comes_through_the_settings_screen);
 
 fn fixtures() -> std::path::PathBuf {
     root().join("tests/fixtures/statuspage")

@@ -534,13 +534,14 @@ fn https_target(dir: &std::path::Path, days: u32) -> (String, std::process::Chil
         .expect("openssl");
     assert!(made.status.success(), "{made:?}");
     let root = crate::support::root();
-    let mut child = std::process::Command::new(root.join("target/consumers/venv/bin/python"))
-        .arg(root.join("tests/consumers/https_target.py"))
-        .arg(&cert)
-        .arg(&key)
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("python3");
+    let mut child =
+        std::process::Command::new(crate::support::peers().join("consumers/venv/bin/python"))
+            .arg(root.join("tests/consumers/https_target.py"))
+            .arg(&cert)
+            .arg(&key)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3");
     let mut line = String::new();
     std::io::BufRead::read_line(
         &mut std::io::BufReader::new(child.stdout.take().expect("stdout")),

@@ -7,7 +7,7 @@
 use crate::harness::TestApp;
 use crate::on_both_backends;
 use crate::receiver::{Plan, Receiver};
-use crate::support::{Backend, Running, Server, peers_available, root, spawn};
+use crate::support::{Backend, Running, Server, peers, peers_available, root, spawn};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -27,7 +27,7 @@ const WAIT: Duration = Duration::from_secs(15);
 
 /// Verifies a received webhook with the reference library; returns its payload.
 fn verified(secret: &str, got: &crate::receiver::Got) -> Option<Value> {
-    let python = root().join("target/consumers/venv/bin/python");
+    let python = peers().join("consumers/venv/bin/python");
     if !peers_available("webhook signature check", std::slice::from_ref(&python)) {
         return None;
     }

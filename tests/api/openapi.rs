@@ -574,7 +574,7 @@ async fn documented_answers_are_the_ones_served(b: Backend) {
 /// accepted by the server as written (the reference page's "Try it out"
 /// sends exactly these).
 async fn the_document_passes_a_real_validator_and_says_what_the_server_accepts(b: Backend) {
-    let validator = crate::support::root().join("target/consumers/venv/bin/openapi-spec-validator");
+    let validator = crate::support::peers().join("consumers/venv/bin/openapi-spec-validator");
     if !crate::support::peers_available("openapi validator", std::slice::from_ref(&validator)) {
         return;
     }
@@ -597,7 +597,7 @@ async fn the_document_passes_a_real_validator_and_says_what_the_server_accepts(b
     // Two more readers people point at documents: swagger-cli's validator
     // (it wants the license as an SPDX identifier) and Redocly's linter with
     // its recommended rules (no errors; warnings are advice).
-    let bin = crate::support::root().join("target/browser-test/node_modules/.bin");
+    let bin = crate::support::peers().join("browser-test/node_modules/.bin");
     let (swagger, redocly) = (bin.join("swagger-cli"), bin.join("redocly"));
     if crate::support::peers_available("openapi linters", &[swagger.clone(), redocly.clone()]) {
         for (tool, args) in [

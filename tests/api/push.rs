@@ -7,7 +7,7 @@
 
 use crate::harness::TestApp;
 use crate::on_both_backends;
-use crate::support::{Backend, peers_available, root};
+use crate::support::{Backend, peers, peers_available, root};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
@@ -37,7 +37,7 @@ impl Drop for Browser {
 
 impl Browser {
     fn start(test: &str) -> Option<Browser> {
-        let python = root().join("target/consumers/venv/bin/python");
+        let python = peers().join("consumers/venv/bin/python");
         if !peers_available(test, std::slice::from_ref(&python)) {
             return None;
         }

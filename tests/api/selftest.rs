@@ -144,7 +144,7 @@ async fn faults_show_as_failing_checks(b: Backend) {
 async fn metrics_parse_with_the_prometheus_client(b: Backend) {
     if !crate::support::peers_available(
         "metrics_parse_with_the_prometheus_client",
-        &[crate::support::root().join("target/consumers/venv/bin/python")],
+        &[crate::support::peers().join("consumers/venv/bin/python")],
     ) {
         return;
     }

@@ -8,7 +8,7 @@
 //! few tests that prove the wire (the relay's answer, the self-test, the
 //! binary's settings).
 
-use crate::support::{Backend, Server, peers_available, root};
+use crate::support::{Backend, Server, peers, peers_available, root};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -118,7 +118,7 @@ impl SmtpSink {
 
     /// `start`, a relay that answers each message `slow` later.
     pub fn answering_after(test: &str, slow: Duration) -> Option<SmtpSink> {
-        let python = root().join("target/consumers/venv/bin/python");
+        let python = peers().join("consumers/venv/bin/python");
         if !peers_available(test, std::slice::from_ref(&python)) {
             return None;
         }

@@ -9,7 +9,7 @@
 use crate::admin_ui::{fill, no_axe_violations, path, press, shot, text};
 use crate::browser::{Driver, browser_available};
 use crate::on_both_backends;
-use crate::support::{Backend, Browser, PASSWORD as PW, Server, peers_available, root};
+use crate::support::{Backend, Browser, PASSWORD as PW, Server, peers, peers_available, root};
 use fantoccini::Locator;
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -24,7 +24,7 @@ on_both_backends!(the_provider_can_come_from_configuration);
 on_both_backends!(browser: a_page_can_give_its_viewers_a_provider_of_its_own);
 
 fn modules() -> PathBuf {
-    root().join("target/browser-test/node_modules")
+    peers().join("browser-test/node_modules")
 }
 
 /// The provider: its process (killed when dropped) and the accounts file.

@@ -3,7 +3,7 @@
 //! and integrations read the live service.
 
 use crate::on_both_backends;
-use crate::support::{Backend, Server, peers_available, root};
+use crate::support::{Backend, Server, peers, peers_available, root};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -323,7 +323,7 @@ struct S3Server {
 impl S3Server {
     /// With a bucket `status-copy`; `None` (skip, or fail under CI) without moto.
     async fn start(test: &str) -> Option<S3Server> {
-        let python = root().join("target/consumers/venv/bin/python");
+        let python = peers().join("consumers/venv/bin/python");
         if !peers_available(test, std::slice::from_ref(&python)) {
             return None;
         }
@@ -377,7 +377,7 @@ for page in s3.get_paginator("list_objects_v2").paginate(Bucket="status-copy"):
         out[o["Key"]] = [got["ContentType"], got["Body"].read().decode("utf-8", "replace")]
 print(json.dumps(out))
 "#;
-        let out = Command::new(root().join("target/consumers/venv/bin/python"))
+        let out = Command::new(peers().join("consumers/venv/bin/python"))
             .args(["-c", READ, &self.base])
             .output()
             .expect("boto3");

@@ -35,8 +35,9 @@ pub fn postgres_admin_url() -> Option<String> {
 /// SIGKILL crash test): they run when the tests are built with
 /// `UPSTATE_TEST_LONG=1` (CI does) and are otherwise listed as ignored, so a
 /// change's own run stays short. `browser:` marks the journeys in Chromium:
-/// half the suite's CPU on two cores, so they run when the tests are built
-/// with `UPSTATE_TEST_BROWSER=1` (CI does, and so should a change to a page).
+/// half the suite's CPU on two cores, so each runs once, on one database,
+/// and only when the tests are built with `UPSTATE_TEST_BROWSER=1` (CI
+/// does, and so should a change to a page).
 #[macro_export]
 macro_rules! on_both_backends {
     (long: $($name:ident),* $(,)?) => {
@@ -45,16 +46,31 @@ macro_rules! on_both_backends {
             "a long probe on PostgreSQL: build the tests with UPSTATE_TEST_LONG=1 and UPSTATE_TEST_POSTGRES_URL (CI does)",
             $($name),*);
     };
-    // Named `…::journey::{sqlite,postgres}`, so CI can run them apart.
-    (browser: $($name:ident),* $(,)?) => {$(
+    // A journey in Chromium runs once, on one database: what a page does in
+    // a browser is the same on both, and the API suite runs every scenario
+    // on both. `browser:` runs on SQLite; `browser(postgres):` on
+    // PostgreSQL, for the journeys whose work below the page takes another
+    // path there (bulk imports, which set PostgreSQL's id sequences after
+    // them). Named `…::journey::{sqlite,postgres}`, so CI can run them apart.
+    (browser: $($name:ident),* $(,)?) => {
+        $crate::on_both_backends!(@journey sqlite, Sqlite, browser_tests,
+            "a Chromium journey: build the tests with UPSTATE_TEST_BROWSER=1 to run it (CI does)",
+            $($name),*);
+    };
+    (browser(postgres): $($name:ident),* $(,)?) => {
+        $crate::on_both_backends!(@journey postgres, Postgres, all(browser_tests, postgres_tests),
+            "a Chromium journey on PostgreSQL: build the tests with UPSTATE_TEST_BROWSER=1 and UPSTATE_TEST_POSTGRES_URL (CI does)",
+            $($name),*);
+    };
+    (@journey $db:ident, $backend:ident, $asked:meta, $why:literal, $($name:ident),*) => {$(
         mod $name {
-            async fn journey(b: $crate::support::Backend) {
-                super::$name(b).await
+            mod journey {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                #[cfg_attr(not($asked), ignore = $why)]
+                async fn $db() {
+                    super::super::$name($crate::support::Backend::$backend).await
+                }
             }
-            $crate::on_both_backends!(@asked browser_tests,
-                "a Chromium journey: build the tests with UPSTATE_TEST_BROWSER=1 to run it (CI does)",
-                "a Chromium journey on PostgreSQL: build the tests with UPSTATE_TEST_BROWSER=1 and UPSTATE_TEST_POSTGRES_URL (CI does)",
-                journey);
         }
     )*};
     // Tests that run only when the tests were built with `$asked` set.
@@ -1297,9 +1313,25 @@ impl Browser {
     }
 }
 
-/// The repository's root (where `target/` is).
+/// The repository's root. Read when the test runs (cargo sets it for the
+/// run too), not baked in when it was built: CI keeps its build outside the
+/// clone and reuses it from the next clone, where a path compiled in would
+/// name a folder that is gone.
 pub fn root() -> std::path::PathBuf {
-    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+}
+
+/// Where scripts/test-deps put the peers installed from npm and PyPI
+/// (`browser-test/node_modules`, `consumers/venv`): `UPSTATE_TEST_PEERS`
+/// (.ci/run keeps them beside its build, outside the clone, so a new clone
+/// does not install them again), else the repository's `target/`.
+pub fn peers() -> std::path::PathBuf {
+    std::env::var_os("UPSTATE_TEST_PEERS")
+        .filter(|p| !p.is_empty())
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| root().join("target"))
 }
 
 /// Whether the real peers a test drives (Chromium, npm or PyPI packages; see
@@ -1350,7 +1382,7 @@ pub fn peers_available(test: &str, paths: &[std::path::PathBuf]) -> bool {
 /// are not installed (and not required).
 pub fn consumer(test: &str, script: &str, input: &[u8]) -> Option<serde_json::Value> {
     use std::io::Write;
-    let python = root().join("target/consumers/venv/bin/python");
+    let python = peers().join("consumers/venv/bin/python");
     if !peers_available(test, std::slice::from_ref(&python)) {
         return None;
     }

@@ -17,7 +17,7 @@ on_both_backends!(
     secrets_and_passwords_stay_out_unless_asked,
     a_backup_taken_while_serving_restores_every_table
 );
-on_both_backends!(browser: the_settings_screen_exports_and_imports);
+on_both_backends!(browser(postgres): the_settings_screen_exports_and_imports);
 
 const HEADER: &str = "Bearer monitor-credential-0123456789-xyz";
 

@@ -40,7 +40,11 @@ mod tests {
 
     #[test]
     fn each_migration_says_the_same_in_both_dialects() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+        let root = std::path::PathBuf::from(
+            std::env::var_os("CARGO_MANIFEST_DIR")
+                .unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()),
+        )
+        .join("migrations");
         let listed = |dialect: &str| {
             let mut names: Vec<String> = std::fs::read_dir(root.join(dialect))
                 .expect("migrations")
