@@ -148,8 +148,8 @@ pub(crate) async fn press_found(d: &Driver, at: Locator<'_>, what: &str) {
     let loaded = d
         .until(
             "return window.__before === undefined && document.readyState === 'complete'",
-            // Generous: several tests at a time on two cores slow a browser.
-            Duration::from_secs(30),
+            // A step on a loaded machine; a page that never comes fails.
+            crate::browser::STEP_WITHIN,
         )
         .await;
     assert!(loaded.is_some(), "{what:?} led to no new page");
@@ -903,7 +903,7 @@ async fn operator_screens_in_chromium(b: Backend) {
     let previewed = d
         .until(
             "const b = document.querySelector('.preview-body strong'); return b && b.textContent === 'now'",
-            Duration::from_secs(5),
+            crate::browser::STEP_WITHIN,
         )
         .await;
     assert!(previewed.is_some(), "the Markdown is previewed");
@@ -1960,7 +1960,7 @@ async fn notification_channels_in_chromium(b: Backend) {
     )
     .await
     .data(201);
-    rx.wait_for(2, Duration::from_secs(15)).await;
+    rx.wait_for(2, crate::browser::STEP_WITHIN).await;
     // Updates were not ticked: this one is not sent.
     let inc = s.get("/api/v1/incidents").await.data(200)[0]["id"]
         .as_i64()
@@ -2172,7 +2172,7 @@ async fn monitors_in_chromium(b: Backend) {
     let id = s.get("/api/monitors").await.data(200)[0]["id"]
         .as_i64()
         .unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let deadline = std::time::Instant::now() + crate::browser::STEP_WITHIN;
     while s.get(&format!("/api/monitors/{id}")).await.data(200)["state"] != "up" {
         assert!(std::time::Instant::now() < deadline, "never checked");
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -2220,7 +2220,7 @@ async fn monitors_in_chromium(b: Backend) {
     );
     let before = rx.got().len();
     press(&d, "Test now").await;
-    let sent = rx.wait_for(before + 1, Duration::from_secs(10)).await;
+    let sent = rx.wait_for(before + 1, crate::browser::STEP_WITHIN).await;
     assert_eq!(
         sent[before].header("authorization"),
         "Bearer probe-0123456789-xyz"

@@ -362,7 +362,7 @@ async fn atlassians_clients_read_a_page_by_its_path(b: Backend) {
         .until(
             "const w = document.querySelector('statuspage-widget'); \
              return !!w && !!w.shadowRoot && w.shadowRoot.textContent.includes('Partial System Outage')",
-            std::time::Duration::from_secs(10),
+            crate::browser::STEP_WITHIN,
         )
         .await;
     let text = d

@@ -315,7 +315,7 @@ async fn the_incident_form_records_the_past(b: Backend) {
     let shown = d
         .until(
             "return location.pathname.startsWith('/admin/incidents/') && !location.pathname.endsWith('/new')",
-            std::time::Duration::from_secs(20),
+            crate::browser::STEP_WITHIN,
         )
         .await;
     assert!(shown.is_some(), "the incident's screen follows");

@@ -512,7 +512,7 @@ async fn operators_theme_the_page_without_code(b: Backend) {
         let radius = d
             .until(
                 "return getComputedStyle(document.querySelector('.banner')).borderTopLeftRadius === '0px'",
-                std::time::Duration::from_secs(5),
+                crate::browser::STEP_WITHIN,
             )
             .await;
         assert!(radius.is_some(), "the operator's CSS applies");

@@ -707,7 +707,7 @@ async fn a_quiet_incident_tells_channels_and_no_subscriber(b: Backend) {
         .data(201)["id"]
         .as_i64()
         .unwrap();
-    rx.wait_for(1, Duration::from_secs(20)).await;
+    rx.wait_for(1, crate::browser::STEP_WITHIN).await;
     s.quiet().await;
     assert_eq!(paths(&rx), ["/team"], "the subscriber heard nothing");
     let p = s
@@ -724,7 +724,7 @@ async fn a_quiet_incident_tells_channels_and_no_subscriber(b: Backend) {
     )
     .await
     .data(201);
-    rx.wait_for(3, Duration::from_secs(20)).await;
+    rx.wait_for(3, crate::browser::STEP_WITHIN).await;
     s.quiet().await;
     assert_eq!(paths(&rx), ["/sub", "/team", "/team"]);
 }
@@ -780,7 +780,7 @@ async fn the_incident_form_previews_who_is_told_in_chromium(b: Backend) {
     wait_for("no subscriber (notify is off)").await;
     fill(&d, "Message", "We are looking.").await;
     press(&d, "Report incident").await;
-    rx.wait_for(1, Duration::from_secs(20)).await;
+    rx.wait_for(1, crate::browser::STEP_WITHIN).await;
     s.quiet().await;
     assert_eq!(paths(&rx), ["/team"]);
     d.quit().await;
@@ -821,7 +821,7 @@ async fn monitors_at_a_glance_searched_and_paused_in_chromium(b: Backend) {
         ids.push(m["id"].as_i64().unwrap());
     }
     for (id, want) in [(ids[0], "up"), (ids[1], "down")] {
-        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        let deadline = std::time::Instant::now() + crate::browser::STEP_WITHIN;
         while s.get(&format!("/api/monitors/{id}")).await.data(200)["state"] != want {
             assert!(
                 std::time::Instant::now() < deadline,
@@ -955,7 +955,7 @@ async fn each_recipient_reads_its_own_language(b: Backend) {
     )
     .await
     .data(201);
-    rx.wait_for(3, Duration::from_secs(20)).await;
+    rx.wait_for(3, crate::browser::STEP_WITHIN).await;
     s.quiet().await;
     let mut heard: Vec<(String, String)> = rx
         .got()
@@ -1057,7 +1057,7 @@ async fn component_descriptions_are_markdown_in_chromium(b: Backend) {
     let shown = d
         .until(
             "var e = document.querySelector('li.comp .preview-body em'); return !!e && e.textContent === 'four'",
-            Duration::from_secs(10),
+            crate::browser::STEP_WITHIN,
         )
         .await;
     assert!(

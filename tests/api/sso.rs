@@ -153,7 +153,7 @@ async fn at_provider(d: &Driver, login: &str) {
         let loaded = d
             .until(
                 "return window.__before === undefined && document.readyState === 'complete'",
-                Duration::from_secs(30),
+                crate::browser::STEP_WITHIN,
             )
             .await;
         assert!(loaded.is_some(), "the provider's screen led nowhere");

@@ -9,7 +9,6 @@
 // A test that cannot read the migrations must stop there, loudly.
 #[allow(clippy::expect_used)]
 mod tests {
-    use std::path::Path;
 
     /// A migration as both dialects should read: ids, `WITHOUT ROWID`
     /// (SQLite's clustered table, which PostgreSQL has no word for) and the
