@@ -3,7 +3,7 @@
 //! and integrations read the live service.
 
 use crate::on_both_backends;
-use crate::support::{Backend, Server, peers, peers_available, root};
+use crate::support::{Backend, Server, peers, peers_available};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
