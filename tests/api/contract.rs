@@ -21,10 +21,13 @@ on_both_backends!(long: schemathesis_finds_no_server_error_and_no_undocumented_a
 /// (fuzzing, stateful), a few cases per operation, in bounded seconds.
 const PASSES: [(&str, &str); 2] = [("examples,coverage", "1"), ("fuzzing,stateful", "2")];
 
-/// Seconds per pass with a key (every operation) and as a signed-in person
-/// (the application routes).
-const KEY_SECONDS: &str = "95";
-const SESSION_SECONDS: &str = "95";
+/// Seconds per pass with a key (every operation; its coverage walk, one
+/// worker through all 301 operations, is the slowest pass and what the
+/// count of operations tried stands on most: at 95 s, two probes at once
+/// on a slower two-core machine tried 284 of 301, under the 95% asked)
+/// and as a signed-in person (the application routes).
+const KEY_SECONDS: [&str; 2] = ["150", "95"];
+const SESSION_SECONDS: [&str; 2] = ["95", "95"];
 
 /// The rows the hooks point generated requests at.
 struct Fixtures {
@@ -41,7 +44,8 @@ struct Fixtures {
 /// Who a pass calls as, and over which operations.
 struct Caller<'a> {
     name: &'a str,
-    seconds: &'a str,
+    /// Per pass, in the order of `PASSES`.
+    seconds: [&'a str; 2],
     /// The credential, as schemathesis's OpenAPI-aware auth (a section of
     /// its config naming the document's security scheme), so its
     /// `ignored_auth` check can take it away and try the request again.
@@ -52,19 +56,26 @@ struct Caller<'a> {
 }
 
 fn run(s: &Server, fixtures: &Fixtures, caller: &Caller) {
-    for (phases, workers) in PASSES {
-        pass(s, fixtures, caller, phases, workers);
+    for ((phases, workers), seconds) in PASSES.into_iter().zip(caller.seconds) {
+        pass(s, fixtures, caller, phases, workers, seconds);
     }
 }
 
-fn pass(s: &Server, fixtures: &Fixtures, caller: &Caller, phases: &str, workers: &str) {
+fn pass(
+    s: &Server,
+    fixtures: &Fixtures,
+    caller: &Caller,
+    phases: &str,
+    workers: &str,
+    seconds: &str,
+) {
     let Caller {
         name: caller,
-        seconds,
         ref auth,
         ref headers,
         only,
         skip,
+        ..
     } = *caller;
     let root = crate::support::root();
     let st = crate::support::peers().join("consumers/venv/bin/schemathesis");
