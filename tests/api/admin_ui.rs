@@ -136,15 +136,42 @@ pub(crate) async fn press(d: &Driver, button: &str) {
 
 /// Clicks what `at` finds (`what`, for the failure) and waits until the
 /// page it leads to has loaded.
+///
+/// A click lands where the element is when it is sent: if the page moved
+/// it meanwhile (a preview the server answers grows above it), it presses
+/// whatever is there now. So the element says when it got the click, and
+/// a click it did not get, on a page that stayed, is sent again.
 pub(crate) async fn press_found(d: &Driver, at: Locator<'_>, what: &str) {
     d.js("window.__before = true").await;
-    d.c()
-        .find(at)
-        .await
-        .unwrap_or_else(|_| panic!("no {what:?} to press"))
-        .click()
-        .await
-        .unwrap();
+    for attempt in 1.. {
+        let target = d
+            .c()
+            .find(at)
+            .await
+            .unwrap_or_else(|_| panic!("no {what:?} to press"));
+        let arg = serde_json::to_value(&target).expect("an element as an argument");
+        d.c()
+            .execute(
+                "window.__pressed = false; \
+                 arguments[0].addEventListener('click', () => { window.__pressed = true }, {once: true, capture: true})",
+                vec![arg],
+            )
+            .await
+            .unwrap();
+        target.click().await.unwrap();
+        let missed = d
+            .c()
+            .execute(
+                "return window.__before === true && window.__pressed === false",
+                vec![],
+            )
+            .await
+            .is_ok_and(|v| v == serde_json::json!(true));
+        if !missed {
+            break;
+        }
+        assert!(attempt < 5, "{what:?} never got the click");
+    }
     let loaded = d
         .until(
             "return window.__before === undefined && document.readyState === 'complete'",
