@@ -394,19 +394,15 @@ async fn schemathesis_finds_no_server_error_and_no_undocumented_answer(b: Backen
             ))
         })
         .expect("reached.py's count");
-    // 210-211 of 230 (91%) here. What no generated request reaches is
-    // listed above with what it got instead (proofs of a second factor,
-    // one-time tokens, the first owner's setup, user changes behind a
-    // step-up, routes that end the pass's own session). The share counts
-    // the operations the time budgets let the passes get to (a slower or
-    // busier machine runs fewer of them; every one must still be run by
-    // some pass nearly always).
-    // The two shares follow the machine's pace (the passes have time
-    // budgets): on a slower two-core machine with both databases' probes
-    // at once, 284-292 of 301 were tried and 89.7-90.1% of those
-    // succeeded, so the bars stand a few points under that; a walk that
-    // does not depend on pace is open work (docs/architecture.md, "The
-    // gate").
+    // What no generated request reaches is listed above with what it got
+    // instead (proofs of a second factor, one-time tokens, the first
+    // owner's setup, user changes behind a step-up, routes that end the
+    // pass's own session). Both shares follow the machine's pace, as the
+    // passes have time budgets: on a slower two-core machine with both
+    // databases' probes at once, 284-292 of 301 were tried and 89.7-90.1%
+    // of those succeeded, so the bars stand a few points under that; a
+    // walk that does not depend on pace is open work (docs/architecture.md,
+    // "The gate").
     assert!(
         ran * 100 >= of * 90,
         "only {ran} of {of} operations were tried at all:\n{said}"
