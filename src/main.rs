@@ -133,7 +133,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::ExportStatic { out } => {
             let (copy, report) = service::export_static(&config, &out).await?;
             for (url, status) in &copy.skipped {
-                eprintln!("not copied: {url} (answered {status})");
+                if *status == 0 {
+                    eprintln!("not copied: {url} (not an address the copy can hold)");
+                } else {
+                    eprintln!("not copied: {url} (answered {status})");
+                }
             }
             println!(
                 "copied {} files into {}: {} written, {} unchanged, {} removed",

@@ -15,7 +15,8 @@ on_both_backends!(
     the_copy_reads_like_the_live_page,
     export_settings_refuse_bad_input_and_never_show_the_secret,
     the_copy_is_published_to_a_directory_after_each_change,
-    the_copy_is_published_to_an_s3_bucket
+    the_copy_is_published_to_an_s3_bucket,
+    one_bad_page_never_stops_the_copy_of_the_others
 );
 on_both_backends!(browser: the_static_copy_is_set_up_on_the_settings_screen_in_chromium);
 
@@ -312,6 +313,39 @@ async fn the_copy_reads_like_the_live_page(b: Backend) {
     assert!(!out.join("s/acme").exists(), "{said}");
     assert!(!out.join("api/public/status/acme.json").exists(), "{said}");
     assert!(out.join("robots.txt").exists(), "not the copy's to remove");
+}
+
+/// A slug stored before every door kept the rules (an old import) is
+/// left out of the copy, said, and writes nothing outside it; the other
+/// pages are copied.
+async fn one_bad_page_never_stops_the_copy_of_the_others(b: Backend) {
+    let s = Server::start(b).await;
+    let good = s.page("acme").await;
+    s.component(good, "API").await;
+    let bad = s.page("bad").await;
+    s.db.execute(&format!(
+        "UPDATE status_pages SET slug = '../../../x' WHERE id = {bad}"
+    ))
+    .await;
+    let out = s.db.dir.path().join("deep/er/copy");
+    let out_arg = out.to_str().unwrap();
+    let (ok, said, err) =
+        s.db.cli(&["export-static", "--out", out_arg, "--public-url", &s.base]);
+    assert!(ok, "{said}{err}");
+    assert!(out.join("s/acme.html").exists(), "{said}{err}");
+    assert!(
+        err.contains("../../../x") || said.contains("../../../x"),
+        "the page left out is named: {said}{err}"
+    );
+    let outside: Vec<_> = files_under(s.db.dir.path())
+        .into_iter()
+        .filter(|f| !f.starts_with(&out) && f.to_string_lossy().contains("x"))
+        .filter(|f| {
+            f.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("x"))
+        })
+        .collect();
+    assert!(outside.is_empty(), "written outside the copy: {outside:?}");
 }
 
 /// An S3-compatible server (PyPI moto's), started for one test.

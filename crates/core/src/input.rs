@@ -30,7 +30,7 @@ pub const MAX_DEPTH: usize = 32;
 pub fn read_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, JsonError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value = serde::Deserialize::deserialize(&mut de)
-        .and_then(|v: Value| de.end().map(|()| v))
+        .and_then(|v: Unique| de.end().map(|()| v.0))
         .map_err(|e| JsonError::Malformed(format!("malformed JSON: {e}")))?;
     let Value::Object(mut fields) = value else {
         return Err(JsonError::Invalid(FieldErrors::single(
@@ -43,8 +43,18 @@ pub fn read_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, JsonError> {
         if let Err(e) = tidy(v, 1) {
             return Err(JsonError::Malformed(format!("malformed JSON: {e}")));
         }
-        if key.contains('\0') || holds_nul(v) {
+        if key.contains('\0') {
             nul.get_or_insert_with(|| key.clone());
+        } else if let Some(rest) = nul_at(v) {
+            // A top field by its name, as every field error names it; a
+            // place deeper in by its whole pointer.
+            nul.get_or_insert_with(|| {
+                if rest.is_empty() {
+                    key.clone()
+                } else {
+                    format!("/{}{rest}", key.replace('~', "~0").replace('/', "~1"))
+                }
+            });
         }
     }
     if let Some(field) = nul {
@@ -89,6 +99,71 @@ pub fn read_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, JsonError> {
 
 /// Checks nesting depth and turns whole numbers written with a fraction
 /// (`1.0`) into integers.
+/// A JSON value whose objects name each key once. serde_json keeps the
+/// last of a repeated key; a body that says two things of one field is
+/// refused instead, as a reader that keeps the first would understand it
+/// otherwise (RFC 8259 4: names SHOULD be unique).
+struct Unique(Value);
+
+impl<'de> serde::Deserialize<'de> for Unique {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(UniqueVisitor).map(Unique)
+    }
+}
+
+struct UniqueVisitor;
+
+impl<'de> serde::de::Visitor<'de> for UniqueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Unique(v)) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut fields = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let Unique(v) = map.next_value()?;
+            if fields.insert(key.clone(), v).is_some() {
+                return Err(serde::de::Error::custom(format!(
+                    "the key {key:?} appears twice in one object"
+                )));
+            }
+        }
+        Ok(Value::Object(fields))
+    }
+}
+
 fn tidy(v: &mut Value, depth: usize) -> Result<(), String> {
     match v {
         Value::Array(_) | Value::Object(_) if depth >= MAX_DEPTH => {
@@ -110,12 +185,25 @@ fn tidy(v: &mut Value, depth: usize) -> Result<(), String> {
 }
 
 /// Whether a NUL character is in any string or key inside `v`.
-fn holds_nul(v: &Value) -> bool {
+/// Where in `v` the first NUL is, as a JSON pointer below it (`""`: `v`
+/// itself), so a refusal names the place in a document (an export's
+/// `/tables/components/1/name`), not only its top field.
+fn nul_at(v: &Value) -> Option<String> {
+    let escape = |k: &str| k.replace('~', "~0").replace('/', "~1");
     match v {
-        Value::String(s) => s.contains('\0'),
-        Value::Array(items) => items.iter().any(holds_nul),
-        Value::Object(map) => map.iter().any(|(k, v)| k.contains('\0') || holds_nul(v)),
-        _ => false,
+        Value::String(s) => s.contains('\0').then(String::new),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, item)| nul_at(item).map(|rest| format!("/{i}{rest}"))),
+        Value::Object(map) => map.iter().find_map(|(k, v)| {
+            if k.contains('\0') {
+                Some(format!("/{}", escape(k)))
+            } else {
+                nul_at(v).map(|rest| format!("/{}{rest}", escape(k)))
+            }
+        }),
+        _ => None,
     }
 }
 
@@ -326,10 +414,27 @@ mod tests {
             panic!("NUL accepted")
         };
         assert_eq!(e.0[0].field, "s");
+        let Err(JsonError::Invalid(e)) =
+            read_json::<Sample>(b"{\"t\": {\"rows\": [{\"a\": 1}, {\"name\": \"x\\u0000\"}]}}")
+        else {
+            panic!("NUL accepted")
+        };
+        assert_eq!(e.0[0].field, "/t/rows/1/name");
         let Err(JsonError::Invalid(e)) = read_json::<Sample>(br#"{"n": "x", "s": 2}"#) else {
             panic!("wrong types accepted")
         };
         assert_eq!(e.0.len(), 2, "{e:?}");
+        // A key said twice is refused, wherever it is, not read as the last.
+        for twice in [
+            &br#"{"n": 1, "n": 2}"#[..],
+            br#"{"s": "a", "x": {"k": 1, "k": 1}}"#,
+        ] {
+            let Err(JsonError::Malformed(why)) = read_json::<Sample>(twice) else {
+                panic!("a repeated key accepted")
+            };
+            assert!(why.contains("appears twice"), "{why}");
+        }
+        assert!(read_json::<Sample>(br#"{"n": 1, "x": [{"k": 1}, {"k": 2}]}"#).is_ok());
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub mod public;
 pub mod push;
 pub mod recurring;
 pub mod roles;
+pub mod rules;
 #[cfg(feature = "openapi")]
 pub mod schema;
 pub mod scope;

@@ -65,9 +65,7 @@ impl QuickLinkInput {
     fn check(self, e: &mut FieldErrors) -> QuickLinkFields {
         QuickLinkFields {
             status_page_id: self.status_page_id,
-            label: self
-                .label
-                .and_then(|v| e.check("label", validate::text(&v, LABEL_MAX).and_then(non_blank))),
+            label: self.label.and_then(|v| e.check("label", label(&v))),
             url: self.url.and_then(|v| e.check("url", HttpUrl::parse(&v))),
             order: self
                 .order
@@ -105,6 +103,11 @@ impl QuickLinkInput {
         }
         e.into_result().map(|()| fields)
     }
+}
+
+/// A link's words: one rule for the API and every importer.
+pub fn label(raw: &str) -> Result<String, String> {
+    validate::text(raw, LABEL_MAX).and_then(non_blank)
 }
 
 fn non_blank(s: String) -> Result<String, String> {

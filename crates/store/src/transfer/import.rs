@@ -14,6 +14,7 @@ use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use upstate_core::audit::Action;
 use upstate_core::events::Event;
+use upstate_core::rules::Rule;
 
 /// Where the document's records go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -99,6 +100,7 @@ pub async fn import_from(
         for (i, row) in list.iter().enumerate() {
             checked.push(check_row(shape, row, &format!("{path}/{i}"))?);
         }
+        check_unique(shape.table, &checked)?;
         if mode == Mode::AddPages && !PAGE_TABLES.contains(&shape.table) {
             if !checked.is_empty() {
                 notes.push(format!(
@@ -112,6 +114,7 @@ pub async fn import_from(
         rows.push((shape, checked));
     }
 
+    check_same_page(&rows)?;
     let mut tx = db.begin_as(ctx).await?;
     if mode == Mode::Empty {
         for table in CARRIED.iter().filter(|t| !MAY_HOLD.contains(t)) {
@@ -382,7 +385,121 @@ fn check_row(shape: &Shape, row: &Value, path: &str) -> StoreResult<Map<String, 
             return Err(invalid(format!("{path}/{}", c.name), "is missing"));
         }
     }
-    Ok(obj.clone())
+    let mut row = obj.clone();
+    // The entity's own rules, as the API applies them to the field that
+    // fills the column; the value stored is the one the rule gives (a
+    // colour lowercased, line ends folded), as the API would store it.
+    for (key, value) in row.iter_mut() {
+        let ruled = match (upstate_core::rules::of(shape.table, key), &*value) {
+            (Some(Rule::Text(rule)), Value::String(text)) => rule(text).map(Value::String),
+            (Some(Rule::Number(rule)), Value::Number(n)) => n
+                .as_i64()
+                .ok_or_else(|| "must be an integer".to_string())
+                .and_then(rule)
+                .map(Value::from),
+            _ => continue,
+        };
+        *value = ruled.map_err(|why| invalid(format!("{path}/{key}"), why))?;
+    }
+    Ok(row)
+}
+
+/// Rows of one table that repeat an id, or a value the install keeps
+/// unique: refused at the second row, before anything is written (the
+/// second page would otherwise take a new id and the first page's
+/// components with it).
+fn check_unique(table: &str, rows: &[Map<String, Value>]) -> StoreResult<()> {
+    let unique = upstate_core::rules::UNIQUE
+        .iter()
+        .filter(|(t, _)| *t == table)
+        .map(|(_, c)| *c);
+    for column in std::iter::once("id").chain(unique) {
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for (i, row) in rows.iter().enumerate() {
+            let Some(value) = row.get(column).filter(|v| !v.is_null()) else {
+                continue;
+            };
+            if let Some(first) = seen.insert(value.to_string(), i) {
+                return Err(invalid(
+                    format!("/tables/{table}/{i}/{column}"),
+                    format!("repeats the {column} of /tables/{table}/{first}"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+type SamePage<'a> = (
+    &'a str,
+    &'a str,
+    &'a HashMap<i64, i64>,
+    &'a str,
+    &'a HashMap<i64, i64>,
+);
+
+/// A component's group, and the components of an incident or a window,
+/// are on the component's own page: a reference across pages is refused,
+/// as the API refuses it.
+fn check_same_page(rows: &[(&Shape, Vec<Map<String, Value>>)]) -> StoreResult<()> {
+    let int = |row: &Map<String, Value>, c: &str| row.get(c).and_then(Value::as_i64);
+    let pages_of = |table: &str| -> HashMap<i64, i64> {
+        rows.iter()
+            .filter(|(s, _)| s.table == table)
+            .flat_map(|(_, list)| list.iter())
+            .filter_map(|r| Some((int(r, "id")?, int(r, "page_id")?)))
+            .collect()
+    };
+    // Pages the document does not hold are the reference checks' to name.
+    let pages: HashSet<i64> = rows
+        .iter()
+        .filter(|(s, _)| s.table == "status_pages")
+        .flat_map(|(_, list)| list.iter())
+        .filter_map(|r| int(r, "id"))
+        .collect();
+    let groups = pages_of("component_groups");
+    let components = pages_of("components");
+    let incidents = pages_of("incidents");
+    let windows = pages_of("maintenance");
+    // (table, column naming the referenced row, its pages, column naming
+    // the owning row, their pages)
+    let checks: [SamePage; 3] = [
+        ("components", "group_id", &groups, "id", &components),
+        (
+            "incident_components",
+            "component_id",
+            &components,
+            "incident_id",
+            &incidents,
+        ),
+        (
+            "maintenance_components",
+            "component_id",
+            &components,
+            "maintenance_id",
+            &windows,
+        ),
+    ];
+    for (table, reference, referenced, owner, owners) in checks {
+        for (shape, list) in rows.iter().filter(|(s, _)| s.table == table) {
+            for (i, row) in list.iter().enumerate() {
+                let (Some(to), Some(of)) = (int(row, reference), int(row, owner)) else {
+                    continue;
+                };
+                if let (Some(a), Some(b)) = (referenced.get(&to), owners.get(&of))
+                    && a != b
+                    && pages.contains(a)
+                    && pages.contains(b)
+                {
+                    return Err(invalid(
+                        format!("/tables/{}/{i}/{reference}", shape.table),
+                        "belongs to another page",
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 struct Load {

@@ -137,12 +137,12 @@ fn clock(s: &str) -> Option<i64> {
 }
 
 /// A recurring window's length in minutes and its start (`HH:MM`): Kuma
-/// 2's `duration`, or from `start_time` to `end_time`, across midnight
-/// when the end comes first.
+/// 2's `duration` (seconds: its form's minutes times 60), or from
+/// `start_time` to `end_time`, across midnight when the end comes first.
 fn window(m: &Value) -> Option<(i64, String)> {
     let start = clock(&text(&m["start_time"]))?;
     let span = match m["duration"].as_i64().filter(|d| *d > 0) {
-        Some(d) => d,
+        Some(seconds) => (seconds + 59) / 60,
         None => {
             let end = clock(&text(&m["end_time"]))?;
             if end > start {
