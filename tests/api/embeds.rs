@@ -9,6 +9,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 on_both_backends!(calendar_holds_every_window_with_stable_uids);
+on_both_backends!(a_bare_cr_in_a_description_adds_no_calendar_line);
 on_both_backends!(badges_in_every_style_and_as_shields_json);
 on_both_backends!(widget_manifest_and_overall_status);
 on_both_backends!(translation_uses_the_dictionaries_and_says_what_it_lacks);
@@ -22,6 +23,58 @@ fn events(text: &str) -> Vec<icalendar::Event> {
             _ => None,
         })
         .collect()
+}
+
+/// A carriage return alone ends a line for iCalendar readers: in a
+/// description it is stored as a line end, which the calendar escapes, so
+/// no line of the text becomes a line of the calendar.
+async fn a_bare_cr_in_a_description_adds_no_calendar_line(b: Backend) {
+    let s = Server::start(b).await;
+    let p = s.page("acme").await;
+    let made = s
+        .post(
+            "/api/v1/maintenance",
+            json!({"title": "Network work", "statusPageId": p,
+                   "description": "line1\rEND:VEVENT\rBEGIN:VEVENT\rSUMMARY:Injected\r\nlast",
+                   "scheduledStartTime": "2099-04-01T00:00:00.000Z",
+                   "scheduledEndTime": "2099-04-01T01:30:00.000Z"}),
+        )
+        .await
+        .data(201);
+    assert_eq!(
+        made["description"],
+        "line1\nEND:VEVENT\nBEGIN:VEVENT\nSUMMARY:Injected\nlast"
+    );
+    let text = fetch(&s, "/api/calendar?page=acme", &[]).await.text;
+    let lines: Vec<&str> = text.split(['\r', '\n']).collect();
+    assert_eq!(
+        lines.iter().filter(|l| **l == "BEGIN:VEVENT").count(),
+        1,
+        "{text}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.starts_with("SUMMARY:Injected")),
+        "{text}"
+    );
+    let evs = events(&text);
+    assert_eq!(evs.len(), 1, "{text}");
+    assert_eq!(
+        evs[0].get_description(),
+        Some("line1\nEND:VEVENT\nBEGIN:VEVENT\nSUMMARY:Injected\nlast")
+    );
+    // A title is one line: a CR in it is refused, and nothing is stored.
+    s.post(
+        "/api/v1/maintenance",
+        json!({"title": "Two\rlines", "statusPageId": p,
+               "scheduledStartTime": "2099-04-01T00:00:00.000Z",
+               "scheduledEndTime": "2099-04-01T01:30:00.000Z"}),
+    )
+    .await
+    .problem(422);
+    assert_eq!(
+        events(&fetch(&s, "/api/calendar?page=acme", &[]).await.text).len(),
+        1
+    );
 }
 
 async fn calendar_holds_every_window_with_stable_uids(b: Backend) {

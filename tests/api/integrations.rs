@@ -21,6 +21,7 @@ on_both_backends!(
     signed_senders_are_verified,
     opsgenie_and_datadog_move_components_only,
     maintenance_holds_alerts_back,
+    a_deleted_incident_ends_its_alert_group,
     bad_integrations_and_payloads_are_refused,
     a_rotated_or_disabled_receiver_answers_404,
     the_real_alertmanager_opens_and_resolves_an_incident,
@@ -575,6 +576,81 @@ async fn maintenance_holds_alerts_back(b: Backend) {
         log[0]["detail"]
             .as_str()
             .is_some_and(|d| d.contains("maintenance") && d.contains("API"))
+    );
+    // Still held while the window lasts: a repeat changes nothing.
+    let r = post_alert(&s, &am.path, &fixture("alertmanager-firing.json")).await;
+    assert_eq!(outcomes(&r), ["suppressed", "suppressed"]);
+    // The window over and the alert still firing: its next repeat moves
+    // the component and opens the incident, as a monitor's next check does.
+    s.patch(
+        &format!("/api/v1/components/{api}/status"),
+        json!({"status": "operational"}),
+    )
+    .await
+    .data(200);
+    let r = post_alert(&s, &am.path, &fixture("alertmanager-firing.json")).await;
+    assert_eq!(outcomes(&r), ["opened", "joined"]);
+    assert_eq!(s.component_status(api).await, "major_outage");
+    assert_eq!(
+        incidents(&s).await,
+        ["The API does not answer|investigating"]
+    );
+}
+
+/// A person deletes the incident an alert opened: the group ends with it,
+/// and its next alert opens a new incident rather than joining nothing.
+/// A sender's multi-line summary becomes a one-line title, as the API
+/// would take it.
+async fn a_deleted_incident_ends_its_alert_group(b: Backend) {
+    let s = Server::start(b).await;
+    let page = s.page("acme").await;
+    let api = s.component(page, "API").await;
+    let am = integration(
+        &s,
+        json!({"kind": "alertmanager", "name": "Prometheus", "statusPageId": page, "rules": [
+            {"componentIds": [api], "status": "major_outage", "incident": "publish"}
+        ]}),
+    )
+    .await;
+    let firing = fixture("alertmanager-firing.json");
+    let mut first = firing.clone();
+    first["alerts"] = json!([firing["alerts"][0].clone()]);
+    first["alerts"][0]["annotations"]["summary"] =
+        json!("The API does not answer\n\non host api-1\r\tsince 10:02");
+    assert_eq!(said(&s, &am.path, &first).await, ["opened"]);
+    let titles = s.db.texts("SELECT title FROM incidents").await;
+    assert_eq!(
+        titles,
+        ["The API does not answer on host api-1 since 10:02"]
+    );
+    // The same words through the front door: refused there.
+    s.post(
+        "/api/v1/incidents",
+        json!({"title": "The API does not answer\non host api-1", "statusPageId": page,
+               "message": "Looking"}),
+    )
+    .await
+    .problem(422);
+    let id = s.db.integers("SELECT id FROM incidents").await[0];
+    s.delete(&format!("/api/v1/incidents/{id}")).await.data(200);
+    s.patch(
+        &format!("/api/v1/components/{api}/status"),
+        json!({"status": "operational"}),
+    )
+    .await
+    .data(200);
+    // The group's second alert: a new incident, and the component moves.
+    let mut second = firing.clone();
+    second["alerts"] = json!([firing["alerts"][1].clone()]);
+    assert_eq!(said(&s, &am.path, &second).await, ["opened"]);
+    assert_eq!(s.db.integers("SELECT COUNT(*) FROM incidents").await, [1]);
+    assert_eq!(s.component_status(api).await, "major_outage");
+    assert_eq!(
+        s.db.integers(
+            "SELECT COUNT(*) FROM alert_groups WHERE state = 'open' AND incident_id IS NULL"
+        )
+        .await,
+        [0]
     );
 }
 

@@ -41,14 +41,26 @@ pub fn read(kind: IntegrationKind, body: &Value) -> Result<Received, FieldErrors
     if !body.is_object() {
         return Err(FieldErrors::single("", "must be a JSON object"));
     }
-    match kind {
+    let mut received = match kind {
         IntegrationKind::Alertmanager => alertmanager(body, true),
         IntegrationKind::Grafana => alertmanager(body, false),
         IntegrationKind::Pagerduty => pagerduty(body),
         IntegrationKind::Opsgenie => opsgenie(body),
         IntegrationKind::Datadog => datadog(body),
         IntegrationKind::Generic => generic(body),
+    }?;
+    // A sender's words become an incident's title and first message: they
+    // keep the incident's rules (one line of at most 255 characters, no
+    // control characters), as `POST /api/v1/incidents` would.
+    for a in &mut received.alerts {
+        a.title = crate::validate::headline(&a.title).unwrap_or_else(|| "Alert".into());
+        a.description = a
+            .description
+            .as_deref()
+            .map(|d| crate::validate::foreign_text(d, crate::validate::MESSAGE_MAX))
+            .filter(|d| !d.is_empty());
     }
+    Ok(received)
 }
 
 /// The errors found so far, when a payload cannot be read further.

@@ -84,16 +84,61 @@ pub fn name(raw: &str) -> Result<String, String> {
     Ok(s.to_string())
 }
 
-/// Free text (may be empty) with a length cap.
+/// Free text (may be empty) with a length cap. Line ends are stored as
+/// `\n` alone: a bare `\r` is a line end to a person and to some formats
+/// (iCalendar, email headers) but not to others, so a text that keeps it
+/// can mean two things on its way out.
 pub fn text(raw: &str, max: usize) -> Result<String, String> {
-    let s = raw.trim();
+    let s = one_line_end(raw.trim());
     if s.chars().count() > max {
         return Err(format!("must be at most {max} characters"));
     }
-    if has_control(s, true) {
+    if has_control(&s, true) {
         return Err("must not contain control characters".into());
     }
-    Ok(s.to_string())
+    Ok(s)
+}
+
+/// `\r\n` and a bare `\r` as `\n`.
+pub fn one_line_end(s: &str) -> String {
+    if s.contains('\r') {
+        s.replace("\r\n", "\n").replace('\r', "\n")
+    } else {
+        s.to_string()
+    }
+}
+
+/// A title made from another product's words (an alert's summary): its
+/// lines joined with spaces, control characters dropped, clipped to
+/// `NAME_MAX` characters; what `name` accepts, or None when nothing is left.
+pub fn headline(raw: &str) -> Option<String> {
+    let joined = raw
+        .split(char::is_control)
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let clipped: String = if joined.chars().count() > NAME_MAX {
+        let mut c: String = joined.chars().take(NAME_MAX - 1).collect();
+        c = c.trim_end().to_string();
+        c.push('…');
+        c
+    } else {
+        joined
+    };
+    name(&clipped).ok()
+}
+
+/// Free text from another product: line ends folded, other control
+/// characters dropped, clipped to `max` characters; what `text` accepts.
+pub fn foreign_text(raw: &str, max: usize) -> String {
+    let folded = one_line_end(raw.trim());
+    let kept: String = folded
+        .chars()
+        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+        .take(max)
+        .collect();
+    kept.trim().to_string()
 }
 
 /// A non-empty message for a timeline entry.
@@ -245,6 +290,20 @@ pub fn order(raw: i64) -> Result<i32, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn foreign_words_keep_the_rules() {
+        assert_eq!(
+            headline("CPU high\n\non db-1\r\tnow").as_deref(),
+            Some("CPU high on db-1 now")
+        );
+        assert_eq!(headline(" \n\u{7}"), None);
+        let long = headline(&"word ".repeat(100)).unwrap_or_default();
+        assert!(name(&long).is_ok() && long.ends_with('…'), "{long}");
+        assert_eq!(foreign_text("a\r\nb\rc\u{0}d", 100), "a\nb\ncd");
+        assert_eq!(foreign_text("abcdef", 3), "abc");
+        assert_eq!(text("a\rb", 10), Ok("a\nb".to_string()));
+    }
 
     #[test]
     fn slugs() {

@@ -574,7 +574,10 @@ async fn one(
     .await?
     });
     if alert.firing {
-        if let Some((true, _)) = prev {
+        // A repeat of an alert that moved nothing (held back by
+        // maintenance, or matched by no rule) is weighed again: the window
+        // may have ended, the rules may have changed.
+        if let Some((true, Some(_))) = prev {
             remember(tx, row.id, alert, prev.and_then(|p| p.1), now).await?;
             return Ok(Done::quiet(
                 AlertOutcome::Duplicate,

@@ -107,7 +107,9 @@ fn event(d: &PageData, m: &Maintenance, base: &str, host: &str) -> Event {
         .filter(|c| m.affected_components.contains(&c.id))
         .map(|c| c.name.as_str())
         .collect();
-    let mut text = m.description.clone();
+    // Stored before the rule folded bare CRs (or by an older import): a CR
+    // the calendar writer leaves as it is would end the line there.
+    let mut text = upstate_core::validate::one_line_end(&m.description);
     if !affected.is_empty() {
         text = format!("{text}\n\nAffected: {}", affected.join(", "))
             .trim()
@@ -116,7 +118,7 @@ fn event(d: &PageData, m: &Maintenance, base: &str, host: &str) -> Event {
     Event::new()
         // Stable across rebuilds: calendar apps update the event in place.
         .uid(&format!("maintenance-{}@{host}", m.id))
-        .summary(&m.title)
+        .summary(&upstate_core::validate::one_line_end(&m.title))
         .description(&text)
         .starts(utc(m.scheduled_start_time))
         .ends(utc(m.scheduled_end_time))
