@@ -109,8 +109,8 @@ pub struct Settings {
     /// The slug of the page served at `/` for hosts that are no page's custom domain.
     #[serde(deserialize_with = "opt_text")]
     pub default_page: Option<String>,
-    /// Mark session cookies Secure (default: yes, unless listening on a
-    /// loopback address over plain http).
+    /// Mark cookies Secure (default: when `public_url` is https; without a
+    /// `public_url`, unless listening on a loopback address).
     pub secure_cookies: Option<bool>,
     /// Development mode: opens `POST /api/admin/reset-rate-limits`. Never
     /// in production: it lets an admin wipe the counters that slow guessing.
@@ -618,7 +618,17 @@ impl Config {
                     page: p.page,
                 },
                 trusted_proxies: parse_ranges("trusted proxy", &s.trusted_proxies)?,
-                secure_cookies: s.secure_cookies.unwrap_or(!loopback),
+                // Where visitors reach it decides, when said: behind a
+                // TLS proxy the server listens on loopback over plain http
+                // while every browser speaks https to the proxy.
+                secure_cookies: s.secure_cookies.unwrap_or_else(|| {
+                    let public = s.public_url.trim().to_ascii_lowercase();
+                    if public.is_empty() {
+                        !loopback
+                    } else {
+                        public.starts_with("https://")
+                    }
+                }),
                 // Unset stays empty: `serve` fills in the address it is bound to.
                 public_url: s.public_url.trim_end_matches('/').to_string(),
                 default_page: s.default_page.clone().filter(|d| !d.is_empty()),
@@ -631,7 +641,7 @@ impl Config {
                     .map(upstate_server::Token),
                 hsts_max_age_secs: s.hsts_max_age_secs,
                 stopping: tokio_util::sync::CancellationToken::new(),
-                redis_url: redis_url(s.redis_url.as_ref())?,
+                redis_url: redis_url(s.redis_url.as_ref())?.map(upstate_server::SecretUrl),
                 redis_prefix: s.redis_prefix.clone(),
                 sso_connection,
                 static_copy_root: match s.static_copy_root.trim() {

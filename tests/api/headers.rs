@@ -10,17 +10,19 @@ on_both_backends!(
     https_installs_send_hsts_and_secure_cookies
 );
 
-/// Reached over https (the public URL says so): every answer carries
-/// `Strict-Transport-Security`, and the form bridge's flash cookie is
-/// `Secure` like the session's; over plain http neither.
+/// Reached over https (the public URL says so, as in the README's recipe
+/// of instances on loopback behind a TLS proxy): every answer carries
+/// `Strict-Transport-Security`, and every cookie (the form bridge's flash,
+/// the session, a private page's pass) is `Secure`; over plain http none.
 async fn https_installs_send_hsts_and_secure_cookies(b: Backend) {
     let form = "email=a%40b.example&password=wrong-password-here&_back=/admin/login";
-    for (url, secure) in [("https://status.example.com", true), ("", false)] {
-        let mut env = vec![(
-            "UPSTATE_SECURE_COOKIES",
-            if secure { "true" } else { "false" },
-        )];
-        if secure {
+    for (url, secure) in [
+        ("https://status.example.com", true),
+        ("http://127.0.0.1:9", false),
+        ("", false),
+    ] {
+        let mut env = vec![];
+        if !url.is_empty() {
             env.push(("UPSTATE_PUBLIC_URL", url));
         }
         let s = Server::start_with(b, &env).await;
@@ -49,6 +51,29 @@ async fn https_installs_send_hsts_and_secure_cookies(b: Backend) {
         let cookie = r.headers()["set-cookie"].to_str().unwrap().to_string();
         assert!(cookie.starts_with("upstate_flash="), "{cookie}");
         assert_eq!(cookie.ends_with("; Secure"), secure, "{cookie}");
+
+        let page = s.page("hidden").await;
+        s.make_private(page, "open sesame").await;
+        let r = http
+            .post(format!("{}/api/verify-page-password", s.base))
+            .json(&serde_json::json!({"slug": "hidden", "password": "open sesame"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        let cookie = r.headers()["set-cookie"].to_str().unwrap().to_string();
+        assert_eq!(cookie.contains("; Secure"), secure, "{url}: {cookie}");
+        s.db.user("owner@example.com", "owner");
+        let r = http
+            .post(format!("{}/api/auth/login", s.base))
+            .json(&serde_json::json!({"email": "owner@example.com",
+                                      "password": crate::support::PASSWORD}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200, "{url}");
+        let cookie = r.headers()["set-cookie"].to_str().unwrap().to_string();
+        assert_eq!(cookie.contains("; Secure"), secure, "{url}: {cookie}");
     }
 }
 

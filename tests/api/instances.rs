@@ -361,6 +361,19 @@ async fn a_keys_limit_holds_across_three_instances_through_redis() {
     // after its last failure, the connection remade), they count there
     // together: one request on each takes one count from a single window.
     redis.up();
+    // An instance nobody calls sees it back too (it tries Redis every five
+    // seconds while it is away), not only after its next counted request.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !crate::support::metrics_text(&a.base)
+        .await
+        .contains("upstate_shared_limits_up 1")
+    {
+        assert!(
+            Instant::now() < deadline,
+            "an idle instance reports Redis back within 20 s"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let mut lefts = Vec::new();
@@ -380,6 +393,35 @@ async fn a_keys_limit_holds_across_three_instances_through_redis() {
     }
     let metrics = crate::support::metrics_text(&a.base).await;
     assert!(metrics.contains("upstate_shared_limits_up 1"), "{metrics}");
+}
+
+crate::on_both_backends!(the_redis_password_stays_out_of_the_log);
+
+/// The start-up log names the Redis it counts in, with its password masked
+/// as the database's is.
+async fn the_redis_password_stays_out_of_the_log(b: Backend) {
+    let url = format!(
+        "redis://:pw-in-the-url-61@127.0.0.1:{}/0",
+        crate::support::free_port()
+    );
+    let s = Server::start_with(
+        b,
+        &[("UPSTATE_REDIS_URL", url.as_str()), ("RUST_LOG", "info")],
+    )
+    .await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let log = loop {
+        let log = s.log();
+        if log.contains("starting") || Instant::now() > deadline {
+            break log;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(
+        log.contains("redis_url: Some(\"redis://:***@127.0.0.1:"),
+        "{log}"
+    );
+    assert!(!log.contains("pw-in-the-url-61"), "{log}");
 }
 
 /// nginx (Debian's) balancing `upstreams` on a port of its own, as the

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 on_both_backends!(a_page_held_to_networks_answers_only_them);
 on_both_backends!(bad_networks_are_refused_and_change_nothing);
+on_both_backends!(outside_the_networks_no_password_is_tried_and_no_link_taken);
 
 /// Believes loopback's `X-Forwarded-For`: the test speaks for many addresses.
 async fn behind_a_proxy(b: Backend) -> Server {
@@ -176,6 +177,114 @@ async fn a_page_held_to_networks_answers_only_them(b: Backend) {
     let open = from(&s, "/api/public/status/acme", OUTSIDE).await;
     assert_eq!(open.status, 200);
     assert_ne!(open.header("cache-control"), "private, no-cache");
+}
+
+/// `POST` to `path` from `ip`: (status, body, set-cookie).
+async fn post_from(s: &Server, path: &str, ip: &str, body: Value) -> (u16, String, Option<String>) {
+    let r = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client")
+        .post(format!("{}{path}", s.base))
+        .header("x-forwarded-for", ip)
+        .json(&body)
+        .send()
+        .await
+        .expect("request");
+    let cookie = r
+        .headers()
+        .get("set-cookie")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    (
+        r.status().as_u16(),
+        r.text().await.unwrap_or_default(),
+        cookie,
+    )
+}
+
+/// Outside the networks every route of a private page answers 403 before
+/// it checks anything: a password (right or wrong) is not tried, so the
+/// internet gets no oracle, and a sign-in link is neither shown nor taken
+/// (it still works from inside).
+async fn outside_the_networks_no_password_is_tried_and_no_link_taken(b: Backend) {
+    let mail = crate::smtp::Mail::new();
+    let s = Server::in_process(b, |c| {
+        mail.keep(&mut c.delivery);
+        c.server.trusted_proxies = vec!["127.0.0.1/32".parse().expect("range")];
+    })
+    .await;
+    let p = crate::viewers::private_page(&s).await;
+    s.set_page_password(p, "open sesame").await;
+    s.send(
+        Method::PUT,
+        &format!("/api/v1/statuspages/{p}/access"),
+        Some(&s.key),
+        Some(json!({"viewers": true, "viewerDomains": ["example.com"],
+                    "allowedNetworks": ["203.0.113.0/24"]})),
+    )
+    .await
+    .data(200);
+
+    let verify = "/api/verify-page-password";
+    for password in ["open sesame", "a wrong guess"] {
+        let (status, body, cookie) = post_from(
+            &s,
+            verify,
+            OUTSIDE,
+            json!({"slug": "acme", "password": password}),
+        )
+        .await;
+        assert_eq!(status, 403, "{password}: {body}");
+        assert!(body.contains("only to some networks"), "{body}");
+        assert_eq!(cookie, None, "{password}");
+    }
+    let (status, _, cookie) = post_from(
+        &s,
+        verify,
+        INSIDE,
+        json!({"slug": "acme", "password": "a wrong guess"}),
+    )
+    .await;
+    assert_eq!((status, cookie), (401, None));
+    let (status, body, cookie) = post_from(
+        &s,
+        verify,
+        INSIDE,
+        json!({"slug": "acme", "password": "open sesame"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(cookie.is_some_and(|c| c.starts_with(&format!("upstate_page_{p}="))));
+
+    // A link asked for from inside, opened from outside.
+    let (status, body, _) = post_from(
+        &s,
+        "/api/viewer-sign-in",
+        INSIDE,
+        json!({"slug": "acme", "email": "bob@example.com"}),
+    )
+    .await;
+    assert_eq!(status, 202, "{body}");
+    let link = crate::viewers::links(&mail, "bob@example.com", 1).await[0].clone();
+    let token = link.split("token=").nth(1).expect("a token").to_string();
+    let shown = from(&s, &format!("/api/viewer-sign-in?token={token}"), OUTSIDE).await;
+    assert_eq!(shown.status, 403, "{}", shown.text);
+    assert!(!shown.text.contains("Partner API"));
+    let confirm = format!("/api/viewer-sign-in/confirm?token={token}");
+    let (status, body, cookie) = post_from(&s, &confirm, OUTSIDE, json!({})).await;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(cookie, None);
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM page_viewers WHERE signed_in_at IS NOT NULL")
+            .await,
+        vec![0],
+        "nobody signed in"
+    );
+    // The link was not used up: from inside it signs Bob in.
+    let (status, _, cookie) = post_from(&s, &confirm, INSIDE, json!({})).await;
+    assert_eq!(status, 303);
+    assert!(cookie.is_some_and(|c| c.starts_with(&format!("upstate_viewer_{p}="))));
 }
 
 async fn bad_networks_are_refused_and_change_nothing(b: Backend) {

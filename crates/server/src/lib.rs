@@ -85,7 +85,7 @@ pub struct ServerSettings {
     pub static_copy_root: std::path::PathBuf,
     /// Redis, where rate limits are counted across instances (None: each
     /// instance counts its own).
-    pub redis_url: Option<String>,
+    pub redis_url: Option<SecretUrl>,
     /// Put before every key this install keeps in Redis.
     pub redis_prefix: String,
     /// Single sign-on's identity provider from configuration: it takes the
@@ -100,6 +100,17 @@ pub struct Token(pub String);
 impl std::fmt::Debug for Token {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("[redacted]")
+    }
+}
+
+/// A URL that may carry a password (Redis's); its Debug (the start-up
+/// log) shows it with the password masked, as the database URL is.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SecretUrl(pub String);
+
+impl std::fmt::Debug for SecretUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", upstate_store::redact(&self.0))
     }
 }
 
@@ -136,7 +147,7 @@ pub fn app(
     // A visitor subscribes once or twice, comments a few times; a script
     // trying addresses or posting spam is stopped after a handful.
     let shared_limits = match rate_limit::SharedLimits::new(
-        settings.redis_url.as_deref(),
+        settings.redis_url.as_ref().map(|u| u.0.as_str()),
         &settings.redis_prefix,
     ) {
         Ok(shared) => shared,
@@ -146,6 +157,7 @@ pub fn app(
             rate_limit::SharedLimits::default()
         }
     };
+    shared_limits.keep_trying(settings.stopping.clone());
     let subscribe_limits = rate_limit::Limits::new(5, 20)
         .shared(&shared_limits, "subscribe")
         .swept();

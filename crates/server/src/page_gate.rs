@@ -82,6 +82,18 @@ pub fn check(d: &PageData, v: &Visitor) -> Gate {
     if opened { Gate::Open } else { Gate::Locked }
 }
 
+/// Refuses a visitor outside the page's networks, before anything else
+/// the route would check: a password tried or a link taken from outside
+/// would tell the stranger something (a right guess, a live link).
+pub fn within_networks(d: &PageData, v: &Visitor) -> Result<(), crate::error::ApiError> {
+    if d.access.admits(v.ip) {
+        Ok(())
+    } else {
+        Err(refusal(Gate::Network, d, v)
+            .unwrap_or_else(|| crate::error::ApiError::Forbidden(d.page.slug.clone())))
+    }
+}
+
 /// The problem a refused request gets, for the routes that answer JSON.
 pub fn refusal(gate: Gate, d: &PageData, v: &Visitor) -> Option<crate::error::ApiError> {
     let slug = &d.page.slug;

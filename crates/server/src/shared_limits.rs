@@ -94,6 +94,28 @@ impl SharedLimits {
         })
     }
 
+    /// While Redis is down, tries it again every five seconds in the
+    /// background, so an instance nobody calls (a standby, a quiet night)
+    /// reports it back in the metrics and the log, not only after the next
+    /// request that counts.
+    pub fn keep_trying(&self, stopping: tokio_util::sync::CancellationToken) {
+        let (Some(_), Ok(runtime)) = (&self.inner, tokio::runtime::Handle::try_current()) else {
+            return;
+        };
+        let this = self.clone();
+        runtime.spawn(async move {
+            loop {
+                tokio::select! {
+                    () = stopping.cancelled() => return,
+                    () = tokio::time::sleep(RETRY_AFTER) => {}
+                }
+                if this.up() == Some(false) {
+                    let _ = this.ping().await;
+                }
+            }
+        });
+    }
+
     pub fn configured(&self) -> bool {
         self.inner.is_some()
     }

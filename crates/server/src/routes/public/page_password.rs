@@ -13,6 +13,7 @@ use crate::page_gate;
 use crate::public_reads::visible_page;
 use crate::respond::{Data, data};
 use crate::state::AppState;
+use crate::visitor::Visitor;
 use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -51,11 +52,13 @@ struct Opened {
     summary = "Open a private page with its password (sets an HttpOnly cookie for that page)",
     request_body = VerifyInput,
     responses((status = 200, body = Data<Opened>), (status = 401, description = "Wrong password", body = crate::openapi::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "The client's address is outside the page's networks (refused before the password is tried)", body = crate::openapi::Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such public page, or the page has no password", body = crate::openapi::Problem, content_type = "application/problem+json"),
         Throttled, BodyErrors))]
 async fn verify(
     State(state): State<AppState>,
     guard: Guard,
+    visitor: Visitor,
     FormOrJson(input, is_form): FormOrJson<VerifyInput>,
 ) -> Response {
     let slug = input.slug.clone().unwrap_or_default();
@@ -112,6 +115,9 @@ async fn verify(
         Ok(s) => s,
         Err(e) => return e.into_response(),
     };
+    if let Err(e) = page_gate::within_networks(&snap.data, &visitor) {
+        return e.into_response();
+    }
     let Some(hash) = snap
         .data
         .password_hash

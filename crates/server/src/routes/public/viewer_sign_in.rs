@@ -116,12 +116,7 @@ async fn ask(
                 "status page {slug:?} has no viewers"
             )));
         }
-        let gate = page_gate::check(d, &visitor);
-        if gate == page_gate::Gate::Network {
-            return Err(
-                page_gate::refusal(gate, d, &visitor).unwrap_or(ApiError::Forbidden(slug.clone()))
-            );
-        }
+        page_gate::within_networks(d, &visitor)?;
         if !state.sender.has_mailer() {
             return Err(ApiError::validation(
                 "email",
@@ -222,6 +217,7 @@ fn expired(visitor: &Visitor, q: &QueryParams) -> Response {
     summary = "The page a viewer's sign-in link opens: one button that signs in",
     params(("token" = String, Query, description = "The link's token")),
     responses((status = 200, description = "An HTML page", content_type = "text/html"),
+        (status = 403, description = "The client's address is outside the page's networks", body = crate::openapi::Problem, content_type = "application/problem+json"),
         (status = 410, description = "The link was used or is older than 15 minutes", content_type = "text/html"),
         Throttled),
     security(()))]
@@ -241,6 +237,9 @@ async fn show(State(state): State<AppState>, visitor: Visitor, q: QueryParams) -
         },
         Err(_) => return expired(&visitor, &q),
     };
+    if let Err(e) = page_gate::within_networks(&snap.data, &visitor) {
+        return e.into_response();
+    }
     let lang = Lang::negotiate_or(
         q.get("lang"),
         &visitor,
@@ -278,6 +277,7 @@ pub struct ConfirmInput {
     params(("token" = String, Query, description = "The link's token")),
     request_body(content = ConfirmInput, content_type = "application/x-www-form-urlencoded"),
     responses((status = 303, description = "Signed in: to the page (with the viewer's HttpOnly cookie)"),
+        (status = 403, description = "The client's address is outside the page's networks: the link stays unused", body = crate::openapi::Problem, content_type = "application/problem+json"),
         (status = 410, description = "The link was used, is older than 15 minutes, or its address may no longer read the page", content_type = "text/html"),
         Throttled, BodyErrors),
     security(()))]
@@ -290,6 +290,14 @@ async fn confirm(
     let token = q.get("token").unwrap_or_default().to_string();
     let lang = lang_param(input.lang.as_deref()).map(str::to_string);
     let result = async {
+        // Outside the page's networks the link stays unused (the person
+        // may open it again from inside) and no cookie is set.
+        if let Some((page_id, _)) = viewers::peek_link(&state.db, &token_hash(&token)).await? {
+            let page = pages::get(&state.db, page_id).await?;
+            if let Ok(snap) = visible_page(&state, &page.slug).await {
+                page_gate::within_networks(&snap.data, &visitor)?;
+            }
+        }
         let Some((page_id, email)) = viewers::take_link(&state.db, &token_hash(&token)).await?
         else {
             return Ok(None);
