@@ -126,8 +126,13 @@ async fn on_local(config: &Config, setup: &Setup, dry: bool) -> anyhow::Result<O
         api_keys::create(&db, &ctx, "upstate apply", &[Scope::Admin], Some(expires)).await?;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
+    // Links the answers carry (a new integration's receiver URL, printed
+    // once) must be the service's, not this run's port, which is gone
+    // when the run ends.
     let mut settings = config.server.clone();
-    settings.public_url = format!("http://{addr}");
+    if settings.public_url.is_empty() {
+        settings.public_url = format!("http://{}", config.addr);
+    }
     let sender = upstate_jobs::Sender::new(config.delivery.clone()).map_err(anyhow::Error::msg)?;
     let checker =
         upstate_jobs::monitors::Checker::new(&config.monitors).map_err(anyhow::Error::msg)?;

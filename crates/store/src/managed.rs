@@ -47,9 +47,29 @@ pub async fn is_managed(db: &Db, kind: ManagedKind, id: upstate_core::Id) -> Sto
     Ok(n > 0)
 }
 
-/// Replaces the whole list.
+/// Replaces the whole list; the same list again writes nothing (an apply
+/// that changes nothing leaves no trace in the audit log).
 pub async fn replace(db: &Db, ctx: &AuditCtx, objects: &[ManagedObject]) -> StoreResult<()> {
     let mut tx = db.begin_as(ctx).await?;
+    let now: Vec<Row> = on_tx!(&mut tx, |c| sqlx::query_as(
+        "SELECT kind, object_id, key FROM managed"
+    )
+    .fetch_all(c)
+    .await?);
+    let mut before: Vec<(String, i64, String)> = now
+        .into_iter()
+        .map(|r| (r.kind, r.object_id, r.key))
+        .collect();
+    let mut after: Vec<(String, i64, String)> = objects
+        .iter()
+        .map(|o| (o.kind.as_str().to_string(), o.id, o.key.clone()))
+        .collect();
+    before.sort();
+    after.sort();
+    after.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+    if before == after {
+        return Ok(());
+    }
     on_tx!(&mut tx, |c| sqlx::query("DELETE FROM managed")
         .execute(c)
         .await?
