@@ -274,6 +274,7 @@ async fn audit_queries_pages_and_exports(b: Backend) {
         ("actorKind=robot", "actorKind"),
         ("targetId=x", "targetId"),
         ("cursor=abc", "cursor"),
+        ("cursor=", "cursor"),
         ("action=incident.explode", "action"),
     ] {
         s.get(&format!("/api/audit-events?{q}"))

@@ -73,6 +73,33 @@ async fn users_manage_their_own_keys(b: Backend) {
         .await;
     assert_eq!(status, 422);
     assert_eq!(bad["errors"].as_array().unwrap().len(), 3);
+    // A scope named twice, in either spelling: refused, nothing made.
+    let keys_before = a.send(Method::GET, "/api/api-keys", None).await.1["data"]
+        .as_array()
+        .map(Vec::len);
+    for scopes in [json!(["read", "read"]), json!("write,read,write")] {
+        let (status, bad, _) = a
+            .send(
+                Method::POST,
+                "/api/api-keys",
+                Some(json!({"name": "twice", "scopes": scopes})),
+            )
+            .await;
+        assert_eq!(status, 422, "{bad}");
+        assert_eq!(bad["errors"][0]["field"], "scopes", "{bad}");
+        assert!(
+            bad["errors"][0]["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("twice")
+        );
+    }
+    assert_eq!(
+        a.send(Method::GET, "/api/api-keys", None).await.1["data"]
+            .as_array()
+            .map(Vec::len),
+        keys_before
+    );
     // The admin scope needs a step-up, on creation and when raised to.
     assert_eq!(
         a.send(

@@ -206,6 +206,14 @@ async fn one_upstate_mirrors_a_component_of_another(b: Backend) {
             .is_some_and(|u| u.starts_with(&vendor.base)),
         "{c}"
     );
+    // The summary's components say so too (docs/third-party.md).
+    let summary = s.get("/api/public/status/ours").await;
+    assert_eq!(summary.status, 200);
+    assert_eq!(
+        summary.body["components"][0]["thirdParty"], c["thirdParty"],
+        "{}",
+        summary.body
+    );
     let html = reqwest::get(format!("{}/s/ours", s.base))
         .await
         .expect("page")

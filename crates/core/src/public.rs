@@ -53,6 +53,19 @@ pub struct PublicComponentStatus {
     pub id: String,
     pub name: String,
     pub status: ComponentStatus,
+    /// Set on a component that mirrors a vendor's status, as in the
+    /// component list: a reader of the summary alone can tell whose
+    /// outage it is.
+    #[serde(rename = "thirdParty", skip_serializing_if = "Option::is_none")]
+    pub third_party: Option<crate::third_party::ThirdPartyMark>,
+}
+
+/// The vendor mark of component `id`, if it follows one.
+pub fn mark_of(
+    marks: &[(Id, crate::third_party::ThirdPartyMark)],
+    id: Id,
+) -> Option<crate::third_party::ThirdPartyMark> {
+    marks.iter().find(|(c, _)| *c == id).map(|(_, m)| m.clone())
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -242,10 +255,7 @@ pub fn component_list(
                 status: c.status,
                 group: group_name(c.group_id),
                 order: c.order,
-                third_party: marks
-                    .iter()
-                    .find(|(id, _)| *id == c.id)
-                    .map(|(_, m)| m.clone()),
+                third_party: mark_of(marks, c.id),
             })
             .collect(),
         groups: groups

@@ -82,10 +82,21 @@ enum ScopesInput {
 }
 
 fn scopes(input: ScopesInput, me: &SignedIn, e: &mut FieldErrors) -> Option<Vec<Scope>> {
-    let text = match input {
-        ScopesInput::List(v) => v.join(","),
-        ScopesInput::Text(t) => t,
+    let list = match input {
+        ScopesInput::List(v) => v,
+        ScopesInput::Text(t) => t.split(',').map(|s| s.trim().to_string()).collect(),
     };
+    // Each scope once, as the document says (`uniqueItems`): a list that
+    // repeats one was likely meant to say something else.
+    if let Some(twice) = list
+        .iter()
+        .enumerate()
+        .find(|(i, s)| !s.is_empty() && list[..*i].contains(s))
+    {
+        e.push("scopes", format!("names {:?} twice", twice.1));
+        return None;
+    }
+    let text = list.join(",");
     let parsed = e.check("scopes", parse_scopes(&text).map_err(|x| x.to_string()))?;
     let limit = ceiling(me.session.user.role);
     if parsed.iter().any(|s| *s > limit) {
@@ -130,6 +141,7 @@ fn scopes_schema() -> utoipa::openapi::schema::Array {
         .items(scope)
         .min_items(Some(1))
         .max_items(Some(3))
+        .unique_items(true)
         .build()
 }
 

@@ -86,6 +86,11 @@ fn filter(q: &QueryParams, paged: bool) -> ApiResult<AuditFilter> {
         since: time(&mut e, "since"),
         until: time(&mut e, "until"),
         before_seq: if paged {
+            // `?cursor=` with nothing after it is no cursor the server gave:
+            // refused rather than read as the first page.
+            if q.has("cursor") && q.get("cursor").is_none() {
+                e.push("cursor", "must be a cursor returned by an earlier page");
+            }
             q.parsed::<i64>("cursor", "a cursor returned by an earlier page", &mut e)
         } else {
             None

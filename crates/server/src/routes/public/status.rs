@@ -49,6 +49,7 @@ fn summary_view(d: &PageData) -> StatusSummary {
                 id: c.id.to_string(),
                 name: c.name.clone(),
                 status: c.status,
+                third_party: upstate_core::public::mark_of(&d.third_party, c.id),
             })
             .collect(),
         active_incidents: d
