@@ -92,6 +92,9 @@ pub struct Settings {
     pub header_timeout_secs: u64,
     /// Seconds a whole request body may take to arrive (408 after).
     pub body_timeout_secs: u64,
+    /// Seconds an answer's write may wait on a client that reads nothing
+    /// of it; then the connection is closed.
+    pub write_timeout_secs: u64,
     /// `Strict-Transport-Security` max-age in seconds, sent when
     /// `public_url` is https (0: never; browsers then stop trying plain
     /// http for this long, so lower it while trying https out).
@@ -183,6 +186,7 @@ impl Default for Settings {
             max_connections_per_client: d.connections.max_per_client,
             header_timeout_secs: d.connections.header_timeout.as_secs(),
             body_timeout_secs: d.connections.body_timeout.as_secs(),
+            write_timeout_secs: d.connections.write_timeout.as_secs(),
             hsts_max_age_secs: d.hsts_max_age_secs,
             public_rate_limits: PublicRates::default(),
             trusted_proxies: Vec::new(),
@@ -653,6 +657,7 @@ impl Config {
                     max_per_client: s.max_connections_per_client.max(1),
                     header_timeout: std::time::Duration::from_secs(s.header_timeout_secs.max(1)),
                     body_timeout: std::time::Duration::from_secs(s.body_timeout_secs.max(1)),
+                    write_timeout: std::time::Duration::from_secs(s.write_timeout_secs.max(1)),
                 },
             },
             delivery: upstate_jobs::DeliverySettings {

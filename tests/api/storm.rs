@@ -13,6 +13,8 @@ use std::time::{Duration, Instant};
 on_both_backends!(
     eight_writers_moving_the_same_components_get_no_server_error,
     slow_and_greedy_clients_cannot_starve_the_server,
+    clients_that_never_read_lose_their_connections,
+    an_http2_client_is_told_to_speak_http1,
     hostile_requests_get_clear_answers_before_the_database
 );
 
@@ -154,6 +156,121 @@ fn health_from(source: [u8; 4], base: &str) -> u16 {
         .unwrap();
     let (text, _) = read_until_closed(&mut c, Duration::from_secs(5));
     text.get(9..12).and_then(|s| s.parse().ok()).unwrap_or(0)
+}
+
+/// Clients that send whole requests (eight large answers pipelined) and
+/// never read: two addresses cannot take every slot (each holds at most a
+/// quarter of them), a third is served meanwhile, and their connections are
+/// closed once a write has waited the write timeout, freeing their share.
+async fn clients_that_never_read_lose_their_connections(b: Backend) {
+    let s = Server::start_with(
+        b,
+        &[
+            ("UPSTATE_MAX_CONNECTIONS", "50"),
+            ("UPSTATE_WRITE_TIMEOUT_SECS", "2"),
+        ],
+    )
+    .await;
+    let base = s.base.clone();
+    let result = tokio::task::spawn_blocking(move || {
+        let to: SocketAddr = base.trim_start_matches("http://").parse().unwrap();
+        // Kept open, never read (those over the share are answered 429
+        // and closed by the server).
+        let mut held = Vec::new();
+        for source in [[127, 0, 0, 17], [127, 0, 0, 18]] {
+            for _ in 0..30 {
+                let socket =
+                    socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)
+                        .unwrap();
+                // A small window: the server's writes fill it at once.
+                socket.set_recv_buffer_size(4096).unwrap();
+                socket.bind(&SocketAddr::from((source, 0)).into()).unwrap();
+                socket.connect(&to.into()).unwrap();
+                let mut c: TcpStream = socket.into();
+                let ask = "GET /api/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n".repeat(8);
+                let _ = c.write_all(ask.as_bytes());
+                held.push(c);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        // A third address is served at once, every time.
+        for _ in 0..15 {
+            let started = Instant::now();
+            assert_eq!(health_from([127, 0, 0, 19], &base), 200);
+            assert!(started.elapsed() < Duration::from_secs(2));
+        }
+        // A reader at a held address is over its share while the writes wait…
+        let mut over = 0;
+        for _ in 0..3 {
+            if health_from([127, 0, 0, 17], &base) == 429 {
+                over += 1;
+            }
+        }
+        assert!(over > 0, "the held address is at its share");
+        // …and served once they have waited the write timeout.
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while health_from([127, 0, 0, 17], &base) != 200 {
+            assert!(
+                Instant::now() < deadline,
+                "the stuck writes still hold the slots"
+            );
+            std::thread::sleep(Duration::from_millis(250));
+        }
+        drop(held);
+    })
+    .await;
+    assert!(result.is_ok(), "{result:?}");
+}
+
+/// A client speaking HTTP/2 with prior knowledge gets an answer in its own
+/// protocol (SETTINGS, then GOAWAY with HTTP_1_1_REQUIRED) instead of a
+/// silent close; curl, a real one, then asks again over HTTP/1.1 or says
+/// why.
+async fn an_http2_client_is_told_to_speak_http1(b: Backend) {
+    let s = Server::start(b).await;
+    let base = s.base.clone();
+    let got = tokio::task::spawn_blocking(move || {
+        let mut c = connect_from([127, 0, 0, 21], &base);
+        // The preface and an empty SETTINGS frame, as a client sends them.
+        c.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0")
+            .unwrap();
+        let mut out = Vec::new();
+        c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let _ = c.read_to_end(&mut out);
+        out
+    })
+    .await
+    .unwrap();
+    assert!(got.len() >= 26, "{got:?}");
+    assert_eq!(got[3], 0x4, "a SETTINGS frame first: {got:?}");
+    let away = &got[9..26];
+    assert_eq!(away[3], 0x7, "then GOAWAY: {got:?}");
+    assert_eq!(&away[13..17], &[0, 0, 0, 0xd], "HTTP_1_1_REQUIRED: {got:?}");
+    // curl with prior knowledge: an answer either way, never silence.
+    let out = std::process::Command::new("curl")
+        .args([
+            "-v",
+            "--http2-prior-knowledge",
+            "-sS",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}",
+        ])
+        .arg(format!("{}/api/health", s.base))
+        .output()
+        .expect("curl");
+    let said = format!(
+        "{} {}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Debian's curl 7.88 reports the GOAWAY and its code (13 is
+    // HTTP_1_1_REQUIRED); a newer one asks again over HTTP/1.1.
+    assert!(
+        said.starts_with("200") || (said.contains("GOAWAY") && said.contains("error=13")),
+        "{said}"
+    );
 }
 
 /// Half-sent requests, a client opening more connections than its share,

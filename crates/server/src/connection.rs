@@ -7,35 +7,72 @@
 //! `date` and `content-length: 0`, and nothing after them; every answer of
 //! ours carries a content type) and they go out as problem+json instead.
 //! Everything else passes through untouched.
+//!
+//! A client that speaks HTTP/2 with prior knowledge (its first bytes the
+//! HTTP/2 preface) would get no answer at all from an HTTP/1.1 server; it
+//! is told in its own protocol instead: an empty SETTINGS frame and a
+//! GOAWAY with HTTP_1_1_REQUIRED (RFC 9113, 7), on which clients such as
+//! curl try again over HTTP/1.1.
+//!
+//! Each connection's writes also have a deadline: a client that sends
+//! requests and never reads the answers (its socket's window shut) would
+//! hold its connection slot and the kernel's buffers for ever. A write that
+//! makes no progress for `write_timeout_secs` (30 s) fails, and hyper
+//! closes the connection.
 
 use axum::serve::Listener;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
+use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 
-/// A TCP listener whose connections answer hyper's own errors as problems.
-pub struct ProblemListener(pub TcpListener);
+/// The first bytes of an HTTP/2 connection (RFC 9113, 3.4).
+const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// A server's SETTINGS frame (empty), then GOAWAY: last stream 0, error
+/// HTTP_1_1_REQUIRED (0xd).
+const H2_GO_AWAY: &[u8] = &[
+    0, 0, 0, 0x4, 0, 0, 0, 0, 0, // SETTINGS, no parameters
+    0, 0, 8, 0x7, 0, 0, 0, 0, 0, // GOAWAY, 8 bytes, stream 0
+    0, 0, 0, 0, // last stream id
+    0, 0, 0, 0xd, // HTTP_1_1_REQUIRED
+];
+
+/// How long a write may wait on a client that does not read, unless
+/// configured (`write_timeout_secs`): longer than any real client on a
+/// slow link pauses, shorter than a siege can last.
+pub const WRITE_WITHIN: Duration = Duration::from_secs(30);
+
+/// A TCP listener whose connections answer hyper's own errors as problems
+/// and give up on a client that reads nothing for `write_within`.
+pub struct ProblemListener {
+    pub listener: TcpListener,
+    pub write_within: Duration,
+}
 
 impl Listener for ProblemListener {
     type Io = Conn;
     type Addr = SocketAddr;
 
     async fn accept(&mut self) -> (Conn, SocketAddr) {
-        let (io, addr) = Listener::accept(&mut self.0).await;
+        let (io, addr) = Listener::accept(&mut self.listener).await;
         (
             Conn {
                 inner: io,
                 replacement: None,
+                stalled: None,
+                write_within: self.write_within,
+                first_read: true,
             },
             addr,
         )
     }
 
     fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.0.local_addr()
+        self.listener.local_addr()
     }
 }
 
@@ -43,11 +80,41 @@ pub struct Conn {
     inner: TcpStream,
     /// A problem answer being written in place of hyper's, and how far.
     replacement: Option<(Vec<u8>, usize)>,
+    /// Since a write found the client not reading: when to give up.
+    stalled: Option<Pin<Box<tokio::time::Sleep>>>,
+    write_within: Duration,
+    /// Nothing read yet: the HTTP/2 preface is looked for.
+    first_read: bool,
 }
 
 impl Conn {
     pub fn stream(&self) -> &TcpStream {
         &self.inner
+    }
+
+    /// A write's outcome under the deadline: progress clears the clock; a
+    /// write still waiting `WRITE_WITHIN` after the client stopped reading
+    /// fails.
+    fn deadline<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        poll: Poll<io::Result<T>>,
+    ) -> Poll<io::Result<T>> {
+        if poll.is_ready() {
+            self.stalled = None;
+            return poll;
+        }
+        let within = self.write_within;
+        let sleep = self
+            .stalled
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(within)));
+        match sleep.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the client read nothing of the answer in time",
+            ))),
+            Poll::Pending => Poll::Pending,
+        }
     }
 
     /// Writes what is left of a replacement answer.
@@ -64,6 +131,16 @@ impl Conn {
             *at += n;
         }
         Poll::Ready(Ok(()))
+    }
+
+    /// `drain` under the write deadline, when there is something to drain
+    /// (nothing to drain is no progress: the clock keeps running).
+    fn drain_within(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if self.replacement.is_none() {
+            return Poll::Ready(Ok(()));
+        }
+        let drained = self.drain(cx);
+        self.deadline(cx, drained)
     }
 
     /// Takes over a write that is one of hyper's own error answers.
@@ -84,7 +161,33 @@ impl AsyncRead for Conn {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_read(cx, buf)
+        if !self.first_read {
+            return Pin::new(&mut self.inner).poll_read(cx, buf);
+        }
+        let before = buf.filled().len();
+        ready!(Pin::new(&mut self.inner).poll_read(cx, buf))?;
+        let got = &buf.filled()[before..];
+        if got.is_empty() {
+            return Poll::Ready(Ok(()));
+        }
+        let n = got.len().min(H2_PREFACE.len());
+        if got[..n] != H2_PREFACE[..n] {
+            self.first_read = false;
+            return Poll::Ready(Ok(()));
+        }
+        if n < H2_PREFACE.len() {
+            // Too little to tell yet (a preface in pieces): hyper gets it
+            // as it comes, and answers the bad request line as before.
+            self.first_read = false;
+            return Poll::Ready(Ok(()));
+        }
+        // An HTTP/2 client: told so, and to hyper the connection ends
+        // here (the frames go out on its shutdown, if not at once).
+        buf.set_filled(before);
+        self.first_read = false;
+        self.replacement = Some((H2_GO_AWAY.to_vec(), 0));
+        let _ = self.drain(cx);
+        Poll::Ready(Ok(()))
     }
 }
 
@@ -94,11 +197,12 @@ impl AsyncWrite for Conn {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        ready!(self.drain(cx))?;
+        ready!(self.drain_within(cx))?;
         if let Some(done) = self.replaces(cx, buf) {
             return done;
         }
-        Pin::new(&mut self.inner).poll_write(cx, buf)
+        let wrote = Pin::new(&mut self.inner).poll_write(cx, buf);
+        self.deadline(cx, wrote)
     }
 
     fn poll_write_vectored(
@@ -106,14 +210,15 @@ impl AsyncWrite for Conn {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        ready!(self.drain(cx))?;
+        ready!(self.drain_within(cx))?;
         let mut filled = bufs.iter().filter(|b| !b.is_empty());
         if let (Some(only), None) = (filled.next(), filled.next())
             && let Some(done) = self.replaces(cx, only)
         {
             return done;
         }
-        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+        let wrote = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        self.deadline(cx, wrote)
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -121,8 +226,9 @@ impl AsyncWrite for Conn {
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ready!(self.drain(cx))?;
-        Pin::new(&mut self.inner).poll_flush(cx)
+        ready!(self.drain_within(cx))?;
+        let flushed = Pin::new(&mut self.inner).poll_flush(cx);
+        self.deadline(cx, flushed)
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {

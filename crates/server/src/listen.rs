@@ -37,12 +37,15 @@ use tower::ServiceExt;
 pub struct ConnectionLimits {
     /// Connections open at once, in all.
     pub max_total: usize,
-    /// Connections open at once from one client address.
+    /// Connections open at once from one client address (at most a
+    /// quarter of `max_total`, whatever is set).
     pub max_per_client: usize,
     /// Time for a request's head to arrive; also the idle keep-alive time.
     pub header_timeout: Duration,
     /// Time for a whole request body to arrive.
     pub body_timeout: Duration,
+    /// Time a write may wait on a client that reads nothing.
+    pub write_timeout: Duration,
 }
 
 impl Default for ConnectionLimits {
@@ -52,6 +55,7 @@ impl Default for ConnectionLimits {
             max_per_client: 256,
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(30),
+            write_timeout: crate::connection::WRITE_WITHIN,
         }
     }
 }
@@ -136,8 +140,16 @@ where
         + 'static,
     S::Future: Send + 'static,
 {
-    let mut listener = ProblemListener(listener);
-    let total = Arc::new(Semaphore::new(fitting_connections(limits.max_total)));
+    let mut listener = ProblemListener {
+        listener,
+        write_within: limits.write_timeout,
+    };
+    let fitting = fitting_connections(limits.max_total);
+    let total = Arc::new(Semaphore::new(fitting));
+    // One address never holds more than a quarter of all slots, so two or
+    // three clients that hold theirs open (slow readers, a siege from a
+    // few hosts) still leave room for everyone else.
+    let per_client = limits.max_per_client.min((fitting / 4).max(1));
     let clients = PerClient::default();
     let graceful = GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
@@ -166,7 +178,7 @@ where
         let slot = if exempt {
             None
         } else {
-            match clients.take(ip, limits.max_per_client) {
+            match clients.take(ip, per_client) {
                 Some(slot) => Some(slot),
                 None => {
                     tokio::spawn(refuse(conn));
