@@ -195,7 +195,49 @@ async fn postgres_going_away_under_load_leaves_pages_up_and_refuses_writes_clear
     };
     assert!(served_at_least(10).await, "readers read before the outage");
 
+    // Writers keep changing a component: those under way when the
+    // database goes are answered soon, not after the pool's timeouts.
+    let cut_at: Arc<std::sync::Mutex<Option<Instant>>> = Arc::default();
+    let slow: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
+    let mut writers = vec![];
+    for n in 0..3 {
+        let (stop, cut_at, slow) = (stop.clone(), cut_at.clone(), slow.clone());
+        let (client, base, key) = (client.clone(), s.base.clone(), s.key.clone());
+        writers.push(tokio::spawn(async move {
+            let mut i = n;
+            while !stop.load(Ordering::SeqCst) {
+                i += 1;
+                let status = ["degraded", "partial_outage"][i % 2];
+                let sent = Instant::now();
+                let answer = client
+                    .patch(format!("{base}/api/v1/components/{api}/status"))
+                    .bearer_auth(&key)
+                    .json(&json!({"status": status}))
+                    .timeout(Duration::from_secs(60))
+                    .send()
+                    .await;
+                let done = Instant::now();
+                let cut = *cut_at.lock().unwrap_or_else(|e| e.into_inner());
+                // Under way at the cut (or sent after it): answered within
+                // seconds of whichever came later.
+                if let Some(cut) = cut
+                    && done > cut
+                    && done.duration_since(sent.max(cut)) > Duration::from_secs(5)
+                {
+                    slow.lock().unwrap_or_else(|e| e.into_inner()).push(format!(
+                        "answered {:?} after the cut: {:?}",
+                        done.duration_since(sent.max(cut)),
+                        answer.map(|r| r.status())
+                    ));
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
     // The database goes away.
+    *cut_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
     proxy.cut();
     assert!(
         s.eventually(Duration::from_secs(10), || async {
@@ -243,7 +285,15 @@ async fn postgres_going_away_under_load_leaves_pages_up_and_refuses_writes_clear
     let so_far = served.load(Ordering::SeqCst);
     assert!(
         served_at_least(so_far + 40).await,
-        "reads served during the outage"
+        "reads served during the outage: {} so far; failures {:?}",
+        served.load(Ordering::SeqCst) - so_far,
+        failures
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .rev()
+            .take(5)
+            .collect::<Vec<_>>()
     );
 
     // It comes back: the instance recovers by itself.
@@ -299,6 +349,11 @@ async fn postgres_going_away_under_load_leaves_pages_up_and_refuses_writes_clear
     for r in readers {
         r.await.expect("reader");
     }
+    for w in writers {
+        w.await.expect("writer");
+    }
+    let slow = slow.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    assert!(slow.is_empty(), "writes under way at the cut: {slow:?}");
     let failures = failures.lock().unwrap_or_else(|e| e.into_inner()).clone();
     assert!(failures.is_empty(), "public reads failed: {failures:?}");
     assert!(served.load(Ordering::SeqCst) > 50, "reads ran");

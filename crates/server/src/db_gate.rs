@@ -3,6 +3,12 @@
 //! problem and `Retry-After`, instead of holding the client until a
 //! connection attempt of its own times out. Reads pass: public pages come
 //! from memory (`snapshot.rs` serves the last one it built).
+//!
+//! A change already under way when the database goes is given up as soon
+//! as two probes in a row say so (within about 2.5 s), with the same 503: it
+//! would otherwise wait out its pool's connection timeouts, once per retry
+//! (30-40 s seen behind a load balancer). Whether it was stored is then as
+//! unknown as after any cut connection: the 503 says to try again.
 
 use crate::error::ApiError;
 use axum::extract::{Request, State};
@@ -11,9 +17,32 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use upstate_store::Db;
 
+/// How often a change under way looks whether the database went away.
+const WATCH_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
+
 pub(crate) async fn refuse_changes(State(db): State<Db>, req: Request, next: Next) -> Response {
-    if db.reachable() || matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
+    if matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
         return next.run(req).await;
+    }
+    if db.reachable() {
+        let change = next.run(req);
+        tokio::pin!(change);
+        // Away for 1.5 s on end, two probes a second apart: one probe that
+        // missed its second under load does not cost a change that was
+        // about to succeed.
+        let mut away = 0;
+        loop {
+            tokio::select! {
+                res = &mut change => return res,
+                () = tokio::time::sleep(WATCH_EVERY) => {
+                    away = if db.reachable() { 0 } else { away + 1 };
+                    if away >= 15 {
+                        tracing::debug!("the database went away: a change under way was given up");
+                        return ApiError::Unavailable.into_response();
+                    }
+                }
+            }
+        }
     }
     tracing::debug!(
         method = %req.method(),

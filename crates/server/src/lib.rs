@@ -138,6 +138,25 @@ impl Default for ServerSettings {
     }
 }
 
+/// A server error of the HTTP layer, logged as an error; a 503 is the
+/// documented answer while the database is away (or the server stops), a
+/// state the log already names once, so each such answer is a warning.
+fn log_failure(
+    class: tower_http::classify::ServerErrorsFailureClass,
+    latency: std::time::Duration,
+    _span: &tracing::Span,
+) {
+    let ms = latency.as_millis();
+    match class {
+        tower_http::classify::ServerErrorsFailureClass::StatusCode(code)
+            if code == axum::http::StatusCode::SERVICE_UNAVAILABLE =>
+        {
+            tracing::warn!(latency_ms = ms, "answered 503: unavailable for now");
+        }
+        class => tracing::error!(classification = %class, latency_ms = ms, "response failed"),
+    }
+}
+
 pub fn app(
     db: upstate_store::Db,
     settings: &ServerSettings,
@@ -220,7 +239,11 @@ pub fn app(
             header::REFERRER_POLICY,
             HeaderValue::from_static("no-referrer"),
         ))
-        .layer(TraceLayer::new_for_http().make_span_with(route_span));
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(route_span)
+                .on_failure(log_failure),
+        );
     let mail = state.sender.has_mailer();
     public
         .with_state(state)

@@ -151,7 +151,11 @@ pub struct Snapshot {
     pub version: u64,
     pub data: PageData,
     bodies: DashMap<String, Arc<Body>>,
-    history: OnceCell<Vec<StatusChange>>,
+    history: OnceCell<Arc<Vec<StatusChange>>>,
+    /// The history an earlier snapshot of the page read last: what the
+    /// page shows when the database is away before this one read its own
+    /// (stale beats down; only the latest changes are missing from it).
+    earlier_history: Option<Arc<Vec<StatusChange>>>,
     timed: DashMap<String, (Instant, Arc<Body>)>,
     /// One rebuild of a clock-dependent body at a time: when one expires
     /// under load, the other requests wait for it instead of each building
@@ -166,13 +170,20 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    fn new(page_id: Id, version: u64, data: PageData, hidden: BTreeSet<Id>) -> Snapshot {
+    fn new(
+        page_id: Id,
+        version: u64,
+        data: PageData,
+        hidden: BTreeSet<Id>,
+        earlier_history: Option<Arc<Vec<StatusChange>>>,
+    ) -> Snapshot {
         Snapshot {
             page_id,
             version,
             data,
             bodies: DashMap::new(),
             history: OnceCell::new(),
+            earlier_history,
             timed: DashMap::new(),
             rebuilding: Mutex::new(()),
             hidden,
@@ -191,7 +202,21 @@ impl Snapshot {
             return v.clone();
         }
         let data = self.data.seen_without(&hidden);
-        let view = Arc::new(Snapshot::new(self.page_id, self.version, data, hidden));
+        let earlier = self.last_history().map(|h| {
+            Arc::new(
+                h.iter()
+                    .filter(|c| !hidden.contains(&c.component_id))
+                    .cloned()
+                    .collect(),
+            )
+        });
+        let view = Arc::new(Snapshot::new(
+            self.page_id,
+            self.version,
+            data,
+            hidden,
+            earlier,
+        ));
         self.views.insert(key.to_string(), view.clone());
         view
     }
@@ -247,17 +272,40 @@ impl Snapshot {
         Ok(make().await?.map(|b| self.keep_timed(key, b)))
     }
 
-    /// The page's component status changes of the last year, loaded once per snapshot.
+    /// The page's component status changes of the last year, loaded once per
+    /// snapshot; while the database is away, the one an earlier snapshot
+    /// read, if any.
     pub async fn history(&self, db: &Db) -> Result<&[StatusChange], ApiError> {
+        if let Some(h) = self.history.get() {
+            return Ok(h);
+        }
+        if !db.reachable()
+            && let Some(h) = &self.earlier_history
+        {
+            return Ok(h);
+        }
         let since = db.clock.now().plus_millis(-HISTORY_DAYS * 86_400_000);
-        Ok(self
+        let loaded = self
             .history
             .get_or_try_init(|| async {
                 let mut h = public::status_history(db, self.page_id, since).await?;
                 h.retain(|c| !self.hidden.contains(&c.component_id));
-                Ok::<_, ApiError>(h)
+                Ok::<_, ApiError>(Arc::new(h))
             })
-            .await?)
+            .await;
+        match (loaded, &self.earlier_history) {
+            (Ok(h), _) => Ok(h),
+            (Err(_), Some(h)) => Ok(h),
+            (Err(e), None) => Err(e),
+        }
+    }
+
+    /// The history this snapshot read, else the one it was given.
+    fn last_history(&self) -> Option<Arc<Vec<StatusChange>>> {
+        self.history
+            .get()
+            .cloned()
+            .or_else(|| self.earlier_history.clone())
     }
 
     /// The uptime body for `days`, rebuilt when older than the TTL.
@@ -489,7 +537,14 @@ impl Snapshots {
         };
         self.builds
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let snap = Arc::new(Snapshot::new(page_id, version, data, BTreeSet::new()));
+        let earlier = self.by_slug.get(slug).and_then(|s| s.last_history());
+        let snap = Arc::new(Snapshot::new(
+            page_id,
+            version,
+            data,
+            BTreeSet::new(),
+            earlier,
+        ));
         self.by_slug.insert(slug.to_string(), snap.clone());
         Ok(Some(snap))
     }
