@@ -116,11 +116,13 @@ pub async fn run(
         sender.outgoing().clone(),
         cancel.clone(),
     ));
+    let guard = sender.outgoing().guard().clone();
     let app = upstate_server::app(db.clone(), &settings, sender, checker);
     let publisher = tokio::spawn(upstate_server::static_copy::publish::run(
         app.clone(),
         db.clone(),
         settings.static_copy_root.clone(),
+        guard,
         cancel.clone(),
     ));
     let probe = tokio::spawn(probe_database(db.clone(), cancel.clone()));

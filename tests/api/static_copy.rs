@@ -433,11 +433,18 @@ impl Drop for S3Server {
 
 /// A server whose copy root is a folder of its own test directory.
 async fn publishing_server(b: Backend) -> (Server, PathBuf) {
+    publishing_server_allowing(b, &[]).await
+}
+
+/// `publishing_server` with `outgoing_allow` set to `allow`.
+async fn publishing_server_allowing(b: Backend, allow: &[&str]) -> (Server, PathBuf) {
     let dir = tempfile::tempdir().unwrap().keep();
     let copies = dir.join("copies");
     let root = copies.clone();
+    let allow: Vec<ipnet::IpNet> = allow.iter().map(|a| a.parse().expect("a range")).collect();
     let s = Server::in_process(b, move |c| {
         c.server.static_copy_root = root;
+        c.delivery.allow = allow;
         // The waits below ask often; limits are not what is tested here.
         c.server.api_rate_per_minute = 0;
     })
@@ -632,7 +639,33 @@ async fn the_copy_is_published_to_an_s3_bucket(b: Backend) {
     let Some(s3) = S3Server::start("the_copy_is_published_to_an_s3_bucket").await else {
         return;
     };
-    let (s, _) = publishing_server(b).await;
+    let target = json!({"enabled": true, "s3": {"endpoint": s3.base, "bucket": "status-copy",
+        "prefix": "pages", "accessKeyId": "test", "secretAccessKey": "test"}});
+    // The bucket is on loopback: refused as a webhook there would be, until
+    // the operator allows it (outgoing_allow); nothing reaches it.
+    {
+        let (s, _) = publishing_server(b).await;
+        s.page("acme").await;
+        s.send(
+            Method::PUT,
+            "/api/export-settings",
+            Some(&s.key),
+            Some(target.clone()),
+        )
+        .await
+        .data(200);
+        let done = export_when(&s, "a refused publish", |v| {
+            !v["status"]["lastError"].is_null()
+        })
+        .await;
+        let error = done["status"]["lastError"].as_str().unwrap_or_default();
+        assert!(
+            error.contains("refused") && error.contains("outgoing_allow"),
+            "{done}"
+        );
+        assert!(s3.objects().is_empty(), "nothing went out");
+    }
+    let (s, _) = publishing_server_allowing(b, &["127.0.0.0/8"]).await;
     let page = s.page("acme").await;
     s.component(page, "API").await;
     let other = s.page("beta").await;

@@ -107,6 +107,28 @@ impl Guard {
         }
     }
 
+    /// `check_url`, and a name resolved now with every address it gives
+    /// checked: for clients that do their own requests (object_store's),
+    /// where the resolver of `Outgoing` cannot stand guard.
+    pub async fn check_resolved(&self, url: &str) -> Result<(), String> {
+        let url = reqwest::Url::parse(url).map_err(|e| format!("{url} is not a URL: {e}"))?;
+        let url = &url;
+        self.check_url(url)?;
+        let Some(url::Host::Domain(host)) = url.host() else {
+            return Ok(());
+        };
+        let port = url.port_or_known_default().unwrap_or(443);
+        let addrs = tokio::net::lookup_host((host, port))
+            .await
+            .map_err(|e| format!("{host} does not resolve: {e}"))?;
+        for a in addrs {
+            if !self.permits(a.ip()) {
+                return Err(self.refusal(a.ip()));
+            }
+        }
+        Ok(())
+    }
+
     pub(crate) fn refusal(&self, ip: IpAddr) -> String {
         format!(
             "refused: {ip} is a private, loopback, link-local or reserved address \
@@ -241,6 +263,12 @@ pub struct Outgoing {
 }
 
 impl Outgoing {
+    /// The rule this client's requests keep, for clients of other crates
+    /// (the static copy's S3 client) that must keep it too.
+    pub fn guard(&self) -> &Guard {
+        &self.guard
+    }
+
     pub fn new(guard: Guard, timeout: Duration) -> Result<Outgoing, String> {
         Outgoing::build(
             guard,

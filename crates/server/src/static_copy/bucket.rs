@@ -53,8 +53,17 @@ fn hash(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// Makes the bucket hold exactly `files` under the target's prefix.
-pub async fn write_bucket(t: &S3Target, files: &[CopiedFile]) -> Result<DirReport, String> {
+/// Makes the bucket hold exactly `files` under the target's prefix. A
+/// self-hosted endpoint keeps `outgoing_allow` as a webhook does: a
+/// private or loopback address is refused unless the operator allowed it.
+pub async fn write_bucket(
+    t: &S3Target,
+    files: &[CopiedFile],
+    guard: &upstate_jobs::outgoing::Guard,
+) -> Result<DirReport, String> {
+    if let Some(endpoint) = &t.endpoint {
+        guard.check_resolved(endpoint).await?;
+    }
     let s3 = store(t)?;
     let at = |p: &str| Path::from(format!("{}{p}", t.prefix));
     let manifest = at(MANIFEST);

@@ -28,7 +28,13 @@ const REFRESH: Duration = Duration::from_secs(300);
 const RETRY_MAX: Duration = Duration::from_secs(300);
 
 /// Publishes `app`'s copy wherever the export settings say, until `stop`.
-pub async fn run(app: Router, db: Db, root: PathBuf, stop: CancellationToken) {
+pub async fn run(
+    app: Router,
+    db: Db,
+    root: PathBuf,
+    guard: upstate_jobs::outgoing::Guard,
+    stop: CancellationToken,
+) {
     let mut heard = db.changes.subscribe();
     // At start: whatever changed while no instance was running.
     let mut dirty_since = Some(Instant::now());
@@ -69,7 +75,7 @@ pub async fn run(app: Router, db: Db, root: PathBuf, stop: CancellationToken) {
         };
         let outcome = tokio::select! {
             () = stop.cancelled() => return,
-            outcome = publish(&app, &db, &wanted, &root) => outcome,
+            outcome = publish(&app, &db, &wanted, &root, &guard) => outcome,
         };
         let mut status = settings::export_status(&db).await.unwrap_or_default();
         let now = db.clock.now();
@@ -115,6 +121,7 @@ async fn publish(
     db: &Db,
     wanted: &ExportSettings,
     root: &std::path::Path,
+    guard: &upstate_jobs::outgoing::Guard,
 ) -> Result<(usize, DirReport), String> {
     let copy = render(app, db, db.clock.now()).await?;
     let files = std::sync::Arc::new(copy.files);
@@ -136,7 +143,7 @@ async fn publish(
         }
     }
     if let Some(s3) = &wanted.s3 {
-        match bucket::write_bucket(s3, &files).await {
+        match bucket::write_bucket(s3, &files, guard).await {
             Ok(r) => add(r),
             Err(e) => errors.push(format!("bucket {}: {e}", s3.bucket)),
         }
