@@ -206,11 +206,16 @@ async fn two_audiences_see_their_own_components_everywhere(b: Backend) {
 
     // Mail: Ann hears of both incidents, Bob of the one he can see, and
     // his message names only his database.
+    // Each is mailed on its own: wait for all three, then for nothing
+    // more to be due, before counting.
     let deadline = std::time::Instant::now() + WAIT;
-    while notices_to(&mail, "ann@acme.test").await.len() < 2 && std::time::Instant::now() < deadline
+    while (notices_to(&mail, "ann@acme.test").await.len() < 2
+        || notices_to(&mail, "bob@globex.test").await.is_empty())
+        && std::time::Instant::now() < deadline
     {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    s.quiet().await;
     let anns = notices_to(&mail, "ann@acme.test").await;
     assert_eq!(anns.len(), 2, "{anns:?}");
     let bobs = notices_to(&mail, "bob@globex.test").await;
@@ -219,6 +224,63 @@ async fn two_audiences_see_their_own_components_everywhere(b: Backend) {
     assert!(bobs[0].contains("Globex Database"), "{}", bobs[0]);
     assert!(!bobs[0].contains("Acme"), "{}", bobs[0]);
     assert!(anns.iter().all(|m| !m.contains("Globex")), "{anns:?}");
+
+    // Bob's live stream: a change of Acme's database (hidden from him)
+    // sends him nothing, not even a new version; a change of the shared
+    // component does.
+    let r = reqwest::Client::new()
+        .get(format!("{}/api/public/status/acme/events", s.base))
+        .header("cookie", &bob)
+        .send()
+        .await
+        .expect("stream");
+    assert_eq!(r.status(), 200);
+    let mut stream = r.bytes_stream();
+    let mut buf = String::new();
+    let soon = || std::time::Instant::now() + Duration::from_secs(5);
+    let (name, first) = crate::status_html::next_sse(&mut stream, &mut buf, soon())
+        .await
+        .expect("the first event");
+    assert_eq!(name, "status");
+    s.patch(
+        &format!("/api/v1/components/{acme_db}/status"),
+        json!({"status": "operational"}),
+    )
+    .await
+    .data(200);
+    let shared =
+        s.db.integers("SELECT id FROM components WHERE name = 'Partner API'")
+            .await[0];
+    s.patch(
+        &format!("/api/v1/components/{shared}/status"),
+        json!({"status": "degraded"}),
+    )
+    .await
+    .data(200);
+    let mut heard = Vec::new();
+    while let Some((name, data)) = crate::status_html::next_sse(&mut stream, &mut buf, soon()).await
+    {
+        let done = name == "status";
+        heard.push((name, data));
+        if done {
+            break;
+        }
+    }
+    assert!(
+        !heard.iter().any(|(_, d)| d["component"] == acme_db),
+        "{heard:?}"
+    );
+    assert_eq!(
+        heard.len(),
+        2,
+        "the shared change and one status: {heard:?}"
+    );
+    assert_eq!(heard[0].1["kind"], "component.status_changed", "{heard:?}");
+    assert_eq!(heard[0].1["component"], shared, "{heard:?}");
+    assert!(
+        heard[1].1["version"].as_u64() > first["version"].as_u64(),
+        "{heard:?}"
+    );
 
     // A group removed: its component is shared again.
     s.send(

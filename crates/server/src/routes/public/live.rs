@@ -191,6 +191,12 @@ fn follow(
                     .filter(|e| e.component().is_none_or(|c| !snap.hidden.contains(&c)))
                     .map(|e| Ok(change_event(e)))
                     .collect();
+                // A commit of only what this visitor may not see sends them
+                // nothing at all: a status event (a new version, a new
+                // "last updated") would tell them something changed there.
+                if out.is_empty() && !ours.is_empty() {
+                    continue;
+                }
                 out.push(Ok(status_event(&snap)));
                 return Some((stream::iter(out), (state, slug, changes)));
             }
