@@ -18,7 +18,8 @@ on_both_backends!(
     one_upstate_mirrors_a_component_of_another,
     a_feed_of_another_upstate_moves_a_component,
     bad_follows_are_refused_and_unreadable_vendors_move_nothing,
-    an_unchanged_vendor_is_asked_with_its_etag_and_answers_304
+    an_unchanged_vendor_is_asked_with_its_etag_and_answers_304,
+    after_our_window_the_vendors_state_holds
 );
 on_both_backends!(browser: following_a_vendor_in_chromium);
 
@@ -130,6 +131,64 @@ async fn set_status(s: &Server, component: i64, status: &str) {
     )
     .await
     .data(200);
+}
+
+/// The vendor goes down during our own maintenance of the mirror: the
+/// window holds the component, and when it ends the component reads what
+/// the vendor says now (an outage), not operational; the vendor's answer
+/// being unchanged since does not leave it there.
+async fn after_our_window_the_vendors_state_holds(b: Backend) {
+    let vendor = Server::start(b).await;
+    let vp = vendor.page("vendor").await;
+    let vapi = vendor.component(vp, "API").await;
+    let s = follower(b).await;
+    let page = s.page("ours").await;
+    let mirror = s.component(page, "Vendor API").await;
+    let id = follow(
+        &s,
+        json!({"componentId": mirror, "kind": "statuspage", "url": format!("{}/s/vendor", vendor.base),
+               "vendorComponent": "API"}),
+    )
+    .await;
+    poll(&s, id).await;
+    let window = s
+        .post(
+            "/api/v1/maintenance",
+            json!({"title": "Our side", "statusPageId": page, "componentIds": [mirror],
+                   "scheduledStartTime": "2030-05-01T00:00:00.000Z",
+                   "scheduledEndTime": "2030-05-01T04:00:00.000Z"}),
+        )
+        .await
+        .data(201)["id"]
+        .as_i64()
+        .expect("id");
+    s.post_empty(&format!("/api/v1/maintenance/{window}/start"))
+        .await
+        .data(200);
+    set_status(&vendor, vapi, "major_outage").await;
+    let f = poll(&s, id).await;
+    assert_eq!(f["vendorStatus"], "major_outage", "{f}");
+    assert_eq!(
+        s.component_status(mirror).await,
+        "maintenance",
+        "our window holds it"
+    );
+    s.post(
+        &format!("/api/v1/maintenance/{window}/complete"),
+        json!({"message": "Done on our side"}),
+    )
+    .await
+    .data(200);
+    assert_eq!(
+        s.component_status(mirror).await,
+        "major_outage",
+        "the vendor still reports an outage"
+    );
+    poll(&s, id).await;
+    assert_eq!(s.component_status(mirror).await, "major_outage");
+    set_status(&vendor, vapi, "operational").await;
+    poll(&s, id).await;
+    assert_eq!(s.component_status(mirror).await, "operational");
 }
 
 async fn one_upstate_mirrors_a_component_of_another(b: Backend) {

@@ -312,6 +312,21 @@ async fn leave(
     } else {
         back
     };
+    // A component that mirrors a vendor goes back to what the vendor says
+    // now: its polls during the window were read but left the component
+    // alone, and an unchanged vendor moves nothing later.
+    let vendor: Option<String> = on_tx!(&mut *tx, |c| sqlx::query_scalar(
+        "SELECT vendor_status FROM third_party WHERE component_id = $1"
+    )
+    .bind(component_id)
+    .fetch_optional(c)
+    .await?)
+    .flatten();
+    let back = match vendor.map(|v| parse_enum::<ComponentStatus>("component status", &v)) {
+        Some(Ok(v)) if v != ComponentStatus::Maintenance => v,
+        Some(Err(e)) => return Err(e),
+        _ => back,
+    };
     components::set_status(tx, component_id, ComponentStatus::Maintenance, back, at).await
 }
 
