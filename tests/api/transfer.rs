@@ -628,6 +628,31 @@ async fn pages_are_added_beside_existing_ones_under_new_ids(b: Backend) {
         s.db.integers("SELECT COUNT(*) FROM status_pages").await,
         [2]
     );
+
+    // A copy of this install's own pages, under other slugs: its
+    // subscribers' links are theirs alone, so they get new ones.
+    let mut own = export(&me, "").await;
+    for p in own["tables"]["status_pages"].as_array_mut().expect("pages") {
+        p["slug"] = json!(format!("{}-copy", p["slug"].as_str().unwrap_or("x")));
+    }
+    let (status, done) = import(&me, "?mode=add_pages", own).await;
+    assert_eq!(status, 200, "{done}");
+    assert!(
+        done["data"]["notes"]
+            .to_string()
+            .contains("subscribers.token: taken here already"),
+        "{done}"
+    );
+    assert_eq!(
+        s.db.integers("SELECT COUNT(*) FROM status_pages").await,
+        [4]
+    );
+    assert_eq!(
+        s.db.integers("SELECT COUNT(DISTINCT token) FROM subscribers")
+            .await,
+        s.db.integers("SELECT COUNT(*) FROM subscribers").await,
+    );
+    assert_eq!(s.db.integers("SELECT COUNT(*) FROM subscribers").await, [4]);
 }
 
 async fn secrets_and_passwords_stay_out_unless_asked(b: Backend) {

@@ -42,6 +42,13 @@ pub struct Imported {
     pub notes: Vec<String>,
 }
 
+/// Capabilities of a page's rows that are unique across the install.
+const FRESH_WHEN_TAKEN: &[(&str, &str)] = &[
+    ("subscribers", "token"),
+    ("subscribers", "confirm_token"),
+    ("monitors", "heartbeat_token"),
+];
+
 /// Tables an install may already have rows in when it counts as empty.
 const MAY_HOLD: &[&str] = &[
     "users",
@@ -668,6 +675,34 @@ impl Load {
                 self.matched_users.insert(old);
                 self.map("users", old, id);
                 return Ok(None);
+            }
+        }
+        // Pages added beside others may come from this very install (a copy
+        // of a page): a capability another row here already holds gets a
+        // new one, as a new subscription or monitor would.
+        if self.mode == Mode::AddPages {
+            for (t, column) in FRESH_WHEN_TAKEN.iter().filter(|(t, _)| *t == table) {
+                let Some(value) = row.get(*column).and_then(Value::as_str).map(str::to_string)
+                else {
+                    continue;
+                };
+                let sql = format!("SELECT COUNT(*) FROM {t} WHERE {column} = $1");
+                let taken: i64 = on_tx!(tx, |c| sqlx::query_scalar(
+                    // Names from the fixed list above.
+                    sqlx::AssertSqlSafe(sql.as_str())
+                )
+                .bind(&value)
+                .fetch_one(c)
+                .await?);
+                if taken > 0 {
+                    row.insert((*column).into(), Value::String(crate::subscribers::token()));
+                    let note = format!(
+                        "{t}.{column}: taken here already, so the rows brought have new ones (their old links and senders must use the new ones)"
+                    );
+                    if !notes.contains(&note) {
+                        notes.push(note);
+                    }
+                }
             }
         }
         let old_id = if shape.numbered() {
