@@ -163,10 +163,43 @@ async fn a_statuspage_page_comes_in_with_its_history_once(b: Backend) {
                         "body": "Some sign-ins fail.", "created_at": "2026-11-26T08:00:00.000Z",
                         "display_at": "2026-11-26T08:00:00.000Z", "affected_components": null}],
                      "components": []}));
-    std::fs::write(newer.path().join("incidents.json"), incidents.to_string()).expect("file");
-    for f in ["summary.json", "scheduled-maintenances.json"] {
-        std::fs::copy(fixtures().join(f), newer.path().join(f)).expect("copy");
+    // Meanwhile the slow database was resolved there, and the component
+    // is back: the incident brought before moves on with it here.
+    for i in incidents["incidents"].as_array_mut().expect("list") {
+        if i["id"] == "inc0slowdb000" {
+            i["status"] = json!("resolved");
+            i["resolved_at"] = json!("2026-11-26T09:00:00.000Z");
+            i["updated_at"] = json!("2026-11-26T09:00:00.000Z");
+            i["incident_updates"]
+                .as_array_mut()
+                .expect("updates")
+                .insert(
+                    0,
+                    json!({"id": "upd0slowdb003", "status": "resolved",
+                    "body": "Queries are fast again.", "created_at": "2026-11-26T09:00:00.000Z",
+                    "display_at": "2026-11-26T09:00:00.000Z",
+                    "affected_components": [{"code": "cmp0db000000", "name": "Database",
+                        "old_status": "degraded_performance", "new_status": "operational"}]}),
+                );
+        }
     }
+    std::fs::write(newer.path().join("incidents.json"), incidents.to_string()).expect("file");
+    let mut summary: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixtures().join("summary.json")).expect("summary"),
+    )
+    .expect("JSON");
+    for c in summary["components"].as_array_mut().expect("components") {
+        if c["id"] == "cmp0db000000" {
+            c["status"] = json!("operational");
+        }
+    }
+    summary["incidents"] = json!([]);
+    std::fs::write(newer.path().join("summary.json"), summary.to_string()).expect("file");
+    std::fs::copy(
+        fixtures().join("scheduled-maintenances.json"),
+        newer.path().join("scheduled-maintenances.json"),
+    )
+    .expect("copy");
     let (ok, out, err) = s.db.cli(&[
         "import",
         "--from",
@@ -175,12 +208,37 @@ async fn a_statuspage_page_comes_in_with_its_history_once(b: Backend) {
     ]);
     assert!(ok, "{err}");
     assert!(
-        out.contains("incidents: 1") && out.contains("incident_updates: 1"),
+        out.contains("incidents: 1") && out.contains("incident_updates: 2"),
+        "{out}"
+    );
+    assert!(
+        out.contains("incidents: 1 brought before, updated")
+            && out.contains("components: 1 brought before, updated"),
         "{out}"
     );
     let after = counts(&s).await;
     assert_eq!(after[4], before[4] + 1, "one incident more");
     assert_eq!(after[2], before[2], "no component doubled");
+    assert_eq!(
+        s.db.texts(
+            "SELECT status || ' ' || CASE WHEN resolved_at IS NULL THEN 'open' ELSE 'resolved' END \
+             FROM incidents WHERE title = 'Slow database queries'"
+        )
+        .await,
+        ["resolved resolved"]
+    );
+    assert_eq!(
+        s.db.texts("SELECT status FROM components WHERE name = 'Database'")
+            .await,
+        ["operational"]
+    );
+    // The management API no longer lists it as unresolved (the public
+    // summary reads the same rows once its snapshot is rebuilt).
+    let open = s.get("/api/v1/incidents?status=unresolved").await.data(200);
+    assert!(
+        !open.to_string().contains("Slow database queries"),
+        "{open}"
+    );
 }
 
 /// Serves the fixtures as a Statuspage page does, under `/api/v2/`.
@@ -247,6 +305,18 @@ async fn what_is_not_a_statuspage_page_changes_nothing(b: Backend) {
     assert!(!ok, "refused");
     assert!(
         err.contains("nothing changed") && err.contains("\"page\""),
+        "{err}"
+    );
+    // A Statuspage summary given as an Upstate export: told which importer
+    // reads it, nothing changed.
+    let file = dir.path().join("upstate-export.json");
+    std::fs::copy(fixtures().join("summary.json"), &file).expect("copied");
+    let (ok, _, err) = s.db.cli(&["import", file.to_str().expect("path")]);
+    assert!(!ok, "refused");
+    assert!(
+        err.contains("nothing changed")
+            && err.contains("Statuspage summary.json")
+            && err.contains("--from statuspage"),
         "{err}"
     );
     // A folder without a summary says which file it needs.
@@ -612,14 +682,27 @@ async fn an_instatus_page_comes_through_its_api(b: Backend) {
         "incidents: 2",
         "incident_updates: 6",
         "maintenance: 1",
+        "maintenance_updates: 1",
         "not brought: subscribers",
+        "Old FTP",
     ] {
         assert!(out.contains(line), "{line} in:\n{out}");
     }
+    // Named from /v2/pages by the page asked for (its components do not
+    // say which page they are of).
     assert_eq!(
         s.db.texts("SELECT name || ' ' || slug FROM status_pages WHERE slug = 'northwind'")
             .await,
         ["Northwind Status northwind"]
+    );
+    // Each incident's impact: the worst status of the components it named.
+    let impacts =
+        s.db.texts("SELECT title || ' ' || impact FROM incidents")
+            .await;
+    assert!(
+        impacts.contains(&"Website errors major".to_string())
+            && impacts.contains(&"API outage critical".to_string()),
+        "{impacts:?}"
     );
     assert_eq!(
         s.db.texts(

@@ -6,7 +6,7 @@
 use crate::outgoing::Outgoing;
 use serde_json::Value;
 use upstate_store::transfer::{
-    Access, Files, MAX_PAGES, Paging, Product, Wanted, items_in, merge, next_page,
+    Access, Files, MAX_PAGES, PAGE_ID_FILE, Paging, Product, Wanted, items_in, merge, next_page,
 };
 
 /// The largest answer read at once (a page of a list, or a whole file).
@@ -75,6 +75,14 @@ pub async fn foreign(
         (a, _) => a,
     };
     let mut files = Files::new();
+    // Which page was read, for a translation that names it from the
+    // product's list of pages (Instatus's components need not say).
+    if let Some(a) = access.filter(|a| !a.page.trim().is_empty()) {
+        files.insert(
+            PAGE_ID_FILE.into(),
+            Value::String(a.page.trim().to_string()),
+        );
+    }
     let mut missing = Vec::new();
     read(
         client,

@@ -15,6 +15,10 @@ use upstate_core::Timestamp;
 /// The files read from one source, by name (`components.json`).
 pub type Files = BTreeMap<String, Value>;
 
+/// The entry of `Files` holding the id of the page read, when the product's
+/// API was asked for one page (given, or the one a key reads).
+pub const PAGE_ID_FILE: &str = "page-id";
+
 /// A document ready for `import_from`, where it came from, and what stayed
 /// out.
 #[derive(Debug)]

@@ -42,6 +42,21 @@ pub struct Imported {
     pub notes: Vec<String>,
 }
 
+/// What an importer brings again of rows it brought before: where an
+/// incident stands (a new update moved it on, the source resolved it), a
+/// component's status, a window's status and times.
+const REFRESHED: &[(&str, &[&str])] = &[
+    (
+        "incidents",
+        &["title", "status", "impact", "updated_at", "resolved_at"],
+    ),
+    ("components", &["status"]),
+    (
+        "maintenance",
+        &["title", "status", "scheduled_start", "scheduled_end"],
+    ),
+];
+
 /// Capabilities of a page's rows that are unique across the install.
 const FRESH_WHEN_TAKEN: &[(&str, &str)] = &[
     ("subscribers", "token"),
@@ -206,6 +221,8 @@ pub async fn import_from(
         explicit: HashSet::new(),
         second_factor_off: 0,
         withheld: Default::default(),
+        refreshed: BTreeMap::new(),
+        touched: Default::default(),
     };
     let mut written = BTreeMap::new();
     let mut pages = Vec::new();
@@ -259,7 +276,16 @@ pub async fn import_from(
                 .rows_affected());
         }
     }
+    for (table, n) in &load.refreshed {
+        notes.push(format!(
+            "{table}: {n} brought before, updated to what the source says now"
+        ));
+    }
     load.advance_sequences(&mut tx).await?;
+    for page in load.touched.iter().filter(|p| !pages.contains(p)) {
+        tx.record_unstamped(Event::PageUpdated { page: *page })
+            .await?;
+    }
     for page in &pages {
         tx.record_unstamped(Event::PageUpdated { page: *page })
             .await?;
@@ -299,6 +325,22 @@ async fn envelope<'a>(db: &Db, doc: &'a Value) -> StoreResult<&'a Map<String, Va
     let obj = doc
         .as_object()
         .ok_or_else(|| invalid("/".into(), "must be a JSON object (an Upstate export)"))?;
+    // Another product's file, taken for ours: said, with where it goes.
+    if obj.contains_key("page") && obj.contains_key("components") && !obj.contains_key("format") {
+        return Err(invalid(
+            "/page".into(),
+            "this is a Statuspage summary.json, not an Upstate export: bring the page with Settings → \
+             Move in and out → From Atlassian Statuspage (its address), or `upstate import --from \
+             statuspage FILE`",
+        ));
+    }
+    if obj.contains_key("monitorList") && !obj.contains_key("format") {
+        return Err(invalid(
+            "/monitorList".into(),
+            "this is an Uptime Kuma backup, not an Upstate export: choose Uptime Kuma under What it \
+             is, or run `upstate import --from uptime-kuma FILE`",
+        ));
+    }
     for key in obj.keys() {
         if !matches!(
             key.as_str(),
@@ -524,6 +566,10 @@ struct Load {
     second_factor_off: usize,
     /// What sealed values the document withheld.
     withheld: std::collections::BTreeSet<String>,
+    /// Rows brought before and changed at the source since, by table.
+    refreshed: BTreeMap<&'static str, usize>,
+    /// Pages whose rows were brought up to date.
+    touched: std::collections::BTreeSet<i64>,
 }
 
 impl Load {
@@ -579,8 +625,22 @@ impl Load {
         }
         if shape.numbered()
             && let Some(old) = row.get("id").and_then(Value::as_i64)
-            && self.known.get(table).is_some_and(|k| k.contains_key(&old))
+            && let Some(local) = self.known.get(table).and_then(|k| k.get(&old)).copied()
         {
+            // Brought before: what the source says of it now (a status, a
+            // resolution) is carried; the rest stays as it is here.
+            if let Some((_, columns)) = REFRESHED.iter().find(|(t, _)| *t == table)
+                && refresh(tx, shape, local, &row, columns, path).await?
+            {
+                *self.refreshed.entry(table).or_insert(0) += 1;
+                if let Some(page) = row
+                    .get("page_id")
+                    .and_then(Value::as_i64)
+                    .and_then(|p| self.lookup("status_pages", p))
+                {
+                    self.touched.insert(page);
+                }
+            }
             return Ok(None);
         }
         // References: to what the install calls the same rows.
@@ -781,6 +841,66 @@ impl Load {
 }
 
 /// `INSERT` of one checked row; answers the id `tail`'s `RETURNING` gave.
+/// Sets `columns` of row `local` to `row`'s values; true when any differed.
+async fn refresh(
+    tx: &mut Tx,
+    shape: &Shape,
+    local: i64,
+    row: &Map<String, Value>,
+    columns: &[&str],
+    path: &str,
+) -> StoreResult<bool> {
+    let columns: Vec<&str> = columns
+        .iter()
+        .copied()
+        .filter(|c| row.contains_key(*c) && shape.column(c).is_some())
+        .collect();
+    if columns.is_empty() {
+        return Ok(false);
+    }
+    let set: Vec<String> = columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| format!("{c} = ${}", i + 1))
+        .collect();
+    let differs: Vec<String> = columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| format!("{c} IS DISTINCT FROM ${}", i + 1))
+        .collect();
+    let sql = format!(
+        "UPDATE {} SET {} WHERE id = ${} AND ({}) RETURNING id",
+        shape.table,
+        set.join(", "),
+        columns.len() + 1,
+        differs.join(" OR ")
+    );
+    let result: Result<Option<i64>, sqlx::Error> = on_tx!(tx, |c| {
+        // Table and column names come from the fixed list and the catalog.
+        let mut q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.as_str()));
+        for name in &columns {
+            let Some(col) = shape.column(name) else {
+                continue;
+            };
+            let v = row.get(*name).unwrap_or(&Value::Null);
+            q = match col.kind {
+                Kind::Int => q.bind(v.as_i64()),
+                Kind::Int4 => q.bind(v.as_i64().and_then(|n| i32::try_from(n).ok())),
+                Kind::Bool => q.bind(v.as_bool()),
+                Kind::Text => q.bind(v.as_str().map(String::from)),
+            };
+        }
+        q.bind(local).fetch_optional(c).await
+    });
+    result.map(|r| r.is_some()).map_err(|e| match e {
+        sqlx::Error::Database(d) => invalid(
+            path.into(),
+            format!("the database refused this row: {}", d.message()),
+        ),
+        other => StoreError::Database(other),
+    })
+}
+
 async fn insert(
     tx: &mut Tx,
     shape: &Shape,

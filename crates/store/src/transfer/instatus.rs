@@ -39,6 +39,27 @@ fn maintenance_status(s: &str) -> Option<&'static str> {
     })
 }
 
+/// How bad a component status (ours) is, for the worst of several.
+fn severity(s: &str) -> u8 {
+    match s {
+        "degraded" => 1,
+        "partial_outage" => 2,
+        "major_outage" => 3,
+        _ => 0,
+    }
+}
+
+/// Instatus's name of one of our component statuses.
+fn instatus_name(s: &str) -> &'static str {
+    match s {
+        "degraded" => "DEGRADEDPERFORMANCE",
+        "partial_outage" => "PARTIALOUTAGE",
+        "major_outage" => "MAJOROUTAGE",
+        "maintenance" => "UNDERMAINTENANCE",
+        _ => "OPERATIONAL",
+    }
+}
+
 /// Instatus states an incident's impact as the worst component status.
 fn impact(s: &str) -> &'static str {
     match s {
@@ -96,10 +117,17 @@ pub fn translate(files: &Files, schema: i64, now: Timestamp) -> Result<Translate
     let mut t: Map<String, Value> = Map::new();
     let push = super::push_row;
 
-    // The page: named by /v2/pages when the key's team lists it.
-    let page_source = components
-        .iter()
-        .find_map(|c| c["siteId"].as_str().map(str::to_string))
+    // The page: the one asked for (or the one the key reads), else the
+    // one its components name; named by /v2/pages when the team lists it.
+    let page_source = files
+        .get(super::foreign::PAGE_ID_FILE)
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or_else(|| {
+            components
+                .iter()
+                .find_map(|c| c["siteId"].as_str().map(str::to_string))
+        })
         .unwrap_or_else(|| "page".into());
     let listed = list(files, "pages.json")
         .into_iter()
@@ -159,7 +187,7 @@ pub fn translate(files: &Files, schema: i64, now: Timestamp) -> Result<Translate
             continue;
         }
         let name = words(&c["name"]);
-        if !c.get("archivedAt").is_none_or(Value::is_null) {
+        if !c.get("archivedAt").is_none_or(Value::is_null) || c["archived"] == json!(true) {
             left_out.push(format!("component {name:?}: archived in Instatus"));
             continue;
         }
@@ -216,11 +244,19 @@ pub fn translate(files: &Files, schema: i64, now: Timestamp) -> Result<Translate
                 Some((text(&c["id"]), s))
             })
             .collect();
+        // Instatus's impact is the worst status of the components the
+        // incident touched (its answers carry no impact field of their own).
+        let worst = touched
+            .iter()
+            .map(|(_, s)| *s)
+            .max_by_key(|s| severity(s))
+            .map(instatus_name);
+        let impact = impact(worst.or_else(|| i["impact"].as_str()).unwrap_or_default());
         push(
             &mut t,
             "incidents",
             json!({"id": iid, "page_id": page_id, "title": title, "status": status,
-                   "impact": impact(i["impact"].as_str().unwrap_or_default()),
+                   "impact": impact,
                    "created_at": started,
                    "updated_at": millis(&i["updatedAt"]).unwrap_or(started).max(started),
                    "resolved_at": resolved}),
@@ -234,7 +270,12 @@ pub fn translate(files: &Files, schema: i64, now: Timestamp) -> Result<Translate
                 );
             }
         }
-        let mut updates = i["incidentUpdates"].as_array().cloned().unwrap_or_default();
+        // `updates` in its v1 answers (`incidentUpdates` in older ones).
+        let mut updates = i["updates"]
+            .as_array()
+            .or_else(|| i["incidentUpdates"].as_array())
+            .cloned()
+            .unwrap_or_default();
         updates.sort_by_key(|u| {
             millis(&u["started"])
                 .or_else(|| millis(&u["createdAt"]))
@@ -307,8 +348,9 @@ pub fn translate(files: &Files, schema: i64, now: Timestamp) -> Result<Translate
         let source = text(&m["id"]);
         let mid = ids.give("maintenance", &source);
         let created = millis(&m["createdAt"]).unwrap_or(start);
-        let updates = m["maintenanceUpdates"]
+        let updates = m["updates"]
             .as_array()
+            .or_else(|| m["maintenanceUpdates"].as_array())
             .cloned()
             .unwrap_or_default();
         push(

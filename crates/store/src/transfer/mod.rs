@@ -34,8 +34,8 @@ pub use copy::{
     write_everything,
 };
 pub use foreign::{
-    Access, Files, MAX_PAGES, Paging, Product, Translated, Wanted, count as items_in, merge,
-    next_page, text as text_of,
+    Access, Files, MAX_PAGES, PAGE_ID_FILE, Paging, Product, Translated, Wanted, count as items_in,
+    merge, next_page, text as text_of,
 };
 pub use import::{Imported, Mode, Origin, import, import_from};
 pub use kuma::translate as from_uptime_kuma;
