@@ -16,7 +16,8 @@ on_both_backends!(
     export_settings_refuse_bad_input_and_never_show_the_secret,
     the_copy_is_published_to_a_directory_after_each_change,
     the_copy_is_published_to_an_s3_bucket,
-    one_bad_page_never_stops_the_copy_of_the_others
+    one_bad_page_never_stops_the_copy_of_the_others,
+    a_change_just_before_a_stop_is_in_the_copy
 );
 on_both_backends!(browser: the_static_copy_is_set_up_on_the_settings_screen_in_chromium);
 
@@ -313,6 +314,45 @@ async fn the_copy_reads_like_the_live_page(b: Backend) {
     assert!(!out.join("s/acme").exists(), "{said}");
     assert!(!out.join("api/public/status/acme.json").exists(), "{said}");
     assert!(out.join("robots.txt").exists(), "not the copy's to remove");
+}
+
+/// Two instances publish into one folder (their first publishes at once do
+/// not trip over each other's temporary files), and a change made just
+/// before one is stopped with SIGTERM is in the copy when it has stopped.
+async fn a_change_just_before_a_stop_is_in_the_copy(b: Backend) {
+    let root = tempfile::tempdir().unwrap().keep();
+    let root_arg = root.to_str().unwrap().to_string();
+    let env = [("UPSTATE_STATIC_COPY_ROOT", root_arg.as_str())];
+    let mut s = Server::start_with(b, &env).await;
+    let (other, _) = crate::support::spawn(&s.db, &env);
+    let other = crate::support::Running(other);
+    let page = s.page("acme").await;
+    s.component(page, "API").await;
+    set_export(&s, json!({"enabled": true, "directory": "status"})).await;
+    let done = export_when(&s, "a first publish", |v| {
+        !v["status"]["lastPublishedAt"].is_null() || !v["status"]["lastError"].is_null()
+    })
+    .await;
+    assert_eq!(done["status"]["lastError"], Value::Null, "{done}");
+    // Only the one about to stop is left to publish the change.
+    drop(other);
+    let html = root.join("status/s/acme.html");
+    s.post(
+        "/api/v1/incidents",
+        json!({"title": "Said just before the stop", "statusPageId": page, "message": "Looking"}),
+    )
+    .await
+    .data(201);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(s.stop(), "a clean stop:\n{}", s.log());
+    let copied = std::fs::read_to_string(&html).unwrap_or_default();
+    assert!(copied.contains("Said just before the stop"), "{copied}");
+    let strays: Vec<_> = files_under(&root)
+        .into_iter()
+        .filter(|f| f.to_string_lossy().ends_with(".part"))
+        .collect();
+    assert!(strays.is_empty(), "temporary files left: {strays:?}");
+    assert!(!s.log().contains("cannot publish"), "{}", s.log());
 }
 
 /// A slug stored before every door kept the rules (an old import) is

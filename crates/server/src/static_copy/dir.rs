@@ -19,6 +19,18 @@ pub struct DirReport {
     pub removed: usize,
 }
 
+/// A temporary file's own mark: instances sharing one copy folder (or two
+/// publishes of one) never write the same temporary file, so neither
+/// renames away the other's.
+fn unique() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    format!(
+        "{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    )
+}
+
 /// Makes `dir` hold exactly `files` (and whatever else was there before
 /// that an earlier copy did not write).
 pub fn write_dir(dir: &Path, files: &[CopiedFile]) -> std::io::Result<DirReport> {
@@ -36,11 +48,12 @@ pub fn write_dir(dir: &Path, files: &[CopiedFile]) -> std::io::Result<DirReport>
             std::fs::create_dir_all(parent)?;
         }
         let temp = target.with_file_name(format!(
-            ".{}.part",
+            ".{}.{}.part",
             target
                 .file_name()
                 .map(|n| n.to_string_lossy())
-                .unwrap_or_default()
+                .unwrap_or_default(),
+            unique()
         ));
         std::fs::write(&temp, &f.bytes)?;
         std::fs::rename(&temp, &target)?;
@@ -60,7 +73,7 @@ pub fn write_dir(dir: &Path, files: &[CopiedFile]) -> std::io::Result<DirReport>
         }
     }
     let list: String = now.iter().map(|p| format!("{p}\n")).collect();
-    let temp = dir.join(format!("{MANIFEST}.part"));
+    let temp = dir.join(format!("{MANIFEST}.{}.part", unique()));
     std::fs::write(&temp, list)?;
     std::fs::rename(temp, dir.join(MANIFEST))?;
     Ok(report)

@@ -15,7 +15,7 @@ use super::{DirReport, bucket, render, write_dir};
 use axum::Router;
 use std::path::PathBuf;
 use std::time::Duration;
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use upstate_core::static_copy::ExportSettings;
@@ -26,6 +26,8 @@ const QUIET: Duration = Duration::from_secs(1);
 const AT_MOST: Duration = Duration::from_secs(10);
 const REFRESH: Duration = Duration::from_secs(300);
 const RETRY_MAX: Duration = Duration::from_secs(300);
+/// How long a stop waits for the last publish.
+const LAST_WITHIN: Duration = Duration::from_secs(20);
 
 /// Publishes `app`'s copy wherever the export settings say, until `stop`.
 pub async fn run(
@@ -48,7 +50,20 @@ pub async fn run(
             None => refresh_at,
         };
         tokio::select! {
-            () = stop.cancelled() => return,
+            () = stop.cancelled() => {
+                // A change made just before the stop is in the copy when
+                // the process ends (it may be the last word for hours).
+                while let Ok(_) | Err(TryRecvError::Lagged(_)) = heard.try_recv() {
+                    dirty_since.get_or_insert_with(Instant::now);
+                }
+                if dirty_since.is_some() {
+                    let last = once(&app, &db, &root, &guard);
+                    if tokio::time::timeout(LAST_WITHIN, last).await.is_err() {
+                        tracing::warn!("the static copy's last publish did not finish before the stop");
+                    }
+                }
+                return;
+            }
             got = heard.recv() => {
                 if matches!(got, Err(RecvError::Closed)) {
                     return;
@@ -59,54 +74,84 @@ pub async fn run(
             () = tokio::time::sleep_until(due) => {}
         }
         refresh_at = Instant::now() + REFRESH;
-        let wanted = match settings::export_settings(&db).await {
-            Ok(s) if s.enabled => s,
-            Ok(_) => {
-                dirty_since = None;
-                failures = 0;
-                continue;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot read the export settings");
-                failures += 1;
-                retry_at = Instant::now() + backoff(failures);
-                continue;
+        let attempt = once(&app, &db, &root, &guard);
+        tokio::pin!(attempt);
+        let done = tokio::select! {
+            done = &mut attempt => done,
+            () = stop.cancelled() => {
+                // Stopping mid-publish: it may finish, within bounds.
+                if tokio::time::timeout(LAST_WITHIN, attempt).await.is_err() {
+                    tracing::warn!("the static copy's last publish did not finish before the stop");
+                }
+                return;
             }
         };
-        let outcome = tokio::select! {
-            () = stop.cancelled() => return,
-            outcome = publish(&app, &db, &wanted, &root, &guard) => outcome,
-        };
-        let mut status = settings::export_status(&db).await.unwrap_or_default();
-        let now = db.clock.now();
-        status.last_attempt_at = Some(now);
-        match outcome {
-            Ok((files, report)) => {
+        match done {
+            Attempt::Off | Attempt::Published => {
                 dirty_since = None;
                 failures = 0;
-                status.last_published_at = Some(now);
-                status.last_error = None;
-                status.files = files;
-                status.written = report.written;
-                status.removed = report.removed;
-                tracing::info!(
-                    files,
-                    written = report.written,
-                    removed = report.removed,
-                    "static copy published"
-                );
             }
-            Err(e) => {
+            Attempt::Failed => {
                 failures += 1;
                 retry_at = Instant::now() + backoff(failures);
-                tracing::warn!(error = %e, failures, "cannot publish the static copy");
-                status.last_error = Some(e);
             }
-        }
-        if let Err(e) = settings::record_export_status(&db, &status).await {
-            tracing::warn!(error = %e, "cannot record how publishing went");
         }
     }
+}
+
+/// How one publish went.
+enum Attempt {
+    /// The copy is turned off.
+    Off,
+    Published,
+    Failed,
+}
+
+/// One publish wherever the export settings say, recorded for the
+/// Settings screen, the API and the metrics.
+async fn once(
+    app: &Router,
+    db: &Db,
+    root: &std::path::Path,
+    guard: &upstate_jobs::outgoing::Guard,
+) -> Attempt {
+    let wanted = match settings::export_settings(db).await {
+        Ok(s) if s.enabled => s,
+        Ok(_) => return Attempt::Off,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot read the export settings");
+            return Attempt::Failed;
+        }
+    };
+    let outcome = publish(app, db, &wanted, root, guard).await;
+    let mut status = settings::export_status(db).await.unwrap_or_default();
+    let now = db.clock.now();
+    status.last_attempt_at = Some(now);
+    let attempt = match outcome {
+        Ok((files, report)) => {
+            status.last_published_at = Some(now);
+            status.last_error = None;
+            status.files = files;
+            status.written = report.written;
+            status.removed = report.removed;
+            tracing::info!(
+                files,
+                written = report.written,
+                removed = report.removed,
+                "static copy published"
+            );
+            Attempt::Published
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot publish the static copy");
+            status.last_error = Some(e);
+            Attempt::Failed
+        }
+    };
+    if let Err(e) = settings::record_export_status(db, &status).await {
+        tracing::warn!(error = %e, "cannot record how publishing went");
+    }
+    attempt
 }
 
 fn backoff(failures: u32) -> Duration {
