@@ -639,6 +639,23 @@ async fn the_document_passes_a_real_validator_and_says_what_the_server_accepts(b
             .collect()
     };
 
+    // A body the server cannot do without says so: changing a password
+    // without either is refused, and the document requires both.
+    let schema = &doc["components"]["schemas"]["ChangePasswordInput"];
+    assert_eq!(
+        schema["required"],
+        json!(["currentPassword", "newPassword"]),
+        "{schema}"
+    );
+    // A scope list names each scope once (uniqueItems), as the server asks.
+    let keys = doc["paths"]["/api/api-keys"]["post"]["requestBody"].to_string();
+    let keys = if keys.contains("$ref") {
+        doc["components"]["schemas"]["NewKeyInput"].to_string()
+    } else {
+        keys
+    };
+    assert!(keys.contains("\"uniqueItems\":true"), "{keys}");
+
     let p = s.page("acme").await;
     let c = s.component(p, "API").await;
     for status in enums("ComponentStatus") {

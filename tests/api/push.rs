@@ -302,6 +302,26 @@ async fn bad_push_subscriptions_are_refused(b: Backend) {
     let (status, answer) =
         visitor(&app, Method::DELETE, "/api/push/subscribe", Some(json!({}))).await;
     assert_eq!(status, 422, "{answer}");
+    // An endpoint that is no URL names no browser, as the document says:
+    // refused by name, to look up or to end.
+    let (status, answer) = visitor(
+        &app,
+        Method::GET,
+        "/api/push/subscribe?endpoint=not-a-url",
+        None,
+    )
+    .await;
+    assert_eq!(status, 422, "{answer}");
+    assert_eq!(answer["errors"][0]["field"], "endpoint", "{answer}");
+    let (status, answer) = visitor(
+        &app,
+        Method::DELETE,
+        "/api/push/subscribe",
+        Some(json!({"endpoint": "not a url"})),
+    )
+    .await;
+    assert_eq!(status, 422, "{answer}");
+    assert_eq!(answer["errors"][0]["field"], "endpoint", "{answer}");
     assert_eq!(
         app.data(Method::GET, "/api/subscribers", None, 200).await,
         json!([]),

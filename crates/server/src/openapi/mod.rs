@@ -305,7 +305,18 @@ fn parameter_schema(path: &str, name: &str, in_path: bool) -> Option<utoipa::ope
         "format" if path.starts_with("/api/audit-events") => one_of(vec!["json", "csv"]),
         "style" => one_of(vec!["flat", "flat-square", "plastic", "for-the-badge"]),
         "theme" => one_of(vec!["auto", "light", "dark"]),
-        "lang" => names(&mut upstate_core::i18n::LANGS.iter().map(|l| l.code())),
+        // A language link outlives the languages: any other value (an
+        // old link, a typo) reads the page in the visitor's
+        // Accept-Language, as Statuspage does; so the document allows any
+        // text and names the ones we speak.
+        "lang" => {
+            let mut lang = pattern(r"^[^\u0000]{0,35}$");
+            lang.examples = upstate_core::i18n::LANGS
+                .iter()
+                .map(|l| serde_json::json!(l.code()))
+                .collect();
+            lang
+        }
         "resolution" => names(
             &mut upstate_core::measurements::Resolution::ALL
                 .iter()

@@ -46,7 +46,12 @@ struct PushKey {
 async fn key(State(state): State<AppState>, q: QueryParams) -> ApiResult<Response> {
     let (_, public_key) = upstate_jobs::push::vapid_keys(&state.db).await?;
     let subscribed_page_ids = match q.get("endpoint") {
-        Some(e) => Some(push::pages_of(&state.db, e).await?),
+        // What the document says an endpoint is, and what subscribing
+        // takes: anything else is no browser's, and is said so.
+        Some(e) => {
+            upstate_core::validate::url(e).map_err(|m| FieldErrors::single("endpoint", m))?;
+            Some(push::pages_of(&state.db, e).await?)
+        }
         None => None,
     };
     Ok(data(PushKey {
@@ -137,6 +142,7 @@ async fn unsubscribe(
     let Some(endpoint) = input.endpoint.filter(|e| !e.trim().is_empty()) else {
         return Err(FieldErrors::single("endpoint", "is required").into());
     };
+    upstate_core::validate::url(&endpoint).map_err(|m| FieldErrors::single("endpoint", m))?;
     let removed = push::unsubscribe(&state.db, endpoint.trim(), input.status_page_id).await?;
     if removed == 0 {
         return Err(ApiError::NotFound(

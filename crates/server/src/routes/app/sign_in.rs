@@ -189,7 +189,9 @@ async fn permissions(me: SignedIn) -> Response {
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct ChangePasswordInput {
+    #[schema(schema_with = upstate_core::schema::secret, required)]
     current_password: Option<String>,
+    #[schema(schema_with = upstate_core::schema::new_password, required)]
     new_password: Option<String>,
 }
 
