@@ -232,13 +232,30 @@ async fn a_statuspage_page_comes_in_with_its_history_once(b: Backend) {
             .await,
         ["operational"]
     );
-    // The management API no longer lists it as unresolved (the public
-    // summary reads the same rows once its snapshot is rebuilt).
     let open = s.get("/api/v1/incidents?status=unresolved").await.data(200);
     assert!(
         !open.to_string().contains("Slow database queries"),
         "{open}"
     );
+    // The running service hears of what the command wrote beside it (on
+    // SQLite too, where it follows the outbox): its public summary no
+    // longer lists the incident as unresolved, within seconds.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let summary = s.get("/s/example-cloud/api/v2/summary.json").await;
+        if !summary.body["incidents"]
+            .to_string()
+            .contains("Slow database queries")
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still unresolved in the public summary: {}",
+            summary.body
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
 }
 
 /// Serves the fixtures as a Statuspage page does, under `/api/v2/`.

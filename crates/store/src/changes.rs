@@ -41,6 +41,10 @@ pub struct Changes {
     /// The audit chain's head (seq, hash) as this process last appended to
     /// it: a guess, checked by the next append's compare-and-set.
     audit_head: std::sync::Mutex<Option<(i64, String)>>,
+    /// Outbox rows this process wrote, marked before their commit, so that
+    /// following SQLite's outbox (`sqlite::follow`) skips what was applied
+    /// at commit already.
+    own_rows: std::sync::Mutex<std::collections::BTreeSet<i64>>,
 }
 
 impl Default for Changes {
@@ -54,6 +58,7 @@ impl Default for Changes {
             jobs: tokio::sync::Notify::new(),
             deliveries: tokio::sync::Notify::new(),
             audit_head: std::sync::Mutex::new(None),
+            own_rows: std::sync::Mutex::new(std::collections::BTreeSet::new()),
         }
     }
 }
@@ -167,6 +172,28 @@ impl Changes {
 
     pub fn global_version(&self) -> u64 {
         self.all.load(Ordering::Acquire)
+    }
+
+    /// Marks outbox rows as this process's own (before their commit).
+    pub(crate) fn mark_own(&self, ids: &[i64]) {
+        if let Ok(mut own) = self.own_rows.lock() {
+            own.extend(ids.iter().copied());
+        }
+    }
+
+    /// Whether outbox row `id` is this process's own; forgets it.
+    pub(crate) fn take_own(&self, id: i64) -> bool {
+        self.own_rows
+            .lock()
+            .map(|mut o| o.remove(&id))
+            .unwrap_or(false)
+    }
+
+    /// Forgets own rows up to `id` (those of commits that failed).
+    pub(crate) fn forget_own_through(&self, id: i64) {
+        if let Ok(mut own) = self.own_rows.lock() {
+            *own = own.split_off(&(id + 1));
+        }
     }
 
     /// After a lost notification connection nothing can be trusted.

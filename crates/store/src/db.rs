@@ -206,6 +206,9 @@ pub(crate) struct Deletion {
     pub action: upstate_core::audit::Action,
     /// The event, from the page id and the deleted row's id.
     pub event: fn(Id, Id) -> Event,
+    /// Run first, in the same transaction, with the row's id and the time:
+    /// what ends with the row and no foreign key ends (empty: nothing).
+    pub before: &'static str,
 }
 
 impl Db {
@@ -340,6 +343,14 @@ impl Db {
         d: &Deletion,
     ) -> StoreResult<()> {
         let mut tx = self.begin_as(ctx).await?;
+        if !d.before.is_empty() {
+            on_tx!(&mut tx, |c| sqlx::query(d.before)
+                .bind(id)
+                .bind(self.clock.now().millis())
+                .execute(c)
+                .await?
+                .rows_affected());
+        }
         let page: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(d.sql)
             .bind(id)
             .fetch_optional(c)
@@ -357,12 +368,14 @@ impl Db {
         tx.commit(audited).await
     }
 
-    /// Follows PostgreSQL change notifications from every instance until the
-    /// process ends, bumping page versions; a no-op on SQLite, where this
-    /// process is the only writer of pages.
+    /// Follows the changes other processes commit until this one ends,
+    /// bumping page versions: PostgreSQL's notifications from every
+    /// instance, or SQLite's outbox, where the command line (`upstate
+    /// import`, `apply`, `user`) writes beside the running service.
     pub async fn follow_changes(&self) {
-        if let Pools::Postgres { pool, .. } = &self.pools {
-            crate::postgres::follow(pool, &self.changes).await;
+        match &self.pools {
+            Pools::Postgres { pool, .. } => crate::postgres::follow(pool, &self.changes).await,
+            Pools::Sqlite { read, .. } => crate::sqlite::follow(read, &self.changes).await,
         }
     }
 
@@ -508,7 +521,10 @@ impl Tx {
             }
         }
         match self.inner {
-            TxInner::Sqlite(t) => t.commit().await?,
+            TxInner::Sqlite(t) => {
+                self.changes.mark_own(&self.outbox_ids);
+                t.commit().await?
+            }
             TxInner::Postgres(t, _turn) => t.commit().await?,
         }
         self.changes.committed(self.events);

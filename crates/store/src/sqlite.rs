@@ -69,3 +69,55 @@ pub(crate) async fn migrate(write: &sqlx::SqlitePool) -> StoreResult<()> {
     MIGRATOR.run(write).await?;
     Ok(())
 }
+
+/// How often the outbox is looked at for other processes' commits.
+const FOLLOW_EVERY: Duration = Duration::from_secs(1);
+/// Rows read at once; more than that at once counts as "everything".
+const FOLLOW_BATCH: i64 = 1000;
+
+/// Reads the outbox rows other processes committed (this process's own
+/// were applied at their commit and are skipped), once a second, and
+/// applies their events, so pages a command-line import or apply changed
+/// are not served stale. Rows that cannot be read count as "everything".
+pub(crate) async fn follow(pool: &sqlx::SqlitePool, changes: &crate::changes::Changes) {
+    let mut last: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) FROM outbox")
+        .fetch_one(pool)
+        .await
+        .unwrap_or(0);
+    loop {
+        tokio::time::sleep(FOLLOW_EVERY).await;
+        let rows: Vec<(i64, String)> = match sqlx::query_as(
+            "SELECT id, payload FROM outbox WHERE id > $1 ORDER BY id LIMIT $2",
+        )
+        .bind(last)
+        .bind(FOLLOW_BATCH)
+        .fetch_all(pool)
+        .await
+        {
+            Ok(rows) => rows,
+            Err(_) => continue,
+        };
+        let Some((newest, _)) = rows.last() else {
+            continue;
+        };
+        let newest = *newest;
+        let mut events = Vec::new();
+        let mut unreadable = rows.len() as i64 >= FOLLOW_BATCH;
+        for (id, payload) in &rows {
+            if changes.take_own(*id) {
+                continue;
+            }
+            match serde_json::from_str::<upstate_core::events::Event>(payload) {
+                Ok(e) => events.push(e),
+                Err(_) => unreadable = true,
+            }
+        }
+        changes.forget_own_through(newest);
+        last = newest;
+        if unreadable {
+            changes.bump_all();
+        } else {
+            changes.committed(events);
+        }
+    }
+}
