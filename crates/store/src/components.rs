@@ -343,6 +343,7 @@ pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
             target_type: "component",
             action: upstate_core::audit::Action::ComponentDelete,
             event: |page, component| Event::ComponentDeleted { page, component },
+            before: "",
         },
     )
     .await

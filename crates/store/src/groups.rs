@@ -158,6 +158,7 @@ pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
             target_type: "group",
             action: upstate_core::audit::Action::GroupDelete,
             event: |page, group| Event::GroupDeleted { page, group },
+            before: "",
         },
     )
     .await

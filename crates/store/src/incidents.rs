@@ -628,37 +628,23 @@ pub(crate) async fn join_in(
 }
 
 pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
-    let mut tx = db.begin_as(ctx).await?;
-    // The alert group that opened it ends with it: the group's next alert
-    // opens a new incident (docs/integrations.md), where it would
-    // otherwise join a group that has no incident left.
-    on_tx!(&mut tx, |c| sqlx::query(
-        "UPDATE alert_groups SET state = 'closed', closed_at = $2 \
-         WHERE incident_id = $1 AND state IN ('draft', 'open')"
+    db.delete_by_id(
+        ctx,
+        id,
+        &crate::db::Deletion {
+            sql: "DELETE FROM incidents WHERE id = $1 RETURNING page_id",
+            what: "incident",
+            target_type: "incident",
+            action: upstate_core::audit::Action::IncidentDelete,
+            event: |page, incident| Event::IncidentDeleted { page, incident },
+            // The alert group that opened it ends with it: the group's next
+            // alert opens a new incident (docs/integrations.md), where it
+            // would otherwise join a group that has no incident left.
+            before: "UPDATE alert_groups SET state = 'closed', closed_at = $2 \
+                     WHERE incident_id = $1 AND state IN ('draft', 'open')",
+        },
     )
-    .bind(id)
-    .bind(db.clock.now().millis())
-    .execute(c)
-    .await?
-    .rows_affected());
-    let page: Option<i64> = on_tx!(&mut tx, |c| sqlx::query_scalar(
-        "DELETE FROM incidents WHERE id = $1 RETURNING page_id"
-    )
-    .bind(id)
-    .fetch_optional(c)
-    .await?);
-    let page = page.ok_or(StoreError::NotFound("incident"))?;
-    let audited = tx
-        .audit(
-            Action::IncidentDelete,
-            "incident",
-            Some(id),
-            json!({ "statusPageId": page }),
-        )
-        .await?;
-    tx.record(Event::IncidentDeleted { page, incident: id })
-        .await?;
-    tx.commit(audited).await
+    .await
 }
 
 /// Deletes one update of an incident's timeline (a mistaken or duplicate

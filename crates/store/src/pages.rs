@@ -230,6 +230,7 @@ pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
             target_type: "statuspage",
             action: upstate_core::audit::Action::StatuspageDelete,
             event: |page, _| Event::PageDeleted { page },
+            before: "",
         },
     )
     .await

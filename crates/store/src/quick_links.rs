@@ -169,6 +169,7 @@ pub async fn delete(db: &Db, ctx: &AuditCtx, id: Id) -> StoreResult<()> {
             target_type: "quicklink",
             action: upstate_core::audit::Action::QuicklinkDelete,
             event: |page, _| Event::QuickLinksChanged { page },
+            before: "",
         },
     )
     .await

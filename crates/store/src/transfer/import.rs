@@ -875,30 +875,8 @@ async fn refresh(
         columns.len() + 1,
         differs.join(" OR ")
     );
-    let result: Result<Option<i64>, sqlx::Error> = on_tx!(tx, |c| {
-        // Table and column names come from the fixed list and the catalog.
-        let mut q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.as_str()));
-        for name in &columns {
-            let Some(col) = shape.column(name) else {
-                continue;
-            };
-            let v = row.get(*name).unwrap_or(&Value::Null);
-            q = match col.kind {
-                Kind::Int => q.bind(v.as_i64()),
-                Kind::Int4 => q.bind(v.as_i64().and_then(|n| i32::try_from(n).ok())),
-                Kind::Bool => q.bind(v.as_bool()),
-                Kind::Text => q.bind(v.as_str().map(String::from)),
-            };
-        }
-        q.bind(local).fetch_optional(c).await
-    });
-    result.map(|r| r.is_some()).map_err(|e| match e {
-        sqlx::Error::Database(d) => invalid(
-            path.into(),
-            format!("the database refused this row: {}", d.message()),
-        ),
-        other => StoreError::Database(other),
-    })
+    let changed = run_row(tx, shape, &sql, row, &columns, Some(local), path).await?;
+    Ok(changed.is_some())
 }
 
 async fn insert(
@@ -921,10 +899,24 @@ async fn insert(
         columns.join(", "),
         marks.join(", ")
     );
+    run_row(tx, shape, &sql, row, &columns, None, path).await
+}
+
+/// Runs `sql` with `columns` of `row` bound in order (then `last`, if
+/// any), as their kinds say; a refusal of the database names the row.
+async fn run_row(
+    tx: &mut Tx,
+    shape: &Shape,
+    sql: &str,
+    row: &Map<String, Value>,
+    columns: &[&str],
+    last: Option<i64>,
+    path: &str,
+) -> StoreResult<Option<i64>> {
     let result: Result<Option<i64>, sqlx::Error> = on_tx!(tx, |c| {
         // Table and column names come from the database's own catalog.
-        let mut q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.as_str()));
-        for name in &columns {
+        let mut q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql));
+        for name in columns {
             let Some(col) = shape.column(name) else {
                 continue;
             };
@@ -935,6 +927,9 @@ async fn insert(
                 Kind::Bool => q.bind(v.as_bool()),
                 Kind::Text => q.bind(v.as_str().map(String::from)),
             };
+        }
+        if let Some(last) = last {
+            q = q.bind(last);
         }
         q.fetch_optional(c).await
     });
