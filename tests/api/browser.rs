@@ -881,9 +881,16 @@ async fn password_gate_in_chromium(b: Backend) {
             .send()
             .await
             .unwrap();
+        // What the page's script and the browser said meanwhile (a refused
+        // or reset stream shows there).
+        let console = d.console_errors().await;
+        let state = d
+            .js("return JSON.stringify({live: document.body.dataset.live, visible: document.visibilityState})")
+            .await;
         panic!(
             "the event stream did not open with the cookie: it answers {} {:?}; \
-             the browser's finished requests (status, start ms, ms): {seen}",
+             the browser's finished requests (status, start ms, ms): {seen}; \
+             the page: {state}; its console: {console:?}",
             r.status(),
             r.headers()
         );

@@ -647,6 +647,23 @@ async fn the_document_passes_a_real_validator_and_says_what_the_server_accepts(b
         json!(["currentPassword", "newPassword"]),
         "{schema}"
     );
+    // A proof is the password or a code, a second factor a code or a
+    // recovery code: one of them.
+    for (name, fields) in [
+        ("ProofInput", ["password", "code"]),
+        ("SecondFactorInput", ["code", "recoveryCode"]),
+    ] {
+        let schema = &doc["components"]["schemas"][name];
+        let branches = schema["oneOf"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{name}: {schema}"));
+        let required: Vec<&serde_json::Value> = branches.iter().map(|b| &b["required"]).collect();
+        assert_eq!(
+            required,
+            [&json!([fields[0]]), &json!([fields[1]])],
+            "{schema}"
+        );
+    }
     // A scope list names each scope once (uniqueItems), as the server asks.
     let keys = doc["paths"]["/api/api-keys"]["post"]["requestBody"].to_string();
     let keys = if keys.contains("$ref") {

@@ -277,6 +277,20 @@ async fn recovery_codes_and_disabling(b: Backend) {
         (status, body["errors"][0]["field"].as_str()),
         (422, Some("password"))
     );
+    // Both proofs at once: the document allows one of them (oneOf), and
+    // the server does not guess which counts.
+    let (status, body) = c
+        .post(
+            "/api/auth/2fa/regenerate-codes",
+            json!({"password": PW, "code": "123456"}),
+        )
+        .await;
+    assert_eq!(
+        (status, body["errors"][0]["field"].as_str()),
+        (422, Some("code")),
+        "{body}"
+    );
+    assert!(body.to_string().contains("not both"), "{body}");
     let (status, fresh_codes) = c
         .post("/api/auth/2fa/regenerate-codes", json!({"password": PW}))
         .await;

@@ -619,6 +619,28 @@ fn edge_answers(op: &mut utoipa::openapi::path::Operation, writes: bool) {
 
 /// `mail`: whether this install sends mail (the bodies that name an
 /// email kind offer it only then).
+/// A body of exactly one of `fields` (an alternative the server refuses to
+/// guess between): one object per field, that field required and no other
+/// allowed.
+pub(crate) fn one_field_of(
+    fields: &[(&str, utoipa::openapi::Object)],
+) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, OneOfBuilder, Type};
+    let mut one_of = OneOfBuilder::new();
+    for (name, schema) in fields {
+        one_of = one_of.item(
+            ObjectBuilder::new()
+                .schema_type(Type::Object)
+                .property(*name, schema.clone())
+                .required(*name)
+                .additional_properties(Some(
+                    AdditionalProperties::<utoipa::openapi::schema::Schema>::FreeForm(false),
+                )),
+        );
+    }
+    one_of.into()
+}
+
 pub fn finish(mut doc: OpenApi, mail: bool) -> OpenApi {
     doc.info.title = "Upstate API".into();
     doc.info.version = env!("CARGO_PKG_VERSION").into();

@@ -143,14 +143,42 @@ async fn status(State(state): State<AppState>, me: SignedIn) -> ApiResult<Respon
     }))
 }
 
-#[derive(Deserialize, utoipa::ToSchema)]
+/// Your password, or a current code: one of them (`oneOf`).
+#[derive(Deserialize)]
 struct ProofInput {
     password: Option<String>,
     code: Option<String>,
 }
 
+impl utoipa::PartialSchema for ProofInput {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        crate::openapi::one_field_of(&[
+            ("password", upstate_core::schema::secret()),
+            ("code", upstate_core::schema::secret()),
+        ])
+    }
+}
+
+impl utoipa::ToSchema for ProofInput {}
+
+/// Both alternatives given: which one counts would be a guess.
+fn one_of(fields: [(&str, bool); 2]) -> ApiResult<()> {
+    if fields.iter().all(|(_, given)| *given) {
+        return Err(ApiError::validation(
+            fields[1].0,
+            format!("give {} or {}, not both", fields[0].0, fields[1].0),
+        ));
+    }
+    Ok(())
+}
+
 /// The user proves it is them again: the password, or a current TOTP code.
 async fn prove(guard: &Guard, user: &users::User, input: ProofInput) -> ApiResult<()> {
+    let given = |v: &Option<String>| v.as_deref().is_some_and(|s| !s.trim().is_empty());
+    one_of([
+        ("password", given(&input.password)),
+        ("code", given(&input.code)),
+    ])?;
     if let Some(code) = input.code.filter(|c| !c.trim().is_empty()) {
         return match guard
             .second_factor(user, Code::Totp(code), Purpose::Proof)
@@ -221,12 +249,24 @@ async fn regenerate_codes(
     }))
 }
 
-#[derive(Deserialize, utoipa::ToSchema)]
+/// A current code, or one of the recovery codes (`oneOf`).
+#[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct SecondFactorInput {
     code: Option<String>,
     recovery_code: Option<String>,
 }
+
+impl utoipa::PartialSchema for SecondFactorInput {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        crate::openapi::one_field_of(&[
+            ("code", upstate_core::schema::secret()),
+            ("recoveryCode", upstate_core::schema::secret()),
+        ])
+    }
+}
+
+impl utoipa::ToSchema for SecondFactorInput {}
 
 #[utoipa::path(
     post,
@@ -250,6 +290,11 @@ async fn verify_2fa(
     let (pending_id, user_id) = two_factor::pending_user(&state.db, &token, PENDING_MS)
         .await?
         .ok_or_else(|| ApiError::Unauthorized("sign in with your password first".into()))?;
+    let given = |v: &Option<String>| v.as_deref().is_some_and(|s| !s.trim().is_empty());
+    one_of([
+        ("code", given(&input.code)),
+        ("recoveryCode", given(&input.recovery_code)),
+    ])?;
     let code = match input.recovery_code.filter(|c| !c.trim().is_empty()) {
         Some(recovery) => Code::Recovery(recovery),
         None => Code::Totp(required_code(input.code)?),
