@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use std::time::Duration;
 
 on_both_backends!(
+    a_webhook_with_a_bad_certificate_fails_as_a_warning,
     a_webhook_hears_each_incident_change_once_signed_with_its_secret,
     chat_channels_get_their_own_format_and_filters_choose_what_arrives,
     failed_deliveries_are_retried_with_the_same_id_then_given_up,
@@ -208,6 +209,78 @@ async fn a_webhook_hears_each_incident_change_once_signed_with_its_secret(b: Bac
     if let Some(payload) = verified(&secret2, &got[2]) {
         assert_eq!(payload["data"]["title"], "Test message for Ops hook");
     }
+}
+
+/// A webhook behind a certificate that does not verify (openssl's own
+/// TLS server with a self-signed one): the message fails with the reason,
+/// and the server's log says so as a warning; no line of it reads as an
+/// error of the server's (the TLS verifier's own ERROR stays out).
+async fn a_webhook_with_a_bad_certificate_fails_as_a_warning(b: Backend) {
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().expect("dir");
+    let (cert, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+    let made = Command::new("openssl")
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+        ])
+        .args(["-subj", "/CN=elsewhere.test", "-keyout"])
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .expect("openssl");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let port = crate::support::free_port();
+    let tls = Command::new("openssl")
+        .args([
+            "s_server",
+            "-quiet",
+            "-www",
+            "-accept",
+            &port.to_string(),
+            "-cert",
+        ])
+        .arg(&cert)
+        .arg("-key")
+        .arg(&key)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("openssl s_server");
+    let _tls = Running(tls);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "openssl s_server did not start"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let s = Server::start_with(b, &[("UPSTATE_OUTGOING_ALLOW", "127.0.0.1")]).await;
+    let id = s
+        .post(
+            "/api/notifications",
+            json!({"name": "Bad certificate", "kind": "webhook",
+                   "target": format!("https://127.0.0.1:{port}/hook")}),
+        )
+        .await
+        .data(201)["id"]
+        .as_i64()
+        .expect("id");
+    let test = s.post_empty(&format!("/api/notifications/{id}/test")).await;
+    assert_ne!(test.body["data"]["status"], "delivered", "{}", test.body);
+    assert!(
+        test.body.to_string().contains("certificate"),
+        "the reason is given: {}",
+        test.body
+    );
+    let log = s.log();
+    assert!(!log.contains(" ERROR "), "{log}");
 }
 
 async fn chat_channels_get_their_own_format_and_filters_choose_what_arrives(b: Backend) {

@@ -239,6 +239,19 @@ async fn recovery_codes_and_disabling(b: Backend) {
             json!({"email": "r@example.com", "password": PW}),
         )
         .await;
+    // A code and a recovery code at once: refused beside the second, and
+    // neither is spent (the recovery code still signs in next).
+    let (status, body) = other
+        .post(
+            "/api/auth/verify-2fa",
+            json!({"code": "123456", "recoveryCode": codes[0]}),
+        )
+        .await;
+    assert_eq!(
+        (status, body["errors"][0]["field"].as_str()),
+        (422, Some("recoveryCode")),
+        "{body}"
+    );
     let (status, _) = other
         .post("/api/auth/verify-2fa", json!({"recoveryCode": codes[0]}))
         .await;

@@ -161,13 +161,11 @@ impl utoipa::PartialSchema for ProofInput {
 
 impl utoipa::ToSchema for ProofInput {}
 
-/// Both alternatives given: which one counts would be a guess.
-fn one_of(fields: [(&str, bool); 2]) -> ApiResult<()> {
-    if fields.iter().all(|(_, given)| *given) {
-        return Err(ApiError::validation(
-            fields[1].0,
-            format!("give {} or {}, not both", fields[0].0, fields[1].0),
-        ));
+/// Both alternatives given: which one counts would be a guess. Named by
+/// the second field, in words a person reads beside it.
+fn one_of(both: bool, field: &str, words: &str) -> ApiResult<()> {
+    if both {
+        return Err(ApiError::validation(field, words));
     }
     Ok(())
 }
@@ -175,10 +173,11 @@ fn one_of(fields: [(&str, bool); 2]) -> ApiResult<()> {
 /// The user proves it is them again: the password, or a current TOTP code.
 async fn prove(guard: &Guard, user: &users::User, input: ProofInput) -> ApiResult<()> {
     let given = |v: &Option<String>| v.as_deref().is_some_and(|s| !s.trim().is_empty());
-    one_of([
-        ("password", given(&input.password)),
-        ("code", given(&input.code)),
-    ])?;
+    one_of(
+        given(&input.password) && given(&input.code),
+        "code",
+        "give your password or a current code, not both",
+    )?;
     if let Some(code) = input.code.filter(|c| !c.trim().is_empty()) {
         return match guard
             .second_factor(user, Code::Totp(code), Purpose::Proof)
@@ -291,10 +290,11 @@ async fn verify_2fa(
         .await?
         .ok_or_else(|| ApiError::Unauthorized("sign in with your password first".into()))?;
     let given = |v: &Option<String>| v.as_deref().is_some_and(|s| !s.trim().is_empty());
-    one_of([
-        ("code", given(&input.code)),
-        ("recoveryCode", given(&input.recovery_code)),
-    ])?;
+    one_of(
+        given(&input.code) && given(&input.recovery_code),
+        "recoveryCode",
+        "give the code or a recovery code, not both",
+    )?;
     let code = match input.recovery_code.filter(|c| !c.trim().is_empty()) {
         Some(recovery) => Code::Recovery(recovery),
         None => Code::Totp(required_code(input.code)?),
