@@ -547,7 +547,9 @@ async fn opsgenie_and_datadog_move_components_only(b: Backend) {
     assert_eq!(said(&s, &dd.path, &other).await, ["unmatched"]);
 }
 
-async fn maintenance_holds_alerts_back(b: Backend) {
+/// A page "acme" with a component "API" and an Alertmanager receiver
+/// whose one rule takes API down and publishes an incident.
+async fn publishing_receiver(b: Backend) -> (Server, i64, i64, Made) {
     let s = Server::start(b).await;
     let page = s.page("acme").await;
     let api = s.component(page, "API").await;
@@ -558,6 +560,11 @@ async fn maintenance_holds_alerts_back(b: Backend) {
         ]}),
     )
     .await;
+    (s, page, api, am)
+}
+
+async fn maintenance_holds_alerts_back(b: Backend) {
+    let (s, _, api, am) = publishing_receiver(b).await;
     s.patch(
         &format!("/api/v1/components/{api}/status"),
         json!({"status": "maintenance"}),
@@ -602,16 +609,7 @@ async fn maintenance_holds_alerts_back(b: Backend) {
 /// A sender's multi-line summary becomes a one-line title, as the API
 /// would take it.
 async fn a_deleted_incident_ends_its_alert_group(b: Backend) {
-    let s = Server::start(b).await;
-    let page = s.page("acme").await;
-    let api = s.component(page, "API").await;
-    let am = integration(
-        &s,
-        json!({"kind": "alertmanager", "name": "Prometheus", "statusPageId": page, "rules": [
-            {"componentIds": [api], "status": "major_outage", "incident": "publish"}
-        ]}),
-    )
-    .await;
+    let (s, page, api, am) = publishing_receiver(b).await;
     let firing = fixture("alertmanager-firing.json");
     let mut first = firing.clone();
     first["alerts"] = json!([firing["alerts"][0].clone()]);
