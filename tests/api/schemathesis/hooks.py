@@ -210,6 +210,11 @@ def _body(ctx, body):
     if method == "POST" and path in ("/api/incidents", "/api/v1/incidents", "/api/v2/incidents") \
             and isinstance(body.get("resolvedAt"), str):
         body["createdAt"] = body["resolvedAt"]
+    # An update of the past is said when it was said: not in the future and
+    # not before the incident's last update (core's rule, which no schema
+    # can state); now is both.
+    if method == "POST" and path.endswith("/updates") and isinstance(body.get("createdAt"), str):
+        body["createdAt"] = datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
     # Comments stay offered: other operations read and moderate them.
     if path == "/api/features":
         body["comments"] = True
