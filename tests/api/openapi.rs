@@ -664,6 +664,20 @@ async fn the_document_passes_a_real_validator_and_says_what_the_server_accepts(b
             "{schema}"
         );
     }
+    // A preview is of a change to an incident or of a new one on a page:
+    // exactly one of the two ids.
+    let preview = &doc["components"]["schemas"]["NoticeInput"];
+    let branches: Vec<&serde_json::Value> = preview["allOf"][1]["oneOf"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{preview}"))
+        .iter()
+        .map(|b| &b["required"])
+        .collect();
+    assert_eq!(
+        branches,
+        [&json!(["incidentId"]), &json!(["statusPageId"])],
+        "{preview}"
+    );
     // A scope list names each scope once (uniqueItems), as the server asks.
     let keys = doc["paths"]["/api/api-keys"]["post"]["requestBody"].to_string();
     let keys = if keys.contains("$ref") {

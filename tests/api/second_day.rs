@@ -682,6 +682,13 @@ async fn a_quiet_incident_tells_channels_and_no_subscriber(b: Backend) {
     s.post("/api/incidents/notice-preview", json!({"title": "x"}))
         .await
         .invalid_fields(&["statusPageId"]);
+    // Both is a guess the server does not make (the document's oneOf).
+    s.post(
+        "/api/incidents/notice-preview",
+        json!({"incidentId": 1, "statusPageId": page}),
+    )
+    .await
+    .invalid_fields(&["statusPageId"]);
     assert_eq!(
         s.post(
             "/api/incidents/notice-preview",

@@ -362,7 +362,7 @@ fn strict_parameters(path: &str, op: &mut utoipa::openapi::path::Operation) {
 /// server; the document does not invite them.
 fn strict_bodies(doc: &mut OpenApi) {
     use utoipa::openapi::RefOr;
-    use utoipa::openapi::schema::{AdditionalProperties, Schema, SchemaType, Type};
+    use utoipa::openapi::schema::{Schema, SchemaType, Type};
     let mut names: Vec<(String, bool)> = Vec::new();
     for item in doc.paths.paths.values() {
         for (op, patch) in [
@@ -414,6 +414,8 @@ fn strict_bodies(doc: &mut OpenApi) {
         at += 1;
     }
     for (name, patch) in names {
+        // Alternatives of fields (`exactly_one_of`) stay beside the object.
+        let mut alternatives: Vec<RefOr<Schema>> = Vec::new();
         // A flattened input (`#[serde(flatten)]`) is an allOf of a ref and
         // an inline object: one object says the same and can be closed.
         if let Some(RefOr::T(Schema::AllOf(all))) = components.schemas.get(&name) {
@@ -426,9 +428,13 @@ fn strict_bodies(doc: &mut OpenApi) {
                         .and_then(|n| components.schemas.get(n)),
                     t => Some(t),
                 };
-                if let Some(RefOr::T(Schema::Object(o))) = part {
-                    merged.properties.extend(o.properties.clone());
-                    merged.required.extend(o.required.clone());
+                match part {
+                    Some(RefOr::T(Schema::Object(o))) => {
+                        merged.properties.extend(o.properties.clone());
+                        merged.required.extend(o.required.clone());
+                    }
+                    Some(one @ RefOr::T(Schema::OneOf(_))) => alternatives.push(one.clone()),
+                    _ => {}
                 }
             }
             merged.description = all.description.clone();
@@ -436,58 +442,72 @@ fn strict_bodies(doc: &mut OpenApi) {
                 .schemas
                 .insert(name.clone(), RefOr::T(Schema::Object(merged)));
         }
-        let Some(RefOr::T(Schema::Object(o))) = components.schemas.get_mut(&name) else {
-            continue;
-        };
-        if !matches!(o.schema_type, SchemaType::Type(Type::Object)) {
-            continue;
+        if let Some(RefOr::T(Schema::Object(o))) = components.schemas.get_mut(&name)
+            && matches!(o.schema_type, SchemaType::Type(Type::Object))
+        {
+            close(o, patch);
         }
-        o.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(false)));
-        if patch && o.min_properties.is_none() {
-            o.min_properties = Some(1);
+        if !alternatives.is_empty()
+            && let Some(object) = components.schemas.remove(&name)
+        {
+            let mut all = utoipa::openapi::schema::AllOfBuilder::new().item(object);
+            for one in alternatives {
+                all = all.item(one);
+            }
+            components.schemas.insert(name, all.into());
         }
-        for property in o.properties.values_mut() {
-            no_nul(property);
-            match property {
-                RefOr::T(Schema::Object(p))
-                    if p.description.as_deref() != Some(upstate_core::schema::NULL_REMOVES) =>
-                {
-                    if let SchemaType::Array(types) = &p.schema_type {
-                        let kept: Vec<Type> = types
-                            .iter()
-                            .filter(|t| **t != Type::Null)
-                            .cloned()
-                            .collect();
-                        if kept.len() == 1 {
-                            p.schema_type = SchemaType::Type(kept[0].clone());
-                        }
-                    }
-                }
-                RefOr::T(Schema::Array(a))
-                    if a.description.as_deref() != Some(upstate_core::schema::NULL_REMOVES) =>
-                {
-                    if let SchemaType::Array(types) = &a.schema_type
-                        && types.contains(&Type::Null)
-                    {
-                        a.schema_type = SchemaType::Type(Type::Array);
-                    }
-                }
-                RefOr::T(Schema::OneOf(one)) => {
-                    let kept: Vec<RefOr<Schema>> = one
-                        .items
+    }
+}
+
+/// A body's object as strictly as its handler reads it (`strict_bodies`).
+fn close(o: &mut utoipa::openapi::Object, patch: bool) {
+    use utoipa::openapi::RefOr;
+    use utoipa::openapi::schema::{AdditionalProperties, Schema, SchemaType, Type};
+    o.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(false)));
+    if patch && o.min_properties.is_none() {
+        o.min_properties = Some(1);
+    }
+    for property in o.properties.values_mut() {
+        no_nul(property);
+        match property {
+            RefOr::T(Schema::Object(p))
+                if p.description.as_deref() != Some(upstate_core::schema::NULL_REMOVES) =>
+            {
+                if let SchemaType::Array(types) = &p.schema_type {
+                    let kept: Vec<Type> = types
                         .iter()
-                        .filter(|i| {
-                            !matches!(i, RefOr::T(Schema::Object(n))
-                                if matches!(n.schema_type, SchemaType::Type(Type::Null)))
-                        })
+                        .filter(|t| **t != Type::Null)
                         .cloned()
                         .collect();
-                    if kept.len() == 1 && kept.len() < one.items.len() {
-                        *property = kept[0].clone();
+                    if kept.len() == 1 {
+                        p.schema_type = SchemaType::Type(kept[0].clone());
                     }
                 }
-                _ => {}
             }
+            RefOr::T(Schema::Array(a))
+                if a.description.as_deref() != Some(upstate_core::schema::NULL_REMOVES) =>
+            {
+                if let SchemaType::Array(types) = &a.schema_type
+                    && types.contains(&Type::Null)
+                {
+                    a.schema_type = SchemaType::Type(Type::Array);
+                }
+            }
+            RefOr::T(Schema::OneOf(one)) => {
+                let kept: Vec<RefOr<Schema>> = one
+                    .items
+                    .iter()
+                    .filter(|i| {
+                        !matches!(i, RefOr::T(Schema::Object(n))
+                            if matches!(n.schema_type, SchemaType::Type(Type::Null)))
+                    })
+                    .cloned()
+                    .collect();
+                if kept.len() == 1 && kept.len() < one.items.len() {
+                    *property = kept[0].clone();
+                }
+            }
+            _ => {}
         }
     }
 }
@@ -617,8 +637,6 @@ fn edge_answers(op: &mut utoipa::openapi::path::Operation, writes: bool) {
     }
 }
 
-/// `mail`: whether this install sends mail (the bodies that name an
-/// email kind offer it only then).
 /// A body of exactly one of `fields` (an alternative the server refuses to
 /// guess between): one object per field, that field required and no other
 /// allowed.
@@ -641,6 +659,23 @@ pub(crate) fn one_field_of(
     one_of.into()
 }
 
+/// A body with other fields beside an alternative: `body` as it is, and
+/// exactly one of `fields` required (`oneOf` of one `required` each, so
+/// giving both matches two branches and is refused, as the server does).
+pub(crate) fn exactly_one_of(
+    body: utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+    fields: &[&str],
+) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{AllOfBuilder, ObjectBuilder, OneOfBuilder};
+    let mut one_of = OneOfBuilder::new();
+    for name in fields {
+        one_of = one_of.item(ObjectBuilder::new().required(*name));
+    }
+    AllOfBuilder::new().item(body).item(one_of).into()
+}
+
+/// `mail`: whether this install sends mail (the bodies that name an
+/// email kind offer it only then).
 pub fn finish(mut doc: OpenApi, mail: bool) -> OpenApi {
     doc.info.title = "Upstate API".into();
     doc.info.version = env!("CARGO_PKG_VERSION").into();

@@ -22,10 +22,27 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(preview))
 }
 
-/// The change as the form holds it, before it is posted.
+/// The change as the form holds it, before it is posted: about an
+/// incident (`incidentId`) or a new one on a page (`statusPageId`), one of
+/// them.
+#[derive(Deserialize)]
+#[serde(transparent)]
+struct NoticeInput(NoticeFields);
+
+impl utoipa::PartialSchema for NoticeInput {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        crate::openapi::exactly_one_of(
+            <NoticeFields as utoipa::PartialSchema>::schema(),
+            &["incidentId", "statusPageId"],
+        )
+    }
+}
+
+impl utoipa::ToSchema for NoticeInput {}
+
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct NoticeInput {
+struct NoticeFields {
     /// The incident an update or the resolution is about; absent for a
     /// new incident.
     #[schema(schema_with = upstate_core::schema::id)]
@@ -78,9 +95,17 @@ struct NoticePreview {
 async fn preview(
     State(state): State<AppState>,
     caller: Caller,
-    Body(input): Body<NoticeInput>,
+    Body(NoticeInput(input)): Body<NoticeInput>,
 ) -> ApiResult<Response> {
     caller.require(Permission::IncidentsWrite)?;
+    if input.incident_id.is_some() && input.status_page_id.is_some() {
+        // An update's page is its incident's: which one counts would be a guess.
+        return Err(FieldErrors::single(
+            "statusPageId",
+            "give incidentId (a change to an incident) or statusPageId (a new one), not both",
+        )
+        .into());
+    }
     let changes = input.component_statuses.unwrap_or_default();
     let mut about = input.component_ids.unwrap_or_default();
     about.extend(changes.iter().map(|c| c.component_id));
