@@ -1145,10 +1145,28 @@ async fn uptime_kumas_database_brings_its_status_pages_and_maintenance(b: Backen
     );
     assert_eq!(
         s.db.texts(
-            "SELECT rrule || ' ' || first_start || ' ' || duration_minutes FROM recurring_maintenance"
+            "SELECT rrule || ' ' || first_start || ' ' || duration_minutes || ' ' || time_zone FROM recurring_maintenance"
         )
         .await,
-        ["FREQ=WEEKLY;BYDAY=SU,WE 2026-01-01T02:00 90"]
+        ["FREQ=WEEKLY;BYDAY=SU,WE 2026-01-01T02:00 90 America/Chicago"]
+    );
+    // Its windows at 02:00 in Chicago (08:00 UTC, 07:00 in summer), though
+    // the page's zone is Berlin's (where 02:00 is 01:00 or 00:00 UTC).
+    let listed = s.get("/api/maintenance/recurring").await.data(200);
+    let upcoming = listed["templates"][0]["upcoming"]
+        .as_array()
+        .expect("upcoming");
+    assert!(!upcoming.is_empty(), "{listed}");
+    for start in upcoming {
+        let at = start.as_str().expect("a time");
+        assert!(
+            at.contains("T08:00:00") || at.contains("T07:00:00"),
+            "02:00 in Chicago: {at}"
+        );
+    }
+    assert_eq!(
+        listed["templates"][0]["timeZone"], "America/Chicago",
+        "{listed}"
     );
     assert_eq!(
         s.db.texts("SELECT title || ' ' || status || ' ' || impact FROM incidents ORDER BY id")

@@ -300,6 +300,43 @@ async fn recurring_maintenance_makes_each_occurrence_once(b: Backend) {
         .await;
     assert_eq!(changed["title"], "Nightly backup (new)");
     assert_eq!(changed["durationMinutes"], 30, "the rest stays");
+    assert_eq!(changed["timeZone"], Value::Null, "the page's zone");
+    // Its own zone: 23:30 in Tokyo (UTC+9, no daylight saving) is 14:30 UTC;
+    // `null` gives the page's (UTC) back.
+    let tokyo = app
+        .data(
+            Method::PUT,
+            &format!("/api/maintenance/recurring/{id}"),
+            Some(json!({"timeZone": "Asia/Tokyo"})),
+            200,
+        )
+        .await;
+    assert_eq!(tokyo["timeZone"], "Asia/Tokyo");
+    let next = tokyo["upcoming"].as_array().expect("upcoming");
+    assert!(
+        !next.is_empty()
+            && next
+                .iter()
+                .all(|t| t.as_str().is_some_and(|t| t.ends_with("T14:30:00.000Z"))),
+        "{tokyo}"
+    );
+    let back = app
+        .data(
+            Method::PUT,
+            &format!("/api/maintenance/recurring/{id}"),
+            Some(json!({"timeZone": null})),
+            200,
+        )
+        .await;
+    assert_eq!(back["timeZone"], Value::Null);
+    let next = back["upcoming"].as_array().expect("upcoming");
+    assert!(
+        !next.is_empty()
+            && next
+                .iter()
+                .all(|t| t.as_str().is_some_and(|t| t.ends_with("T23:30:00.000Z"))),
+        "{back}"
+    );
     app.data(
         Method::DELETE,
         &format!("/api/maintenance/recurring/{id}"),
@@ -353,6 +390,8 @@ async fn bad_recurring_templates_are_refused(b: Backend) {
         (with("horizonDays", json!(0)), "horizonDays"),
         (with("horizonDays", json!(400)), "horizonDays"),
         (with("title", json!("")), "title"),
+        (with("timeZone", json!("Mars/Olympus_Mons")), "timeZone"),
+        (with("timeZone", json!("")), "timeZone"),
         (with("statusPageId", json!(999_999)), "statusPageId"),
         (with("componentIds", json!([other_comp])), "componentIds"),
         (with("colour", json!("red")), "colour"),

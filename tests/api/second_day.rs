@@ -68,6 +68,23 @@ async fn recurring_windows_are_picked_as_a_person_thinks_in_chromium(b: Backend)
             && preview.contains("Mon, 7 Jan 2030, 02:00"),
         "{preview}"
     );
+    // Kept in Chicago's wall-clock time instead: the preview reads the
+    // same 02:00, now in that zone.
+    fill(&d, "Time zone", "America/Chicago").await;
+    let moved = d
+        .until(
+            "return document.querySelector('#rec-preview .words').textContent.includes('America/Chicago')",
+            STEP_WITHIN,
+        )
+        .await;
+    assert!(moved.is_some(), "the preview follows the zone");
+    let preview = text(&d, "#rec-preview").await;
+    assert!(
+        preview.contains("Sun, 6 Jan 2030, 02:00 – 03:00"),
+        "{preview}"
+    );
+    d.js("document.getElementById('rec-zone').scrollIntoView()")
+        .await;
     d.screenshot(&shot(b, "maintenance-recurring-preview"))
         .await;
     no_axe_violations(&d, "maintenance, recurring preview").await;
@@ -126,6 +143,11 @@ async fn recurring_windows_are_picked_as_a_person_thinks_in_chromium(b: Backend)
         stored["templates"][0]["rrule"], "FREQ=WEEKLY;BYDAY=MO,SU",
         "{stored}"
     );
+    assert_eq!(
+        stored["templates"][0]["timeZone"], "America/Chicago",
+        "the zone typed survived the refusals: {stored}"
+    );
+    assert!(listed.contains("(America/Chicago)"), "{listed}");
     d.quit().await;
 }
 

@@ -1,8 +1,10 @@
 //! Recurring maintenance: a template whose windows repeat by an RFC 5545
 //! RRULE (the `rrule` crate) from a first start given as a wall-clock time
-//! in the page's time zone, so "every Sunday 02:00" stays 02:00 across
-//! daylight-saving changes (docs/maintenance.md, "Recurring maintenance").
+//! in the template's own time zone or else the page's, so "every Sunday
+//! 02:00" stays 02:00 across daylight-saving changes (docs/maintenance.md,
+//! "Recurring maintenance").
 
+use crate::patch::Patch;
 use crate::validate::{self, FieldErrors};
 use crate::{Id, Timestamp};
 use chrono::{TimeZone, Utc};
@@ -28,9 +30,13 @@ pub struct Recurring {
     pub description: String,
     /// The RRULE, e.g. `FREQ=WEEKLY;BYDAY=SU`.
     pub rrule: String,
-    /// The first window's start, wall-clock in the page's time zone
-    /// (`2026-11-29T02:00`).
+    /// The first window's start, wall-clock in `timeZone`, else the
+    /// page's time zone (`2026-11-29T02:00`).
     pub first_start: String,
+    /// The zone the rule's wall-clock times are in, when it is not the
+    /// page's (a datacentre's window kept in its own zone); `null`: the
+    /// page's.
+    pub time_zone: Option<String>,
     pub duration_minutes: i64,
     pub auto_start: bool,
     /// Windows are made this many days ahead.
@@ -73,6 +79,11 @@ pub struct RecurringInput {
     /// Local date and time of the first window: `YYYY-MM-DDTHH:MM`.
     #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::local_start, required))]
     pub first_start: Option<String>,
+    /// The zone of `firstStart` and of every window's wall-clock time;
+    /// absent on a new template, or `null`: the page's.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::time_zone_or_null))]
+    pub time_zone: Patch<String>,
     /// 5 minutes to 7 days.
     #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::duration_minutes, required))]
     pub duration_minutes: Option<i64>,
@@ -92,10 +103,26 @@ pub struct RecurringFields {
     pub description: String,
     pub rrule: String,
     pub first_start: String,
+    /// `None`: the page's.
+    pub time_zone: Option<String>,
     pub duration_minutes: i64,
     pub auto_start: bool,
     pub horizon_days: i64,
     pub component_ids: Vec<Id>,
+}
+
+impl RecurringFields {
+    /// The zone the template's times are in: its own, else the page's.
+    pub fn zone<'a>(&'a self, page_zone: &'a str) -> &'a str {
+        self.time_zone.as_deref().unwrap_or(page_zone)
+    }
+}
+
+impl Recurring {
+    /// The zone the template's times are in: its own, else the page's.
+    pub fn zone<'a>(&'a self, page_zone: &'a str) -> &'a str {
+        self.time_zone.as_deref().unwrap_or(page_zone)
+    }
 }
 
 impl RecurringInput {
@@ -188,10 +215,18 @@ impl RecurringInput {
         if !(1..=HORIZON_MAX).contains(&horizon) {
             e.push("horizonDays", format!("must be 1 to {HORIZON_MAX}"));
         }
-        let zone = page.and_then(&tz);
-        if page.is_some() && zone.is_none() {
+        let own_zone = match self.time_zone.try_map(|z| validate::time_zone(z.trim())) {
+            Ok(z) => z.apply(base.and_then(|b| b.time_zone.clone())),
+            Err(m) => {
+                e.push("timeZone", m);
+                None
+            }
+        };
+        let page_zone = page.and_then(&tz);
+        if page.is_some() && page_zone.is_none() {
             e.push("statusPageId", "names no page");
         }
+        let zone = own_zone.clone().or(page_zone);
         if let (Some(r), Some(s), Some(z)) = (&rrule, &first_start, &zone) {
             // Up to 2100: a rule must make at least one window.
             match occurrences(
@@ -223,6 +258,7 @@ impl RecurringInput {
                 description,
                 rrule,
                 first_start,
+                time_zone: own_zone,
                 duration_minutes,
                 auto_start: self
                     .auto_start

@@ -28,6 +28,22 @@ fn message(raw: &str) -> Result<String, String> {
     validate::text(raw, validate::MESSAGE_MAX)
 }
 
+fn recurring_duration(minutes: i64) -> Result<i32, String> {
+    use crate::recurring::{DURATION_MAX, DURATION_MIN};
+    match i32::try_from(minutes) {
+        Ok(m) if (DURATION_MIN..=DURATION_MAX).contains(&minutes) => Ok(m),
+        _ => Err(format!("must be {DURATION_MIN} to {DURATION_MAX} (7 days)")),
+    }
+}
+
+fn recurring_horizon(days: i64) -> Result<i32, String> {
+    use crate::recurring::HORIZON_MAX;
+    match i32::try_from(days) {
+        Ok(d) if (1..=HORIZON_MAX).contains(&days) => Ok(d),
+        _ => Err(format!("must be 1 to {HORIZON_MAX}")),
+    }
+}
+
 fn name(raw: &str) -> Result<String, String> {
     validate::name(raw)
 }
@@ -57,6 +73,11 @@ pub fn of(table: &str, column: &str) -> Option<Rule> {
         ("maintenance_updates", "message") => Text(message),
         ("recurring_maintenance", "title") => Text(name),
         ("recurring_maintenance", "description") => Text(description),
+        ("recurring_maintenance", "rrule") => Text(crate::recurring::rule),
+        ("recurring_maintenance", "first_start") => Text(crate::recurring::local_start),
+        ("recurring_maintenance", "time_zone") => Text(validate::time_zone),
+        ("recurring_maintenance", "duration_minutes") => Number(recurring_duration),
+        ("recurring_maintenance", "horizon_days") => Number(recurring_horizon),
         ("quick_links", "label") => Text(crate::links::label),
         ("quick_links", "url") => Text(validate::url),
         ("page_audiences", "name") => Text(name),
@@ -99,5 +120,15 @@ mod tests {
         );
         assert_eq!(text("incident_updates", "message", ""), Ok(String::new()));
         assert!(of("incidents", "status").is_none());
+        assert!(text("recurring_maintenance", "time_zone", "America/Chicago").is_ok());
+        assert!(text("recurring_maintenance", "time_zone", "Mars/Olympus_Mons").is_err());
+        assert!(text("recurring_maintenance", "rrule", "FREQ=HOURLY").is_err());
+        match of("recurring_maintenance", "duration_minutes") {
+            Some(Rule::Number(rule)) => {
+                assert_eq!(rule(90), Ok(90));
+                assert!(rule(5_400 * 60).is_err());
+            }
+            _ => panic!("a window's length has a rule"),
+        }
     }
 }

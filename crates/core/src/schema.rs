@@ -193,6 +193,11 @@ pub fn slug_or_null() -> Object {
     or_null(slug(), Type::String)
 }
 
+/// A time zone, or `null` for the page's (a recurring window's own zone).
+pub fn time_zone_or_null() -> Object {
+    or_null(time_zone(), Type::String)
+}
+
 /// A language, or `null` for the visitor's own.
 pub fn lang_or_null() -> Object {
     or_null(lang(), Type::String)

@@ -151,11 +151,16 @@
       part.hidden = part.getAttribute("data-repeat") !== chosen();
     });
   };
-  var format = new Intl.DateTimeFormat("en-GB", {
-    timeZone: tz, weekday: "short", day: "numeric", month: "short", year: "numeric",
-    hour: "2-digit", minute: "2-digit"
-  });
-  var clock = new Intl.DateTimeFormat("en-GB", { timeZone: tz, hour: "2-digit", minute: "2-digit" });
+  // In the zone the server read the times in (the rule's own, else the page's).
+  var format = function (zone, at) {
+    return new Intl.DateTimeFormat("en-GB", {
+      timeZone: zone, weekday: "short", day: "numeric", month: "short", year: "numeric",
+      hour: "2-digit", minute: "2-digit"
+    }).format(at);
+  };
+  var clock = function (zone, at) {
+    return new Intl.DateTimeFormat("en-GB", { timeZone: zone, hour: "2-digit", minute: "2-digit" }).format(at);
+  };
   var value = function (name) {
     var f = form.querySelector("[name='" + name + "']");
     return f ? f.value.trim() : "";
@@ -173,6 +178,7 @@
     }
     if (body.repeat === "monthly" && value("monthDay:int")) body.monthDay = Number(value("monthDay:int"));
     if (body.repeat === "rule") body.rrule = value("rrule");
+    if (value("timeZone:opt")) body.timeZone = value("timeZone:opt");
     if (!body.firstStart) { box.hidden = true; return; }
     fetch("/api/maintenance/recurring/preview", {
       method: "POST",
@@ -186,7 +192,7 @@
       if (!j.data) {
         var e = (j.errors && j.errors[0]) || {};
         var labels = { firstStart: "First window starts", durationMinutes: "Duration", weekdays: "Days of the week",
-          monthDay: "Day of the month", rrule: "Rule", repeat: "Repeats", horizonDays: "Days ahead" };
+          monthDay: "Day of the month", rrule: "Rule", repeat: "Repeats", horizonDays: "Days ahead", timeZone: "Time zone" };
         words.textContent = "No preview yet: " + (labels[e.field] || e.field || "") + " " + (e.message || j.detail || "");
         return;
       }
@@ -194,7 +200,8 @@
       if (j.data.next.length === 0) words.textContent += " No window from now on.";
       j.data.next.forEach(function (o) {
         var li = document.createElement("li");
-        li.textContent = format.format(new Date(o.start)) + " – " + clock.format(new Date(o.end));
+        var zone = j.data.timeZone || tz;
+        li.textContent = format(zone, new Date(o.start)) + " – " + clock(zone, new Date(o.end));
         list.appendChild(li);
       });
     });

@@ -22,6 +22,7 @@ struct Row {
     description: String,
     rrule: String,
     first_start: String,
+    time_zone: Option<String>,
     duration_minutes: i64,
     auto_start: bool,
     horizon_days: i64,
@@ -40,6 +41,7 @@ impl From<Row> for Recurring {
             description: r.description,
             rrule: r.rrule,
             first_start: r.first_start,
+            time_zone: r.time_zone,
             duration_minutes: r.duration_minutes,
             auto_start: r.auto_start,
             horizon_days: r.horizon_days,
@@ -52,7 +54,7 @@ impl From<Row> for Recurring {
 
 macro_rules! cols {
     () => {
-        "id, page_id, title, description, rrule, first_start, duration_minutes, auto_start, horizon_days, component_ids, expanded_until, created_at, updated_at"
+        "id, page_id, title, description, rrule, first_start, time_zone, duration_minutes, auto_start, horizon_days, component_ids, expanded_until, created_at, updated_at"
     };
 }
 
@@ -64,6 +66,7 @@ pub fn fields(r: &Recurring) -> RecurringFields {
         description: r.description.clone(),
         rrule: r.rrule.clone(),
         first_start: r.first_start.clone(),
+        time_zone: r.time_zone.clone(),
         duration_minutes: r.duration_minutes,
         auto_start: r.auto_start,
         horizon_days: r.horizon_days,
@@ -107,8 +110,8 @@ pub async fn create(db: &Db, ctx: &AuditCtx, f: &RecurringFields) -> StoreResult
     crate::components::require_all_on_page(&mut tx, &f.component_ids, f.status_page_id).await?;
     let id: i64 = on_tx!(&mut tx, |c| {
         sqlx::query_scalar(
-        "INSERT INTO recurring_maintenance (page_id, title, description, rrule, first_start, duration_minutes, auto_start, horizon_days, component_ids, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING id"
+        "INSERT INTO recurring_maintenance (page_id, title, description, rrule, first_start, duration_minutes, auto_start, horizon_days, component_ids, created_at, updated_at, time_zone) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11) RETURNING id"
     )
     .bind(f.status_page_id)
     .bind(&f.title)
@@ -120,6 +123,7 @@ pub async fn create(db: &Db, ctx: &AuditCtx, f: &RecurringFields) -> StoreResult
     .bind(f.horizon_days)
     .bind(ids_json(&f.component_ids))
     .bind(now)
+    .bind(&f.time_zone)
     .fetch_one(c)
     .await?
     });
@@ -131,7 +135,7 @@ pub async fn create(db: &Db, ctx: &AuditCtx, f: &RecurringFields) -> StoreResult
 }
 
 fn summary(f: &RecurringFields) -> serde_json::Value {
-    json!({ "statusPageId": f.status_page_id, "title": f.title, "rrule": f.rrule, "firstStart": f.first_start,
+    json!({ "statusPageId": f.status_page_id, "title": f.title, "rrule": f.rrule, "firstStart": f.first_start, "timeZone": f.time_zone,
             "durationMinutes": f.duration_minutes, "autoStart": f.auto_start, "horizonDays": f.horizon_days,
             "componentIds": f.component_ids })
 }
@@ -148,7 +152,7 @@ pub async fn update(
     let n = on_tx!(&mut tx, |c| {
         sqlx::query(
         "UPDATE recurring_maintenance SET page_id = $1, title = $2, description = $3, rrule = $4, first_start = $5, \
-         duration_minutes = $6, auto_start = $7, horizon_days = $8, component_ids = $9, updated_at = $10 WHERE id = $11"
+         duration_minutes = $6, auto_start = $7, horizon_days = $8, component_ids = $9, updated_at = $10, time_zone = $12 WHERE id = $11"
     )
     .bind(f.status_page_id)
     .bind(&f.title)
@@ -161,6 +165,7 @@ pub async fn update(
     .bind(ids_json(&f.component_ids))
     .bind(db.clock.now().millis())
     .bind(id)
+    .bind(&f.time_zone)
     .execute(c)
     .await?
     .rows_affected()
@@ -207,7 +212,7 @@ async fn starts(
     occurrences(
         &r.rrule,
         &r.first_start,
-        &page.time_zone,
+        r.zone(&page.time_zone),
         from,
         until,
         EXPAND_MAX,

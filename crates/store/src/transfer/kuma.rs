@@ -519,22 +519,15 @@ pub fn translate(backup: &Value, schema: i64, now: Timestamp) -> Result<Translat
                     .unwrap_or("2026-01-01")
                     .to_string()
             });
-        if zone_name != "UTC"
-            && t["status_pages"].as_array().is_some_and(|p| {
-                p.iter()
-                    .any(|p| p["id"] == page && p["time_zone"] != zone_name.as_str())
-            })
-        {
-            left_out.push(format!(
-                "maintenance {title:?}: kept its times in the page's zone, not {zone_name}"
-            ));
-        }
         let id = ids.give("recurring_maintenance", &format!("maintenance:{source}"));
         push(
             &mut t,
             "recurring_maintenance",
             json!({"id": id, "page_id": page, "title": title, "description": description,
                    "rrule": rule, "first_start": format!("{day}T{at}"),
+                   // Its own zone, where Kuma names one: the windows stay at
+                   // that place's wall-clock time whatever the page's zone.
+                   "time_zone": zone_of(m),
                    "duration_minutes": duration.clamp(upstate_core::recurring::DURATION_MIN, upstate_core::recurring::DURATION_MAX),
                    "auto_start": true, "horizon_days": upstate_core::recurring::HORIZON_DEFAULT,
                    "component_ids": serde_json::to_string(&components).unwrap_or_else(|_| "[]".into()),

@@ -70,7 +70,8 @@ async fn preview(
     }
     let zones = zones(&state).await?;
     let fields = input.apply(None, zone_of(&zones))?;
-    let tz = zone_of(&zones)(fields.status_page_id).unwrap_or_else(|| "UTC".into());
+    let page_zone = zone_of(&zones)(fields.status_page_id).unwrap_or_else(|| "UTC".into());
+    let tz = fields.zone(&page_zone).to_string();
     let now = state.db.clock.now();
     // Far enough for a yearly rule's five occurrences.
     let until = now.plus_millis(6 * 366 * 86_400_000);

@@ -180,7 +180,7 @@ fn recurring_section(
             @if s.recurring.is_empty() { p.empty { "No recurring maintenance." } }
             @else { ul.rows.wraps {
                 @for (r, next) in &s.recurring {
-                    @let tz = page_of(r.status_page_id).map_or("UTC", |p| p.time_zone.as_str());
+                    @let tz = r.zone(page_of(r.status_page_id).map_or("UTC", |p| p.time_zone.as_str()));
                     li {
                         span {
                             strong { (r.title) }
@@ -241,6 +241,10 @@ fn recurring_form(
         .and_then(|f| f.values_of("weekdays"))
         .unwrap_or_else(|| vec!["SU".into()]);
     let error = |field: &str| rf.and_then(|f| f.error_of(field));
+    let zone_hint = format!(
+        "Empty: the page's, {}. Another IANA name such as America/Chicago keeps the windows at that place's wall-clock time.",
+        p.time_zone
+    );
     html! {
         form.stack #rec-form method="post" action="/api/maintenance/recurring" data-recurring=(p.time_zone) {
             (bridge(back, back, Some("Recurring maintenance added."), Some(frame.csrf)))
@@ -271,7 +275,8 @@ fn recurring_form(
             div data-repeat="rule" {
                 (Input { id: Some("rec-rrule"), required: false, hint: Some("FREQ=MONTHLY;BYDAY=1SA is the first Saturday of each month; FREQ=WEEKLY;INTERVAL=2;BYDAY=SU every other Sunday. Daily or less often."), ..Input::new("rrule", "Rule", "text") }.render(rf))
             }
-            (Input { id: Some("rec-first"), hint: Some(&p.time_zone), ..Input::new("firstStart", "First window starts", "datetime-local") }.render(rf))
+            (Input { id: Some("rec-first"), hint: Some("In the time zone below."), ..Input::new("firstStart", "First window starts", "datetime-local") }.render(rf))
+            (Input { id: Some("rec-zone"), form_name: Some("timeZone:opt"), required: false, hint: Some(&zone_hint), ..Input::new("timeZone", "Time zone", "text") }.render(rf))
             (Input { id: Some("rec-duration"), form_name: Some("durationMinutes:int"), value: Some("60".into()), ..Input::new("durationMinutes", "Duration in minutes", "number") }.render(rf))
             (Input { id: Some("rec-horizon"), form_name: Some("horizonDays:int"), value: Some("14".into()), hint: Some("Windows are made and announced this many days ahead."), ..Input::new("horizonDays", "Days ahead", "number") }.render(rf))
             (affected(s, p.id, &ticked_in(rf, "componentIds", &[]), "rec"))
