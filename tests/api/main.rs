@@ -28,6 +28,7 @@ mod consumers;
 mod contract;
 mod crash;
 mod dns_server;
+mod doors;
 mod embeds;
 mod errors;
 mod feeds;
