@@ -47,6 +47,9 @@ pub struct Changes {
     own_rows: std::sync::Mutex<std::collections::BTreeSet<i64>>,
 }
 
+/// The most outbox rows remembered as this process's own.
+const OWN_ROWS_MAX: usize = 10_000;
+
 impl Default for Changes {
     fn default() -> Self {
         Changes {
@@ -175,9 +178,15 @@ impl Changes {
     }
 
     /// Marks outbox rows as this process's own (before their commit).
+    /// A process that never follows the outbox (a CLI writer, a test's
+    /// in-process app) never takes them back: past `OWN_ROWS_MAX` the oldest
+    /// are forgotten, and following one again costs only a refresh.
     pub(crate) fn mark_own(&self, ids: &[i64]) {
         if let Ok(mut own) = self.own_rows.lock() {
             own.extend(ids.iter().copied());
+            while own.len() > OWN_ROWS_MAX {
+                own.pop_first();
+            }
         }
     }
 
@@ -207,6 +216,19 @@ impl Changes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn own_rows_stay_bounded_without_a_follower() {
+        let me = Changes::default();
+        let many: Vec<i64> = (1..=(OWN_ROWS_MAX as i64 + 500)).collect();
+        me.mark_own(&many);
+        assert!(!me.take_own(1), "the oldest forgotten");
+        assert!(me.take_own(OWN_ROWS_MAX as i64 + 500), "the newest kept");
+        assert_eq!(
+            me.own_rows.lock().map(|o| o.len()).unwrap_or_default(),
+            OWN_ROWS_MAX - 1
+        );
+    }
 
     #[test]
     fn own_notifications_are_skipped_and_others_name_rows() {
