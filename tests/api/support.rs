@@ -68,7 +68,7 @@ macro_rules! on_both_backends {
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 #[cfg_attr(not($asked), ignore = $why)]
                 async fn $db() {
-                    super::super::$name($crate::support::Backend::$backend).await
+                    $crate::support::timed(module_path!(), super::super::$name($crate::support::Backend::$backend)).await
                 }
             }
         }
@@ -79,12 +79,12 @@ macro_rules! on_both_backends {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             #[cfg_attr(not($asked), ignore = $why)]
             async fn sqlite() {
-                super::$name($crate::support::Backend::Sqlite).await
+                $crate::support::timed(module_path!(), super::$name($crate::support::Backend::Sqlite)).await
             }
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             #[cfg_attr(not(all(postgres_tests, $asked)), ignore = $why_pg)]
             async fn postgres() {
-                super::$name($crate::support::Backend::Postgres).await
+                $crate::support::timed(module_path!(), super::$name($crate::support::Backend::Postgres)).await
             }
         }
     )*};
@@ -92,15 +92,40 @@ macro_rules! on_both_backends {
         mod $name {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn sqlite() {
-                super::$name($crate::support::Backend::Sqlite).await
+                $crate::support::timed(module_path!(), super::$name($crate::support::Backend::Sqlite)).await
             }
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             #[cfg_attr(not(postgres_tests), ignore = "UPSTATE_TEST_POSTGRES_URL was not set when the tests were built")]
             async fn postgres() {
-                super::$name($crate::support::Backend::Postgres).await
+                $crate::support::timed(module_path!(), super::$name($crate::support::Backend::Postgres)).await
             }
         }
     )*};
+}
+
+/// Runs a test and, when `UPSTATE_TEST_TIMES` names a file, adds a line
+/// of its seconds and name to it (`.ci/run` prints the slowest, so the next
+/// slowdown is seen at the test that made it). Only a test that returns is
+/// written down; a failure shows in cargo's own report.
+pub async fn timed(name: &str, test: impl std::future::Future<Output = ()>) {
+    let started = std::time::Instant::now();
+    test.await;
+    if let Some(file) = std::env::var_os("UPSTATE_TEST_TIMES") {
+        use std::io::Write;
+        let line = format!(
+            "{:.1} {}\n",
+            started.elapsed().as_secs_f64(),
+            name.trim_start_matches("api::")
+        );
+        // One write of one short line: lines of tests ending together stay whole.
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(file)
+        {
+            let _ = f.write_all(line.as_bytes());
+        }
+    }
 }
 
 /// A database that exists for one test and is dropped after it.
