@@ -467,12 +467,7 @@ async fn forms_work_without_a_browser(b: Backend) {
     .await;
     assert_eq!(r.status(), 303);
     assert_eq!(r.headers()["location"], "/admin", "never off the site");
-    let session = r
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find(|c| c.starts_with("upstate_session="))
+    let session = crate::support::set_cookie(r.headers(), "upstate_session")
         .expect("the sign-in's cookie comes through")
         .split(';')
         .next()
@@ -494,14 +489,8 @@ async fn forms_work_without_a_browser(b: Backend) {
     let r = post("/api/incidents", &form, Some(&session)).await;
     assert_eq!(r.status(), 303);
     assert_eq!(r.headers()["location"], "/admin/incidents/new");
-    let flash = r
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find(|c| c.starts_with("upstate_flash="))
-        .expect("the refusal travels in a flash cookie")
-        .to_string();
+    let flash = crate::support::set_cookie(r.headers(), "upstate_flash")
+        .expect("the refusal travels in a flash cookie");
     assert!(flash.contains("Path=/admin") && flash.contains("HttpOnly"));
     let shown = http
         .get(format!("{}/admin/incidents/new", s.base))

@@ -7,7 +7,7 @@
 //! `integrations::a_deleted_incident_ends_its_alert_group`.)
 
 use crate::on_both_backends;
-use crate::support::{Backend, Browser, Server, root};
+use crate::support::{Backend, Browser, Server, root, set_cookie};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -82,15 +82,9 @@ async fn form(me: &Browser, path: &str, back: &str, fields: &[(&str, &str)]) -> 
         .expect("form post");
     assert_eq!(r.status(), 303, "{path}: the form is sent back");
     assert_eq!(r.headers()["location"], back, "{path}");
-    let flash = r
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find(|c| c.starts_with("upstate_flash="))
-        .and_then(|c| c.split(';').next())
-        .expect("the refusal travels in a flash cookie")
-        .to_string();
+    let flash = set_cookie(r.headers(), "upstate_flash")
+        .and_then(|c| c.split(';').next().map(str::to_string))
+        .expect("the refusal travels in a flash cookie");
     reqwest::Client::new()
         .get(format!("{}{back}", me.base))
         .header("cookie", format!("{}; {flash}", me.cookie))

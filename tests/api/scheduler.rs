@@ -303,40 +303,28 @@ async fn recurring_maintenance_makes_each_occurrence_once(b: Backend) {
     assert_eq!(changed["timeZone"], Value::Null, "the page's zone");
     // Its own zone: 23:30 in Tokyo (UTC+9, no daylight saving) is 14:30 UTC;
     // `null` gives the page's (UTC) back.
-    let tokyo = app
-        .data(
-            Method::PUT,
-            &format!("/api/maintenance/recurring/{id}"),
-            Some(json!({"timeZone": "Asia/Tokyo"})),
-            200,
-        )
-        .await;
-    assert_eq!(tokyo["timeZone"], "Asia/Tokyo");
-    let next = tokyo["upcoming"].as_array().expect("upcoming");
-    assert!(
-        !next.is_empty()
-            && next
-                .iter()
-                .all(|t| t.as_str().is_some_and(|t| t.ends_with("T14:30:00.000Z"))),
-        "{tokyo}"
-    );
-    let back = app
-        .data(
-            Method::PUT,
-            &format!("/api/maintenance/recurring/{id}"),
-            Some(json!({"timeZone": null})),
-            200,
-        )
-        .await;
-    assert_eq!(back["timeZone"], Value::Null);
-    let next = back["upcoming"].as_array().expect("upcoming");
-    assert!(
-        !next.is_empty()
-            && next
-                .iter()
-                .all(|t| t.as_str().is_some_and(|t| t.ends_with("T23:30:00.000Z"))),
-        "{back}"
-    );
+    for (zone, at) in [
+        (json!("Asia/Tokyo"), "T14:30:00.000Z"),
+        (Value::Null, "T23:30:00.000Z"),
+    ] {
+        let moved = app
+            .data(
+                Method::PUT,
+                &format!("/api/maintenance/recurring/{id}"),
+                Some(json!({ "timeZone": zone })),
+                200,
+            )
+            .await;
+        assert_eq!(moved["timeZone"], zone);
+        let next = moved["upcoming"].as_array().expect("upcoming");
+        assert!(
+            !next.is_empty()
+                && next
+                    .iter()
+                    .all(|t| t.as_str().is_some_and(|t| t.ends_with(at))),
+            "{moved}"
+        );
+    }
     app.data(
         Method::DELETE,
         &format!("/api/maintenance/recurring/{id}"),

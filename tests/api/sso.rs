@@ -494,12 +494,8 @@ async fn bad_sso_settings_and_forged_answers_are_refused(b: Backend) {
         );
     }
     let last = last.unwrap();
-    let flash = last
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .map(|c| c.to_str().unwrap().split(';').next().unwrap().to_string())
-        .find(|c| c.starts_with("upstate_flash="))
+    let flash = crate::support::set_cookie(last.headers(), "upstate_flash")
+        .and_then(|c| c.split(';').next().map(str::to_string))
         .expect("a message for the sign-in screen");
     let shown = client
         .get(format!("{}/admin/login", s.base))

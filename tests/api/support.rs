@@ -68,7 +68,7 @@ macro_rules! on_both_backends {
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 #[cfg_attr(not($asked), ignore = $why)]
                 async fn $db() {
-                    $crate::support::timed(module_path!(), super::super::$name($crate::support::Backend::$backend)).await
+                    $crate::support::timed(concat!(module_path!(), "::", stringify!($db)), super::super::$name($crate::support::Backend::$backend)).await
                 }
             }
         }
@@ -79,12 +79,12 @@ macro_rules! on_both_backends {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             #[cfg_attr(not($asked), ignore = $why)]
             async fn sqlite() {
-                $crate::support::timed(module_path!(), super::$name($crate::support::Backend::Sqlite)).await
+                $crate::support::timed(concat!(module_path!(), "::sqlite"), super::$name($crate::support::Backend::Sqlite)).await
             }
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             #[cfg_attr(not(all(postgres_tests, $asked)), ignore = $why_pg)]
             async fn postgres() {
-                $crate::support::timed(module_path!(), super::$name($crate::support::Backend::Postgres)).await
+                $crate::support::timed(concat!(module_path!(), "::postgres"), super::$name($crate::support::Backend::Postgres)).await
             }
         }
     )*};
@@ -92,15 +92,27 @@ macro_rules! on_both_backends {
         mod $name {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn sqlite() {
-                $crate::support::timed(module_path!(), super::$name($crate::support::Backend::Sqlite)).await
+                $crate::support::timed(concat!(module_path!(), "::sqlite"), super::$name($crate::support::Backend::Sqlite)).await
             }
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             #[cfg_attr(not(postgres_tests), ignore = "UPSTATE_TEST_POSTGRES_URL was not set when the tests were built")]
             async fn postgres() {
-                $crate::support::timed(module_path!(), super::$name($crate::support::Backend::Postgres)).await
+                $crate::support::timed(concat!(module_path!(), "::postgres"), super::$name($crate::support::Backend::Postgres)).await
             }
         }
     )*};
+}
+
+/// The whole `Set-Cookie` line an answer sets for cookie `name`
+/// (attributes included: `.split(';').next()` is the pair to send back).
+pub fn set_cookie(headers: &reqwest::header::HeaderMap, name: &str) -> Option<String> {
+    let prefix = format!("{name}=");
+    headers
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|c| c.starts_with(&prefix))
+        .map(str::to_string)
 }
 
 /// Runs a test and, when `UPSTATE_TEST_TIMES` names a file, adds a line
