@@ -137,12 +137,13 @@ pub fn hex_color() -> Object {
         .build()
 }
 
-/// An IANA time zone name (`validate::time_zone`): the ones the bundled
-/// database knows, listed.
+/// An IANA time zone name (`validate::time_zone`): the ones both bundled
+/// databases know, listed.
 pub fn time_zone() -> Object {
     let mut names: Vec<String> = jiff::tz::db()
         .available()
         .map(|n| n.as_str().to_string())
+        .filter(|n| crate::validate::known_zone(n))
         .collect();
     names.sort();
     ObjectBuilder::new()
