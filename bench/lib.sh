@@ -1,13 +1,14 @@
 # Shared by the bench scripts: source it from the repository root.
 
 # Sets BIN to the binary to measure: $UPSTATE_BIN when given (a build of
-# another commit, to compare two back to back), else a fresh release build.
+# another commit, to compare two back to back), else this tree's release
+# build. A bench builds nothing: a build beside the load would be measured
+# too (`cargo build --release` first).
 bench_binary() {
-  if [ -n "${UPSTATE_BIN:-}" ]; then
-    BIN="$UPSTATE_BIN"
-  else
-    cargo build --release --quiet
-    BIN="$PWD/target/release/upstate"
+  BIN="${UPSTATE_BIN:-$PWD/target/release/upstate}"
+  if [ ! -x "$BIN" ]; then
+    echo "bench: no binary at $BIN: run \`cargo build --release\` or set UPSTATE_BIN" >&2
+    exit 1
   fi
 }
 
