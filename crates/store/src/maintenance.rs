@@ -118,45 +118,76 @@ async fn lock(tx: &mut Tx, id: Id) -> StoreResult<Maintenance> {
 }
 
 pub async fn create(db: &Db, ctx: &AuditCtx, new: NewMaintenance) -> StoreResult<Maintenance> {
-    let id = insert(db, ctx, &new, None)
+    let id = insert(db, ctx, &new)
         .await?
         .ok_or(StoreError::NotFound("maintenance"))?;
     get(db, id).await
 }
 
-/// Makes the window of a recurring template's occurrence starting at
-/// `occurrence`, unless it exists (made before, or by another instance at
-/// the same moment): its id, or None.
-pub async fn create_occurrence(
+/// Makes the windows of a recurring template's occurrences, each
+/// `(window, occurrence start)`, in one transaction: those that exist (made
+/// before, or by another instance at the same moment) are left as they
+/// are. The ids made. One transaction, not one per window: a template's
+/// expansion is up to `EXPAND_MAX` windows, and as many commits (each one
+/// a turn of the writers, a flush and a rebuilt page) made creating a rule
+/// take seconds.
+pub async fn create_occurrences(
     db: &Db,
     ctx: &AuditCtx,
-    new: &NewMaintenance,
     recurring: Id,
-    occurrence: Timestamp,
-) -> StoreResult<Option<Id>> {
-    insert(db, ctx, new, Some((recurring, occurrence))).await
+    windows: &[(NewMaintenance, Timestamp)],
+) -> StoreResult<Vec<Id>> {
+    let mut made = Vec::new();
+    if windows.is_empty() {
+        return Ok(made);
+    }
+    let now = db.clock.now();
+    let mut tx = db.begin_as(ctx).await?;
+    let mut audited = None;
+    for (new, occurrence) in windows {
+        if let Some((id, a)) = insert_in(&mut tx, now, new, Some((recurring, *occurrence))).await? {
+            made.push(id);
+            audited = Some(a);
+        }
+    }
+    // Nothing made, nothing written: the transaction is let go.
+    if let Some(audited) = audited {
+        tx.commit(audited).await?;
+    }
+    Ok(made)
 }
 
-async fn insert(
-    db: &Db,
-    ctx: &AuditCtx,
-    new: &NewMaintenance,
-    occurrence: Option<(Id, Timestamp)>,
-) -> StoreResult<Option<Id>> {
+async fn insert(db: &Db, ctx: &AuditCtx, new: &NewMaintenance) -> StoreResult<Option<Id>> {
     let now = db.clock.now();
     // A window that is over already is a record of the past: kept as
     // completed, shown in the components' history, news to nobody.
-    let past = occurrence.is_none() && new.scheduled_end_time <= now;
+    let past = new.scheduled_end_time <= now;
     let ctx = ctx.quiet_if(ctx.quiet || past);
     let mut tx = db.begin_as(&ctx).await?;
-    pages::require_in(&mut tx, new.status_page_id, "statusPageId").await?;
-    components::require_all_on_page(&mut tx, &new.component_ids, new.status_page_id).await?;
+    let Some((id, audited)) = insert_in(&mut tx, now, new, None).await? else {
+        return Ok(None);
+    };
+    tx.commit(audited).await?;
+    Ok(Some(id))
+}
+
+/// Writes one window in `tx`: its id, or None when its occurrence's window
+/// exists (nothing was written then).
+async fn insert_in(
+    tx: &mut Tx,
+    now: Timestamp,
+    new: &NewMaintenance,
+    occurrence: Option<(Id, Timestamp)>,
+) -> StoreResult<Option<(Id, crate::writer::Audited)>> {
+    let past = occurrence.is_none() && new.scheduled_end_time <= now;
+    pages::require_in(tx, new.status_page_id, "statusPageId").await?;
+    components::require_all_on_page(tx, &new.component_ids, new.status_page_id).await?;
     let status = if past {
         MaintenanceStatus::Completed
     } else {
         MaintenanceStatus::Scheduled
     };
-    let id: Option<i64> = on_tx!(&mut tx, |c| {
+    let id: Option<i64> = on_tx!(&mut *tx, |c| {
         sqlx::query_scalar(
         "INSERT INTO maintenance (page_id, title, description, status, scheduled_start, scheduled_end, auto_start, created_at, updated_at, recurring_id, occurrence_start) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10) ON CONFLICT (recurring_id, occurrence_start) DO NOTHING RETURNING id"
@@ -175,11 +206,11 @@ async fn insert(
     .await?
     });
     let Some(id) = id else {
-        // Dropped: rolled back; the occurrence's window exists.
+        // The occurrence's window exists.
         return Ok(None);
     };
     for cid in &new.component_ids {
-        link(&mut tx, id, *cid).await?;
+        link(tx, id, *cid).await?;
     }
     let mut summary = json!({ "title": &new.title, "statusPageId": new.status_page_id, "scheduledStartTime": new.scheduled_start_time, "scheduledEndTime": new.scheduled_end_time, "autoStart": new.auto_start, "componentIds": &new.component_ids });
     if let Some((recurring, _)) = occurrence {
@@ -189,7 +220,7 @@ async fn insert(
         summary["backdated"] = json!(true);
         for cid in &new.component_ids {
             components::record_past(
-                &mut tx,
+                tx,
                 *cid,
                 upstate_core::ComponentStatus::Maintenance,
                 new.scheduled_start_time,
@@ -202,15 +233,14 @@ async fn insert(
         .audit(Action::MaintenanceCreate, "maintenance", Some(id), summary)
         .await?;
     if !past {
-        plan(&mut tx, id).await?;
+        plan(tx, id).await?;
     }
     tx.record(Event::MaintenanceScheduled {
         page: new.status_page_id,
         maintenance: id,
     })
     .await?;
-    tx.commit(audited).await?;
-    Ok(Some(id))
+    Ok(Some((id, audited)))
 }
 
 async fn link(tx: &mut Tx, maintenance_id: Id, component_id: Id) -> StoreResult<()> {

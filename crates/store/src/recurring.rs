@@ -234,8 +234,6 @@ pub async fn upcoming(db: &Db, r: &Recurring, now: Timestamp) -> StoreResult<Vec
 /// once: past the template's watermark only (so a window an operator
 /// deleted is not made again), and guarded by the unique occurrence.
 pub async fn expand(db: &Db, now: Timestamp) -> StoreResult<Vec<Id>> {
-    let ctx = AuditCtx::of(Actor::system("scheduler"));
-    let mut made = Vec::new();
     let rows: Vec<Row> = on_db!(db, |c| sqlx::query_as(concat!(
         "SELECT ",
         cols!(),
@@ -243,6 +241,27 @@ pub async fn expand(db: &Db, now: Timestamp) -> StoreResult<Vec<Id>> {
     ))
     .fetch_all(c)
     .await?);
+    expand_rows(db, rows, now).await
+}
+
+/// `expand` for one template: what creating or changing it makes at once
+/// (the others are the scheduler's; expanding every template on each
+/// write made a rule's creation cost as much as all the rules before it).
+pub async fn expand_one(db: &Db, id: Id, now: Timestamp) -> StoreResult<Vec<Id>> {
+    let rows: Vec<Row> = on_db!(db, |c| sqlx::query_as(concat!(
+        "SELECT ",
+        cols!(),
+        " FROM recurring_maintenance WHERE id = $1"
+    ))
+    .bind(id)
+    .fetch_all(c)
+    .await?);
+    expand_rows(db, rows, now).await
+}
+
+async fn expand_rows(db: &Db, rows: Vec<Row>, now: Timestamp) -> StoreResult<Vec<Id>> {
+    let ctx = AuditCtx::of(Actor::system("scheduler"));
+    let mut made = Vec::new();
     for row in rows {
         let done = row.expanded_until;
         let r = Recurring::from(row);
@@ -258,6 +277,12 @@ pub async fn expand(db: &Db, now: Timestamp) -> StoreResult<Vec<Id>> {
                 continue;
             }
         };
+        // No occurrence since the watermark: it may stay where it is, as
+        // no window lies between (the sweep runs every round, and a write
+        // for each template each time was most of its cost).
+        if found.is_empty() {
+            continue;
+        }
         // Components deleted since the template was made drop out.
         let alive: Vec<Id> = crate::components::list(db, Some(r.status_page_id), None)
             .await?
@@ -265,22 +290,24 @@ pub async fn expand(db: &Db, now: Timestamp) -> StoreResult<Vec<Id>> {
             .map(|c| c.id)
             .filter(|c| r.component_ids.contains(c))
             .collect();
-        for start in found {
-            let new = NewMaintenance {
-                title: r.title.clone(),
-                description: r.description.clone(),
-                status_page_id: r.status_page_id,
-                scheduled_start_time: start,
-                scheduled_end_time: Timestamp::from_millis(
-                    start.millis() + r.duration_minutes * 60_000,
-                ),
-                auto_start: r.auto_start,
-                component_ids: alive.clone(),
-            };
-            if let Some(id) = maintenance::create_occurrence(db, &ctx, &new, r.id, start).await? {
-                made.push(id);
-            }
-        }
+        let windows: Vec<_> = found
+            .into_iter()
+            .map(|start| {
+                let window = NewMaintenance {
+                    title: r.title.clone(),
+                    description: r.description.clone(),
+                    status_page_id: r.status_page_id,
+                    scheduled_start_time: start,
+                    scheduled_end_time: Timestamp::from_millis(
+                        start.millis() + r.duration_minutes * 60_000,
+                    ),
+                    auto_start: r.auto_start,
+                    component_ids: alive.clone(),
+                };
+                (window, start)
+            })
+            .collect();
+        made.extend(maintenance::create_occurrences(db, &ctx, r.id, &windows).await?);
         let mut tx = db.bookkeeping().await?;
         on_tx!(&mut tx, |c| {
             sqlx::query(

@@ -176,7 +176,7 @@ async fn create(
     let zones = zones(&state).await?;
     let fields = input.apply(None, zone_of(&zones))?;
     let r = recurring::create(&state.db, &caller.audit, &fields).await?;
-    recurring::expand(&state.db, state.db.clock.now()).await?;
+    recurring::expand_one(&state.db, r.id, state.db.clock.now()).await?;
     let id = r.id;
     Ok(created(
         format!("/api/maintenance/recurring/{id}"),
@@ -214,7 +214,7 @@ async fn change(
     let zones = zones(&state).await?;
     let fields = input.apply(Some(&recurring::fields(&current)), zone_of(&zones))?;
     let r = recurring::update(&state.db, &caller.audit, id, &fields).await?;
-    recurring::expand(&state.db, state.db.clock.now()).await?;
+    recurring::expand_one(&state.db, r.id, state.db.clock.now()).await?;
     Ok(data(planned(&state, r).await?))
 }
 
