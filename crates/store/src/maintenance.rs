@@ -143,9 +143,15 @@ pub async fn create_occurrences(
     }
     let now = db.clock.now();
     let mut tx = db.begin_as(ctx).await?;
+    // A template's windows share its page and components: checked once.
+    if let Some((first, _)) = windows.first() {
+        require_place(&mut tx, first).await?;
+    }
     let mut audited = None;
     for (new, occurrence) in windows {
-        if let Some((id, a)) = insert_in(&mut tx, now, new, Some((recurring, *occurrence))).await? {
+        if let Some((id, a)) =
+            insert_in(&mut tx, now, false, new, Some((recurring, *occurrence))).await?
+        {
             made.push(id);
             audited = Some(a);
         }
@@ -164,24 +170,30 @@ async fn insert(db: &Db, ctx: &AuditCtx, new: &NewMaintenance) -> StoreResult<Op
     let past = new.scheduled_end_time <= now;
     let ctx = ctx.quiet_if(ctx.quiet || past);
     let mut tx = db.begin_as(&ctx).await?;
-    let Some((id, audited)) = insert_in(&mut tx, now, new, None).await? else {
+    require_place(&mut tx, new).await?;
+    let Some((id, audited)) = insert_in(&mut tx, now, past, new, None).await? else {
         return Ok(None);
     };
     tx.commit(audited).await?;
     Ok(Some(id))
 }
 
-/// Writes one window in `tx`: its id, or None when its occurrence's window
-/// exists (nothing was written then).
+/// The window's page exists and its components are on it.
+async fn require_place(tx: &mut Tx, new: &NewMaintenance) -> StoreResult<()> {
+    pages::require_in(tx, new.status_page_id, "statusPageId").await?;
+    components::require_all_on_page(tx, &new.component_ids, new.status_page_id).await
+}
+
+/// Writes one window in `tx` at `now` (`past`: over already, kept as completed):
+/// its id, or None when its occurrence's window exists (nothing was
+/// written then).
 async fn insert_in(
     tx: &mut Tx,
     now: Timestamp,
+    past: bool,
     new: &NewMaintenance,
     occurrence: Option<(Id, Timestamp)>,
 ) -> StoreResult<Option<(Id, crate::writer::Audited)>> {
-    let past = occurrence.is_none() && new.scheduled_end_time <= now;
-    pages::require_in(tx, new.status_page_id, "statusPageId").await?;
-    components::require_all_on_page(tx, &new.component_ids, new.status_page_id).await?;
     let status = if past {
         MaintenanceStatus::Completed
     } else {
