@@ -201,11 +201,23 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[cfg(all(feature = "jemalloc", not(feature = "mimalloc")))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// Hands the heap that building the routes and their OpenAPI document used
 /// (about 11 MB, freed once the document is serialized) back to the system.
 /// glibc keeps freed memory below live allocations; without this an idle
 /// server stays a third larger than it needs to be (docs/performance.md).
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[cfg(all(
+    target_os = "linux",
+    target_env = "gnu",
+    not(any(feature = "mimalloc", feature = "jemalloc"))
+))]
 #[allow(unsafe_code)]
 fn release_startup_heap() {
     // SAFETY: malloc_trim has no preconditions; it only returns free pages.
@@ -214,7 +226,11 @@ fn release_startup_heap() {
     }
 }
 
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+#[cfg(not(all(
+    target_os = "linux",
+    target_env = "gnu",
+    not(any(feature = "mimalloc", feature = "jemalloc"))
+)))]
 fn release_startup_heap() {}
 
 async fn serve(config: Config) -> anyhow::Result<()> {

@@ -11,21 +11,22 @@
 //! unknown as after any cut connection: the 503 says to try again.
 
 use crate::error::ApiError;
-use axum::extract::{Request, State};
 use axum::http::Method;
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use upstate_store::Db;
 
 /// How often a change under way looks whether the database went away.
 const WATCH_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 
-pub(crate) async fn refuse_changes(State(db): State<Db>, req: Request, next: Next) -> Response {
-    if matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
-        return next.run(req).await;
-    }
+/// Runs `change` (a request that is not a read: `App` sends reads past)
+/// while the database answers, or refuses it when it does not.
+pub(crate) async fn hold(
+    db: &Db,
+    method: &Method,
+    family: &'static str,
+    change: impl Future<Output = Response>,
+) -> Response {
     if db.reachable() {
-        let change = next.run(req);
         tokio::pin!(change);
         // Away for 1.5 s on end, two probes a second apart: one probe that
         // missed its second under load does not cost a change that was
@@ -45,8 +46,8 @@ pub(crate) async fn refuse_changes(State(db): State<Db>, req: Request, next: Nex
         }
     }
     tracing::debug!(
-        method = %req.method(),
-        family = crate::telemetry::family(req.uri().path()),
+        %method,
+        family,
         "the database does not answer: a change was refused"
     );
     ApiError::Unavailable.into_response()

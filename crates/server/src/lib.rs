@@ -1,6 +1,7 @@
 //! Upstate's HTTP server: the axum application and its lifecycle.
 
 mod accept;
+pub mod app;
 mod caller;
 mod client_ip;
 mod component_details;
@@ -36,7 +37,6 @@ mod totp;
 mod views;
 mod visitor;
 
-use axum::Router;
 use axum::extract::{DefaultBodyLimit, MatchedPath};
 use axum::http::{HeaderValue, header};
 use std::future::Future;
@@ -162,7 +162,7 @@ pub fn app(
     settings: &ServerSettings,
     sender: upstate_jobs::Sender,
     checker: upstate_jobs::monitors::Checker,
-) -> Router {
+) -> app::App {
     // A visitor subscribes once or twice, comments a few times; a script
     // trying addresses or posting spam is stopped after a handful.
     let shared_limits = match rate_limit::SharedLimits::new(
@@ -245,20 +245,12 @@ pub fn app(
                 .on_failure(log_failure),
         );
     let mail = state.sender.has_mailer();
-    public
+    let routes = public
         .with_state(state)
         .merge(openapi::routes(openapi::finish(doc, mail)))
         .merge(managed)
-        .fallback(routes::not_found)
-        .layer(axum::middleware::from_fn(retry::when_busy))
-        .layer(axum::middleware::from_fn_with_state(
-            gate_db,
-            db_gate::refuse_changes,
-        ))
-        .layer(axum::middleware::from_fn_with_state(
-            telemetry,
-            telemetry::count,
-        ))
+        .fallback(routes::not_found);
+    app::App::new(routes, telemetry, gate_db)
 }
 
 /// A request's span names its route's pattern, never the URI: paths and
@@ -277,7 +269,7 @@ fn route_span<B>(req: &axum::http::Request<B>) -> tracing::Span {
 /// first, then the form bridge, then the router.
 pub fn serve(
     listener: TcpListener,
-    app: Router,
+    app: app::App,
     settings: &ServerSettings,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> impl Future<Output = std::io::Result<()>> + Send + 'static {
@@ -290,10 +282,7 @@ pub fn serve(
         hsts,
         secure_cookies: settings.secure_cookies,
     });
-    let gated = tower::Layer::layer(
-        &axum::middleware::from_fn_with_state(gate, request_gate::check),
-        form_bridge::Bridged(app),
-    );
+    let gated = request_gate::Gated::new(gate, form_bridge::Bridged(app));
     // This server's own signal (several may share a process, as the tests'
     // do): its event streams end, and graceful shutdown does not wait on them.
     let stopping = settings.stopping.clone();

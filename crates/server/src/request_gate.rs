@@ -25,13 +25,18 @@
 
 use crate::error::ApiError;
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderValue, Version, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use futures_util::future::{BoxFuture, Either};
 use percent_encoding::percent_decode;
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
+use tower::{Service, ServiceExt};
 
 /// The most request line and headers a request may have.
 pub(crate) const HEAD_MAX_BYTES: usize = 400 * 1024;
@@ -49,8 +54,72 @@ pub(crate) struct Gate {
     pub secure_cookies: bool,
 }
 
-pub(crate) async fn check(State(gate): State<Arc<Gate>>, req: Request, next: Next) -> Response {
-    let mut res = admit(&gate, req, next).await;
+/// `inner` behind the gate. A hand-written service rather than a `from_fn`
+/// layer: a request without a body (every read) goes on with nothing boxed
+/// or cloned for it; one with a body is read first, as below.
+#[derive(Clone)]
+pub(crate) struct Gated<S> {
+    gate: Arc<Gate>,
+    inner: S,
+}
+
+impl<S> Gated<S> {
+    pub(crate) fn new(gate: Arc<Gate>, inner: S) -> Gated<S> {
+        Gated { gate, inner }
+    }
+}
+
+impl<S> Service<Request> for Gated<S>
+where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + Unpin + 'static,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Either<Finished<S::Future>, BoxFuture<'static, Result<Response, Infallible>>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request) -> Self::Future {
+        let gate = self.gate.clone();
+        if check_head(&req).is_ok() && !has_body(&req) {
+            return Either::Left(Finished {
+                answer: self.inner.call(req),
+                gate,
+            });
+        }
+        // The ready service answers; its clone stays for the next call.
+        let clone = self.inner.clone();
+        let inner = std::mem::replace(&mut self.inner, clone);
+        Either::Right(Box::pin(async move {
+            Ok(finish(&gate, admit(&gate, req, inner).await))
+        }))
+    }
+}
+
+/// An answer of the service behind the gate, finished by `finish`.
+pub(crate) struct Finished<F> {
+    answer: F,
+    gate: Arc<Gate>,
+}
+
+impl<F> Future for Finished<F>
+where
+    F: Future<Output = Result<Response, Infallible>> + Unpin,
+{
+    type Output = Result<Response, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        let res = ready!(Pin::new(&mut this.answer).poll(cx))?;
+        Poll::Ready(Ok(finish(&this.gate, res)))
+    }
+}
+
+/// What every answer gets on its way out.
+fn finish(gate: &Gate, mut res: Response) -> Response {
     if let Some(hsts) = &gate.hsts {
         res.headers_mut()
             .insert(header::STRICT_TRANSPORT_SECURITY, hsts.clone());
@@ -61,12 +130,21 @@ pub(crate) async fn check(State(gate): State<Arc<Gate>>, req: Request, next: Nex
     res
 }
 
-async fn admit(gate: &Gate, req: Request, next: Next) -> Response {
+async fn admit<S>(gate: &Gate, req: Request, inner: S) -> Response
+where
+    S: Service<Request, Response = Response, Error = Infallible>,
+{
     if let Err(refusal) = check_head(&req) {
         return refusal.into_response();
     }
+    let run = |req: Request| async move {
+        match inner.oneshot(req).await {
+            Ok(res) => res,
+            Err(never) => match never {},
+        }
+    };
     if !has_body(&req) {
-        return next.run(req).await;
+        return run(req).await;
     }
     let declared = req
         .headers()
@@ -94,8 +172,7 @@ async fn admit(gate: &Gate, req: Request, next: Next) -> Response {
         }
         Err(_) => return close(ApiError::RequestTimeout.into_response()),
     };
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
+    run(Request::from_parts(parts, Body::from(bytes))).await
 }
 
 /// Reads and drops what a refused body still sends, up to `DRAIN_MAX_BYTES`

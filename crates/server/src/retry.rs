@@ -4,24 +4,22 @@
 //! was rolled back whole, so running the same request again is what the
 //! client would do, only sooner and without an error in between. Writers
 //! take turns (`upstate_store::db::WriterTurn`), so this is the backstop,
-//! not the plan. Reads (`GET`, `HEAD`) pass straight through: the public
+//! not the plan. Reads never come here (`App` sends them past): the public
 //! read path pays nothing for it.
 
 use crate::error::Retryable;
+use axum::Router;
 use axum::body::Body;
 use axum::extract::Request;
-use axum::http::Method;
-use axum::middleware::Next;
 use axum::response::Response;
 use std::time::Duration;
+use tower::ServiceExt;
 
 /// Runs after the first: three more tries, about 20, 40 and 80 ms apart.
 const RETRIES: u32 = 3;
 
-pub(crate) async fn when_busy(req: Request, next: Next) -> Response {
-    if req.method() == Method::GET || req.method() == Method::HEAD {
-        return next.run(req).await;
-    }
+/// Runs a change on `routes`, again while the database was busy.
+pub(crate) async fn when_busy(req: Request, routes: Router, family: &'static str) -> Response {
     let (parts, body) = req.into_parts();
     // `request_gate` has read the body into memory already: no limit to
     // enforce here, and a copy per try is cheap.
@@ -33,7 +31,10 @@ pub(crate) async fn when_busy(req: Request, next: Next) -> Response {
     let mut tries = 0;
     loop {
         let req = Request::from_parts(parts.clone(), Body::from(bytes.clone()));
-        let res = next.clone().run(req).await;
+        let res = match routes.clone().oneshot(req).await {
+            Ok(res) => res,
+            Err(never) => match never {},
+        };
         if res.extensions().get::<Retryable>().is_none() || tries == RETRIES {
             return res;
         }
@@ -44,7 +45,7 @@ pub(crate) async fn when_busy(req: Request, next: Next) -> Response {
         tracing::info!(
             tries,
             method = %parts.method,
-            family = crate::telemetry::family(parts.uri.path()),
+            family,
             "running a request again after the database was busy"
         );
     }

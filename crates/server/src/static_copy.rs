@@ -21,7 +21,7 @@ pub mod publish;
 pub use bucket::write_bucket;
 pub use dir::{DirReport, write_dir};
 
-use axum::Router;
+use crate::app::App;
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::http::{Request, StatusCode, header};
@@ -91,7 +91,7 @@ fn seeds(slug: &str) -> Vec<String> {
 
 /// The copy of every public page (not private, not behind a password), as
 /// `app` answers now.
-pub async fn render(app: &Router, db: &Db, as_of: Timestamp) -> Result<Copy, String> {
+pub async fn render(app: &App, db: &Db, as_of: Timestamp) -> Result<Copy, String> {
     let pages = upstate_store::pages::list(db)
         .await
         .map_err(|e| e.to_string())?;
@@ -174,7 +174,7 @@ pub async fn render(app: &Router, db: &Db, as_of: Timestamp) -> Result<Copy, Str
 }
 
 async fn fetch(
-    app: &Router,
+    app: &App,
     url: &str,
     as_of: Timestamp,
 ) -> Result<(StatusCode, String, Vec<u8>), String> {

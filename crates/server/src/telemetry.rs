@@ -8,13 +8,9 @@
 //! Per instance, as Prometheus expects: with several instances, scrape each
 //! and sum.
 
-use axum::extract::{Request, State};
-use axum::middleware::Next;
-use axum::response::Response;
-use metrics::{counter, histogram, with_local_recorder};
+use metrics::{Counter, Histogram, counter, histogram, with_local_recorder};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle, PrometheusRecorder};
-use std::sync::Arc;
-use std::time::Instant;
+use std::sync::{Arc, OnceLock};
 use upstate_core::monitors::CheckResult;
 use upstate_core::{Id, MonitorKind};
 
@@ -29,6 +25,12 @@ const UPKEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 pub struct Telemetry {
     recorder: PrometheusRecorder,
     handle: PrometheusHandle,
+    /// Each series' handle, registered on its first request: looking one
+    /// up by its labels built a key and hashed it on every request, a
+    /// cost on the public read path that a handle does not have. A series
+    /// appears in the exposition once it has counted something, as before.
+    requests: [[OnceLock<Counter>; CLASSES.len()]; FAMILIES.len()],
+    durations: [OnceLock<Histogram>; FAMILIES.len()],
 }
 
 impl Telemetry {
@@ -42,6 +44,8 @@ impl Telemetry {
         let telemetry = Arc::new(Telemetry {
             handle: recorder.handle(),
             recorder,
+            requests: [const { [const { OnceLock::new() }; CLASSES.len()] }; FAMILIES.len()],
+            durations: [const { OnceLock::new() }; FAMILIES.len()],
         });
         // Histograms keep every sample until upkeep drains them into their
         // buckets; a scrape runs it, but nothing says anyone scrapes. Without
@@ -62,12 +66,22 @@ impl Telemetry {
         telemetry
     }
 
-    pub fn request(&self, family: &'static str, status: u16, seconds: f64) {
-        with_local_recorder(&self.recorder, || {
-            counter!("upstate_http_requests_total", "family" => family, "status" => class(status))
-                .increment(1);
-            histogram!("upstate_http_request_duration_seconds", "family" => family).record(seconds);
-        });
+    pub fn request(&self, family: Family, status: u16, seconds: f64) {
+        let (f, c) = (family.0, class_of(status));
+        self.requests[f][c]
+            .get_or_init(|| {
+                with_local_recorder(&self.recorder, || {
+                    counter!("upstate_http_requests_total", "family" => FAMILIES[f], "status" => CLASSES[c])
+                })
+            })
+            .increment(1);
+        self.durations[f]
+            .get_or_init(|| {
+                with_local_recorder(&self.recorder, || {
+                    histogram!("upstate_http_request_duration_seconds", "family" => FAMILIES[f])
+                })
+            })
+            .record(seconds);
     }
 
     /// This process's exposition.
@@ -93,71 +107,84 @@ impl upstate_jobs::monitors::Observe for Telemetry {
     }
 }
 
-fn class(status: u16) -> &'static str {
+/// The status classes, in `class_of`'s order.
+const CLASSES: [&str; 5] = ["1xx", "2xx", "3xx", "4xx", "5xx"];
+
+fn class_of(status: u16) -> usize {
     match status {
-        100..=199 => "1xx",
-        200..=299 => "2xx",
-        300..=399 => "3xx",
-        400..=499 => "4xx",
-        _ => "5xx",
+        100..=199 => 0,
+        200..=299 => 1,
+        300..=399 => 2,
+        400..=499 => 3,
+        _ => 4,
     }
 }
+
+/// The families a path can fall in, in `Family::of`'s order.
+const FAMILIES: [&str; 12] = [
+    "assets",
+    "badge",
+    "widget",
+    "feed",
+    "public_api",
+    "public_page",
+    "api_v1",
+    "api_v2",
+    "admin",
+    "operations",
+    "app",
+    "other",
+];
 
 /// Which part of Upstate a path belongs to: few values, so the series stay
 /// few whatever visitors ask for.
-pub fn family(path: &str) -> &'static str {
-    let p = path;
-    if p.starts_with("/assets/") || p == "/sw.js" || p == "/favicon.ico" {
-        "assets"
-    } else if p.starts_with("/api/badge") {
-        "badge"
-    } else if p.starts_with("/api/widget") {
-        "widget"
-    } else if p.starts_with("/api/feed") || p.starts_with("/api/calendar") {
-        "feed"
-    } else if p.starts_with("/s/") && p.contains("/api/v2/")
-        || p.starts_with("/api/v2/") && p.ends_with(".json")
-        || p.starts_with("/api/v1/public/")
-        || p.starts_with("/api/public/")
-        || p == "/api/v1/status"
-    {
-        "public_api"
-    } else if p.starts_with("/s/") || p == "/" || p == "/events" {
-        "public_page"
-    } else if p.starts_with("/api/v1/") {
-        "api_v1"
-    } else if p.starts_with("/api/v2/") {
-        "api_v2"
-    } else if p.starts_with("/admin") {
-        "admin"
-    } else if p == "/api/health" || p == "/api/metrics" || p == "/api/selftest" {
-        "operations"
-    } else if p.starts_with("/api/") {
-        "app"
-    } else {
-        "other"
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Family(usize);
+
+impl Family {
+    pub fn of(p: &str) -> Family {
+        Family(
+            if p.starts_with("/assets/") || p == "/sw.js" || p == "/favicon.ico" {
+                0
+            } else if p.starts_with("/api/badge") {
+                1
+            } else if p.starts_with("/api/widget") {
+                2
+            } else if p.starts_with("/api/feed") || p.starts_with("/api/calendar") {
+                3
+            } else if p.starts_with("/s/") && p.contains("/api/v2/")
+                || p.starts_with("/api/v2/") && p.ends_with(".json")
+                || p.starts_with("/api/v1/public/")
+                || p.starts_with("/api/public/")
+                || p == "/api/v1/status"
+            {
+                4
+            } else if p.starts_with("/s/") || p == "/" || p == "/events" {
+                5
+            } else if p.starts_with("/api/v1/") {
+                6
+            } else if p.starts_with("/api/v2/") {
+                7
+            } else if p.starts_with("/admin") {
+                8
+            } else if p == "/api/health" || p == "/api/metrics" || p == "/api/selftest" {
+                9
+            } else if p.starts_with("/api/") {
+                10
+            } else {
+                11
+            },
+        )
+    }
+
+    pub fn name(self) -> &'static str {
+        FAMILIES[self.0]
     }
 }
 
-/// Counts every request by family and status class, and times it.
-pub async fn count(State(t): State<Arc<Telemetry>>, req: Request, next: Next) -> Response {
-    // The static copy's requests are the service asking itself, not traffic.
-    if req
-        .extensions()
-        .get::<crate::static_copy::StaticCopy>()
-        .is_some()
-    {
-        return next.run(req).await;
-    }
-    let family = family(req.uri().path());
-    let started = Instant::now();
-    let response = next.run(req).await;
-    t.request(
-        family,
-        response.status().as_u16(),
-        started.elapsed().as_secs_f64(),
-    );
-    response
+/// The family's name of a path, for logs.
+pub fn family(path: &str) -> &'static str {
+    Family::of(path).name()
 }
 
 #[cfg(test)]
@@ -182,7 +209,7 @@ mod tests {
         ] {
             assert_eq!(family(path), f, "{path}");
         }
-        assert_eq!(class(204), "2xx");
-        assert_eq!(class(503), "5xx");
+        assert_eq!(CLASSES[class_of(204)], "2xx");
+        assert_eq!(CLASSES[class_of(503)], "5xx");
     }
 }

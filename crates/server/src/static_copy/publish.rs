@@ -12,7 +12,7 @@
 //! a wrong copy (docs/operations.md).
 
 use super::{DirReport, bucket, render, write_dir};
-use axum::Router;
+use crate::app::App;
 use std::path::PathBuf;
 use std::time::Duration;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
@@ -31,7 +31,7 @@ const LAST_WITHIN: Duration = Duration::from_secs(20);
 
 /// Publishes `app`'s copy wherever the export settings say, until `stop`.
 pub async fn run(
-    app: Router,
+    app: App,
     db: Db,
     root: PathBuf,
     guard: upstate_jobs::outgoing::Guard,
@@ -110,7 +110,7 @@ enum Attempt {
 /// One publish wherever the export settings say, recorded for the
 /// Settings screen, the API and the metrics.
 async fn once(
-    app: &Router,
+    app: &App,
     db: &Db,
     root: &std::path::Path,
     guard: &upstate_jobs::outgoing::Guard,
@@ -162,7 +162,7 @@ fn backoff(failures: u32) -> Duration {
 /// One publish to every target; the file count and what the targets did
 /// (summed), or every target's error.
 async fn publish(
-    app: &Router,
+    app: &App,
     db: &Db,
     wanted: &ExportSettings,
     root: &std::path::Path,
