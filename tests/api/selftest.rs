@@ -23,6 +23,19 @@ fn names(report: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The public API's requests of one status class in parsed samples (none
+/// counted yet: no series).
+fn public_reads(samples: &[Value], class: &str) -> f64 {
+    samples
+        .iter()
+        .find(|s| {
+            s["name"] == "upstate_http_requests_total"
+                && s["labels"]["family"] == "public_api"
+                && s["labels"]["status"] == class
+        })
+        .map_or(0.0, |s| s["value"].as_f64().unwrap_or(0.0))
+}
+
 fn check<'a>(report: &'a Value, name: &str) -> &'a Value {
     report["data"]["checks"]
         .as_array()
@@ -287,6 +300,43 @@ async fn metrics_parse_with_the_prometheus_client(b: Backend) {
         "the refused scrapes"
     );
     assert!(find("upstate_http_requests_total", &[("family", "public_page")]) >= 1.0);
+    // Each request counts once in its own series, whose handle is kept
+    // after its first use: three public reads and one refused after this
+    // scrape move their two series by exactly that.
+    let (ok_before, refused_before) =
+        (public_reads(&samples, "2xx"), public_reads(&samples, "4xx"));
+    for _ in 0..3 {
+        let r = client
+            .get(format!("{}/api/public/status/acme", s.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+    }
+    let r = client
+        .get(format!("{}/api/public/status/no-such-page", s.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    let again = client
+        .get(&url)
+        .bearer_auth("scrape-secret")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let parsed = crate::support::consumer(
+        "metrics_parse_with_the_prometheus_client",
+        "parse_prometheus.py",
+        again.as_bytes(),
+    )
+    .expect("peers checked above");
+    let after: Vec<Value> = serde_json::from_value(parsed).unwrap();
+    assert_eq!(public_reads(&after, "2xx"), ok_before + 3.0, "{again}");
+    assert_eq!(public_reads(&after, "4xx"), refused_before + 1.0, "{again}");
     assert!(
         find(
             "upstate_http_request_duration_seconds_count",

@@ -26,8 +26,11 @@ use tower::Service;
 use upstate_store::Db;
 
 /// The routes with their request counting, database gate and retries.
+/// One `Arc`: hyper clones the service for every request it hands on.
 #[derive(Clone)]
-pub struct App {
+pub struct App(Arc<Parts>);
+
+struct Parts {
     routes: Router,
     telemetry: Arc<Telemetry>,
     db: Db,
@@ -35,11 +38,11 @@ pub struct App {
 
 impl App {
     pub(crate) fn new(routes: Router, telemetry: Arc<Telemetry>, db: Db) -> App {
-        App {
+        App(Arc::new(Parts {
             routes,
             telemetry,
             db,
-        }
+        }))
     }
 }
 
@@ -63,9 +66,11 @@ impl Service<Request> for App {
         let counted = req.extensions().get::<StaticCopy>().is_none();
         let family = Family::of(req.uri().path());
         let answer = if is_read(req.method()) {
-            Answer::Read(self.routes.call(req))
+            // A router's `call` takes `&mut self` but only clones its
+            // inner `Arc`: a clone of ours costs the same.
+            Answer::Read(self.0.routes.clone().call(req))
         } else {
-            let (routes, db) = (self.routes.clone(), self.db.clone());
+            let (routes, db) = (self.0.routes.clone(), self.0.db.clone());
             Answer::Change(Box::pin(async move {
                 let method = req.method().clone();
                 let change = crate::retry::when_busy(req, routes, family.name());
@@ -74,7 +79,7 @@ impl Service<Request> for App {
         };
         Counted {
             answer,
-            count: counted.then(|| (self.telemetry.clone(), family, Instant::now())),
+            count: counted.then(|| (self.0.telemetry.clone(), family, Instant::now())),
         }
     }
 }

@@ -77,9 +77,10 @@ impl Telemetry {
             .increment(1);
         self.durations[f]
             .get_or_init(|| {
-                with_local_recorder(&self.recorder, || {
-                    histogram!("upstate_http_request_duration_seconds", "family" => FAMILIES[f])
-                })
+                with_local_recorder(
+                    &self.recorder,
+                    || histogram!("upstate_http_request_duration_seconds", "family" => FAMILIES[f]),
+                )
             })
             .record(seconds);
     }
