@@ -22,7 +22,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 use std::time::Instant;
-use tower::Service;
+use tower::{Service, ServiceExt};
 use upstate_store::Db;
 
 /// The routes with their request counting, database gate and retries.
@@ -43,6 +43,18 @@ impl App {
             telemetry,
             db,
         }))
+    }
+}
+
+/// The answer of a service that cannot fail, asked once: how the request
+/// gate, the form bridge and the retry run what stands behind them.
+pub(crate) async fn answer<S>(inner: S, req: Request) -> Response
+where
+    S: Service<Request, Response = Response, Error = Infallible>,
+{
+    match inner.oneshot(req).await {
+        Ok(res) => res,
+        Err(never) => match never {},
     }
 }
 

@@ -37,6 +37,7 @@
 //! `X-Step-Up-Token`; a wrong proof comes back beside that field and the
 //! action is not attempted.
 
+use crate::app::answer as run;
 use crate::error::ApiError;
 use axum::body::{Body, to_bytes};
 use axum::extract::Request;
@@ -49,7 +50,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::convert::Infallible;
 use std::task::{Context, Poll};
-use tower::{Service, ServiceExt};
+use tower::Service;
 
 pub const FLASH_COOKIE: &str = "upstate_flash";
 /// What a flash cookie may carry; values beyond it are not refilled.
@@ -494,16 +495,6 @@ where
         // The clone is ready-checked inside `bridge`; this one stays ready.
         let inner = self.0.clone();
         Either::Right(Box::pin(async move { Ok(bridge(req, inner).await) }))
-    }
-}
-
-async fn run<S>(inner: S, req: Request) -> Response
-where
-    S: Service<Request, Response = Response, Error = Infallible>,
-{
-    match inner.oneshot(req).await {
-        Ok(res) => res,
-        Err(never) => match never {},
     }
 }
 

@@ -36,7 +36,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
-use tower::{Service, ServiceExt};
+use tower::Service;
 
 /// The most request line and headers a request may have.
 pub(crate) const HEAD_MAX_BYTES: usize = 400 * 1024;
@@ -84,7 +84,11 @@ where
 
     fn call(&mut self, req: Request) -> Self::Future {
         let gate = self.gate.clone();
-        if check_head(&req).is_ok() && !has_body(&req) {
+        if let Err(refusal) = check_head(&req) {
+            let res = finish(&gate, refusal.into_response());
+            return Either::Right(Box::pin(async move { Ok(res) }));
+        }
+        if !has_body(&req) {
             return Either::Left(Finished {
                 answer: self.inner.call(req),
                 gate,
@@ -94,7 +98,7 @@ where
         let clone = self.inner.clone();
         let inner = std::mem::replace(&mut self.inner, clone);
         Either::Right(Box::pin(async move {
-            Ok(finish(&gate, admit(&gate, req, inner).await))
+            Ok(finish(&gate, read_body(&gate, req, inner).await))
         }))
     }
 }
@@ -130,22 +134,12 @@ fn finish(gate: &Gate, mut res: Response) -> Response {
     res
 }
 
-async fn admit<S>(gate: &Gate, req: Request, inner: S) -> Response
+/// Reads a request's body within the limits, then hands the request on
+/// with the body in memory.
+async fn read_body<S>(gate: &Gate, req: Request, inner: S) -> Response
 where
     S: Service<Request, Response = Response, Error = Infallible>,
 {
-    if let Err(refusal) = check_head(&req) {
-        return refusal.into_response();
-    }
-    let run = |req: Request| async move {
-        match inner.oneshot(req).await {
-            Ok(res) => res,
-            Err(never) => match never {},
-        }
-    };
-    if !has_body(&req) {
-        return run(req).await;
-    }
     let declared = req
         .headers()
         .get(header::CONTENT_LENGTH)
@@ -172,7 +166,7 @@ where
         }
         Err(_) => return close(ApiError::RequestTimeout.into_response()),
     };
-    run(Request::from_parts(parts, Body::from(bytes))).await
+    crate::app::answer(inner, Request::from_parts(parts, Body::from(bytes))).await
 }
 
 /// Reads and drops what a refused body still sends, up to `DRAIN_MAX_BYTES`

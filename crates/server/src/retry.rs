@@ -13,7 +13,6 @@ use axum::body::Body;
 use axum::extract::Request;
 use axum::response::Response;
 use std::time::Duration;
-use tower::ServiceExt;
 
 /// Runs after the first: three more tries, about 20, 40 and 80 ms apart.
 const RETRIES: u32 = 3;
@@ -31,10 +30,7 @@ pub(crate) async fn when_busy(req: Request, routes: Router, family: &'static str
     let mut tries = 0;
     loop {
         let req = Request::from_parts(parts.clone(), Body::from(bytes.clone()));
-        let res = match routes.clone().oneshot(req).await {
-            Ok(res) => res,
-            Err(never) => match never {},
-        };
+        let res = crate::app::answer(routes.clone(), req).await;
         if res.extensions().get::<Retryable>().is_none() || tries == RETRIES {
             return res;
         }

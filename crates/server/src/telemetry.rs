@@ -29,8 +29,8 @@ pub struct Telemetry {
     /// up by its labels built a key and hashed it on every request, a
     /// cost on the public read path that a handle does not have. A series
     /// appears in the exposition once it has counted something, as before.
-    requests: [[OnceLock<Counter>; CLASSES.len()]; FAMILIES.len()],
-    durations: [OnceLock<Histogram>; FAMILIES.len()],
+    requests: [[OnceLock<Counter>; CLASSES.len()]; FAMILIES],
+    durations: [OnceLock<Histogram>; FAMILIES],
 }
 
 impl Telemetry {
@@ -44,8 +44,8 @@ impl Telemetry {
         let telemetry = Arc::new(Telemetry {
             handle: recorder.handle(),
             recorder,
-            requests: [const { [const { OnceLock::new() }; CLASSES.len()] }; FAMILIES.len()],
-            durations: [const { OnceLock::new() }; FAMILIES.len()],
+            requests: [const { [const { OnceLock::new() }; CLASSES.len()] }; FAMILIES],
+            durations: [const { OnceLock::new() }; FAMILIES],
         });
         // Histograms keep every sample until upkeep drains them into their
         // buckets; a scrape runs it, but nothing says anyone scrapes. Without
@@ -67,11 +67,11 @@ impl Telemetry {
     }
 
     pub fn request(&self, family: Family, status: u16, seconds: f64) {
-        let (f, c) = (family.0, class_of(status));
+        let (f, c) = (family as usize, class_of(status));
         self.requests[f][c]
             .get_or_init(|| {
                 with_local_recorder(&self.recorder, || {
-                    counter!("upstate_http_requests_total", "family" => FAMILIES[f], "status" => CLASSES[c])
+                    counter!("upstate_http_requests_total", "family" => family.name(), "status" => CLASSES[c])
                 })
             })
             .increment(1);
@@ -79,7 +79,7 @@ impl Telemetry {
             .get_or_init(|| {
                 with_local_recorder(
                     &self.recorder,
-                    || histogram!("upstate_http_request_duration_seconds", "family" => FAMILIES[f]),
+                    || histogram!("upstate_http_request_duration_seconds", "family" => family.name()),
                 )
             })
             .record(seconds);
@@ -121,71 +121,78 @@ fn class_of(status: u16) -> usize {
     }
 }
 
-/// The families a path can fall in, in `Family::of`'s order.
-const FAMILIES: [&str; 12] = [
-    "assets",
-    "badge",
-    "widget",
-    "feed",
-    "public_api",
-    "public_page",
-    "api_v1",
-    "api_v2",
-    "admin",
-    "operations",
-    "app",
-    "other",
-];
-
 /// Which part of Upstate a path belongs to: few values, so the series stay
 /// few whatever visitors ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Family(usize);
+pub enum Family {
+    Assets,
+    Badge,
+    Widget,
+    Feed,
+    PublicApi,
+    PublicPage,
+    ApiV1,
+    ApiV2,
+    Admin,
+    Operations,
+    App,
+    Other,
+}
+
+/// How many families there are: the handles' table has a row for each.
+const FAMILIES: usize = Family::Other as usize + 1;
 
 impl Family {
     pub fn of(p: &str) -> Family {
-        Family(
-            if p.starts_with("/assets/") || p == "/sw.js" || p == "/favicon.ico" {
-                0
-            } else if p.starts_with("/api/badge") {
-                1
-            } else if p.starts_with("/api/widget") {
-                2
-            } else if p.starts_with("/api/feed") || p.starts_with("/api/calendar") {
-                3
-            } else if p.starts_with("/s/") && p.contains("/api/v2/")
-                || p.starts_with("/api/v2/") && p.ends_with(".json")
-                || p.starts_with("/api/v1/public/")
-                || p.starts_with("/api/public/")
-                || p == "/api/v1/status"
-            {
-                4
-            } else if p.starts_with("/s/") || p == "/" || p == "/events" {
-                5
-            } else if p.starts_with("/api/v1/") {
-                6
-            } else if p.starts_with("/api/v2/") {
-                7
-            } else if p.starts_with("/admin") {
-                8
-            } else if p == "/api/health" || p == "/api/metrics" || p == "/api/selftest" {
-                9
-            } else if p.starts_with("/api/") {
-                10
-            } else {
-                11
-            },
-        )
+        if p.starts_with("/assets/") || p == "/sw.js" || p == "/favicon.ico" {
+            Family::Assets
+        } else if p.starts_with("/api/badge") {
+            Family::Badge
+        } else if p.starts_with("/api/widget") {
+            Family::Widget
+        } else if p.starts_with("/api/feed") || p.starts_with("/api/calendar") {
+            Family::Feed
+        } else if p.starts_with("/s/") && p.contains("/api/v2/")
+            || p.starts_with("/api/v2/") && p.ends_with(".json")
+            || p.starts_with("/api/v1/public/")
+            || p.starts_with("/api/public/")
+            || p == "/api/v1/status"
+        {
+            Family::PublicApi
+        } else if p.starts_with("/s/") || p == "/" || p == "/events" {
+            Family::PublicPage
+        } else if p.starts_with("/api/v1/") {
+            Family::ApiV1
+        } else if p.starts_with("/api/v2/") {
+            Family::ApiV2
+        } else if p.starts_with("/admin") {
+            Family::Admin
+        } else if p == "/api/health" || p == "/api/metrics" || p == "/api/selftest" {
+            Family::Operations
+        } else if p.starts_with("/api/") {
+            Family::App
+        } else {
+            Family::Other
+        }
     }
 
+    /// The `family` label.
     pub fn name(self) -> &'static str {
-        FAMILIES[self.0]
+        match self {
+            Family::Assets => "assets",
+            Family::Badge => "badge",
+            Family::Widget => "widget",
+            Family::Feed => "feed",
+            Family::PublicApi => "public_api",
+            Family::PublicPage => "public_page",
+            Family::ApiV1 => "api_v1",
+            Family::ApiV2 => "api_v2",
+            Family::Admin => "admin",
+            Family::Operations => "operations",
+            Family::App => "app",
+            Family::Other => "other",
+        }
     }
-}
-
-/// The family's name of a path, for logs.
-pub fn family(path: &str) -> &'static str {
-    Family::of(path).name()
 }
 
 #[cfg(test)]
@@ -208,7 +215,7 @@ mod tests {
             ("/api/metrics", "operations"),
             ("/wp-login.php", "other"),
         ] {
-            assert_eq!(family(path), f, "{path}");
+            assert_eq!(Family::of(path).name(), f, "{path}");
         }
         assert_eq!(CLASSES[class_of(204)], "2xx");
         assert_eq!(CLASSES[class_of(503)], "5xx");
