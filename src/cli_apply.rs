@@ -13,7 +13,7 @@
 //! object it made, or one of the same name it adopted. Only those are ever
 //! deleted, and only when the file no longer declares them.
 
-use crate::cli_remote::request;
+use crate::cli_remote::{answer, request};
 use anyhow::Context;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -241,13 +241,19 @@ impl Run<'_> {
         request(self.server, self.key, method, path, body).await
     }
 
+    /// Every item of a list, following `nextCursor` where it is paged.
     async fn list(&self, path: &str) -> anyhow::Result<Vec<Value>> {
-        Ok(self
-            .call("GET", path, None)
-            .await?
-            .as_array()
-            .cloned()
-            .unwrap_or_default())
+        let mut all = Vec::new();
+        let mut at = path.to_string();
+        loop {
+            let doc = answer(self.server, self.key, "GET", &at, None).await?;
+            let items = doc.get("data").unwrap_or(&doc);
+            all.extend(items.as_array().cloned().unwrap_or_default());
+            match doc["nextCursor"].as_str() {
+                Some(next) => at = format!("{path}?cursor={next}"),
+                None => return Ok(all),
+            }
+        }
     }
 
     fn is_managed(&self, kind: ManagedKind, id: i64) -> bool {

@@ -170,6 +170,19 @@ pub(crate) async fn request(
     path: &str,
     body: Option<Value>,
 ) -> anyhow::Result<Value> {
+    let doc = answer(server, key, method, path, body).await?;
+    Ok(doc.get("data").cloned().unwrap_or(doc))
+}
+
+/// `request`'s whole answer, for lists that come a page at a time (their
+/// `nextCursor` beside `data`).
+pub(crate) async fn answer(
+    server: &str,
+    key: &str,
+    method: &str,
+    path: &str,
+    body: Option<Value>,
+) -> anyhow::Result<Value> {
     let url = format!("{}{path}", server.trim_end_matches('/'));
     let mut headers = vec![
         ("authorization", format!("Bearer {key}")),
@@ -207,7 +220,7 @@ pub(crate) async fn request(
         }
         anyhow::bail!("the server answered {}: {why}", answer.status);
     }
-    Ok(doc.get("data").cloned().unwrap_or(doc))
+    Ok(doc)
 }
 
 fn text(v: &Value) -> String {

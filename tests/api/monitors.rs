@@ -25,7 +25,153 @@ on_both_backends!(
     bad_monitors_are_refused_and_nothing_is_stored,
     the_server_runs_its_monitors_on_its_own,
     header_values_are_write_only,
+    the_monitor_screens_show_a_bounded_number,
 );
+
+/// With more monitors than a screen shows, the monitors screen pages them
+/// (the failing first, each page its own strips) and the dashboard shows the
+/// first failing ones with a link to all of them: a screen costs the same
+/// with a thousand monitors as with fifty.
+async fn the_monitor_screens_show_a_bounded_number(b: Backend) {
+    let rx = Receiver::start().await;
+    rx.otherwise(Plan::Status(503));
+    let mut app = TestApp::spawn(b).await;
+    let page = app.page("acme").await;
+    let mut failing = Vec::new();
+    for n in 0..65 {
+        let c = app.component(&page, &format!("Service {n:02}")).await;
+        // Twelve fail; the rest are paused.
+        let body = if n < 12 {
+            json!({"componentId": c, "target": format!("{}/s{n}", rx.base), "retries": 0})
+        } else {
+            json!({"componentId": c, "target": format!("{}/s{n}", rx.base), "enabled": false})
+        };
+        let m = monitor(&app, body).await;
+        if n < 12 {
+            failing.push(m["id"].clone());
+        }
+    }
+    app.advance_to_next_check(STEP).await;
+    app.run_monitors().await;
+    // What twelve monitors going down tell the team is tested elsewhere.
+    app.leave_pending();
+    for id in &failing {
+        let state = app
+            .data(Method::GET, &format!("/api/monitors/{id}"), None, 200)
+            .await["state"]
+            .clone();
+        assert_eq!(state, "down", "monitor {id}");
+    }
+    // The API pages them by id, following nextCursor to the end.
+    let mut seen = Vec::new();
+    let mut path = "/api/monitors?limit=25".to_string();
+    loop {
+        let (status, page) = app.send(Method::GET, &path, None).await;
+        assert_eq!(status, 200, "{path}: {page}");
+        let items = page["data"].as_array().unwrap();
+        assert!(items.len() <= 25);
+        seen.extend(items.iter().map(|m| m["id"].as_i64().unwrap()));
+        match page["nextCursor"].as_str() {
+            Some(c) => path = format!("/api/monitors?limit=25&cursor={c}"),
+            None => break,
+        }
+    }
+    assert_eq!(seen.len(), 65, "each once");
+    assert!(seen.windows(2).all(|w| w[0] < w[1]), "by id: {seen:?}");
+    let (_, whole) = app.send(Method::GET, "/api/monitors", None).await;
+    assert_eq!(
+        whole["data"].as_array().unwrap().len(),
+        65,
+        "100 unless asked"
+    );
+    assert_eq!(whole["nextCursor"], Value::Null);
+    for (q, field) in [
+        ("limit=0", "limit"),
+        ("limit=501", "limit"),
+        ("limit=many", "limit"),
+        ("cursor=abc", "cursor"),
+        ("cursor=", "cursor"),
+    ] {
+        let (status, body) = app
+            .send(Method::GET, &format!("/api/monitors?{q}"), None)
+            .await;
+        assert_eq!(status, 422, "{q}: {body}");
+        assert_eq!(body["errors"][0]["field"], field, "{q}: {body}");
+    }
+
+    app.test_db
+        .user_with("ops@example.com", "owner", crate::support::PASSWORD);
+    let login = reqwest::Client::new()
+        .post(format!("{}/api/auth/login", app.base))
+        .json(&json!({"email": "ops@example.com", "password": crate::support::PASSWORD}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(login.status(), 200);
+    let cookie = login.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string();
+    let screen = |path: String| {
+        let cookie = cookie.clone();
+        let url = format!("{}{path}", app.base);
+        async move {
+            let r = reqwest::Client::new()
+                .get(url)
+                .header("cookie", cookie)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 200);
+            r.text().await.unwrap()
+        }
+    };
+    // Each row's "Open" button.
+    let rows = |html: &str| {
+        html.matches("class=\"button secondary\" href=\"/admin/monitors/")
+            .count()
+    };
+
+    let first = screen("/admin/monitors".into()).await;
+    assert_eq!(rows(&first), 50, "one page of fifty");
+    assert!(first.contains("rel=\"next\""), "a next page");
+    assert!(!first.contains("rel=\"prev\""));
+    // The failing come first: all twelve are on the first page.
+    for n in 0..12 {
+        assert!(
+            first.contains(&format!("Service {n:02}")),
+            "Service {n:02} on page 1"
+        );
+    }
+    let second = screen("/admin/monitors?p=2".into()).await;
+    assert_eq!(rows(&second), 15, "the rest");
+    assert!(second.contains("rel=\"prev\"") && !second.contains("rel=\"next\""));
+    // A search pages within what it finds, and keeps itself in the links.
+    let paused = screen("/admin/monitors?state=paused".into()).await;
+    assert_eq!(rows(&paused), 50);
+    assert!(paused.contains("href=\"/admin/monitors?state=paused&amp;p=2\""));
+    let rest = screen("/admin/monitors?state=paused&p=2".into()).await;
+    assert_eq!(rows(&rest), 3, "53 paused in all");
+    let past = screen("/admin/monitors?p=9".into()).await;
+    assert_eq!(rows(&past), 0, "past the end: nothing, and no error");
+    // Not a page number: the first page.
+    assert_eq!(rows(&screen("/admin/monitors?p=x".into()).await), 50);
+
+    let dashboard = screen("/admin".into()).await;
+    assert!(
+        dashboard.contains("12 failing"),
+        "every failing one counted"
+    );
+    assert_eq!(
+        dashboard.matches("href=\"/admin/monitors/").count(),
+        10,
+        "the first ten shown"
+    );
+    assert!(dashboard.contains("href=\"/admin/monitors?state=failing\""));
+}
 
 /// A monitor's request header values (credentials, mostly) are never
 /// audited nor returned: readers see a hint, and sending the hint back keeps

@@ -121,6 +121,22 @@ pub async fn list(db: &Db) -> StoreResult<Vec<Monitor>> {
         .collect()
 }
 
+/// At most `limit` monitors after the one with id `after`, by id.
+pub async fn page(db: &Db, after: Option<Id>, limit: i64) -> StoreResult<Vec<Monitor>> {
+    let rows: Vec<Row> = on_db!(db, |c| sqlx::query_as(concat!(
+        "SELECT ",
+        cols!(),
+        " FROM monitors WHERE id > $1 ORDER BY id LIMIT $2"
+    ))
+    .bind(after.unwrap_or(0))
+    .bind(limit)
+    .fetch_all(c)
+    .await?);
+    rows.into_iter()
+        .map(|r| r.into_stored(&db.keys).map(|s| s.monitor))
+        .collect()
+}
+
 pub async fn stored(db: &Db, id: Id) -> StoreResult<Stored> {
     let row: Option<Row> = on_db!(db, |c| sqlx::query_as(concat!(
         "SELECT ",

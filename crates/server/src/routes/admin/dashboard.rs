@@ -11,6 +11,9 @@ use upstate_store::incidents::IncidentFilter;
 use upstate_store::maintenance::MaintenanceFilter;
 use upstate_store::{audit, incidents, maintenance};
 
+/// How many failing monitors the dashboard shows with their checks.
+const FAILING_SHOWN: usize = 10;
+
 pub(super) async fn dashboard(
     State(state): State<AppState>,
     s: Screen,
@@ -47,14 +50,22 @@ pub(super) async fn dashboard(
     let all_monitors = upstate_store::monitors::list(&state.db)
         .await
         .map_err(fail)?;
-    let mut failing = Vec::new();
-    for m in all_monitors.iter().filter(|m| {
-        m.config.enabled
-            && matches!(
-                m.state,
-                upstate_core::MonitorState::Down | upstate_core::MonitorState::Degraded
-            )
-    }) {
+    let mut failing: Vec<&upstate_core::monitors::Monitor> = all_monitors
+        .iter()
+        .filter(|m| {
+            m.config.enabled
+                && matches!(
+                    m.state,
+                    upstate_core::MonitorState::Down | upstate_core::MonitorState::Degraded
+                )
+        })
+        .collect();
+    failing.sort_by_key(|m| view::monitor_rank(m));
+    let failing_count = failing.len();
+    // When everything is down at once the dashboard is opened most: it
+    // shows the first few with their checks, and links to the rest.
+    let mut shown = Vec::new();
+    for m in failing.into_iter().take(FAILING_SHOWN) {
         let name = upstate_store::components::get(&state.db, m.component_id)
             .await
             .map(|c| c.name)
@@ -62,9 +73,8 @@ pub(super) async fn dashboard(
         let recent = upstate_store::monitors::checks(&state.db, m.id, super::monitors::STRIP)
             .await
             .map_err(fail)?;
-        failing.push((m.clone(), name, recent));
+        shown.push((m.clone(), name, recent));
     }
-    failing.sort_by_key(|(m, _, _)| view::monitor_rank(m));
     let data = view::DashboardData {
         monitors: view::MonitorGlance {
             up: all_monitors
@@ -73,7 +83,8 @@ pub(super) async fn dashboard(
                 .count(),
             paused: all_monitors.iter().filter(|m| !m.config.enabled).count(),
             total: all_monitors.len(),
-            failing,
+            failing_count,
+            failing: shown,
         },
         pages: with_status,
         open_incidents: incidents::list(&state.db, &open).await.map_err(fail)?,

@@ -4,12 +4,12 @@
 
 use crate::caller::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{Body, PathId};
-use crate::openapi::{BodyErrors, Conflict, NotFound, SessionErrors};
+use crate::extract::{Body, PathId, QueryParams};
+use crate::openapi::{BadQuery, BodyErrors, Conflict, NotFound, SessionErrors};
 use crate::respond::{Data, Message, created, data, deleted};
 use crate::state::AppState;
 use axum::extract::{Path, State};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use upstate_core::FieldErrors;
 use upstate_core::monitors::{CheckResult, Monitor, MonitorConfig, MonitorInput};
@@ -40,18 +40,50 @@ fn shown(state: &AppState, mut m: Monitor) -> Monitor {
     m.under(&state.settings.public_url)
 }
 
+/// One page of the monitors.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct MonitorPage {
+    data: Vec<Monitor>,
+    /// Pass as `cursor` for the next page; null on the last page.
+    next_cursor: Option<String>,
+}
+
+/// Monitors per page unless `limit` says otherwise, and the most it may.
+const DEFAULT_LIMIT: i64 = 100;
+const MAX_LIMIT: i64 = 500;
+
 #[utoipa::path(get, path = "/api/monitors", tag = "monitors", operation_id = "listMonitors",
-    summary = "Every monitor with its latest result (needs PAGES_READ)",
-    responses((status = 200, body = Data<Vec<Monitor>>), SessionErrors),
+    summary = "The monitors with their latest result, by id, a page at a time (needs PAGES_READ)",
+    params(
+        ("cursor" = Option<String>, Query, description = "nextCursor of the previous page"),
+        ("limit" = Option<i64>, Query, description = "1 to 500, default 100"),
+    ),
+    responses((status = 200, body = MonitorPage), SessionErrors, BadQuery),
     security(("session" = []), ("api_key" = [])))]
-async fn list(State(state): State<AppState>, caller: Caller) -> ApiResult<Response> {
+async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    q: QueryParams,
+) -> ApiResult<Response> {
     caller.require(Permission::PagesRead)?;
-    let all: Vec<Monitor> = monitors::list(&state.db)
-        .await?
-        .into_iter()
-        .map(|m| shown(&state, m))
-        .collect();
-    Ok(data(all))
+    let mut e = FieldErrors::new();
+    // `?cursor=` with nothing after it is no cursor the server gave.
+    if q.has("cursor") && q.get("cursor").is_none() {
+        e.push("cursor", "must be a cursor returned by an earlier page");
+    }
+    let after = q.parsed::<i64>("cursor", "a cursor returned by an earlier page", &mut e);
+    let limit = q.limit("limit", DEFAULT_LIMIT, MAX_LIMIT, &mut e);
+    e.into_result()?;
+    let page = monitors::page(&state.db, after, limit).await?;
+    let next_cursor = (page.len() as i64 == limit)
+        .then(|| page.last().map(|m| m.id.to_string()))
+        .flatten();
+    let page = MonitorPage {
+        data: page.into_iter().map(|m| shown(&state, m)).collect(),
+        next_cursor,
+    };
+    Ok(crate::respond::nosniff(axum::Json(page).into_response()))
 }
 
 #[utoipa::path(post, path = "/api/monitors", tag = "monitors", operation_id = "createMonitor",

@@ -30,8 +30,10 @@ pub struct MonitorGlance {
     pub total: usize,
     pub up: usize,
     pub paused: usize,
-    /// Down or slow (and not paused): the monitor, its component's name and
-    /// its latest checks, the worst first.
+    /// Down or slow, and not paused.
+    pub failing_count: usize,
+    /// The first of those (the monitor, its component's name and its
+    /// latest checks), the worst first; the monitors screen lists them all.
     pub failing: Vec<(Monitor, String, Vec<CheckResult>)>,
 }
 
@@ -111,7 +113,7 @@ pub fn dashboard(frame: &Frame, flash: Option<&Flash>, d: &DashboardData) -> Mar
                 } @else {
                     p.counts {
                         span.pill.s-operational { (g.up) " up" }
-                        " " span class=(if g.failing.is_empty() { "pill s-none" } else { "pill s-major_outage" }) { (g.failing.len()) " failing" }
+                        " " span class=(if g.failing_count == 0 { "pill s-none" } else { "pill s-major_outage" }) { (g.failing_count) " failing" }
                         " " span.pill.s-degraded { (g.paused) " paused" }
                         " " a href="/admin/monitors" { "All " (g.total) }
                     }
@@ -129,6 +131,9 @@ pub fn dashboard(frame: &Frame, flash: Option<&Flash>, d: &DashboardData) -> Mar
                                     }
                                 }
                             }
+                        }
+                        @if g.failing_count > g.failing.len() {
+                            p { a href="/admin/monitors?state=failing" { "All " (g.failing_count) " failing monitors" } }
                         }
                     }
                 }

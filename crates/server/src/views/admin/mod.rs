@@ -30,7 +30,8 @@ pub use integrations::{
 };
 pub use maintenance::{MaintenanceScreen, maintenance_list};
 pub use monitors::{
-    MonitorScreen, MonitorSearch, Row as MonitorRow, VendorRow, monitor, monitor_rank, monitors,
+    MonitorScreen, MonitorSearch, MonitorsScreen, Row as MonitorRow, VendorRow, monitor,
+    monitor_rank, monitors,
 };
 pub use notifications::{ChannelScreen, channel, channels};
 pub use pages::{PageScreen, page_screen, pages_list};

@@ -16,8 +16,8 @@ pub struct Row<'a> {
     pub monitor: &'a Monitor,
     pub component: &'a str,
     pub page: &'a str,
-    /// Its latest checks, newest first.
-    pub recent: &'a [CheckResult],
+    /// Its latest checks, newest first (read for the rows shown).
+    pub recent: Vec<CheckResult>,
 }
 
 /// What the monitor list was asked for.
@@ -26,9 +26,31 @@ pub struct MonitorSearch {
     pub text: Option<String>,
     /// `failing` (down or slow), `up` or `paused`.
     pub state: Option<String>,
+    /// The page of results, from 1.
+    pub number: usize,
 }
 
 impl MonitorSearch {
+    /// The list's address for results page `n` of this search.
+    fn href(&self, n: usize) -> String {
+        let mut query = form_urlencoded::Serializer::new(String::new());
+        if let Some(t) = &self.text {
+            query.append_pair("q", t);
+        }
+        if let Some(s) = &self.state {
+            query.append_pair("state", s);
+        }
+        if n > 1 {
+            query.append_pair("p", &n.to_string());
+        }
+        let query = query.finish();
+        if query.is_empty() {
+            "/admin/monitors".into()
+        } else {
+            format!("/admin/monitors?{query}")
+        }
+    }
+
     pub fn keeps(&self, r: &Row) -> bool {
         let m = r.monitor;
         let words = self.text.as_deref().map(str::to_lowercase);
@@ -234,17 +256,30 @@ pub struct VendorRow<'a> {
     pub page: &'a str,
 }
 
-#[allow(clippy::too_many_arguments)]
-pub fn monitors(
-    frame: &Frame,
-    flash: Option<&Flash>,
-    search: &MonitorSearch,
-    rows: &[Row],
-    pages: &[StatusPage],
-    free: &[Component],
-    vendors: &[VendorRow],
-    can_write: bool,
-) -> Markup {
+/// What the monitor list shows.
+pub struct MonitorsScreen<'a> {
+    pub search: &'a MonitorSearch,
+    /// This page of the matching monitors.
+    pub rows: &'a [Row<'a>],
+    /// Whether a next page follows.
+    pub more: bool,
+    pub pages: &'a [StatusPage],
+    /// Components that can take a monitor.
+    pub free: &'a [Component],
+    pub vendors: &'a [VendorRow<'a>],
+    pub can_write: bool,
+}
+
+pub fn monitors(frame: &Frame, flash: Option<&Flash>, screen: &MonitorsScreen) -> Markup {
+    let MonitorsScreen {
+        search,
+        rows,
+        more,
+        pages,
+        free,
+        vendors,
+        can_write,
+    } = *screen;
     let back = "/admin/monitors";
     let body = html! {
         header.top { h1 { "Monitors" } }
@@ -284,7 +319,7 @@ pub fn monitors(
                                     @if let Some(ms) = m.last_latency_ms { ", " (ms) " ms" }
                                     @if let Some(e) = &m.last_error { ": " (e) } }
                             }
-                            br; (strip(m, r.recent))
+                            br; (strip(m, &r.recent))
                         }
                         span.actions {
                             @if can_write {
@@ -300,6 +335,13 @@ pub fn monitors(
                     }
                 }
             } }
+            @if search.number > 1 || more {
+                nav.paging aria-label="Pages of monitors" {
+                    @if search.number > 1 { a href=(search.href(search.number - 1)) rel="prev" { "← Previous" } }
+                    span.muted { "Page " (search.number) }
+                    @if more { a href=(search.href(search.number + 1)) rel="next" { "Next →" } }
+                }
+            }
         }
         section.card aria-labelledby="h-vendors" {
             h2 #h-vendors { "Third-party components" }
