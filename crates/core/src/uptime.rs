@@ -14,6 +14,7 @@ use crate::timestamp::Timestamp;
 use jiff::civil::Date;
 use jiff::tz::TimeZone;
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// A component's status from a moment on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,7 +111,15 @@ pub fn component_series(
         .map(|(date, start, end)| {
             let (mut known, mut down, mut outage, mut worst) =
                 (0i64, 0f64, 0i64, None::<ComponentStatus>);
-            for &(s, e, status) in &segments {
+            // Segments follow one another, so their ends rise too: the
+            // first that reaches into the day is found by halving, and the
+            // walk stops at the first that starts after it (a year of
+            // changes per component cost each day a pass over all of them).
+            let first = segments.partition_point(|&(_, e, _)| e <= start.millis());
+            for &(s, e, status) in segments[first..]
+                .iter()
+                .take_while(|&&(s, _, _)| s < end.millis())
+            {
                 let overlap = e.min(end.millis()) - s.max(start.millis());
                 if overlap <= 0 {
                     continue;
@@ -204,6 +213,17 @@ pub struct UptimeReport {
 /// Uptime of a page's components over the last `days` calendar days of the
 /// page's time zone (an unknown zone falls back to UTC). `history` holds the
 /// changes of all components, ordered by component and time.
+/// Each component's changes, in their order, from one pass over a page's
+/// (a pass over all of them per component made a thousand components a
+/// billion steps).
+pub fn by_component(history: &[StatusChange]) -> HashMap<Id, Vec<StatusChange>> {
+    let mut out: HashMap<Id, Vec<StatusChange>> = HashMap::new();
+    for h in history {
+        out.entry(h.component_id).or_default().push(*h);
+    }
+    out
+}
+
 pub fn report(
     time_zone: &str,
     components: &[Component],
@@ -213,15 +233,12 @@ pub fn report(
 ) -> UptimeReport {
     let tz = TimeZone::get(time_zone).unwrap_or(TimeZone::UTC);
     let windows = day_windows(&tz, days, now);
+    let by_component = by_component(history);
     let series: Vec<UptimeSeries> = components
         .iter()
         .map(|c| {
-            let own: Vec<StatusChange> = history
-                .iter()
-                .filter(|h| h.component_id == c.id)
-                .copied()
-                .collect();
-            component_series(&own, &windows, now)
+            let own = by_component.get(&c.id).map_or(&[][..], Vec::as_slice);
+            component_series(own, &windows, now)
         })
         .collect();
     let page = page_series(&series, &windows);
@@ -281,6 +298,76 @@ mod tests {
             status,
             at: at(when),
         }
+    }
+
+    /// Many changes a day, some within one day, some over several: each
+    /// day's figures are those of every segment that overlaps it, as a
+    /// walk over all of them finds; and a page's report reads each
+    /// component's own changes however the page's are interleaved.
+    #[test]
+    fn days_see_exactly_the_segments_that_overlap_them() {
+        let tz = TimeZone::UTC;
+        let now = at("2026-03-31T13:00:00Z");
+        let w = day_windows(&tz, 30, now);
+        let statuses = [Operational, Degraded, PartialOutage, MajorOutage];
+        let (mut seed, mut t) = (7u64, at("2026-02-25T00:00:00Z").millis());
+        let mut changes = Vec::new();
+        while t < now.millis() {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            changes.push(StatusChange {
+                component_id: 1,
+                status: statuses[(seed >> 33) as usize % 4],
+                at: Timestamp::from_millis(t),
+            });
+            // From a minute to three days later.
+            t += 60_000 + (seed >> 20) as i64 % (3 * 86_400_000);
+        }
+        let got = component_series(&changes, &w, now);
+        for (day, (_, start, end)) in got.days.iter().zip(&w) {
+            let (mut known, mut worst) = (0i64, None::<ComponentStatus>);
+            for (i, c) in changes.iter().enumerate() {
+                let until = changes.get(i + 1).map_or(now, |n| n.at).millis();
+                let overlap = until.min(end.millis()) - c.at.millis().max(start.millis());
+                if overlap > 0 {
+                    known += overlap;
+                    if worst.is_none_or(|w| c.status.severity() > w.severity()) {
+                        worst = Some(c.status);
+                    }
+                }
+            }
+            assert_eq!(day.worst_status, worst, "{}", day.date);
+            assert_eq!(day.uptime.is_some(), known > 0, "{}", day.date);
+        }
+        // Two components' changes interleaved: each gets its own series.
+        let other: Vec<StatusChange> = changes
+            .iter()
+            .map(|c| StatusChange {
+                component_id: 2,
+                status: MajorOutage,
+                ..*c
+            })
+            .collect();
+        let mixed: Vec<StatusChange> = changes
+            .iter()
+            .zip(&other)
+            .flat_map(|(a, b)| [*b, *a])
+            .collect();
+        let comp = |id: Id| Component {
+            id,
+            name: format!("C{id}"),
+            description: String::new(),
+            status: Operational,
+            order: 0,
+            status_page_id: 1,
+            group_id: None,
+            created_at: now,
+            updated_at: now,
+        };
+        let r = report("UTC", &[comp(1), comp(2)], &mixed, 30, now);
+        assert_eq!(r.components[0].uptime, got.uptime);
+        assert_eq!(r.components[1].uptime, Some(0.0));
     }
 
     #[test]

@@ -113,7 +113,7 @@ async fn figures(state: &AppState) -> Result<Figures, ApiError> {
             "",
             upstate_core::audience::hidden_from(&snap.data.audiences, &[]),
         );
-        let history = snap.history(db).await?;
+        let history = upstate_core::uptime::by_component(snap.history(db).await?);
         for c in &snap.data.components {
             let labels = || Labels {
                 page: p.slug.clone(),
@@ -125,14 +125,10 @@ async fn figures(state: &AppState) -> Result<Figures, ApiError> {
                     .map(|g| g.name.clone())
                     .unwrap_or_default(),
             };
-            let mine: Vec<_> = history
-                .iter()
-                .filter(|h| h.component_id == c.id)
-                .cloned()
-                .collect();
+            let mine = history.get(&c.id).map_or(&[][..], Vec::as_slice);
             let over = |days: i64| {
                 // A percentage; Prometheus speaks ratios. No data yet: up.
-                upstate_core::uptime::uptime_between(&mine, now.plus_millis(-days * DAY_MS), now)
+                upstate_core::uptime::uptime_between(mine, now.plus_millis(-days * DAY_MS), now)
                     .map_or(1.0, |p| p / 100.0)
             };
             if let Some(m) = monitors.iter().find(|m| m.component_id == c.id)
