@@ -70,13 +70,7 @@ fresh() {
   fi
 }
 cli() { UPSTATE_DATABASE_URL="$URL" UPSTATE_DATA_DIR="$DIR" "$BIN" "$@"; }
-start() {
-  UPSTATE_DATABASE_URL="$URL" UPSTATE_DATA_DIR="$DIR" \
-    "$BIN" serve --addr "127.0.0.1:$PORT" >"$DIR/server.out" 2>"$DIR/server.err" &
-  SERVER=$!
-  for _ in $(seq 1 300); do curl -sf "$BASE/api/health" >/dev/null && return; sleep 0.1; done
-  echo "bench: the server did not start" >&2; cat "$DIR/server.err" >&2; exit 1
-}
+start() { bench_serve "$BIN" "$URL" "$DIR" "$PORT"; SERVER=$STARTED; }
 stop() { kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; }
 
 # wrk URL CONNS [wrk args]: prints "req/s p99-ms non-2xx".

@@ -19,3 +19,14 @@ need_tools() {
     command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install $*)" >&2; exit 1; }
   done
 }
+
+# bench_serve BINARY DATABASE_URL DIR PORT: serves DATABASE_URL with DIR as
+# its data directory (its key) and logs; sets STARTED to its pid once
+# /api/health answers.
+bench_serve() {
+  UPSTATE_DATABASE_URL="$2" UPSTATE_DATA_DIR="$3" \
+    "$1" serve --addr "127.0.0.1:$4" >"$3/server.out" 2>"$3/server.err" &
+  STARTED=$!
+  for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$4/api/health" >/dev/null && return; sleep 0.1; done
+  echo "bench: $1 did not start" >&2; cat "$3/server.err" >&2; exit 1
+}

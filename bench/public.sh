@@ -34,13 +34,7 @@ export UPSTATE_PUBLIC_RATE_SUMMARY=0 UPSTATE_PUBLIC_RATE_COMPONENTS=0 UPSTATE_PU
 export UPSTATE_PUBLIC_RATE_MAINTENANCE=0 UPSTATE_PUBLIC_RATE_UPTIME=0 UPSTATE_PUBLIC_RATE_PAGE=0
 
 # start BINARY PORT DIR: serves DIR's database; sets STARTED to its pid.
-start() {
-  UPSTATE_DATABASE_URL="sqlite://$3/upstate.db" UPSTATE_DATA_DIR="$3" \
-    "$1" serve --addr "127.0.0.1:$2" >"$3/server.out" 2>"$3/server.err" &
-  STARTED=$!
-  for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$2/api/health" >/dev/null && return; sleep 0.1; done
-  echo "bench: $1 did not start" >&2; cat "$3/server.err" >&2; exit 1
-}
+start() { bench_serve "$1" "sqlite://$3/upstate.db" "$3" "$2"; }
 
 # The page every binary serves: seeded once (50 components in 8 groups,
 # 60 incidents), the same database file for each.
