@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 on_both_backends!(
     a_past_incident_is_recorded_as_it_happened,
     times_of_the_past_are_checked_and_nothing_is_stored_when_wrong,
-    a_past_maintenance_window_is_recorded_completed
+    a_past_maintenance_window_is_recorded_completed,
+    a_page_read_before_keeps_up_with_every_write_of_history
 );
 on_both_backends!(browser: the_incident_form_records_the_past);
 
@@ -41,6 +42,91 @@ async fn days(s: &Server, component: i64) -> Vec<Value> {
         .cloned()
         .expect("the component");
     c["days"].as_array().expect("days").clone()
+}
+
+/// A page's uptime after each kind of write to its history, read after the
+/// page was read already (so its snapshot reads again only the components
+/// written): a status set, a past incident recorded, a reset, a component
+/// added, a component deleted; and then the same as a fresh start reads
+/// it whole.
+async fn a_page_read_before_keeps_up_with_every_write_of_history(b: Backend) {
+    let mut s = Server::process(b).await;
+    let page = s.page("acme").await;
+    let a = s.component(page, "A").await;
+    let bee = s.component(page, "B").await;
+    let gone = s.component(page, "C").await;
+    let today = |d: &[Value]| d[d.len() - 1]["worstStatus"].clone();
+    assert_eq!(today(&days(&s, a).await), "operational");
+
+    s.patch(
+        &format!("/api/v1/components/{a}"),
+        json!({"status": "major_outage"}),
+    )
+    .await
+    .data(200);
+    assert_eq!(today(&days(&s, a).await), "major_outage");
+    assert_eq!(today(&days(&s, bee).await), "operational");
+
+    s.post(
+        "/api/v1/incidents",
+        json!({"title": "Failover", "statusPageId": page, "message": "Writes fail",
+               "impact": "major", "createdAt": at_offset_ms(of_day(-3, 10)),
+               "resolvedAt": at_offset_ms(of_day(-3, 12)),
+               "componentStatuses": [{"componentId": bee, "status": "partial_outage"}]}),
+    )
+    .await
+    .data(201);
+    let b_days = days(&s, bee).await;
+    assert_eq!(b_days[b_days.len() - 4]["worstStatus"], "partial_outage");
+
+    // A reset: B's history starts now, its past outage is gone.
+    s.post_empty(&format!("/api/components/{bee}/reset-stats"))
+        .await
+        .data(200);
+    let b_days = days(&s, bee).await;
+    assert_eq!(
+        b_days[b_days.len() - 4]["worstStatus"],
+        Value::Null,
+        "{b_days:?}"
+    );
+
+    let d = s.component(page, "D").await;
+    s.patch(
+        &format!("/api/v1/components/{d}"),
+        json!({"status": "degraded"}),
+    )
+    .await
+    .data(200);
+    assert_eq!(today(&days(&s, d).await), "degraded");
+    s.delete(&format!("/api/v1/components/{gone}")).await;
+    let up = s.get("/api/public/status/acme/uptime").await.body;
+    let ids: Vec<Value> = up["components"]
+        .as_array()
+        .expect("components")
+        .iter()
+        .map(|c| c["id"].clone())
+        .collect();
+    assert_eq!(ids.len(), 3, "C is gone: {ids:?}");
+
+    // What a start reads whole (the days before today: today's share moves
+    // with the clock).
+    let settled = |up: &Value| -> Vec<(Value, Vec<Value>)> {
+        up["components"]
+            .as_array()
+            .expect("components")
+            .iter()
+            .map(|c| {
+                let days = c["days"].as_array().expect("days");
+                let mut seen: Vec<Value> = days[..days.len() - 1].to_vec();
+                seen.push(days[days.len() - 1]["worstStatus"].clone());
+                (c["id"].clone(), seen)
+            })
+            .collect()
+    };
+    let before = settled(&up);
+    s.restart(&[]);
+    let after = s.get("/api/public/status/acme/uptime").await.body;
+    assert_eq!(before, settled(&after));
 }
 
 async fn a_past_incident_is_recorded_as_it_happened(b: Backend) {

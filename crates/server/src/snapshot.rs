@@ -34,6 +34,36 @@ const BUILD_LOCKS: usize = 64;
 /// (a database going away in that instant must not hold visitors).
 const REBUILD_WITHIN: Duration = Duration::from_secs(2);
 
+/// A page's history is read whole again after this long, so what it holds
+/// stays the last year's (a part read keeps older changes it had).
+const HISTORY_WHOLE_AFTER_MS: i64 = 3_600_000;
+/// More components than this to read again: the whole page is read.
+const HISTORY_PART_MAX: usize = 200;
+
+/// A page's status changes as one snapshot read them.
+pub struct History {
+    /// By component, then time.
+    pub changes: Vec<StatusChange>,
+    /// The components read, sorted (none: a view's, read whole again).
+    components: Vec<Id>,
+    /// `Changes::history_seq` before the read.
+    mark: u64,
+    /// When the page's history was last read whole (zero: never, for a
+    /// view's): parts read since carry it on.
+    whole_at: upstate_core::Timestamp,
+}
+
+impl Default for History {
+    fn default() -> History {
+        History {
+            changes: Vec::new(),
+            components: Vec::new(),
+            mark: 0,
+            whole_at: upstate_core::Timestamp::from_millis(0),
+        }
+    }
+}
+
 /// One serialized response body and its compressed forms.
 pub struct Body {
     pub json: Bytes,
@@ -159,11 +189,12 @@ pub struct Snapshot {
     pub version: u64,
     pub data: PageData,
     bodies: DashMap<String, Arc<Body>>,
-    history: OnceCell<Arc<Vec<StatusChange>>>,
-    /// The history an earlier snapshot of the page read last: what the
-    /// page shows when the database is away before this one read its own
-    /// (stale beats down; only the latest changes are missing from it).
-    earlier_history: Option<Arc<Vec<StatusChange>>>,
+    history: OnceCell<Arc<History>>,
+    /// The history an earlier snapshot of the page read last: what this one
+    /// reads again only in part (the components a commit wrote history of
+    /// since), and what the page shows when the database is away before
+    /// this one read its own (stale beats down).
+    earlier_history: Option<Arc<History>>,
     timed: DashMap<String, (Instant, Arc<Body>)>,
     /// One rebuild of a clock-dependent body at a time: when one expires
     /// under load, the other requests wait for it instead of each building
@@ -183,7 +214,7 @@ impl Snapshot {
         version: u64,
         data: PageData,
         hidden: BTreeSet<Id>,
-        earlier_history: Option<Arc<Vec<StatusChange>>>,
+        earlier_history: Option<Arc<History>>,
     ) -> Snapshot {
         Snapshot {
             page_id,
@@ -210,13 +241,17 @@ impl Snapshot {
             return v.clone();
         }
         let data = self.data.seen_without(&hidden);
+        // A view's history is read whole: it keeps no marks of its own.
         let earlier = self.last_history().map(|h| {
-            Arc::new(
-                h.iter()
+            Arc::new(History {
+                changes: h
+                    .changes
+                    .iter()
                     .filter(|c| !hidden.contains(&c.component_id))
                     .cloned()
                     .collect(),
-            )
+                ..History::default()
+            })
         });
         let view = Arc::new(Snapshot::new(
             self.page_id,
@@ -280,36 +315,91 @@ impl Snapshot {
         Ok(make().await?.map(|b| self.keep_timed(key, b)))
     }
 
-    /// The page's component status changes of the last year, loaded once per
-    /// snapshot; while the database is away, the one an earlier snapshot
-    /// read, if any.
+    /// The page's component status changes of the last year, read once per
+    /// snapshot: of the components a commit wrote history of since the
+    /// earlier snapshot read it (and those new on the page), the rest
+    /// carried over; all of it when that is unknown or an hour old. While the
+    /// database is away, the one an earlier snapshot read, if any.
     pub async fn history(&self, db: &Db) -> Result<&[StatusChange], ApiError> {
         if let Some(h) = self.history.get() {
-            return Ok(h);
+            return Ok(&h.changes);
         }
         if !db.reachable()
             && let Some(h) = &self.earlier_history
         {
-            return Ok(h);
+            return Ok(&h.changes);
         }
-        let since = db.clock.now().plus_millis(-HISTORY_DAYS * 86_400_000);
         let loaded = self
             .history
-            .get_or_try_init(|| async {
-                let mut h = public::status_history(db, self.page_id, since).await?;
-                h.retain(|c| !self.hidden.contains(&c.component_id));
-                Ok::<_, ApiError>(Arc::new(h))
-            })
+            .get_or_try_init(|| async { self.read_history(db).await.map(Arc::new) })
             .await;
         match (loaded, &self.earlier_history) {
-            (Ok(h), _) => Ok(h),
-            (Err(_), Some(h)) => Ok(h),
+            (Ok(h), _) => Ok(&h.changes),
+            (Err(_), Some(h)) => Ok(&h.changes),
             (Err(e), None) => Err(e),
         }
     }
 
+    async fn read_history(&self, db: &Db) -> Result<History, ApiError> {
+        let now = db.clock.now();
+        let since = now.plus_millis(-HISTORY_DAYS * 86_400_000);
+        let mut components: Vec<Id> = self
+            .data
+            .components
+            .iter()
+            .map(|c| c.id)
+            .filter(|id| !self.hidden.contains(id))
+            .collect();
+        components.sort_unstable();
+        // Before the rows: a commit in between is read again next time.
+        let mark = db.changes.history_seq();
+        let part = self.earlier_history.as_ref().and_then(|h| {
+            let fresh = h.whole_at > now.plus_millis(-HISTORY_WHOLE_AFTER_MS);
+            let mut again = db
+                .changes
+                .history_touched(self.page_id, &components, h.mark)
+                .filter(|_| fresh && self.hidden.is_empty())?;
+            again.extend(
+                components
+                    .iter()
+                    .filter(|c| h.components.binary_search(c).is_err()),
+            );
+            again.sort_unstable();
+            again.dedup();
+            (again.len() <= HISTORY_PART_MAX).then_some((h, again))
+        });
+        let (changes, whole_at) = match part {
+            Some((earlier, again)) => {
+                let mut changes: Vec<StatusChange> = earlier
+                    .changes
+                    .iter()
+                    .filter(|c| {
+                        components.binary_search(&c.component_id).is_ok()
+                            && again.binary_search(&c.component_id).is_err()
+                    })
+                    .copied()
+                    .collect();
+                changes.extend(public::status_history_of(db, &again, since).await?);
+                // By component, each one's in the order read.
+                changes.sort_by_key(|c| c.component_id);
+                (changes, earlier.whole_at)
+            }
+            None => {
+                let mut h = public::status_history(db, self.page_id, since).await?;
+                h.retain(|c| !self.hidden.contains(&c.component_id));
+                (h, now)
+            }
+        };
+        Ok(History {
+            changes,
+            components,
+            mark,
+            whole_at,
+        })
+    }
+
     /// The history this snapshot read, else the one it was given.
-    fn last_history(&self) -> Option<Arc<Vec<StatusChange>>> {
+    fn last_history(&self) -> Option<Arc<History>> {
         self.history
             .get()
             .cloned()

@@ -45,10 +45,42 @@ pub struct Changes {
     /// following SQLite's outbox (`sqlite::follow`) skips what was applied
     /// at commit already.
     own_rows: std::sync::Mutex<std::collections::BTreeSet<i64>>,
+    /// What commits did to component status history, for snapshots that
+    /// read only what changed since they last read it.
+    history: std::sync::Mutex<HistoryLog>,
 }
 
 /// The most outbox rows remembered as this process's own.
 const OWN_ROWS_MAX: usize = 10_000;
+
+/// The most history marks kept: a reader further behind reads it all.
+const HISTORY_LOG_MAX: usize = 4096;
+
+/// Numbered marks of status history written, the newest last.
+#[derive(Debug, Default)]
+struct HistoryLog {
+    seq: u64,
+    marks: std::collections::VecDeque<(u64, Touched)>,
+}
+
+/// Whose status history a commit may have written.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Touched {
+    Component(Id),
+    Page(Id),
+    Everything,
+}
+
+/// What one of this process's transactions did to status history.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum HistoryWritten {
+    /// Rows of these components only (none: no history at all).
+    #[default]
+    None,
+    Components(Vec<Id>),
+    /// Rows written by other means (an import): its pages are read again.
+    Unknown,
+}
 
 impl Default for Changes {
     fn default() -> Self {
@@ -62,6 +94,7 @@ impl Default for Changes {
             deliveries: tokio::sync::Notify::new(),
             audit_head: std::sync::Mutex::new(None),
             own_rows: std::sync::Mutex::new(std::collections::BTreeSet::new()),
+            history: std::sync::Mutex::new(HistoryLog::default()),
         }
     }
 }
@@ -148,9 +181,29 @@ impl Changes {
         }
     }
 
-    /// Applies committed events: their pages' versions go up once each, then
-    /// live listeners hear them.
+    /// Applies another process's committed events (its notification, or
+    /// SQLite's outbox followed): their pages' history is read again, as
+    /// nothing says which components' it wrote.
     pub fn committed(&self, events: Vec<Event>) {
+        self.committed_own(events, HistoryWritten::Unknown);
+    }
+
+    /// Applies committed events: marks what they wrote of status history,
+    /// then their pages' versions go up once each, then live listeners hear
+    /// them.
+    pub fn committed_own(&self, events: Vec<Event>, history: HistoryWritten) {
+        if events.is_empty() && history == HistoryWritten::None {
+            return;
+        }
+        let marks: Vec<Touched> = match history {
+            HistoryWritten::None => Vec::new(),
+            HistoryWritten::Components(ids) => ids.into_iter().map(Touched::Component).collect(),
+            HistoryWritten::Unknown => events
+                .iter()
+                .map(|e| e.page().map_or(Touched::Everything, Touched::Page))
+                .collect(),
+        };
+        self.mark_history(marks);
         if events.is_empty() {
             return;
         }
@@ -205,8 +258,59 @@ impl Changes {
         }
     }
 
+    fn mark_history(&self, marks: Vec<Touched>) {
+        if marks.is_empty() {
+            return;
+        }
+        if let Ok(mut log) = self.history.lock() {
+            for m in marks {
+                log.seq += 1;
+                let seq = log.seq;
+                log.marks.push_back((seq, m));
+            }
+            while log.marks.len() > HISTORY_LOG_MAX {
+                log.marks.pop_front();
+            }
+        }
+    }
+
+    /// The mark a history read now stands at: read it before reading the
+    /// rows, and a commit in between is read again next time.
+    pub fn history_seq(&self) -> u64 {
+        self.history.lock().map(|l| l.seq).unwrap_or(0)
+    }
+
+    /// The components of `page` whose history may have changed since mark
+    /// `after` (sorted, once each); None when the whole page's must be read
+    /// again: the page or everything was marked, or the marks since then
+    /// are no longer kept. `components` are the page's.
+    pub fn history_touched(&self, page: Id, components: &[Id], after: u64) -> Option<Vec<Id>> {
+        let log = self.history.lock().ok()?;
+        let oldest = log.marks.front().map_or(log.seq + 1, |m| m.0);
+        // Marks after `after` were dropped: unknown.
+        if after + 1 < oldest {
+            return None;
+        }
+        let mut out = Vec::new();
+        for (seq, m) in log.marks.iter().rev() {
+            if *seq <= after {
+                break;
+            }
+            match *m {
+                Touched::Everything => return None,
+                Touched::Page(p) if p == page => return None,
+                Touched::Component(c) if components.contains(&c) => out.push(c),
+                _ => {}
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        Some(out)
+    }
+
     /// After a lost notification connection nothing can be trusted.
     pub fn bump_all(&self) {
+        self.mark_history(vec![Touched::Everything]);
         self.epoch.fetch_add(1, Ordering::AcqRel);
         self.all.fetch_add(1, Ordering::AcqRel);
         let _ = self.events.send(Heard::Everything);
@@ -243,6 +347,42 @@ mod tests {
             Notice::Everything,
             "a payload PostgreSQL would refuse is sent as 'everything'"
         );
+    }
+
+    #[test]
+    fn history_marks_name_components_or_say_read_it_all() {
+        let c = Changes::default();
+        let start = c.history_seq();
+        c.committed_own(
+            vec![Event::PageUpdated { page: 1 }],
+            HistoryWritten::Components(vec![10, 11]),
+        );
+        // Component 20 is another page's: not this page's business.
+        c.committed_own(Vec::new(), HistoryWritten::Components(vec![10, 20]));
+        assert_eq!(
+            c.history_touched(1, &[10, 11, 12], start),
+            Some(vec![10, 11])
+        );
+        let now = c.history_seq();
+        assert_eq!(c.history_touched(1, &[10, 11, 12], now), Some(vec![]));
+        // Another process's commit of page 1: nothing says what it wrote.
+        c.committed(vec![Event::PageUpdated { page: 1 }]);
+        assert_eq!(c.history_touched(1, &[10], now), None);
+        assert_eq!(
+            c.history_touched(2, &[30], now),
+            Some(vec![]),
+            "page 2 kept"
+        );
+        let now = c.history_seq();
+        c.bump_all();
+        assert_eq!(c.history_touched(2, &[30], now), None);
+        // A reader so far behind that its marks were dropped reads it all.
+        let behind = c.history_seq();
+        for n in 0..=HISTORY_LOG_MAX as i64 {
+            c.committed_own(Vec::new(), HistoryWritten::Components(vec![1000 + n]));
+        }
+        assert_eq!(c.history_touched(1, &[10], behind), None);
+        assert_eq!(c.history_touched(1, &[10], behind + 2), Some(vec![]));
     }
 
     #[test]

@@ -196,6 +196,7 @@ pub(crate) async fn record_history(
     status: ComponentStatus,
     at: Timestamp,
 ) -> StoreResult<()> {
+    tx.wrote_history(id);
     on_tx!(tx, |c| {
         sqlx::query("INSERT INTO component_status_history (component_id, status, changed_at) VALUES ($1, $2, $3)")
             .bind(id)

@@ -239,27 +239,7 @@ pub async fn load(db: &Db, page_id: Id) -> StoreResult<Option<PageData>> {
     else {
         return Ok(None);
     };
-    let mut open = incidents::list(
-        db,
-        &IncidentFilter {
-            page_id: Some(page_id),
-            status: Some("unresolved".into()),
-            limit: i64::from(i32::MAX),
-            ..Default::default()
-        },
-    )
-    .await?;
-    let resolved = incidents::list(
-        db,
-        &IncidentFilter {
-            page_id: Some(page_id),
-            status: Some("resolved".into()),
-            limit: RESOLVED_KEPT,
-            ..Default::default()
-        },
-    )
-    .await?;
-    open.extend(resolved);
+    let mut open = incidents::of_page(db, page_id, RESOLVED_KEPT).await?;
     open.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
     // Both lists come ordered by start (and id) from the store.
     let unfinished = MaintenanceFilter {
@@ -346,6 +326,45 @@ pub async fn status_history(
     .fetch_all(c)
     .await?
     });
+    changes(rows)
+}
+
+/// `status_history` of these components only (a page's snapshot reads
+/// again only those whose history a commit wrote).
+pub async fn status_history_of(
+    db: &Db,
+    components: &[Id],
+    since: Timestamp,
+) -> StoreResult<Vec<StatusChange>> {
+    if components.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rows: Vec<(i64, String, i64)> = on_db!(db, |c| {
+        let mut q = sqlx::QueryBuilder::new(
+            "SELECT h.component_id, h.status, h.changed_at FROM component_status_history h \
+             WHERE h.component_id IN (",
+        );
+        let mut listed = q.separated(", ");
+        for id in components {
+            listed.push_bind(*id);
+        }
+        q.push(") AND (h.changed_at >= ")
+            .push_bind(since.millis())
+            .push(
+                " OR h.id = (SELECT h2.id FROM component_status_history h2 \
+                 WHERE h2.component_id = h.component_id AND h2.changed_at < ",
+            )
+            .push_bind(since.millis())
+            .push(
+                " ORDER BY h2.changed_at DESC, h2.id DESC LIMIT 1)) \
+                 ORDER BY h.component_id, h.changed_at, h.id",
+            );
+        q.build_query_as().fetch_all(c).await?
+    });
+    changes(rows)
+}
+
+fn changes(rows: Vec<(i64, String, i64)>) -> StoreResult<Vec<StatusChange>> {
     rows.into_iter()
         .map(|(component_id, status, at)| {
             Ok(StatusChange {

@@ -138,6 +138,8 @@ pub async fn import_from(
 
     check_same_page(&rows)?;
     let mut tx = db.begin_as(ctx).await?;
+    // Its history rows are written as rows, not through `record_history`.
+    tx.rewrote_history();
     if mode == Mode::Empty {
         for table in CARRIED.iter().filter(|t| !MAY_HOLD.contains(t)) {
             let sql = format!("SELECT COUNT(*) FROM {table}");
@@ -301,6 +303,11 @@ pub async fn import_from(
     tx.commit(audited).await?;
     // Settings, keys and accounts changed under every cache of this process.
     db.changes.bump_all();
+    // The rows are in; the planner's picture of the tables is not, and a
+    // failure to update it takes nothing from the import.
+    if let Err(e) = db.refresh_statistics().await {
+        tracing::warn!(error = %e, "the tables' statistics were not updated after the import");
+    }
     Ok(Imported {
         mode,
         rows: written,
