@@ -105,6 +105,10 @@ for backend in $BACKENDS; do
   done
 
   largest=$(echo "$SIZES" | tr ' ' '\n' | sort -n | tail -n 1)
+  if [ "$MONITORS" -gt "$largest" ]; then
+    echo "bench: MONITORS ($MONITORS) must not exceed the largest size ($largest): one monitor per component" >&2
+    exit 1
+  fi
   echo
   echo "== $backend: $largest components, $INCIDENTS incidents over $DAYS days, $MONITORS monitors"
   fresh "$backend" seed
