@@ -76,12 +76,7 @@ stop() { kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; }
 # wrk URL CONNS [wrk args]: prints "req/s p99-ms non-2xx".
 load() {
   wrk -t2 -c"$2" -d"${RUN_SECONDS}s" --latency "${@:3}" "$1" >"$WORK/wrk.txt" 2>&1
-  awk '
-    function ms(v) { if (v ~ /us$/) return substr(v, 1, length(v)-2)/1000; if (v ~ /ms$/) return substr(v, 1, length(v)-2)+0; if (v ~ /s$/) return substr(v, 1, length(v)-1)*1000; return v }
-    /Requests\/sec/ { rps = $2 }
-    $1 == "99%" { p99 = ms($2) }
-    /Non-2xx/ { bad = $NF }
-    END { printf "%.0f %.2f %s\n", rps, p99, (bad == "" ? 0 : bad) }' "$WORK/wrk.txt"
+  wrk_figures "$WORK/wrk.txt" | awk '{ printf "%s %.2f %s\n", $1, $3, $4 }'
 }
 bytes() { curl -s "${@:2}" "$1" | wc -c; }
 mbs() { awk -v r="$1" -v b="$2" 'BEGIN { printf "%.1f", r * b / 1e6 }'; }

@@ -30,3 +30,15 @@ bench_serve() {
   for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$4/api/health" >/dev/null && return; sleep 0.1; done
   echo "bench: $1 did not start" >&2; cat "$3/server.err" >&2; exit 1
 }
+
+# wrk_figures FILE: wrk --latency's report as "req/s p50 p99 non-2xx"
+# (latencies in ms).
+wrk_figures() {
+  awk '
+    function ms(v) { if (v ~ /us$/) return substr(v, 1, length(v)-2)/1000; if (v ~ /ms$/) return substr(v, 1, length(v)-2)+0; if (v ~ /s$/) return substr(v, 1, length(v)-1)*1000; return v }
+    /Requests\/sec/ { rps = $2 }
+    $1 == "50%" { p50 = ms($2) }
+    $1 == "99%" { p99 = ms($2) }
+    /Non-2xx/ { bad = $NF }
+    END { printf "%.0f %.3f %.3f %s\n", rps, p50, p99, (bad == "" ? 0 : bad) }' "$1"
+}

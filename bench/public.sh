@@ -89,13 +89,7 @@ sleep 0.5
 # One wrk run: prints "req/s p50 p99 non-2xx" (latencies in ms).
 run_wrk() {
   wrk -t2 -c"$CONNS" -d"${SECONDS_PER_RUN}s" --latency "${@:2}" "$1" >"$WORK/wrk.txt" 2>&1
-  awk '
-    function ms(v) { if (v ~ /us$/) return substr(v, 1, length(v)-2)/1000; if (v ~ /ms$/) return substr(v, 1, length(v)-2)+0; if (v ~ /s$/) return substr(v, 1, length(v)-1)*1000; return v }
-    /Requests\/sec/ { rps = $2 }
-    $1 == "50%" { p50 = ms($2) }
-    $1 == "99%" { p99 = ms($2) }
-    /Non-2xx/ { bad = $NF }
-    END { printf "%.0f %.3f %.3f %s\n", rps, p50, p99, (bad == "" ? 0 : bad) }' "$WORK/wrk.txt"
+  wrk_figures "$WORK/wrk.txt"
 }
 
 PEAK_KB=$IDLE_KB
