@@ -650,6 +650,24 @@ impl Resp {
 /// so a failing assertion leaves no process behind.
 pub struct Running(pub Child);
 
+impl Running {
+    /// Stops it as an operator would (SIGTERM), letting it finish what it
+    /// is writing; whether it exited cleanly. It goes on the moment the
+    /// process is gone: the minute is only where a hung stop fails.
+    pub fn terminate(&mut self) -> bool {
+        let pid = nix::unistd::Pid::from_raw(self.0.id() as i32);
+        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.0.try_wait() {
+                return status.success();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+}
+
 impl Drop for Running {
     fn drop(&mut self) {
         let _ = self.0.kill();
