@@ -127,7 +127,7 @@ async fn a_statuspage_page_comes_in_with_its_history_once(b: Backend) {
             "operational"
         ]
     );
-    let html = s.get("/s/example-cloud/history").await;
+    let html = s.get("/s/example-cloud/history?month=2026-11").await;
     let body = html.body.as_str().unwrap_or_default();
     assert!(
         html.status == 200 && body.contains("API unavailable"),

@@ -373,8 +373,12 @@ async fn the_page_answers_first_questions_first(b: Backend) {
     // The month's history: each incident in its impact's colour, with its
     // duration and what it touched; paging keeps a chosen language.
     d.c().set_window_size(1280, 900).await.unwrap();
+    // The month of the incident four days ago (in the first days of a
+    // month, the current one would hold none of the resolved ones).
+    let then = time::OffsetDateTime::from_unix_timestamp((now - 4 * DAY_MS) / 1000).unwrap();
+    let month = format!("{:04}-{:02}", then.year(), u8::from(then.month()));
     d.c()
-        .goto(&format!("{page}/history?lang=de"))
+        .goto(&format!("{page}/history?month={month}&lang=de"))
         .await
         .unwrap();
     let items = d

@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 on_both_backends!(page_renders_every_section_escaped_and_light);
 on_both_backends!(page_speaks_the_visitors_language);
 on_both_backends!(incident_maintenance_and_history_pages);
+on_both_backends!(a_busy_month_is_shown_in_parts);
+on_both_backends!(a_large_page_folds_its_groups);
 on_both_backends!(custom_domains_and_the_default_page);
 on_both_backends!(event_stream_reports_a_change_within_a_second);
 on_both_backends!(a_server_stopping_ends_only_its_own_event_streams);
@@ -437,6 +439,177 @@ async fn incident_maintenance_and_history_pages(b: Backend) {
         r.text
             .contains(r#"href="/s/acme/history?month=2026-10&amp;lang=de""#),
         "language links keep the month"
+    );
+}
+
+/// A month's history shows at most 50 incidents a part, newest first, with
+/// a link to the part before; a part past the end is not found, and a part
+/// that is not a number from 1 is refused with the field named.
+async fn a_busy_month_is_shown_in_parts(b: Backend) {
+    let s = Server::start(b).await;
+    let (p, _) = seeded(&s).await;
+    let mut made = Vec::new();
+    for n in 0..52 {
+        made.push(
+            s.incident(p, &format!("Busy {n}")).await["id"]
+                .as_i64()
+                .unwrap(),
+        );
+    }
+    let shown = |html: &str| -> Vec<i64> {
+        html.split(r#"data-incident=""#)
+            .skip(1)
+            .filter_map(|t| t.split('"').next()?.parse().ok())
+            .collect()
+    };
+    let first = fetch(&s, "/s/acme/history", &[]).await;
+    assert_eq!(first.status, 200);
+    let ids = shown(&first.text);
+    // The seeded incident of this month is older than the 52.
+    let newest: Vec<i64> = made.iter().rev().take(50).copied().collect();
+    assert_eq!(ids, newest, "the newest 50, newest first");
+    let link = first
+        .text
+        .split(r#"<a rel="next" href=""#)
+        .nth(1)
+        .and_then(|t| t.split('"').next())
+        .expect("a link to the earlier part")
+        .replace("&amp;", "&");
+    assert!(link.ends_with("&p=2"), "{link}");
+    assert!(first.text.contains("Earlier this month"));
+    let second = fetch(&s, &link, &[]).await;
+    assert_eq!(second.status, 200);
+    let rest = shown(&second.text);
+    assert_eq!(&rest[..2], &[made[1], made[0]], "the two older ones follow");
+    assert!(rest.len() <= 50 && !rest.iter().any(|i| ids.contains(i)));
+    assert!(
+        second.text.contains("Later this month") && !second.text.contains("Earlier this month")
+    );
+    let past_end = link.replace("p=2", "p=3");
+    assert_eq!(fetch(&s, &past_end, &[]).await.status, 404);
+    for bad in ["0", "abc", "-1", "10001"] {
+        let r = fetch(&s, &format!("/s/acme/history?p={bad}"), &[]).await;
+        assert_eq!(r.status, 422, "p={bad}");
+        let body: Value = serde_json::from_str(&r.text).unwrap();
+        assert_eq!(body["errors"][0]["field"], "p", "p={bad}");
+    }
+}
+
+/// Above 100 components a page shows each group (and more than 100
+/// ungrouped components) as one row with one bar, its members that are not
+/// operational under it, and a link to the members in full, 100 a part.
+async fn a_large_page_folds_its_groups(b: Backend) {
+    // 121 components are more writes than a key may make in a minute.
+    let s = Server::start_with(
+        b,
+        &[
+            ("UPSTATE_API_RATE_PER_MINUTE", "0"),
+            ("UPSTATE_API_RATE_PER_HOUR", "0"),
+        ],
+    )
+    .await;
+    let p = s
+        .post(
+            "/api/v1/statuspages",
+            json!({"name": "Acme", "slug": "acme", "uptimeDays": 30}),
+        )
+        .await
+        .data(201)["id"]
+        .as_i64()
+        .unwrap();
+    let g = s.group(p, "Edge").await;
+    let mut edge = Vec::new();
+    for n in 0..20 {
+        let r = s
+            .post(
+                "/api/v1/components",
+                json!({"name": format!("Edge {n}"), "statusPageId": p, "groupId": g}),
+            )
+            .await;
+        edge.push(r.data(201)["id"].as_i64().unwrap());
+    }
+    let mut regions = Vec::new();
+    for n in 0..101 {
+        regions.push(s.component(p, &format!("Region {n}")).await);
+    }
+    s.patch(
+        &format!("/api/v1/components/{}", edge[3]),
+        json!({"status": "partial_outage"}),
+    )
+    .await
+    .data(200);
+    let rows = |html: &str| html.matches(r#"<li class="comp" data-component=""#).count();
+    let cells = |html: &str| html.matches(r#"<li class="cell "#).count();
+    let main = fetch(&s, "/s/acme", &[]).await;
+    assert_eq!(main.status, 200);
+    assert_eq!(rows(&main.text), 0, "no component in full on the main page");
+    assert_eq!(main.text.matches(r#"class="comp group-row""#).count(), 2);
+    assert_eq!(cells(&main.text), 2 * 30, "one bar per folded row");
+    assert!(
+        main.text
+            .contains(&format!(r#"href="/s/acme/components?group={g}""#))
+    );
+    assert!(
+        main.text
+            .contains(r#"href="/s/acme/components?group=none""#)
+    );
+    assert!(main.text.contains("Other components") && main.text.contains("101 components"));
+    // The member that is not operational is named, with its status.
+    let brief = format!(r#"<li class="comp brief" data-component="{}""#, edge[3]);
+    assert!(main.text.contains(&brief));
+    assert_eq!(main.text.matches(r#"class="comp brief""#).count(), 1);
+
+    let group = fetch(&s, &format!("/s/acme/components?group={g}"), &[]).await;
+    assert_eq!((group.status, rows(&group.text)), (200, 20));
+    assert_eq!(cells(&group.text), 20 * 30);
+    assert!(group.text.contains("<h2>Edge") && !group.text.contains(r#"rel="next""#));
+    let other = fetch(&s, "/s/acme/components?group=none", &[]).await;
+    assert_eq!((other.status, rows(&other.text)), (200, 100));
+    assert!(
+        other
+            .text
+            .contains(r#"href="/s/acme/components?group=none&amp;p=2""#)
+    );
+    let rest = fetch(&s, "/s/acme/components?group=none&p=2", &[]).await;
+    assert_eq!((rest.status, rows(&rest.text)), (200, 1));
+    assert!(rest.text.contains("Region 100") && rest.text.contains("Previous components"));
+    // Every component, in the page's order: the group's first.
+    let all = fetch(&s, "/s/acme/components", &[]).await;
+    assert_eq!((all.status, rows(&all.text)), (200, 100));
+    let first = all.text.find("Edge 0").unwrap();
+    assert!(first < all.text.find("Region 0").unwrap());
+    let all2 = fetch(&s, "/s/acme/components?p=2", &[]).await;
+    assert_eq!((all2.status, rows(&all2.text)), (200, 21));
+
+    assert_eq!(fetch(&s, "/s/acme/components?p=3", &[]).await.status, 404);
+    assert_eq!(
+        fetch(&s, "/s/acme/components?group=999999", &[])
+            .await
+            .status,
+        404
+    );
+    for (q, field) in [
+        ("group=abc", "group"),
+        ("p=0", "p"),
+        ("group=none&p=x", "p"),
+    ] {
+        let r = fetch(&s, &format!("/s/acme/components?{q}"), &[]).await;
+        assert_eq!(r.status, 422, "{q}");
+        let body: Value = serde_json::from_str(&r.text).unwrap();
+        assert_eq!(body["errors"][0]["field"], field, "{q}");
+    }
+
+    // At 100 components, every one in full again, groups open.
+    for id in &regions[80..] {
+        assert_eq!(
+            s.delete(&format!("/api/v1/components/{id}")).await.status,
+            200
+        );
+    }
+    let main = fetch(&s, "/s/acme", &[]).await;
+    assert_eq!(rows(&main.text), 100);
+    assert!(
+        !main.text.contains("group-row") && main.text.contains("<details class=\"group\" open")
     );
 }
 

@@ -30,6 +30,12 @@ pub struct MaintenanceFilter {
     pub ending_after: Option<Timestamp>,
     /// Only finished (completed or cancelled) windows, or only unfinished ones.
     pub finished: Option<bool>,
+    /// Latest start first (else earliest).
+    pub newest_first: bool,
+    /// At most this many (none: all).
+    pub limit: Option<i64>,
+    /// Skip this many (paging).
+    pub offset: i64,
 }
 
 pub async fn list(db: &Db, f: &MaintenanceFilter) -> StoreResult<Vec<Maintenance>> {
@@ -48,7 +54,8 @@ pub async fn list(db: &Db, f: &MaintenanceFilter) -> StoreResult<Vec<Maintenance
           AND ($4 IS NULL OR scheduled_start >= $4) AND ($5 IS NULL OR scheduled_start < $5) \
           AND ($6 IS NULL OR scheduled_end >= $6) \
           AND ($7 IS NULL OR (status IN ('completed', 'cancelled')) = $7)",
-        " ORDER BY scheduled_start, id"
+        " ORDER BY CASE WHEN $8 THEN -scheduled_start ELSE scheduled_start END, \
+           CASE WHEN $8 THEN -id ELSE id END LIMIT $9 OFFSET $10"
     ))
     .bind(f.page_id)
     .bind(status)
@@ -57,6 +64,9 @@ pub async fn list(db: &Db, f: &MaintenanceFilter) -> StoreResult<Vec<Maintenance
     .bind(until)
     .bind(ending_after)
     .bind(f.finished)
+    .bind(f.newest_first)
+    .bind(f.limit.unwrap_or(i64::from(i32::MAX)))
+    .bind(f.offset)
     .fetch_all(c)
     .await?);
     assemble(db, rows).await

@@ -134,27 +134,38 @@ pub fn keep_shown<T: Affecting>(list: Vec<T>, hidden: &std::collections::BTreeSe
 /// How far back finished maintenance stays on the public page's calendar.
 pub const PAST_MAINTENANCE_DAYS: i64 = 365;
 
-/// Incidents and maintenance windows of one month (for the history pages).
+/// Incidents and maintenance windows of one month (for the history pages),
+/// a bounded part of it at a time.
 #[derive(Debug, Clone)]
 pub struct History {
     /// Newest first.
     pub incidents: Vec<Incident>,
     /// Latest start first; every status.
     pub maintenance: Vec<Maintenance>,
+    /// Either list goes on past this part.
+    pub more: bool,
 }
 
-/// What happened on a page between two instants.
+/// How many incidents, and how many maintenance windows, one part of a
+/// month's history shows: a month of a busy install (thousands) would be
+/// megabytes of HTML built at once.
+pub const HISTORY_PER_PART: i64 = 50;
+
+/// What happened on a page between two instants, the `part`th (from 0)
+/// `HISTORY_PER_PART` of each kind.
 pub async fn history(
     db: &Db,
     page_id: Id,
-    from: Timestamp,
-    until: Timestamp,
+    (from, until): (Timestamp, Timestamp),
+    part: i64,
 ) -> StoreResult<History> {
-    let incidents = incidents::list(
+    let offset = part.saturating_mul(HISTORY_PER_PART);
+    let mut incidents = incidents::list(
         db,
         &IncidentFilter {
             page_id: Some(page_id),
-            limit: i64::from(i32::MAX),
+            limit: HISTORY_PER_PART + 1,
+            offset,
             created_between: Some((from, until)),
             ..Default::default()
         },
@@ -165,14 +176,21 @@ pub async fn history(
         &MaintenanceFilter {
             page_id: Some(page_id),
             starting_between: Some((from, until)),
+            newest_first: true,
+            limit: Some(HISTORY_PER_PART + 1),
+            offset,
             ..Default::default()
         },
     )
     .await?;
-    maintenance.reverse();
+    let more =
+        incidents.len() as i64 > HISTORY_PER_PART || maintenance.len() as i64 > HISTORY_PER_PART;
+    incidents.truncate(HISTORY_PER_PART as usize);
+    maintenance.truncate(HISTORY_PER_PART as usize);
     Ok(History {
         incidents,
         maintenance,
+        more,
     })
 }
 

@@ -127,14 +127,30 @@ fn detail(v: &View, name: &str, card: Markup) -> String {
     )
 }
 
-/// One month of incidents and maintenance, with links to the months around it.
+/// Where a part of a month's history sits among the others.
+pub struct Parts {
+    /// `YYYY-MM`.
+    pub month: String,
+    /// From 0.
+    pub part: i64,
+    /// Parts after this one.
+    pub more: bool,
+}
+
+/// One month of incidents and maintenance (a bounded part of it, with
+/// links to the parts beside it), with links to the months around it.
 pub fn history(
     v: &View,
     (year, month): (i16, i8),
     h: &History,
     prev: Option<String>,
     next: Option<String>,
+    parts: &Parts,
 ) -> String {
+    let part_href = |part: i64| match part {
+        0 => v.href(&format!("/history?month={}", parts.month)),
+        n => v.href(&format!("/history?month={}&p={}", parts.month, n + 1)),
+    };
     let heading = format!(
         "{} · {}",
         v.t("section.history"),
@@ -160,6 +176,12 @@ pub fn history(
                 section.past.history aria-labelledby="hm-h" {
                     h3 #hm-h { (v.t("section.past_maintenance")) }
                     @for m in &h.maintenance { (past_maintenance(v, m)) }
+                }
+            }
+            @if parts.part > 0 || parts.more {
+                nav.pager.parts aria-label=(v.month_title(year, month)) {
+                    @if parts.part > 0 { a rel="prev" href=(part_href(parts.part - 1)) { span.arr aria-hidden="true" { "←" } " " (v.t("history.later")) } }
+                    @if parts.more { a rel="next" href=(part_href(parts.part + 1)) { (v.t("history.earlier")) " " span.arr aria-hidden="true" { "→" } } }
                 }
             }
             nav.pager aria-label=(v.t("section.history")) {

@@ -13,10 +13,10 @@ mod notice;
 mod page;
 mod refusal;
 
-pub use detail::{history, incident, maintenance};
+pub use detail::{Parts, history, incident, maintenance};
 pub use gate::{confirm_sign_in, gate, viewer_links};
 pub use notice::notice_page;
-pub use page::{CHART_MS, status_page};
+pub use page::{CHART_MS, Members, components_part, status_page};
 
 use crate::i18n::{LANGS, Lang};
 use jiff::tz::TimeZone;

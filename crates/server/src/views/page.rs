@@ -5,7 +5,9 @@ use super::chart::{ChartText, response_chart};
 use super::{View, layout, overall_key, status_badge, status_class, status_symbol};
 use maud::{Markup, html};
 use upstate_core::public::overall_status;
-use upstate_core::uptime::{DayUptime, StatusChange, day_windows, report};
+use upstate_core::uptime::{
+    DayUptime, StatusChange, UptimeSeries, by_component, component_series, day_windows, page_series,
+};
 use upstate_core::*;
 use upstate_store::monitor_stats::Series;
 
@@ -370,22 +372,95 @@ pub(super) fn maintenance_card(v: &View, m: &Maintenance) -> Markup {
     }
 }
 
-/// Components in display order: groups (collapsible, open) by their order,
-/// ungrouped components after them, as the JSON lists them. One compact
-/// row each (name, uptime bar, percentage, status on one line on a wide
-/// screen), in one panel, with the bar's scale said once at its top.
-fn components(v: &View, history: &[StatusChange], charts: &[(Id, Series)]) -> Markup {
-    let d = v.d;
-    let days = d.page.uptime_days.clamp(1, 365) as u32;
-    let uptime = d
-        .page
-        .show_uptime
-        .then(|| report(&d.page.time_zone, &d.components, history, days, v.now));
-    let windows = day_windows(&v.tz, days, v.now);
-    let row = |c: &Component| {
-        let series = uptime
-            .as_ref()
-            .and_then(|r| r.components.iter().find(|x| x.id == c.id.to_string()));
+/// Above this many components a page folds each group into one row (its
+/// name, its members' worst status, one bar for all of them, and those of
+/// its members that are not operational), with each member's own bar on
+/// the group's part of `/s/{slug}/components`: a thousand components' bars
+/// are 14 MB of HTML, built again on every change.
+pub const FOLD_ABOVE: usize = 100;
+
+/// How many components one part of `/s/{slug}/components` shows in full.
+pub const COMPONENTS_PER_PART: usize = 100;
+
+/// Which components a part of `/s/{slug}/components` shows.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Members {
+    All,
+    Group(Id),
+    Ungrouped,
+}
+
+impl Members {
+    /// The query string that names these (empty for all).
+    pub fn query(self) -> String {
+        match self {
+            Members::All => String::new(),
+            Members::Group(id) => format!("group={id}"),
+            Members::Ungrouped => "group=none".into(),
+        }
+    }
+
+    fn holds(self, c: &Component) -> bool {
+        match self {
+            Members::All => true,
+            Members::Group(id) => c.group_id == Some(id),
+            Members::Ungrouped => c.group_id.is_none(),
+        }
+    }
+
+    /// The components' part's URL (`part` from 0).
+    fn href(self, v: &View, part: usize) -> String {
+        let mut q = vec![self.query()];
+        if part > 0 {
+            q.push(format!("p={}", part + 1));
+        }
+        q.retain(|x| !x.is_empty());
+        match q.is_empty() {
+            true => v.href("/components"),
+            false => v.href(&format!("/components?{}", q.join("&"))),
+        }
+    }
+}
+
+/// What every row of a components panel needs: the days' windows and each
+/// component's series, found by id.
+struct Panel<'a> {
+    v: &'a View<'a>,
+    days: u32,
+    windows: Vec<(jiff::civil::Date, Timestamp, Timestamp)>,
+    series: Option<std::collections::HashMap<Id, UptimeSeries>>,
+    charts: &'a [(Id, Series)],
+}
+
+impl<'a> Panel<'a> {
+    fn new(v: &'a View<'a>, history: &[StatusChange], charts: &'a [(Id, Series)]) -> Self {
+        let d = v.d;
+        let days = d.page.uptime_days.clamp(1, 365) as u32;
+        let windows = day_windows(&v.tz, days, v.now);
+        let series = d.page.show_uptime.then(|| {
+            let by_component = by_component(history);
+            d.components
+                .iter()
+                .map(|c| {
+                    let own = by_component.get(&c.id).map_or(&[][..], Vec::as_slice);
+                    (c.id, component_series(own, &windows, v.now))
+                })
+                .collect()
+        });
+        Panel {
+            v,
+            days,
+            windows,
+            series,
+            charts,
+        }
+    }
+
+    /// A component in full: name, description, bar, percentage, status, chart.
+    fn row(&self, c: &Component) -> Markup {
+        let v = self.v;
+        let d = v.d;
+        let series = self.series.as_ref().and_then(|s| s.get(&c.id));
         html! {
             li.comp data-component=(c.id) {
                 div.cname {
@@ -399,18 +474,110 @@ fn components(v: &View, history: &[StatusChange], charts: &[(Id, Series)]) -> Ma
                     @if !c.description.is_empty() { div.cdesc dir="auto" { (super::message_markdown(&c.description)) } }
                 }
                 @if let Some(s) = series {
-                    (bar(v, c, &s.days, &windows))
-                    span.pct {
-                        @if let Some(t) = s.uptime { (format!("{t:.2}")) "%" span.vh { " " (v.t("label.uptime")) } }
-                    }
+                    (bar(v, &c.name, &s.days, &self.windows, |a| a.contains(&c.id)))
+                    (pct(v, s))
                 }
                 (status_badge(v, c.status))
-                @if let Some((_, s)) = charts.iter().find(|(id, _)| *id == c.id) {
+                @if let Some((_, s)) = self.charts.iter().find(|(id, _)| *id == c.id) {
                     div.chart { (chart(v, s)) }
                 }
             }
         }
-    };
+    }
+
+    /// A member of a folded group that is not operational: name and status.
+    fn brief(&self, c: &Component) -> Markup {
+        html! {
+            li.comp.brief data-component=(c.id) {
+                div.cname { span.name { (c.name) } }
+                (status_badge(self.v, c.status))
+            }
+        }
+    }
+
+    /// A folded group (or the ungrouped components of a large page): one
+    /// row standing for all its members, then those not operational.
+    fn folded(&self, name: &str, members: &[&Component], which: Members, key: &str) -> Markup {
+        let v = self.v;
+        let worst = worst_of(members);
+        let series = self.series.as_ref().map(|all| {
+            let own: Vec<UptimeSeries> = members
+                .iter()
+                .filter_map(|c| all.get(&c.id).cloned())
+                .collect();
+            page_series(&own, &self.windows)
+        });
+        let ids: std::collections::HashSet<Id> = members.iter().map(|c| c.id).collect();
+        html! {
+            div.group.folded data-group=(key) {
+                ul.comps {
+                    li.comp.group-row {
+                        div.cname {
+                            a.name href=(which.href(v, 0)) { (name) }
+                            " "
+                            span.count { (v.lang.tn("label.components_in_group", members.len() as i64)) }
+                        }
+                        @if let Some(s) = &series {
+                            (bar(v, name, &s.days, &self.windows, |a| a.iter().any(|c| ids.contains(c))))
+                            (pct(v, s))
+                        }
+                        (status_badge(v, worst))
+                    }
+                    @for c in members.iter().filter(|c| c.status != ComponentStatus::Operational) {
+                        (self.brief(c))
+                    }
+                }
+            }
+        }
+    }
+
+    /// The panel around rows, with the bars' scale said once at its top.
+    fn wrap(&self, rows: Markup) -> Markup {
+        let v = self.v;
+        let class = if self.series.is_some() {
+            "panel with-uptime"
+        } else {
+            "panel"
+        };
+        html! {
+            div class=(class) {
+                @if self.series.is_some() {
+                    div.scale aria-hidden="true" {
+                        span { (v.lang.tn("label.days_ago", i64::from(self.days))) }
+                        span { (v.t("label.today")) }
+                    }
+                }
+                (rows)
+            }
+        }
+    }
+}
+
+fn worst_of(members: &[&Component]) -> ComponentStatus {
+    members
+        .iter()
+        .map(|c| c.status)
+        .max_by_key(|s| s.severity())
+        .unwrap_or(ComponentStatus::Operational)
+}
+
+fn pct(v: &View, s: &UptimeSeries) -> Markup {
+    html! {
+        span.pct {
+            @if let Some(t) = s.uptime { (format!("{t:.2}")) "%" span.vh { " " (v.t("label.uptime")) } }
+        }
+    }
+}
+
+/// Components in display order: groups (collapsible, open) by their order,
+/// ungrouped components after them, as the JSON lists them. One compact
+/// row each (name, uptime bar, percentage, status on one line on a wide
+/// screen), in one panel. A page of more than `FOLD_ABOVE` folds its
+/// groups (and more than that many ungrouped components) into a row each.
+fn components(v: &View, history: &[StatusChange], charts: &[(Id, Series)]) -> Markup {
+    let d = v.d;
+    let panel = Panel::new(v, history, charts);
+    let fold = d.components.len() > FOLD_ABOVE;
     let mut groups: Vec<&ComponentGroup> = d.groups.iter().collect();
     groups.sort_by_key(|g| (g.order, g.id));
     let ungrouped: Vec<&Component> = d
@@ -418,53 +585,98 @@ fn components(v: &View, history: &[StatusChange], charts: &[(Id, Series)]) -> Ma
         .iter()
         .filter(|c| c.group_id.is_none())
         .collect();
-    let class = if uptime.is_some() {
-        "panel with-uptime"
-    } else {
-        "panel"
-    };
-    html! {
-        div class=(class) {
-            @if uptime.is_some() {
-                div.scale aria-hidden="true" {
-                    span { (v.lang.tn("label.days_ago", i64::from(days))) }
-                    span { (v.t("label.today")) }
-                }
-            }
-            @for g in groups {
-                @let members: Vec<&Component> = d.components.iter().filter(|c| c.group_id == Some(g.id)).collect();
-                @if !members.is_empty() {
-                    @let worst = members.iter().map(|c| c.status).max_by_key(|s| s.severity()).unwrap_or(ComponentStatus::Operational);
-                    details.group open data-group=(g.id) {
-                        summary {
-                            span.name { (g.name) }
-                            span.count { (v.lang.tn("label.components_in_group", members.len() as i64)) }
-                            (status_badge(v, worst))
-                        }
-                        ul.comps { @for c in members { (row(c)) } }
+    panel.wrap(html! {
+        @for g in groups {
+            @let members: Vec<&Component> = d.components.iter().filter(|c| c.group_id == Some(g.id)).collect();
+            @if members.is_empty() {
+            } @else if fold {
+                (panel.folded(&g.name, &members, Members::Group(g.id), &g.id.to_string()))
+            } @else {
+                details.group open data-group=(g.id) {
+                    summary {
+                        span.name { (g.name) }
+                        span.count { (v.lang.tn("label.components_in_group", members.len() as i64)) }
+                        (status_badge(v, worst_of(&members)))
                     }
+                    ul.comps { @for c in members { (panel.row(c)) } }
                 }
-            }
-            @if !ungrouped.is_empty() {
-                ul.comps { @for c in ungrouped { (row(c)) } }
             }
         }
-    }
+        @if ungrouped.len() > FOLD_ABOVE {
+            (panel.folded(v.t("components.other"), &ungrouped, Members::Ungrouped, "none"))
+        } @else if !ungrouped.is_empty() {
+            ul.comps { @for c in ungrouped { (panel.row(c)) } }
+        }
+    })
 }
 
-/// A component's daily uptime cells. Each is focusable and carries its
-/// tooltip as real text (date, share up, what happened), so hovering,
-/// focusing and screen readers all get the same.
+/// `/s/{slug}/components`: the components `which` names, in display
+/// order, `COMPONENTS_PER_PART` at a time in full (their bars and charts),
+/// where a folded group's row leads. None when there is no such part.
+pub fn components_part(
+    v: &View,
+    history: &[StatusChange],
+    charts: &[(Id, Series)],
+    which: Members,
+    part: usize,
+) -> Option<String> {
+    let d = v.d;
+    let heading = match which {
+        Members::All => v.t("section.components").to_string(),
+        Members::Group(id) => d.groups.iter().find(|g| g.id == id)?.name.clone(),
+        Members::Ungrouped => v.t("components.other").to_string(),
+    };
+    let mut order: Vec<&Component> = d.components.iter().filter(|c| which.holds(c)).collect();
+    let rank = |c: &Component| {
+        c.group_id
+            .and_then(|g| d.groups.iter().find(|x| x.id == g))
+            .map_or((1, 0, 0), |g| (0, g.order, g.id))
+    };
+    // Stable: within a group (and among the ungrouped) as the JSON lists them.
+    order.sort_by_key(|c| rank(c));
+    let shown: Vec<&Component> = order
+        .iter()
+        .skip(part * COMPONENTS_PER_PART)
+        .take(COMPONENTS_PER_PART)
+        .copied()
+        .collect();
+    if shown.is_empty() && part > 0 {
+        return None;
+    }
+    let more = order.len() > (part + 1) * COMPONENTS_PER_PART;
+    let panel = Panel::new(v, history, charts);
+    let title = format!("{heading} · {}", d.page.name);
+    Some(layout(
+        v,
+        &title,
+        html! {
+            p { a href=(v.href("")) { span.arr aria-hidden="true" { "←" } " " (v.t("nav.back")) } }
+            h2 { (heading) " " span.count { (v.lang.tn("label.components_in_group", order.len() as i64)) } }
+            (panel.wrap(html! { ul.comps { @for c in &shown { (panel.row(c)) } } }))
+            @if part > 0 || more {
+                nav.pager aria-label=(heading) {
+                    @if part > 0 { a rel="prev" href=(which.href(v, part - 1)) { span.arr aria-hidden="true" { "←" } " " (v.t("components.previous")) } }
+                    @if more { a rel="next" href=(which.href(v, part + 1)) { (v.t("components.more")) " " span.arr aria-hidden="true" { "→" } } }
+                }
+            }
+        },
+    ))
+}
+
+/// A component's (or a folded group's) daily uptime cells. Each is
+/// focusable and carries its tooltip as real text (date, share up, what
+/// happened), so hovering, focusing and screen readers all get the same.
 fn bar(
     v: &View,
-    c: &Component,
+    name: &str,
     days: &[DayUptime],
     windows: &[(jiff::civil::Date, Timestamp, Timestamp)],
+    touches: impl Fn(&[Id]) -> bool,
 ) -> Markup {
     let caption = v.lang.tn("uptime.caption", days.len() as i64);
     html! {
         div.uptime {
-            ol.bar aria-label={ (c.name) ": " (caption) } {
+            ol.bar aria-label={ (name) ": " (caption) } {
                 @for (day, w) in days.iter().zip(windows) {
                     @let cls = day.worst_status.map(status_class).unwrap_or("s-none");
                     li class={ "cell " (cls) } tabindex="0" {
@@ -476,7 +688,7 @@ fn bar(
                             }
                             @if day.outage_minutes > 0 { br; (v.lang.tn("label.outage_minutes", day.outage_minutes)) }
                             br;
-                            (happened(v, c.id, w.1, w.2))
+                            (happened(v, &touches, w.1, w.2))
                         }
                     }
                 }
@@ -509,17 +721,23 @@ fn chart(v: &View, s: &Series) -> Markup {
 pub const CHART_MS: i64 = 86_400_000;
 const HOUR_MS: i64 = 3_600_000;
 
-/// The incidents and maintenance that touched a component within a day.
-fn happened(v: &View, component: Id, start: Timestamp, end: Timestamp) -> String {
+/// The incidents and maintenance that touched a component (those whose
+/// affected components `touches` accepts) within a day.
+fn happened(
+    v: &View,
+    touches: &impl Fn(&[Id]) -> bool,
+    start: Timestamp,
+    end: Timestamp,
+) -> String {
     let d = v.d;
     let incidents = d.incidents.iter().filter(|i| {
-        i.affected_components.contains(&component)
+        touches(&i.affected_components)
             && i.created_at < end
             && i.resolved_at.unwrap_or(v.now) >= start
     });
     let windows = d.maintenance.iter().chain(&d.past_maintenance).filter(|m| {
         m.status != MaintenanceStatus::Cancelled
-            && m.affected_components.contains(&component)
+            && touches(&m.affected_components)
             && m.scheduled_start_time < end
             && m.scheduled_end_time >= start
     });

@@ -15,7 +15,7 @@ use crate::security_headers;
 use crate::snapshot::{Body, Snapshot};
 use crate::state::AppState;
 use crate::static_copy::StaticCopy;
-use crate::views::{self, View, assets};
+use crate::views::{self, Members, View, assets};
 use crate::visitor::Visitor;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
@@ -44,6 +44,10 @@ pub fn router(state: &AppState) -> Router<AppState> {
             limit_route(state, get(history), per_minute, "/s/{slug}/history"),
         )
         .route(
+            "/s/{slug}/components",
+            limit_route(state, get(components), per_minute, "/s/{slug}/components"),
+        )
+        .route(
             "/s/{slug}/custom.css",
             limit_route(state, get(custom_css), per_minute, "/s/{slug}/custom.css"),
         )
@@ -60,6 +64,10 @@ pub struct PageQuery {
     /// Set by the viewer sign-in form's redirect: a link was asked for.
     sent: Option<String>,
     month: Option<String>,
+    /// Which part of a month's history, or of the components (from 1).
+    p: Option<String>,
+    /// Which components: a group's id, or `none` for those in no group.
+    group: Option<String>,
 }
 
 async fn root(
@@ -93,8 +101,10 @@ enum Kind {
     Page,
     Incident(Id),
     Maintenance(Id),
-    /// A month, or the current one.
-    History(Option<(i16, i8)>),
+    /// A month (or the current one) and which part of it, from 0.
+    History(Option<(i16, i8)>, i64),
+    /// Components in full, a part (from 0) at a time.
+    Components(Members, usize),
 }
 
 impl Kind {
@@ -104,8 +114,30 @@ impl Kind {
             Kind::Page => format!("/s/{slug}"),
             Kind::Incident(id) => format!("/s/{slug}/incidents/{id}"),
             Kind::Maintenance(id) => format!("/s/{slug}/maintenance/{id}"),
-            Kind::History(None) => format!("/s/{slug}/history"),
-            Kind::History(Some((y, m))) => format!("/s/{slug}/history?month={y:04}-{m:02}"),
+            Kind::Components(which, part) => {
+                let mut query = vec![which.query()];
+                if *part > 0 {
+                    query.push(format!("p={}", part + 1));
+                }
+                query.retain(|q| !q.is_empty());
+                match query.is_empty() {
+                    true => format!("/s/{slug}/components"),
+                    false => format!("/s/{slug}/components?{}", query.join("&")),
+                }
+            }
+            Kind::History(month, part) => {
+                let mut query: Vec<String> = Vec::new();
+                if let Some((y, m)) = month {
+                    query.push(format!("month={y:04}-{m:02}"));
+                }
+                if *part > 0 {
+                    query.push(format!("p={}", part + 1));
+                }
+                match query.is_empty() {
+                    true => format!("/s/{slug}/history"),
+                    false => format!("/s/{slug}/history?{}", query.join("&")),
+                }
+            }
         }
     }
 
@@ -114,8 +146,9 @@ impl Kind {
             Kind::Page => "page".into(),
             Kind::Incident(id) => format!("incident:{id}"),
             Kind::Maintenance(id) => format!("maintenance:{id}"),
-            Kind::History(None) => "history".into(),
-            Kind::History(Some((y, m))) => format!("history:{y}-{m}"),
+            Kind::History(None, part) => format!("history:{part}"),
+            Kind::History(Some((y, m)), part) => format!("history:{y}-{m}:{part}"),
+            Kind::Components(which, part) => format!("components:{}:{part}", which.query()),
         }
     }
 }
@@ -211,16 +244,62 @@ async fn history(
             );
         }
     };
+    let part = match part_of(&q) {
+        Ok(p) => p,
+        Err(e) => return fail(&headers, e),
+    };
     render(
         &state,
         &slug,
         &headers,
         &q,
         &uri,
-        Kind::History(month),
+        Kind::History(month, part),
         as_of(copy),
     )
     .await
+}
+
+/// `/s/{slug}/components?group=…&p=…`: where a folded group leads.
+async fn components(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    headers: Visitor,
+    Query(q): Query<PageQuery>,
+    uri: Uri,
+    copy: Option<Extension<StaticCopy>>,
+) -> Response {
+    let which = match q.group.as_deref() {
+        None => Members::All,
+        Some("none") => Members::Ungrouped,
+        Some(id) => match id.parse::<Id>() {
+            Ok(id) => Members::Group(id),
+            Err(_) => {
+                return fail(
+                    &headers,
+                    ApiError::validation("group", "must be a group's id, or none"),
+                );
+            }
+        },
+    };
+    let part = match part_of(&q) {
+        Ok(p) => p,
+        Err(e) => return fail(&headers, e),
+    };
+    let kind = Kind::Components(which, part as usize);
+    render(&state, &slug, &headers, &q, &uri, kind, as_of(copy)).await
+}
+
+/// `?p=` from 1 as a part from 0.
+fn part_of(q: &PageQuery) -> Result<i64, ApiError> {
+    match q.p.as_deref().map(str::parse::<i64>) {
+        None => Ok(0),
+        Some(Ok(p)) if (1..=MAX_PART).contains(&p) => Ok(p - 1),
+        Some(_) => Err(ApiError::validation(
+            "p",
+            format!("must be a whole number from 1 to {MAX_PART}"),
+        )),
+    }
 }
 
 /// The HTML of `kind`, or None when there is no such thing to show.
@@ -232,23 +311,19 @@ async fn build(
 ) -> Result<Option<String>, ApiError> {
     let d = &snap.data;
     Ok(match *kind {
-        Kind::Page => {
-            // Measurements move with every check: read with the page's
-            // timed body (rebuilt at most every 30 s), not kept in the
-            // snapshot.
-            let charts = if d.page.show_response_times {
-                let since = v.now.plus_millis(-views::CHART_MS);
-                upstate_store::monitor_stats::page_hours(&state.db, snap.page_id, since).await?
-            } else {
-                Vec::new()
-            };
-            Some(views::status_page(
-                v,
-                snap.history(&state.db).await?,
-                &charts,
-                state.sender.has_mailer(),
-            ))
-        }
+        Kind::Page => Some(views::status_page(
+            v,
+            snap.history(&state.db).await?,
+            &charts(state, v, snap).await?,
+            state.sender.has_mailer(),
+        )),
+        Kind::Components(which, part) => views::components_part(
+            v,
+            snap.history(&state.db).await?,
+            &charts(state, v, snap).await?,
+            which,
+            part,
+        ),
         Kind::Incident(id) => {
             let found = match d.incidents.iter().find(|i| i.id == id) {
                 Some(i) => Some(i.clone()),
@@ -286,8 +361,22 @@ async fn build(
                 .and_then(|m| store_public::shown_without(m, &snap.hidden))
                 .map(|m| views::maintenance(v, &m)),
         },
-        Kind::History(month) => month_history(state, v, snap, month).await?,
+        Kind::History(month, part) => month_history(state, v, snap, month, part).await?,
     })
+}
+
+/// Measurements move with every check: read with the page's timed body
+/// (rebuilt at most every 30 s), not kept in the snapshot.
+async fn charts(
+    state: &AppState,
+    v: &View<'_>,
+    snap: &Snapshot,
+) -> Result<Vec<(Id, upstate_store::monitor_stats::Series)>, ApiError> {
+    if !snap.data.page.show_response_times {
+        return Ok(Vec::new());
+    }
+    let since = v.now.plus_millis(-views::CHART_MS);
+    Ok(upstate_store::monitor_stats::page_hours(&state.db, snap.page_id, since).await?)
 }
 
 async fn month_history(
@@ -295,6 +384,7 @@ async fn month_history(
     v: &View<'_>,
     snap: &Snapshot,
     month: Option<(i16, i8)>,
+    part: i64,
 ) -> Result<Option<String>, ApiError> {
     let today = v.zoned_now().date();
     let current = (today.year(), today.month());
@@ -312,10 +402,13 @@ async fn month_history(
     let mut h = store_public::history(
         &state.db,
         snap.page_id,
-        start(month)?,
-        start(month_after(month))?,
+        (start(month)?, start(month_after(month))?),
+        part,
     )
     .await?;
+    if part > 0 && h.incidents.is_empty() && h.maintenance.is_empty() {
+        return Ok(None);
+    }
     h.incidents = store_public::keep_shown(h.incidents, &snap.hidden);
     h.maintenance = store_public::keep_shown(h.maintenance, &snap.hidden);
     let fmt = |(y, m): (i16, i8)| format!("{y:04}-{m:02}");
@@ -325,8 +418,17 @@ async fn month_history(
         .unwrap_or(month);
     let prev = (month > created).then(|| fmt(month_before(month)));
     let next = (month < current).then(|| fmt(month_after(month)));
-    Ok(Some(views::history(v, month, &h, prev, next)))
+    let parts = views::Parts {
+        month: fmt(month),
+        part,
+        more: h.more,
+    };
+    Ok(Some(views::history(v, month, &h, prev, next, &parts)))
 }
+
+/// The furthest part of a month's history asked for: a bound on what a
+/// query string can make the server skip over.
+const MAX_PART: i64 = 10_000;
 
 /// `YYYY-MM` → (year, month).
 fn parse_month(s: &str) -> Option<(i16, i8)> {
@@ -359,7 +461,7 @@ async fn render(
         Ok(s) => s,
         Err(e) => return fail(headers, e),
     };
-    if matches!(kind, Kind::History(_))
+    if matches!(kind, Kind::History(..))
         && let Err(e) = offered(snap.data.features.history, "history pages")
     {
         return fail(headers, e);
