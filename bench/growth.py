@@ -17,7 +17,14 @@
       checked as any import is. Prints the id of an incident from the
       middle of that history. Copies of rows the API wrote keep the
       document true to today's schema without this script knowing it.
+  growth.py audit BACKEND DATABASE_URL EVENTS DAYS
+      Appends EVENTS audit events over the last DAYS days to the chain of
+      a stopped install (the import does not carry the audit log, and a
+      million writes through the API would take the bench an hour). Each
+      is hashed as the store hashes it, so `upstate audit verify` passes.
 """
+import hashlib
+import subprocess
 import json
 import random
 import sys
@@ -171,10 +178,79 @@ def admin(base, email, password, rounds):
     with urllib.request.urlopen(req) as r:
         cookie = r.headers["set-cookie"].split(";")[0]
     out = []
-    for path in ("/admin", "/admin/monitors", "/admin/incidents", "/admin/audit", "/admin/subscribers"):
+    for path in ("/admin", "/admin/monitors", "/admin/incidents", "/admin/audit",
+                 "/admin/audit?action=subscriber", "/api/audit-events?limit=50", "/admin/subscribers"):
         times = [timed(base + path, {"Cookie": cookie}) for _ in range(rounds)]
         out.append(f"{path}={spread(times).replace(' ', '/')}")
     print(" ".join(out))
+
+
+ACTIONS = [("incident.create", "incident"), ("incident.update", "incident"),
+           ("component.update", "component"), ("incident.resolve", "incident"),
+           ("maintenance.create", "maintenance"), ("user.login", "user"),
+           ("monitor.update", "monitor"), ("subscriber.create", "subscriber")]
+
+
+def audit(backend, url, events, days):
+    """EVENTS hashed events after the chain's head, as rows of audit_events."""
+    rows_of = {"sqlite": sqlite_rows, "postgres": postgres_rows}[backend]
+    (seq, prev), write = rows_of(url)
+    now = int(time.time() * 1000)
+    start = now - days * DAY_MS
+    step = max(1, (now - start) // max(events, 1))
+    rows = []
+    # Rare actions are rare: a filter on one must not find it among the latest.
+    for n in range(events):
+        seq += 1
+        action, target = ACTIONS[n % 7] if n % 1000 else ACTIONS[7]
+        at = start + n * step
+        summary = {"n": n % 97, "title": f"Event {seq}"}  # serde_json sorts keys
+        canonical = json.dumps({"seq": seq, "at": at, "actor_kind": "api_key", "actor_id": 1,
+                                "actor_label": "bench", "action": action, "target_type": target,
+                                "target_id": n % 5000 + 1, "summary": summary, "client_addr": "127.0.0.1",
+                                "user_agent": None}, separators=(",", ":"), sort_keys=False)
+        h = hashlib.sha256(prev.encode() + canonical.encode()).hexdigest()
+        rows.append((seq, at, "api_key", 1, "bench", action, target, n % 5000 + 1,
+                     json.dumps(summary, separators=(",", ":"), sort_keys=True), "127.0.0.1", None, prev, h))
+        prev = h
+    write(rows, (seq, prev))
+
+
+COLUMNS = ("seq, at, actor_kind, actor_id, actor_label, action, target_type, target_id, summary, "
+           "client_addr, user_agent, prev_hash, hash")
+
+
+def sqlite_rows(url):
+    import sqlite3
+    db = sqlite3.connect(url.removeprefix("sqlite://").split("?")[0])
+    head = db.execute("SELECT seq, hash FROM audit_head WHERE id = 1").fetchone()
+
+    def write(rows, last):
+        with db:
+            db.executemany(f"INSERT INTO audit_events ({COLUMNS}) VALUES ({', '.join('?' * 13)})", rows)
+            db.execute("UPDATE audit_head SET seq = ?, hash = ? WHERE id = 1", last)
+        db.close()
+    return head, write
+
+
+def postgres_rows(url):
+    out = subprocess.run(["psql", url, "-Atqc", "SELECT seq || ' ' || hash FROM audit_head WHERE id = 1"],
+                         check=True, capture_output=True, text=True).stdout.split()
+    head = (int(out[0]), out[1])
+
+    def write(rows, last):
+        import csv
+        import io
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        for r in rows:
+            w.writerow(["" if v is None else v for v in r])
+        subprocess.run(["psql", url, "-qc", f"\\copy audit_events ({COLUMNS}) FROM STDIN WITH (FORMAT csv)"],
+                       input=buf.getvalue(), check=True, text=True)
+        subprocess.run(["psql", url, "-qc",
+                        f"UPDATE audit_head SET seq = {last[0]}, hash = '{last[1]}' WHERE id = 1; ANALYZE audit_events"],
+                       check=True)
+    return head, write
 
 
 if __name__ == "__main__":
@@ -184,6 +260,8 @@ if __name__ == "__main__":
         rebuild(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif sys.argv[1] == "admin":
         admin(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
+    elif sys.argv[1] == "audit":
+        audit(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
     elif sys.argv[1] == "grow":
         grow(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
     else:

@@ -1,23 +1,14 @@
-"""The receiving end of bench/notify.sh: an SMTP sink (aiosmtpd) and a
-webhook receiver in one asyncio process, counting what they accept.
-Prints one JSON line a second: {"mail": n, "hooks": n, "last": unix time of
-the last message}. Usage: notify_peers.py SMTP_PORT HTTP_PORT
+"""The webhook end of bench/notify.sh (mail goes to Postfix's smtp-sink):
+a receiver that answers 204 to every request and counts them. Prints one
+JSON line a second: {"hooks": n, "last": unix time of the last one}.
+Usage: notify_peers.py HTTP_PORT
 """
 import asyncio
 import json
 import sys
 import time
 
-from aiosmtpd.controller import Controller
-
-counts = {"mail": 0, "hooks": 0, "last": 0.0}
-
-
-class Sink:
-    async def handle_DATA(self, server, session, envelope):
-        counts["mail"] += 1
-        counts["last"] = time.time()
-        return "250 OK"
+counts = {"hooks": 0, "last": 0.0}
 
 
 async def hook(reader, writer):
@@ -41,10 +32,7 @@ async def hook(reader, writer):
 
 
 async def main():
-    smtp_port, http_port = int(sys.argv[1]), int(sys.argv[2])
-    controller = Controller(Sink(), hostname="127.0.0.1", port=smtp_port)
-    controller.start()
-    server = await asyncio.start_server(hook, "127.0.0.1", http_port, backlog=1024)
+    server = await asyncio.start_server(hook, "127.0.0.1", int(sys.argv[1]), backlog=1024)
     async with server:
         while True:
             print(json.dumps(counts), flush=True)

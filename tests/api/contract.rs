@@ -383,6 +383,11 @@ async fn schemathesis_finds_no_server_error_and_no_undocumented_answer(b: Backen
         .expect("run reached.py");
     let said = String::from_utf8_lossy(&out.stdout);
     eprintln!("operations that succeeded at least once: {said}");
+    let depth: Vec<&str> = said
+        .lines()
+        .take_while(|l| l.starts_with("reached ") || l.starts_with("requests "))
+        .collect();
+    crate::support::note(&format!("contract probe, {b:?}: {}", depth.join("; ")));
     let (reached, of, ran) = said
         .lines()
         .next()

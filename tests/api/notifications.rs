@@ -897,6 +897,17 @@ async fn email_channels_send_real_mail_through_smtp(b: Backend) {
         "[Page acme] Test message for Ops mail"
     );
 
+    // The relay restarts: the connection kept from the sends above is
+    // found gone before use, and the next message goes at once on a new one.
+    let sink = sink.restart("email_channels_send_real_mail_through_smtp");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let t = s
+        .post_empty(&format!("/api/notifications/{id}/test"))
+        .await
+        .data(200);
+    assert_eq!(t["status"], "delivered", "{t}");
+    assert_eq!(sink.wait_for(1, WAIT).await.len(), 1);
+
     // A relay that is gone: the delivery waits to be retried, with the reason.
     drop(sink);
     s.patch(

@@ -118,11 +118,22 @@ impl SmtpSink {
 
     /// `start`, a relay that answers each message `slow` later.
     pub fn answering_after(test: &str, slow: Duration) -> Option<SmtpSink> {
+        Self::on(test, crate::support::free_port(), slow)
+    }
+
+    /// A new relay where this one was (it stops first): the same server
+    /// restarted, as far as a client can tell.
+    pub fn restart(self, test: &str) -> SmtpSink {
+        let port = self.port;
+        drop(self);
+        Self::on(test, port, Duration::ZERO).expect("the SMTP sink again")
+    }
+
+    fn on(test: &str, port: u16, slow: Duration) -> Option<SmtpSink> {
         let python = peers().join("consumers/venv/bin/python");
         if !peers_available(test, std::slice::from_ref(&python)) {
             return None;
         }
-        let port = crate::support::free_port();
         let mut child = Command::new(python)
             .arg(root().join("tests/consumers/smtp_sink.py"))
             .arg(port.to_string())

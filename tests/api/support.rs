@@ -115,6 +115,22 @@ pub fn set_cookie(headers: &reqwest::header::HeaderMap, name: &str) -> Option<St
         .map(str::to_string)
 }
 
+/// Adds `text` to the file `UPSTATE_TEST_NOTES` names, if any: what a long
+/// probe reached in its time, which `.ci/run` prints at the end of the run
+/// (a passing test's own output is not shown).
+pub fn note(text: &str) {
+    if let Some(file) = std::env::var_os("UPSTATE_TEST_NOTES") {
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(file)
+        {
+            let _ = f.write_all(format!("{}\n", text.trim_end()).as_bytes());
+        }
+    }
+}
+
 /// Runs a test and, when `UPSTATE_TEST_TIMES` names a file, adds a line
 /// of its seconds and name to it (`.ci/run` prints the slowest, so the next
 /// slowdown is seen at the test that made it). Only a test that returns is

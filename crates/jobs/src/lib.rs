@@ -21,6 +21,7 @@ pub mod messages;
 pub mod monitors;
 pub mod notices;
 pub mod outgoing;
+mod plain_relay;
 pub mod push;
 pub mod third_party;
 

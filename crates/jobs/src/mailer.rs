@@ -4,7 +4,8 @@
 //! that stays the same on every retry of one delivery (so a mail client
 //! shows a repeat once), and `Date` set when sent.
 //!
-//! `smtp_url` picks the security: `smtps://user:pass@host:465` (TLS),
+//! `smtp_url` picks the security (and a relay without TLS is reached over
+//! connections of our own, `plain_relay`): `smtps://user:pass@host:465` (TLS),
 //! `smtp://user:pass@host:587?tls=required` (STARTTLS, refused if the
 //! server cannot), `smtp://host:25` (plain, for a relay on the same host or
 //! network).
@@ -13,9 +14,11 @@
 //! that read what a message says take it from there, while a few tests
 //! send through a real SMTP server to prove the wire.
 
+use crate::plain_relay::{Failed, PlainRelay};
 use lettre::message::header::{HeaderName, HeaderValue};
 use lettre::message::{Mailbox, MultiPart};
 use lettre::transport::smtp::PoolConfig;
+use lettre::transport::smtp::response::Response;
 use lettre::transport::stub::AsyncStubTransport;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use maud::{DOCTYPE, html};
@@ -36,7 +39,10 @@ pub struct Mailer {
 
 #[derive(Clone)]
 enum Relay {
+    /// Behind TLS: lettre's pool.
     Smtp(AsyncSmtpTransport<Tokio1Executor>),
+    /// Without TLS: connections of our own, with `TCP_NODELAY`.
+    Plain(std::sync::Arc<PlainRelay>),
     Kept(KeptMail),
 }
 
@@ -115,8 +121,10 @@ pub struct Letter<'a> {
 impl Mailer {
     /// Opens a connection to the relay and greets it (the self-test).
     pub async fn reachable(&self) -> Result<(), String> {
-        let Relay::Smtp(transport) = &self.transport else {
-            return Ok(());
+        let transport = match &self.transport {
+            Relay::Smtp(transport) => transport,
+            Relay::Plain(relay) => return relay.reachable().await,
+            Relay::Kept(_) => return Ok(()),
         };
         match tokio::time::timeout(self.timeout, transport.test_connection()).await {
             Ok(Ok(true)) => Ok(()),
@@ -128,6 +136,9 @@ impl Mailer {
 
     /// From `smtp_url` and `smtp_from` (`"Status <status@example.com>"`).
     pub fn new(url: &str, from: &str, timeout: Duration) -> Result<Mailer, String> {
+        if let Some(relay) = PlainRelay::from_url(url, timeout) {
+            return Self::with(Relay::Plain(std::sync::Arc::new(relay)), from, timeout);
+        }
         let transport = AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
             .map_err(|e| format!("smtp_url is not usable: {e}"))?
             .timeout(Some(timeout))
@@ -199,6 +210,18 @@ impl Mailer {
         };
         let transport = match &self.transport {
             Relay::Smtp(transport) => transport,
+            Relay::Plain(relay) => {
+                let sent = tokio::time::timeout(self.timeout * 3, relay.send(&message)).await;
+                return match sent {
+                    Ok(Ok(r)) => Ok(accepted(&r)),
+                    Ok(Err(Failed::Smtp(e))) => Err(refused(&e)),
+                    Ok(Err(Failed::Unreachable(why))) => Err(crate::outgoing::Failure {
+                        permanent: false,
+                        reason: format!("cannot reach the mail server: {why}"),
+                    }),
+                    Err(_) => Err(late()),
+                };
+            }
             Relay::Kept(kept) => {
                 return match kept.0.send(message).await {
                     Ok(()) => Ok(Accepted {
@@ -211,22 +234,34 @@ impl Mailer {
         };
         let sent = tokio::time::timeout(self.timeout * 3, transport.send(message)).await;
         let Ok(sent) = sent else {
-            return Err(crate::outgoing::Failure {
-                permanent: false,
-                reason: "the mail server did not answer in time".into(),
-            });
+            return Err(late());
         };
         match sent {
-            Ok(r) => Ok(Accepted {
-                code: u16::from(r.code()),
-                text: r.message().collect::<Vec<_>>().join(" "),
-            }),
-            Err(e) => Err(crate::outgoing::Failure {
-                // A 5xx refusal of this address stays refused.
-                permanent: e.is_permanent(),
-                reason: format!("the mail server refused or failed: {e}"),
-            }),
+            Ok(r) => Ok(accepted(&r)),
+            Err(e) => Err(refused(&e)),
         }
+    }
+}
+
+fn accepted(r: &Response) -> Accepted {
+    Accepted {
+        code: u16::from(r.code()),
+        text: r.message().collect::<Vec<_>>().join(" "),
+    }
+}
+
+fn refused(e: &lettre::transport::smtp::Error) -> crate::outgoing::Failure {
+    crate::outgoing::Failure {
+        // A 5xx refusal of this address stays refused.
+        permanent: e.is_permanent(),
+        reason: format!("the mail server refused or failed: {e}"),
+    }
+}
+
+fn late() -> crate::outgoing::Failure {
+    crate::outgoing::Failure {
+        permanent: false,
+        reason: "the mail server did not answer in time".into(),
     }
 }
 

@@ -4,8 +4,9 @@ read from the ndjson reports it wrote (tests/api/contract.rs).
     python reached.py OPENAPI_JSON REPORT_DIR...
 
 Prints `reached N of M, run R` (R: the operations any request was sent
-for, within the passes' time budgets) and then each operation no answer
-succeeded for, with the statuses it got instead.
+for, within the passes' time budgets), the requests each pass sent
+(`requests DIR: N`), and then each operation no answer succeeded for, with
+the statuses it got instead.
 """
 
 import glob
@@ -26,7 +27,10 @@ def main():
     }
     reached = set()
     seen = defaultdict(Counter)
+    # Requests per pass: how deep each went in its time.
+    depth = {}
     for d in dirs:
+        depth[d] = 0
         for report in glob.glob(f"{d}/*.ndjson"):
             with open(report) as f:
                 for line in f:
@@ -38,11 +42,14 @@ def main():
                         response = interaction.get("response") or {}
                         status = response.get("status_code", 0)
                         seen[recorder["label"]][status] += 1
+                        depth[d] += 1
                         if 200 <= status < 300:
                             reached.add(recorder["label"])
     missing = sorted(operations - reached)
     run = len([o for o in operations if seen[o]])
     print(f"reached {len(operations) - len(missing)} of {len(operations)}, run {run}")
+    for d, n in sorted(depth.items()):
+        print(f"requests {d.rstrip('/').rsplit('/', 1)[-1]}: {n}")
     for label in missing:
         statuses = ", ".join(f"{s}x{n}" for s, n in sorted(seen[label].items()))
         print(f"{label}  ({statuses or 'not run'})")
