@@ -172,7 +172,9 @@ impl Driver {
             {
                 return Some(start.elapsed());
             }
-            tokio::time::sleep(Duration::from_millis(25)).await;
+            // Each look is a script run in the page: at 25 ms a long wait
+            // kept Chromium busy enough to slow the tests beside it.
+            tokio::time::sleep(Duration::from_millis(50)).await;
         }
         None
     }
@@ -190,7 +192,13 @@ impl Driver {
             .collect()
     }
 
+    /// Writes the page as it looks to `target/screenshots/NAME.png`, for a
+    /// person to open; `UPSTATE_TEST_SCREENSHOTS=0` (CI, where nobody
+    /// looks) skips the capture and its PNG encoding.
     pub(crate) async fn screenshot(&self, name: &str) {
+        if std::env::var("UPSTATE_TEST_SCREENSHOTS").as_deref() == Ok("0") {
+            return;
+        }
         let png = self.c().screenshot().await.expect("screenshot");
         let path = root()
             .join("target/screenshots")

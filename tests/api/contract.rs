@@ -374,8 +374,9 @@ async fn schemathesis_finds_no_server_error_and_no_undocumented_answer(b: Backen
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("schemathesis-"))
+            p.is_dir()
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("schemathesis-"))
         })
         .collect();
     let out = std::process::Command::new(crate::support::peers().join("consumers/venv/bin/python"))

@@ -41,11 +41,11 @@ pub fn router(state: &AppState) -> Router<AppState> {
         )
         .route(
             "/s/{slug}/history",
-            limit_route(state, get(history), per_minute, "/s/{slug}/history"),
+            limit_route(state, get(listing), per_minute, "/s/{slug}/history"),
         )
         .route(
             "/s/{slug}/components",
-            limit_route(state, get(components), per_minute, "/s/{slug}/components"),
+            limit_route(state, get(listing), per_minute, "/s/{slug}/components"),
         )
         .route(
             "/s/{slug}/custom.css",
@@ -226,7 +226,9 @@ fn as_of(copy: Option<Extension<StaticCopy>>) -> Option<Timestamp> {
     copy.map(|Extension(c)| c.as_of)
 }
 
-async fn history(
+/// `/s/{slug}/history` and `/s/{slug}/components`: pages chosen by their
+/// query string, refused with the field named when it does not parse.
+async fn listing(
     State(state): State<AppState>,
     Path(slug): Path<String>,
     headers: Visitor,
@@ -234,60 +236,43 @@ async fn history(
     uri: Uri,
     copy: Option<Extension<StaticCopy>>,
 ) -> Response {
+    let kind = match uri.path().ends_with("/components") {
+        true => components_kind(&q),
+        false => history_kind(&q),
+    };
+    match kind {
+        Ok(kind) => render(&state, &slug, &headers, &q, &uri, kind, as_of(copy)).await,
+        Err(e) => fail(&headers, e),
+    }
+}
+
+/// `?month=` and `?p=` of the history.
+fn history_kind(q: &PageQuery) -> Result<Kind, ApiError> {
     let month = match q.month.as_deref().map(parse_month) {
         None => None,
         Some(Some(m)) => Some(m),
         Some(None) => {
-            return fail(
-                &headers,
-                ApiError::validation("month", "must be a month as YYYY-MM, from 2000-01"),
-            );
+            return Err(ApiError::validation(
+                "month",
+                "must be a month as YYYY-MM, from 2000-01",
+            ));
         }
     };
-    let part = match part_of(&q) {
-        Ok(p) => p,
-        Err(e) => return fail(&headers, e),
-    };
-    render(
-        &state,
-        &slug,
-        &headers,
-        &q,
-        &uri,
-        Kind::History(month, part),
-        as_of(copy),
-    )
-    .await
+    Ok(Kind::History(month, part_of(q)?))
 }
 
-/// `/s/{slug}/components?group=…&p=…`: where a folded group leads.
-async fn components(
-    State(state): State<AppState>,
-    Path(slug): Path<String>,
-    headers: Visitor,
-    Query(q): Query<PageQuery>,
-    uri: Uri,
-    copy: Option<Extension<StaticCopy>>,
-) -> Response {
+/// `?group=` (an id, or `none`) and `?p=` of the components' parts, where
+/// a folded group leads.
+fn components_kind(q: &PageQuery) -> Result<Kind, ApiError> {
     let which = match q.group.as_deref() {
         None => Members::All,
         Some("none") => Members::Ungrouped,
-        Some(id) => match id.parse::<Id>() {
-            Ok(id) => Members::Group(id),
-            Err(_) => {
-                return fail(
-                    &headers,
-                    ApiError::validation("group", "must be a group's id, or none"),
-                );
-            }
-        },
+        Some(id) => Members::Group(
+            id.parse::<Id>()
+                .map_err(|_| ApiError::validation("group", "must be a group's id, or none"))?,
+        ),
     };
-    let part = match part_of(&q) {
-        Ok(p) => p,
-        Err(e) => return fail(&headers, e),
-    };
-    let kind = Kind::Components(which, part as usize);
-    render(&state, &slug, &headers, &q, &uri, kind, as_of(copy)).await
+    Ok(Kind::Components(which, part_of(q)? as usize))
 }
 
 /// `?p=` from 1 as a part from 0.
