@@ -281,6 +281,23 @@ async fn one_upstate_mirrors_a_component_of_another(b: Backend) {
         .expect("html");
     assert!(html.contains("class=\"third\""), "the page marks it");
 
+    // A follow stays with its component: a change naming one is refused,
+    // and nothing of it is kept.
+    let moved = s
+        .patch(
+            &format!("/api/third-party/{id}"),
+            json!({"componentId": mirror, "notify": true}),
+        )
+        .await;
+    assert!(
+        moved.problem(422).to_string().contains("componentId"),
+        "{}",
+        moved.body
+    );
+    assert_eq!(
+        s.get(&format!("/api/third-party/{id}")).await.data(200)["notify"],
+        false
+    );
     // Asked to, subscribers hear of the vendor's next move.
     s.patch(&format!("/api/third-party/{id}"), json!({"notify": true}))
         .await

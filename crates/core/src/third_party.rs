@@ -128,8 +128,8 @@ fn host_of(url: &str) -> String {
         .unwrap_or_default()
 }
 
-/// `PATCH /api/third-party/{id}` (any subset over the current follow), and
-/// a component's `thirdParty` in a setup file.
+/// A follow's settings, any subset (`FollowChange` and `NewFollow` become
+/// one), and a component's `thirdParty` in a setup file.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -150,6 +150,44 @@ pub struct FollowInput {
     pub interval_seconds: Option<i64>,
     #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::alert_status))]
     pub feed_status: Option<ComponentStatus>,
+}
+
+/// `PATCH /api/third-party/{id}`: any subset over the current follow. The
+/// component is not among them: a follow stays with its component (delete
+/// it and follow again from the other), so the document offers no
+/// `componentId` to change and one sent is refused as unknown.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FollowChange {
+    pub kind: Option<SourceKind>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::url))]
+    pub url: Option<String>,
+    /// statuspage only (a feed has none).
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::vendor_component))]
+    pub vendor_component: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::url_or_empty))]
+    pub link: Option<String>,
+    pub notify: Option<bool>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::follow_interval))]
+    pub interval_seconds: Option<i64>,
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::alert_status))]
+    pub feed_status: Option<ComponentStatus>,
+}
+
+impl From<FollowChange> for FollowInput {
+    fn from(c: FollowChange) -> FollowInput {
+        FollowInput {
+            component_id: None,
+            kind: c.kind,
+            url: c.url,
+            vendor_component: c.vendor_component,
+            link: c.link,
+            notify: c.notify,
+            interval_seconds: c.interval_seconds,
+            feed_status: c.feed_status,
+        }
+    }
 }
 
 /// `POST /api/third-party`: what `FollowInput` says, with the component

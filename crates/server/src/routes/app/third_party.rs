@@ -3,7 +3,7 @@
 //! now". See docs/third-party.md.
 
 use crate::caller::Caller;
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::extract::{Body, PathId};
 use crate::openapi::{BodyErrors, Conflict, NotFound, SessionErrors};
 use crate::respond::{Data, Message, created, data, deleted};
@@ -11,7 +11,7 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::response::Response;
 use upstate_core::roles::Permission;
-use upstate_core::third_party::{Follow, FollowConfig, FollowInput, NewFollow};
+use upstate_core::third_party::{Follow, FollowChange, FollowConfig, FollowInput, NewFollow};
 use upstate_store::third_party;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -66,27 +66,18 @@ async fn one(
 #[utoipa::path(patch, path = "/api/third-party/{id}", tag = "third-party", operation_id = "updateThirdParty",
     summary = "Change a follow (any subset; needs PAGES_WRITE)",
     description = "A new address, kind or vendor component is read afresh at once. Audited.",
-    params(("id" = i64, Path)), request_body = FollowInput,
+    params(("id" = i64, Path)), request_body = FollowChange,
     responses((status = 200, body = Data<Follow>), SessionErrors, BodyErrors, NotFound),
     security(("session" = []), ("api_key" = [])))]
 async fn change(
     State(state): State<AppState>,
     caller: Caller,
     PathId(id): PathId,
-    Body(input): Body<FollowInput>,
+    Body(input): Body<FollowChange>,
 ) -> ApiResult<Response> {
     caller.require(Permission::PagesWrite)?;
     let current = third_party::get(&state.db, id).await?;
-    if input
-        .component_id
-        .is_some_and(|c| c != current.component_id)
-    {
-        return Err(ApiError::validation(
-            "componentId",
-            "a follow stays with its component: delete it and create one on the other",
-        ));
-    }
-    let config = input.apply(&current.config)?;
+    let config = FollowInput::from(input).apply(&current.config)?;
     Ok(data(
         third_party::update(&state.db, &caller.audit, id, &config).await?,
     ))
